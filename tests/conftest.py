@@ -1,0 +1,27 @@
+"""Shared test fixtures: paths to the real session files copied from ../shared/fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DATA = Path(__file__).parent / "data"
+OPENCLAW = FIXTURES / "openclaw"
+
+MAIN_SESSION = OPENCLAW / "42naodia__moltbot-config__76cc5ab5-0425-4038-b41f-0af9f313d594.jsonl"
+ENDS_ON_COMPACTION = OPENCLAW / "42naodia__moltbot-config__f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1.jsonl"
+SESSIONS_JSON = OPENCLAW / "42naodia__moltbot-config__sessions.json"
+V1_LEGACY = OPENCLAW / "badlogic__pi-mono__large-session.v1-legacy.jsonl"
+RESET_ARCHIVE = OPENCLAW / (
+    "bhagya554__AITesterBlueprint_OpenClawMasterClass__2db7f8ba-f951-4f31-b133-aece0caaf3aa"
+    ".jsonl.reset.2026-05-04T14-58-56.795Z"
+)
+SUBAGENT = OPENCLAW / "bhagya554__AITesterBlueprint_OpenClawMasterClass__3003a4e2-a8c1-417d-9ebc-76480d47d0c0.jsonl"
+HEADERLESS = OPENCLAW / "bhagya554__AITesterBlueprint_OpenClawMasterClass__f5b63bc9-4cf5-4b11-a03d-3027989737f7.jsonl"
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    return FIXTURES

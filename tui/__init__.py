@@ -1,0 +1,1 @@
+"""ctxscope's Textual application and command line."""

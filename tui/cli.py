@@ -1,0 +1,4 @@
+"""The `ctxscope` command line."""
+
+def main(argv: list[str] | None = None) -> int:
+    return 0
