@@ -18,8 +18,9 @@ RESET_ARCHIVE = OPENCLAW / (
     "bhagya554__AITesterBlueprint_OpenClawMasterClass__2db7f8ba-f951-4f31-b133-aece0caaf3aa"
     ".jsonl.reset.2026-05-04T14-58-56.795Z"
 )
-SUBAGENT = OPENCLAW / "bhagya554__AITesterBlueprint_OpenClawMasterClass__3003a4e2-a8c1-417d-9ebc-76480d47d0c0.jsonl"
-HEADERLESS = OPENCLAW / "bhagya554__AITesterBlueprint_OpenClawMasterClass__f5b63bc9-4cf5-4b11-a03d-3027989737f7.jsonl"
+_BHAGYA = "bhagya554__AITesterBlueprint_OpenClawMasterClass__"
+SUBAGENT = OPENCLAW / f"{_BHAGYA}3003a4e2-a8c1-417d-9ebc-76480d47d0c0.jsonl"
+HEADERLESS = OPENCLAW / f"{_BHAGYA}f5b63bc9-4cf5-4b11-a03d-3027989737f7.jsonl"
 
 
 @pytest.fixture
