@@ -1,4 +1,104 @@
-"""The `ctxscope` command line."""
+"""The ``ctxscope`` command line (SPEC §8).
 
-def main(argv: list[str] | None = None) -> int:
-    return 0
+Exit codes:
+    0  success
+    1  an operation failed (the message says why)
+    2  usage error (bad arguments, bad config)
+    3  no session matches the given SESSION
+    4  refused: read-only store, lock held by a live process, guard tripped
+    5  not confirmed (declined at the prompt, or no terminal to ask and no ``--yes``)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from engine.config import Config, ConfigError, load_config
+
+__all__ = ["EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "main"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_NOT_FOUND = 3
+EXIT_REFUSED = 4
+EXIT_UNCONFIRMED = 5
+
+Handler = Callable[[argparse.Namespace, Config], int]
+
+
+def _add_paths(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH",
+        help="transcripts, sessions dirs, sessions.json or openclaw-agent.sqlite (default: discover)",
+    )
+
+
+def _add_session(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("session", metavar="SESSION", help="a transcript path, session key or session id (prefix)")
+    parser.add_argument(
+        "--in", dest="search", action="append", type=Path, default=[], metavar="PATH",
+        help="where to look for SESSION when it is a key (default: the discovered locations)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    from tui import commands
+
+    parser = argparse.ArgumentParser(
+        prog="ctxscope",
+        description="Watch, inspect and control the context window of long-running agent sessions.",
+        epilog="Run `ctxscope demo` to see it on a simulated agent. Exit codes: see `ctxscope help-exit-codes`.",
+    )
+    parser.add_argument("--state-dir", type=Path, help="where checkpoints, state and the audit log go")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    status = sub.add_parser("status", help="one line per session: tokens, window, utilization, compactions")
+    _add_paths(status)
+    status.add_argument("--json", action="store_true", help="print a JSON list")
+    status.set_defaults(handler=commands.status)
+
+    inspect = sub.add_parser("inspect", help="the messages in context with ids, roles, tokens, protected/compactable")
+    _add_session(inspect)
+    inspect.add_argument("--json", action="store_true", help="print a JSON object")
+    inspect.add_argument("--keep-recent", type=int, help="protected budget in tokens (default: config, 20000)")
+    inspect.set_defaults(handler=commands.inspect)
+
+    codes = sub.add_parser("help-exit-codes", help="list the exit codes")
+    codes.set_defaults(handler=lambda args, config: print(__doc__.split("Exit codes:", 1)[1].rstrip()) or 0)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ctxscope`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        print(f"ctxscope: config error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for warning in config.warnings:
+        print(f"ctxscope: {warning}", file=sys.stderr)
+    if args.state_dir is not None:
+        from dataclasses import replace
+
+        config = replace(config, state_dir=args.state_dir.expanduser())
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return EXIT_OK
+    try:
+        return handler(args, config)
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

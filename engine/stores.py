@@ -1,0 +1,337 @@
+"""Finding sessions: OpenClaw state dirs, pi session dirs, ``sessions.json`` stores and SQLite databases.
+
+Discovery looks in the default locations (``$OPENCLAW_STATE_DIR`` or ``~/.openclaw``, legacy ``~/.clawdbot``,
+``$PI_CODING_AGENT_DIR/sessions`` or ``~/.pi/agent/sessions``) and in any paths given. Archives
+(``*.jsonl.reset.<ts>``, ``.deleted.``, ``.bak*``), pre-compaction copies (``*.checkpoint.<uuid>.jsonl``) and
+trajectory sidecars are recognised and never treated as live transcripts — unless a user names one
+explicitly, in which case it is read and marked ``archive``. ``.lock`` files are reported. Read-only throughout.
+Format reference: ``reference/FORMATS.md`` §1.1, §3.2, §3.3, §3.10.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+__all__ = [
+    "Discovery",
+    "FileKind",
+    "SessionFormat",
+    "SessionNotFoundError",
+    "SessionSource",
+    "classify_file",
+    "default_roots",
+    "discover_sessions",
+    "find_session",
+    "load_store",
+]
+
+SessionFormat = Literal["openclaw-jsonl", "pi-jsonl", "openclaw-sqlite"]
+FileKind = Literal["transcript", "archive", "checkpoint-copy", "sidecar", "lock", "store", "sqlite", "other"]
+
+_ARCHIVE_TS = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d{3})?Z"
+_ARCHIVE = re.compile(rf"\.jsonl\.(reset|deleted|bak)\.{_ARCHIVE_TS}$|\.jsonl\.bak(-\d+-\d+)?$|\.jsonl\.bak-\d+-\d+$")
+_REPAIR_TMP = re.compile(r"\.jsonl\.repair-\d+-\d+\.tmp$")
+_CHECKPOINT_COPY = re.compile(r"\.checkpoint\.[0-9a-fA-F-]+\.jsonl$")
+SQLITE_NAME = "openclaw-agent.sqlite"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSource:
+    """Where one session lives and what its store says about it."""
+
+    key: str
+    """Stable key: the OpenClaw session key, else the header id, else the file path."""
+    path: Path
+    """The transcript file, or the SQLite database for ``openclaw-sqlite``."""
+    format: SessionFormat
+    kind: Literal["live", "archive"] = "live"
+    store_entry: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    """The ``sessions.json`` value (or SQLite ``entry_json``) for this key, if any."""
+    store_path: Path | None = None
+    session_id: str | None = None
+    agent_id: str | None = None
+    state_dir: Path | None = None
+    """The OpenClaw state dir this session belongs to, if any."""
+
+    @property
+    def lock_path(self) -> Path | None:
+        """OpenClaw's write lock next to a JSONL transcript (SQLite sessions have none)."""
+        return None if self.format == "openclaw-sqlite" else self.path.with_name(self.path.name + ".lock")
+
+    @property
+    def writable(self) -> bool:
+        """Whether ctxscope may append to the transcript itself (the jsonl controller)."""
+        return self.format != "openclaw-sqlite" and self.kind == "live"
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """Everything found under the searched roots."""
+
+    sessions: tuple[SessionSource, ...]
+    archives: tuple[Path, ...] = ()
+    sidecars: tuple[Path, ...] = ()
+    locks: tuple[Path, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+def classify_file(path: Path) -> FileKind:
+    """What a file in a sessions directory is, by name (OpenClaw's ``isPrimarySessionTranscriptFileName``)."""
+    name = path.name
+    if name.endswith(".lock"):
+        return "lock"
+    if name.endswith("sessions.json"):
+        return "store"
+    if name == SQLITE_NAME:
+        return "sqlite"
+    if _ARCHIVE.search(name) or _REPAIR_TMP.search(name):
+        return "archive"
+    if _CHECKPOINT_COPY.search(name):
+        return "checkpoint-copy"
+    if name.endswith(".trajectory.jsonl") or name.endswith(".trajectory-path.json"):
+        return "sidecar"
+    if name.endswith(".jsonl"):
+        return "transcript"
+    return "other"
+
+
+def default_roots(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """The default places sessions live on this machine (existing or not)."""
+    env = os.environ if env is None else env
+    home = Path(env.get("HOME") or Path.home())
+    roots: list[Path] = []
+    if env.get("OPENCLAW_STATE_DIR"):
+        roots.append(Path(env["OPENCLAW_STATE_DIR"]).expanduser())
+    roots += [home / ".openclaw", home / ".clawdbot"]
+    pi_dir = env.get("PI_CODING_AGENT_DIR")
+    roots.append((Path(pi_dir).expanduser() if pi_dir else home / ".pi" / "agent") / "sessions")
+    return tuple(roots)
+
+
+def load_store(path: Path) -> tuple[dict[str, Mapping[str, Any]], str | None]:
+    """Read a ``sessions.json`` store: ``({key: entry}, problem)``; never raises on bad content."""
+    try:
+        data = orjson.loads(path.read_bytes())
+    except OSError as exc:
+        return {}, f"{path}: cannot read ({exc.strerror})"
+    except orjson.JSONDecodeError as exc:
+        return {}, f"{path}: not valid JSON ({exc})"
+    if not isinstance(data, dict):
+        return {}, f"{path}: expected a JSON object of session keys"
+    return {str(k): v for k, v in data.items() if isinstance(v, Mapping)}, None
+
+
+def _header_id(path: Path) -> str | None:
+    # pi's own listing reads only the first 512 bytes (FORMATS §1.2); a long header still fits in 4 KiB.
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(4096)
+    except OSError:
+        return None
+    try:
+        obj = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(obj, dict) and obj.get("type") == "session" and isinstance(obj.get("id"), str):
+        return str(obj["id"])
+    return None
+
+
+def _state_dir_of(path: Path) -> Path | None:
+    parts = path.parts
+    if "agents" in parts:
+        index = len(parts) - 1 - parts[::-1].index("agents")
+        return Path(*parts[:index]) if index > 0 else None
+    return None
+
+
+def _agent_of(path: Path) -> str | None:
+    parts = path.parts
+    if "agents" in parts:
+        index = len(parts) - 1 - parts[::-1].index("agents")
+        if index + 1 < len(parts):
+            return parts[index + 1]
+    return None
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.sessions: dict[tuple[Path, str | None], SessionSource] = {}
+        self.archives: list[Path] = []
+        self.sidecars: list[Path] = []
+        self.locks: list[Path] = []
+        self.problems: list[str] = []
+        self._stores: dict[Path, dict[str, Mapping[str, Any]]] = {}
+
+    def stores_near(self, directory: Path) -> list[tuple[Path, dict[str, Mapping[str, Any]]]]:
+        found = []
+        try:
+            candidates = sorted(p for p in directory.iterdir() if p.name.endswith("sessions.json"))
+        except OSError:
+            return []
+        for store_path in candidates:
+            if store_path not in self._stores:
+                entries, problem = load_store(store_path)
+                if problem:
+                    self.problems.append(problem)
+                self._stores[store_path] = entries
+            found.append((store_path, self._stores[store_path]))
+        return found
+
+    def add_transcript(self, path: Path, *, explicit: bool) -> None:
+        kind = classify_file(path)
+        if kind in ("archive", "checkpoint-copy") and not explicit:
+            self.archives.append(path)
+            return
+        if kind == "sidecar" and not explicit:
+            self.sidecars.append(path)
+            return
+        header_id = _header_id(path)
+        key: str | None = None
+        entry: Mapping[str, Any] | None = None
+        store_path: Path | None = None
+        for candidate_path, entries in self.stores_near(path.parent):
+            for store_key, value in entries.items():
+                session_id = value.get("sessionId")
+                session_file = value.get("sessionFile")
+                if (isinstance(session_id, str) and (session_id == header_id or path.name.endswith(
+                    f"{session_id}.jsonl"))) or (
+                    isinstance(session_file, str) and Path(session_file).name == path.name
+                ):
+                    key, entry, store_path = store_key, value, candidate_path
+                    break
+            if key:
+                break
+        openclaw = store_path is not None or _state_dir_of(path.resolve()) is not None
+        source = SessionSource(
+            key=key or header_id or str(path),
+            path=path,
+            format="openclaw-jsonl" if openclaw else "pi-jsonl",
+            kind="live" if kind == "transcript" else "archive",
+            store_entry=entry,
+            store_path=store_path,
+            session_id=(entry or {}).get("sessionId") or header_id,
+            agent_id=_agent_of(path.resolve()),
+            state_dir=_state_dir_of(path.resolve()),
+        )
+        self.sessions.setdefault((path.resolve(), None), source)
+
+    def add_sqlite(self, db: Path) -> None:
+        from engine.sqlite_store import list_sqlite_sessions  # local: only SQLite users pay for it
+
+        try:
+            found = list_sqlite_sessions(db)
+        except Exception as exc:
+            self.problems.append(f"{db}: cannot read OpenClaw SQLite store ({exc})")
+            return
+        for source in found:
+            self.sessions.setdefault((db.resolve(), source.session_id), source)
+
+    def add_store(self, store_path: Path) -> None:
+        entries = dict(self.stores_near(store_path.parent)).get(store_path, {})
+        for value in entries.values():
+            candidates = []
+            session_file = value.get("sessionFile")
+            session_id = value.get("sessionId")
+            if isinstance(session_file, str):
+                candidates.append(store_path.parent / Path(session_file).name)
+            if isinstance(session_id, str):
+                candidates += sorted(store_path.parent.glob(f"*{session_id}.jsonl"))
+            for candidate in candidates:
+                if candidate.is_file():
+                    self.add_transcript(candidate, explicit=False)
+                    break
+
+    def scan_dir(self, directory: Path) -> None:
+        try:
+            walker = list(os.walk(directory))
+        except OSError as exc:
+            self.problems.append(f"{directory}: cannot list ({exc.strerror})")
+            return
+        for root, dirs, files in walker:
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "session-sqlite-import-archive")
+            for name in sorted(files):
+                self.add_path(Path(root) / name, explicit=False)
+
+    def add_path(self, path: Path, *, explicit: bool) -> None:
+        if path.is_dir():
+            self.scan_dir(path)
+            return
+        kind = classify_file(path)
+        if kind == "lock":
+            self.locks.append(path)
+        elif kind == "store":
+            self.add_store(path)
+        elif kind == "sqlite" or (explicit and path.suffix in (".sqlite", ".db")):
+            self.add_sqlite(path)
+        elif kind in ("transcript", "archive", "checkpoint-copy", "sidecar"):
+            self.add_transcript(path, explicit=explicit)
+
+
+def discover_sessions(paths: Iterable[Path] | None = None, *, env: Mapping[str, str] | None = None) -> Discovery:
+    """Find sessions under ``paths`` (files or directories), or under :func:`default_roots` when none are given."""
+    collector = _Collector()
+    given = [Path(p).expanduser() for p in paths] if paths else []
+    if given:
+        for path in given:
+            if not path.exists():
+                collector.problems.append(f"{path}: no such file or directory")
+                continue
+            collector.add_path(path, explicit=True)
+    else:
+        for root in default_roots(env):
+            if root.is_dir():
+                collector.scan_dir(root)
+    sessions = sorted(collector.sessions.values(), key=lambda s: (s.format, str(s.path), s.session_id or ""))
+    return Discovery(
+        tuple(sessions),
+        tuple(collector.archives),
+        tuple(collector.sidecars),
+        tuple(collector.locks),
+        tuple(collector.problems),
+    )
+
+
+class SessionNotFoundError(LookupError):
+    """No discovered session matches what the user asked for."""
+
+
+def find_session(discovery: Discovery, spec: str) -> SessionSource:
+    """The session a user means by ``spec``: a path, a key, a session id, or an unambiguous prefix of one.
+
+    Raises:
+        SessionNotFoundError: nothing matches, or a prefix matches several sessions (the message lists them).
+    """
+    sessions = discovery.sessions
+    path = Path(spec).expanduser()
+    if path.exists():
+        resolved = path.resolve()
+        for source in sessions:
+            if source.path.resolve() == resolved:
+                return source
+    lowered = spec.lower()
+    for match in (
+        lambda s: s.key == spec,
+        lambda s: s.key.lower() == lowered or (s.session_id or "").lower() == lowered,
+    ):
+        hits = [s for s in sessions if match(s)]
+        if len(hits) == 1:
+            return hits[0]
+    prefixed = [
+        s for s in sessions if s.key.lower().startswith(lowered) or (s.session_id or "").lower().startswith(lowered)
+    ]
+    if len(prefixed) == 1:
+        return prefixed[0]
+    if prefixed:
+        names = ", ".join(s.key for s in prefixed[:8])
+        raise SessionNotFoundError(f"{spec!r} matches several sessions: {names}. Give the full key or a path.")
+    raise SessionNotFoundError(
+        f"no session matches {spec!r}. Run `ctxscope status` to list sessions, or pass a transcript path."
+    )

@@ -1,0 +1,167 @@
+"""Handlers of the read-only subcommands: ``status`` and ``inspect``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import orjson
+
+from engine.accounting import message_tokens
+from engine.config import Config
+from engine.context import find_cut_point
+from engine.gauge import format_tokens
+from engine.session import SessionFollower, SessionSnapshot
+from engine.stores import SessionNotFoundError, SessionSource, discover_sessions, find_session
+from engine.transcript import TranscriptError
+
+EXIT_OK, EXIT_FAILED, EXIT_NOT_FOUND = 0, 1, 3
+
+
+def _print_json(value: Any) -> None:
+    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
+
+
+def _percent(snapshot: SessionSnapshot) -> str:
+    util = snapshot.utilization
+    return "unknown" if util is None else f"{util * 100:.0f}%"
+
+
+def _status_row(s: SessionSnapshot) -> list[str]:
+    tokens = "?" if s.tokens.tokens is None else format_tokens(s.tokens.tokens)
+    flags = []
+    if s.malformed_lines:
+        flags.append(f"{len(s.malformed_lines)} bad lines")
+    if s.headerless:
+        flags.append("headerless")
+    if s.version < 3:
+        flags.append(f"v{s.version}")
+    if s.source.kind == "archive":
+        flags.append("archive")
+    if s.gauge.level in ("near-compaction", "over-compaction"):
+        flags.append(s.gauge.level)
+    when = s.last_activity.strftime("%Y-%m-%d %H:%M") if s.last_activity else "-"
+    return [
+        s.key,
+        s.model or "-",
+        f"{tokens}/{format_tokens(s.window.tokens)}",
+        _percent(s),
+        format_tokens(s.gauge.compaction_line),
+        str(s.compactions),
+        when,
+        ", ".join(flags),
+    ]
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in [header, *rows]]
+    return "\n".join(lines)
+
+
+def status(args: argparse.Namespace, config: Config) -> int:
+    """``ctxscope status [PATH…] [--json]``: one row per discovered session."""
+    discovery = discover_sessions(args.paths or None)
+    for problem in discovery.problems:
+        print(f"ctxscope: {problem}", file=sys.stderr)
+    snapshots: list[SessionSnapshot] = []
+    failed = False
+    for source in discovery.sessions:
+        try:
+            snapshots.append(SessionFollower(source, config).refresh())
+        except TranscriptError as exc:
+            failed = True
+            print(f"ctxscope: {exc}", file=sys.stderr)
+    snapshots.sort(key=lambda s: s.last_activity.timestamp() if s.last_activity else 0.0, reverse=True)
+    if args.json:
+        _print_json([s.to_status() for s in snapshots])
+    elif not snapshots:
+        where = ", ".join(str(p) for p in args.paths) if args.paths else "~/.openclaw, ~/.clawdbot, ~/.pi/agent/sessions"
+        print(f"No sessions found in {where}. Try `ctxscope demo`, or pass a sessions directory.")
+    else:
+        header = ["KEY", "MODEL", "TOKENS", "UTIL", "COMPACTS AT", "COMPACTIONS", "LAST ACTIVITY", "NOTES"]
+        print(_table(header, [_status_row(s) for s in snapshots]))
+        if discovery.archives:
+            print(f"\n{len(discovery.archives)} archived transcript(s) not shown (pass one as PATH to read it).")
+    return EXIT_FAILED if failed and not snapshots else EXIT_OK
+
+
+def resolve_session(args: argparse.Namespace) -> SessionSource:
+    """The session named by ``args.session``, searched in ``--in`` paths, the path itself, or the defaults.
+
+    Raises:
+        SessionNotFoundError: nothing matches.
+    """
+    from pathlib import Path
+
+    spec = args.session
+    path = Path(spec).expanduser()
+    search = list(args.search) or ([path] if path.exists() else None)
+    discovery = discover_sessions(search)
+    return find_session(discovery, spec)
+
+
+def inspect(args: argparse.Namespace, config: Config) -> int:
+    """``ctxscope inspect SESSION [--json]``: the context, message by message."""
+    try:
+        source = resolve_session(args)
+    except SessionNotFoundError as exc:
+        print(f"ctxscope: {exc}", file=sys.stderr)
+        return EXIT_NOT_FOUND
+    follower = SessionFollower(source, config)
+    try:
+        snapshot = follower.refresh()
+    except TranscriptError as exc:
+        print(f"ctxscope: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    keep_recent = args.keep_recent if args.keep_recent is not None else config.keep_recent_tokens
+    view = snapshot.view
+    cut = find_cut_point(view.path, keep_recent)
+    rows = []
+    for message in view.messages:
+        protected = message.role != "compactionSummary" and message.path_index >= cut.first_kept_index
+        rows.append(
+            {
+                "entry_id": message.entry_id,
+                "role": message.role,
+                "tokens": message_tokens(message, follower.objects, cache=follower.token_cache),
+                "pi_estimate": message.entry.pi_tokens,
+                "line": message.entry.line_no,
+                "protected": protected,
+                "compactable": not protected,
+                "tools": list(message.entry.tool_calls) or None,
+            }
+        )
+    first_kept = view.path[cut.first_kept_index] if cut.first_kept_index < len(view.path) else None
+    result = {
+        **snapshot.to_status(),
+        "keep_recent_tokens": keep_recent,
+        "cut_point": {
+            "first_kept_entry_id": first_kept.id if first_kept else None,
+            "split_turn": cut.is_split_turn,
+            "protected_tokens": sum(r["tokens"] for r in rows if r["protected"]),
+            "compactable_tokens": sum(r["tokens"] for r in rows if r["compactable"]),
+        },
+        "context": rows,
+    }
+    if args.json:
+        _print_json(result)
+        return EXIT_OK
+    print(f"{snapshot.key}  ({snapshot.source.path})")
+    print(f"  {snapshot.gauge.line()}  model {snapshot.model or '-'}  window {snapshot.window.tokens:,} "
+          f"({snapshot.window.source})")
+    tokens = snapshot.tokens
+    known = "unknown" if tokens.tokens is None else f"{tokens.tokens:,}"
+    print(f"  context {known} tokens ({tokens.source}); agent's estimate {tokens.agent_estimate:,}; "
+          f"compacts at {snapshot.gauge.compaction_line:,}; compactions {snapshot.compactions}")
+    cp = result["cut_point"]
+    print(f"  keep-recent {keep_recent:,}: {cp['protected_tokens']:,} protected, "
+          f"{cp['compactable_tokens']:,} compactable, first kept {cp['first_kept_entry_id'] or '-'}\n")
+    table = [
+        [r["entry_id"], r["role"], f"{r['tokens']:,}", "protected" if r["protected"] else "compactable",
+         ", ".join(r["tools"] or [])]
+        for r in rows
+    ]
+    print(_table(["ENTRY", "ROLE", "TOKENS", "STATE", "TOOLS"], table))
+    return EXIT_OK
