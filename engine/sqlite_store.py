@@ -24,8 +24,15 @@ __all__ = ["SqliteTranscriptReader", "connect_readonly", "list_sqlite_sessions"]
 
 
 def connect_readonly(db: Path) -> sqlite3.Connection:
-    """Open ``db`` read-only (URI ``mode=ro``) with a busy timeout, so a live gateway is never blocked."""
-    uri = f"file:{quote(str(Path(db).resolve()))}?mode=ro"
+    """Open ``db`` read-only with a busy timeout, so a live gateway is never blocked.
+
+    With a live gateway the ``-wal`` and ``-shm`` files exist and ``mode=ro`` shares them. Without them,
+    ``mode=ro`` would *create* both next to the database — a change on disk — so the file is opened
+    ``immutable=1`` instead: nothing is created, and there is no write-ahead log whose content we could miss.
+    """
+    resolved = Path(db).resolve()
+    live = resolved.with_name(resolved.name + "-wal").exists() and resolved.with_name(resolved.name + "-shm").exists()
+    uri = f"file:{quote(str(resolved))}?mode=ro" + ("" if live else "&immutable=1")
     connection = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
     connection.execute("PRAGMA query_only = ON")
     return connection

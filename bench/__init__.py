@@ -1,0 +1,1 @@
+"""ctxscope benchmarks: run `python -m bench` (see bench/__main__.py)."""

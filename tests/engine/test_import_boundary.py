@@ -1,0 +1,42 @@
+"""engine/ never imports Textual, Rich, watchfiles or the TUI (SPEC §1.1): by test and by lint."""
+
+from __future__ import annotations
+
+import pkgutil
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import engine
+
+ROOT = Path(__file__).resolve().parents[2]
+FORBIDDEN = ("textual", "rich", "watchfiles", "tui")
+
+
+def test_importing_every_engine_module_loads_no_ui_package() -> None:
+    modules = [f"engine.{m.name}" for m in pkgutil.iter_modules(engine.__path__) if m.name != "__main__"]
+    code = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}: importlib.import_module(name)\n"
+        f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r})\n"
+        "print(','.join(bad))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert result.stdout.strip() == ""
+    assert len(modules) > 10
+
+
+def test_lint_bans_ui_imports_in_engine(tmp_path: Path) -> None:
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
+    assert ruff is not None, "ruff is a dev dependency"
+    probe = ROOT / "engine" / "_lint_probe_tmp.py"
+    probe.write_text("import textual\nfrom rich import print\n")
+    try:
+        result = subprocess.run(
+            [ruff, "check", "--no-cache", "--select", "TID251", str(probe)], capture_output=True, text=True, cwd=ROOT
+        )
+    finally:
+        probe.unlink()
+    assert result.returncode == 1
+    assert "must not import Textual" in result.stdout and "must not import Rich" in result.stdout
