@@ -91,7 +91,7 @@ def test_no_usage_at_all_counts_every_message(tmp_path: Path) -> None:
 def test_pi_estimate_counts_utf16_units_and_compact_json(tmp_path: Path) -> None:
     text = "🙂é"  # one astral character (2 UTF-16 units) and one BMP character
     entries = [user("u1", None, text), assistant("a1", "u1", "", 0, tool=("edit", {"path": "ü.py", "n": 1}))]
-    reader, view, _ = _measure(write(tmp_path / "e.jsonl", entries))
+    _reader, view, _ = _measure(write(tmp_path / "e.jsonl", entries))
     assert view.messages[0].entry.chars == 3
     assert view.messages[1].entry.chars == len("edit") + len('{"path":"ü.py","n":1}')
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def test_v1_legacy_file_is_migrated_in_memory_and_never_rewritten() -> None:
     body = [e for e in reader.entries if e.type != "session"]
     assert all(e.id is not None for e in body)
     assert body[0].parent_id is None
-    assert all(b.parent_id == a.id for a, b in zip(body, body[1:], strict=False))
+    assert all(b.parent_id == a.id for a, b in itertools.pairwise(body))
     view = build_context(reader.entries, reader.by_id, reader.leaf)
     assert len(view.path) == len(body)
     assert V1_LEGACY.read_bytes() == before
@@ -183,7 +184,7 @@ def test_incremental_reads_over_any_chunking_equal_one_full_read(tmp_path: Path,
     target.write_bytes(b"")
     incremental = TranscriptReader(target)
     written = 0
-    for cut in sorted(set(c % (len(content) + 1) for c in cuts)) + [len(content)]:
+    for cut in [*sorted(set(c % (len(content) + 1) for c in cuts)), len(content)]:
         with target.open("ab") as handle:
             handle.write(content[written:cut])
         written = max(written, cut)
