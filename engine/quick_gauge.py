@@ -1,0 +1,108 @@
+"""The gauge of a huge transcript without reading its history: scan back from the end (SPEC §2).
+
+Parents always precede children in a pi transcript, so following ``parentId`` from the leaf is a backward scan
+in file order: a line is on the context path exactly when its id is the one we are waiting for. The scan stops
+at the first valid usage (authoritative figure + the messages after it) or at the latest compaction before any
+usage (unknown). Lines that cannot be on the path are skipped without being parsed (a byte search for the
+awaited id), so a 50 MB tool output costs a ``memchr`` pass, not a JSON parse. The cost depends on the size of
+the tail after the last usage, not on the length of the history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from engine.accounting import text_of
+from engine.context import ContextMessage
+from engine.entries import IMAGE_CHARS, Entry, entry_from_object
+from engine.tail import iter_lines_backward
+from engine.tokens import TokenCounter, get_counter
+
+__all__ = ["QuickGauge", "quick_context_tokens"]
+
+
+@dataclass(frozen=True, slots=True)
+class QuickGauge:
+    """Context tokens found by scanning back from the end of a transcript."""
+
+    tokens: int | None
+    """``None`` when the latest compaction has no valid usage after it (or nothing was found)."""
+    source: str
+    leaf_id: str | None
+    usage_entry_id: str | None
+    trailing_messages: int
+    model: str | None
+    bytes_scanned: int
+    """Bytes between the scan's stopping point and the end of the file."""
+
+
+def _first_line_is_v1(path: Path) -> bool:
+    with path.open("rb") as handle:
+        first = handle.readline(65536)
+    try:
+        header = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(header, dict) and header.get("type") == "session" and header.get("version") is None
+
+
+def quick_context_tokens(path: Path) -> QuickGauge:
+    """Measure the context of ``path`` from its tail (SPEC §3 rules; tiktoken for the trailing messages)."""
+    counter = get_counter()
+    size = path.stat().st_size
+    linear = _first_line_is_v1(path)  # v1 files have no ids: the file order is the path
+    want: str | None = None
+    leaf_id: str | None = None
+    model: str | None = None
+    trailing: list[tuple[Entry, dict[str, object]]] = []
+    offset = size
+    for offset, raw in iter_lines_backward(path):
+        if want is not None and not linear and f'"{want}"'.encode() not in raw:
+            continue
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(obj, dict) or obj.get("type") == "session":
+            continue
+        entry = entry_from_object(obj, line_no=0, offset=offset, length=len(raw), ordinal=0)
+        if not linear:
+            if entry.id is None:
+                continue
+            if want is None:
+                leaf_id = entry.id
+            elif entry.id != want:
+                continue
+            want = entry.parent_id
+        elif leaf_id is None:
+            leaf_id = entry.id or f"offset:{offset}"
+        is_model_source = entry.type == "model_change" or (entry.role == "assistant" and entry.provider != "openclaw")
+        if model is None and is_model_source:
+            model = entry.model
+        if entry.type == "compaction":
+            return QuickGauge(None, "unknown-after-compaction", leaf_id, None, len(trailing), model, size - offset)
+        if entry.has_valid_usage:
+            assert entry.usage is not None
+            extra = _count(trailing, counter)
+            source = "usage" if not trailing else f"usage+{counter.method}"
+            return QuickGauge(
+                entry.usage.context_tokens + extra, source, leaf_id, entry.id, len(trailing), model, size - offset
+            )
+        if entry.in_context:
+            trailing.append((entry, obj))
+        if not linear and want is None:
+            break
+    if leaf_id is None:
+        return QuickGauge(0, "empty", None, None, 0, None, size)
+    return QuickGauge(_count(trailing, counter), counter.method, leaf_id, None, len(trailing), model, size - offset)
+
+
+def _count(trailing: list[tuple[Entry, dict[str, object]]], counter: TokenCounter) -> int:
+    total = 0
+    for entry, obj in trailing:
+        text, images = text_of(ContextMessage(entry, entry.role or "", 0), obj)
+        total += counter.count(text) + images * (IMAGE_CHARS // 4)
+    return total
