@@ -25,7 +25,7 @@ import yaml
 
 from engine.gauge import OPENCLAW_RESERVE_FLOOR, PI_RESERVE_TOKENS, Thresholds
 
-__all__ = ["Config", "ConfigError", "config_path", "load_config"]
+__all__ = ["Config", "ConfigError", "config_path", "load_config", "resolve_state_dir"]
 
 
 class ConfigError(Exception):
@@ -42,6 +42,8 @@ class Config:
     reserve_floor: int | None = None
     """OpenClaw's ``reserveTokensFloor``; ``None`` = 20,000 for OpenClaw sessions and 0 for plain pi."""
     keep_recent_tokens: int = 20_000
+    retention: int = 5
+    """Checkpoints kept per session."""
     state_dir: Path | None = None
     """Where checkpoints/state/audit go; ``None`` = the session's OpenClaw state dir, else XDG state."""
     warnings: tuple[str, ...] = ()
@@ -95,7 +97,7 @@ def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
             if not isinstance(value, Mapping):
                 raise ConfigError(f"{origin}: context_windows: expected a mapping of model id to tokens")
             changes[key] = {str(k): _number(f"context_windows.{k}", v, int) for k, v in value.items()}
-        elif key in ("reserve_floor", "keep_recent_tokens"):
+        elif key in ("reserve_floor", "keep_recent_tokens", "retention"):
             changes[key] = _number(key, value, int)
         elif key == "state_dir":
             changes[key] = Path(str(value)).expanduser()
@@ -132,3 +134,15 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
             except ValueError as exc:
                 raise ConfigError(f"CTXSCOPE_{name}={raw!r}: expected a whole number") from exc
     return _apply(config, env_data, "environment") if env_data else config
+
+
+def resolve_state_dir(source_state_dir: Path | None, config: Config, env: Mapping[str, str] | None = None) -> Path:
+    """Where ctxscope writes for a session: ``--state-dir``/config, else the session's OpenClaw state dir,
+    else ``$XDG_STATE_HOME/ctxscope`` (``~/.local/state/ctxscope``)."""
+    if config.state_dir is not None:
+        return config.state_dir
+    if source_state_dir is not None:
+        return source_state_dir
+    env = os.environ if env is None else env
+    base = Path(env["XDG_STATE_HOME"]) if env.get("XDG_STATE_HOME") else Path.home() / ".local" / "state"
+    return base / "ctxscope"

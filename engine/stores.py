@@ -317,13 +317,12 @@ def find_session(discovery: Discovery, spec: str) -> SessionSource:
             if source.path.resolve() == resolved:
                 return source
     lowered = spec.lower()
-    for match in (
-        lambda s: s.key == spec,
-        lambda s: s.key.lower() == lowered or (s.session_id or "").lower() == lowered,
-    ):
-        hits = [s for s in sessions if match(s)]
-        if len(hits) == 1:
-            return hits[0]
+    exact = [s for s in sessions if s.key == spec]
+    if len(exact) == 1:
+        return exact[0]
+    folded = [s for s in sessions if s.key.lower() == lowered or (s.session_id or "").lower() == lowered]
+    if len(folded) == 1:
+        return folded[0]
     prefixed = [
         s for s in sessions if s.key.lower().startswith(lowered) or (s.session_id or "").lower().startswith(lowered)
     ]

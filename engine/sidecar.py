@@ -1,0 +1,205 @@
+"""The sidecar context manager: follow sessions, capture state, write checkpoints on triggers (SPEC §6.7).
+
+``ctxscope watch`` and the TUI run this same loop. The engine has no file watcher (that is a UI concern):
+callers tell :meth:`ContextManager.step` which session changed, or call :meth:`ContextManager.step_all`.
+Every outcome is reported as a :class:`SidecarEvent`, one per line in ``watch``, one notification in the TUI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from engine.capture import CapturedState, capture
+from engine.checkpoint_builder import build_checkpoint, checkpoint_tokens
+from engine.checkpoint_store import CheckpointRef, latest_checkpoint, write_checkpoint
+from engine.config import Config, resolve_state_dir
+from engine.session import SessionFollower, SessionSnapshot
+from engine.state_files import load_state, save_state
+from engine.stores import SessionSource
+from engine.transcript import TranscriptError
+from engine.triggers import TriggerState, decide_trigger, should_skip
+
+__all__ = ["ContextManager", "ManagedSession", "SidecarEvent"]
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True, slots=True)
+class SidecarEvent:
+    """Something the sidecar did or noticed."""
+
+    kind: str
+    """``checkpoint``, ``skipped``, ``compaction``, ``threshold``, ``level`` or ``error``."""
+    session_key: str
+    message: str
+    time: datetime
+    trigger: str | None = None
+    checkpoint: CheckpointRef | None = None
+
+    def line(self) -> str:
+        """One line for ``ctxscope watch``."""
+        stamp = self.time.astimezone().strftime("%H:%M:%S")
+        return f"{stamp}  {self.kind:<10}  {self.session_key}  {self.message}"
+
+
+@dataclass
+class ManagedSession:
+    """Mutable per-session bookkeeping owned by the :class:`ContextManager` (never shared across threads)."""
+
+    follower: SessionFollower
+    state_dir: Path
+    state: CapturedState = field(default_factory=CapturedState)
+    triggers: TriggerState = field(default_factory=TriggerState)
+    started: bool = False
+    level: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.follower.source.key
+
+    @property
+    def snapshot(self) -> SessionSnapshot | None:
+        return self.follower.snapshot
+
+
+class ContextManager:
+    """Runs capture and checkpoint triggers over a set of sessions."""
+
+    def __init__(self, config: Config | None = None, *, clock: Clock | None = None, auto_checkpoints: bool = True):
+        self.config = config or Config()
+        self.clock: Clock = clock or (lambda: datetime.now(UTC))
+        self.auto_checkpoints = auto_checkpoints
+        self.sessions: dict[str, ManagedSession] = {}
+
+    def add(self, source: SessionSource) -> ManagedSession:
+        """Start managing ``source`` (idempotent by key)."""
+        if source.key not in self.sessions:
+            state_dir = resolve_state_dir(source.state_dir, self.config)
+            self.sessions[source.key] = ManagedSession(SessionFollower(source, self.config), state_dir)
+        return self.sessions[source.key]
+
+    def add_all(self, sources: Iterable[SessionSource]) -> None:
+        for source in sources:
+            self.add(source)
+
+    def _event(self, kind: str, session: ManagedSession, message: str, **extra: object) -> SidecarEvent:
+        return SidecarEvent(kind, session.key, message, self.clock(), **extra)  # type: ignore[arg-type]
+
+    def _start(self, session: ManagedSession, snapshot: SessionSnapshot) -> None:
+        latest = latest_checkpoint(session.state_dir, session.key)
+        loaded = load_state(
+            session.state_dir,
+            session.key,
+            latest_checkpoint_at=_parse(latest.checkpoint.meta.created_at) if latest else None,
+        )
+        session.state = loaded.state
+        session.triggers = TriggerState(
+            compactions_seen=snapshot.compactions_in_file,
+            last_checkpoint_tokens=latest.checkpoint.meta.token_usage.input_tokens if latest else None,
+        )
+        session.level = snapshot.gauge.level
+        session.started = True
+
+    def step(self, key: str) -> tuple[SessionSnapshot | None, list[SidecarEvent]]:
+        """Read what changed in one session, capture it, and write a checkpoint if a trigger fired."""
+        session = self.sessions[key]
+        events: list[SidecarEvent] = []
+        previous_revision = session.snapshot.revision if session.snapshot else -1
+        try:
+            snapshot = session.follower.refresh()
+        except TranscriptError as exc:
+            return session.snapshot, [self._event("error", session, str(exc))]
+        if not session.started:
+            self._start(session, snapshot)
+        elif snapshot.revision == previous_revision:
+            return snapshot, events
+        before_users = session.state.real_user_messages
+        fresh = [e for e in snapshot.view.path if e.line_no > session.state.last_line_no]
+        if fresh:
+            try:
+                session.state = capture(session.state, fresh, session.follower.objects.read_object)
+            except TranscriptError as exc:
+                events.append(self._event("error", session, f"capture stopped: {exc}"))
+        if snapshot.compactions_in_file > session.triggers.compactions_seen:
+            events.append(self._event("compaction", session, "the agent compacted its context", trigger="compaction"))
+        if session.level is not None and snapshot.gauge.level != session.level:
+            events.append(self._event("level", session, f"gauge {session.level} → {snapshot.gauge.level}"))
+        session.level = snapshot.gauge.level
+        if self.auto_checkpoints:
+            trigger, session.triggers = decide_trigger(
+                session.triggers,
+                snapshot.gauge,
+                compactions=snapshot.compactions_in_file,
+                new_user_messages=session.state.real_user_messages - before_users,
+                thresholds=self.config.thresholds,
+            )
+            if trigger is not None:
+                events.append(self.write(key, trigger))
+        if fresh and not any(e.kind == "checkpoint" for e in events):
+            save_state(session.state_dir, key, session.state, now=self.clock())
+        return snapshot, events
+
+    def step_all(self) -> list[SidecarEvent]:
+        """:meth:`step` every session."""
+        events: list[SidecarEvent] = []
+        for key in list(self.sessions):
+            events += self.step(key)[1]
+        return events
+
+    def write(self, key: str, trigger: str) -> SidecarEvent:
+        """Write a checkpoint now (``manual`` is never skipped; automatic triggers obey the 5% rule)."""
+        session = self.sessions[key]
+        snapshot = session.snapshot or session.follower.refresh()
+        if not session.started:
+            self._start(session, snapshot)
+            session.state = capture(session.state, snapshot.view.path, session.follower.objects.read_object)
+        tokens = checkpoint_tokens(snapshot)
+        if should_skip(trigger, tokens, session.triggers.last_checkpoint_tokens):
+            return self._event(
+                "skipped", session, f"{trigger}: tokens moved < 5% since the last checkpoint", trigger=trigger
+            )
+        previous = latest_checkpoint(session.state_dir, key)
+        now = self.clock()
+        cp = build_checkpoint(
+            snapshot,
+            session.state,
+            session.follower.objects.read_object,
+            trigger=trigger,
+            previous=previous.checkpoint if previous else None,
+            now=now,
+        )
+        try:
+            ref = write_checkpoint(session.state_dir, key, cp, retention=self.config.retention)
+        except OSError as exc:
+            return self._event("error", session, f"checkpoint not written: {exc}", trigger=trigger)
+        # The checkpoint bundled the state: start the next accumulation cycle from here.
+        session.state = CapturedState(
+            last_entry_id=session.state.last_entry_id,
+            last_line_no=session.state.last_line_no,
+            last_agent_text=session.state.last_agent_text,
+            real_user_messages=session.state.real_user_messages,
+            last_tool_call=session.state.last_tool_call,
+        )
+        save_state(session.state_dir, key, session.state, now=self.clock())
+        session.triggers = replace(session.triggers, user_messages_since=0, last_checkpoint_tokens=tokens)
+        util = snapshot.gauge.utilization
+        usage = "unknown" if util is None else f"{util * 100:.0f}%"
+        return self._event(
+            "checkpoint",
+            session,
+            f"{ref.checkpoint_id} ({trigger}) at {usage} — {len(cp.decisions)} decisions, "
+            f"{len(cp.open_items)} open items → {ref.path}",
+            trigger=trigger,
+            checkpoint=ref,
+        )
+
+
+def _parse(value: str) -> datetime | None:
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
