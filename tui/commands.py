@@ -19,7 +19,7 @@ from engine.transcript import TranscriptError
 EXIT_OK, EXIT_FAILED, EXIT_NOT_FOUND = 0, 1, 3
 
 
-def _print_json(value: Any) -> None:
+def print_json(value: Any) -> None:
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
 
 
@@ -75,9 +75,10 @@ def status(args: argparse.Namespace, config: Config) -> int:
             print(f"ctxscope: {exc}", file=sys.stderr)
     snapshots.sort(key=lambda s: s.last_activity.timestamp() if s.last_activity else 0.0, reverse=True)
     if args.json:
-        _print_json([s.to_status() for s in snapshots])
+        print_json([s.to_status() for s in snapshots])
     elif not snapshots:
-        where = ", ".join(str(p) for p in args.paths) if args.paths else "~/.openclaw, ~/.clawdbot, ~/.pi/agent/sessions"
+        defaults = "~/.openclaw, ~/.clawdbot, ~/.pi/agent/sessions"
+        where = ", ".join(str(p) for p in args.paths) if args.paths else defaults
         print(f"No sessions found in {where}. Try `ctxscope demo`, or pass a sessions directory.")
     else:
         header = ["KEY", "MODEL", "TOKENS", "UTIL", "COMPACTS AT", "COMPACTIONS", "LAST ACTIVITY", "NOTES"]
@@ -146,7 +147,7 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
         "context": rows,
     }
     if args.json:
-        _print_json(result)
+        print_json(result)
         return EXIT_OK
     print(f"{snapshot.key}  ({snapshot.source.path})")
     print(f"  {snapshot.gauge.line()}  model {snapshot.model or '-'}  window {snapshot.window.tokens:,} "
