@@ -110,6 +110,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_write_flags(inject)
     inject.set_defaults(handler=checkpoint_commands.inject)
 
+    from tui import watch_command
+
+    watch = sub.add_parser("watch", help="follow sessions live: capture state and write checkpoints on triggers")
+    _add_paths(watch)
+    watch.add_argument("--once", action="store_true", help="one pass over the sessions, then exit")
+    watch.add_argument("--force-polling", action="store_true", help="poll instead of inotify (WSL, network mounts)")
+    watch.set_defaults(handler=watch_command.watch)
+
     codes = sub.add_parser("help-exit-codes", help="list the exit codes")
     codes.set_defaults(handler=lambda args, config: print(__doc__.split("Exit codes:", 1)[1].rstrip()) or 0)
     return parser
