@@ -1,0 +1,192 @@
+"""State capture, thread extraction, triggers and the sidecar loop on real and built transcripts."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import orjson
+
+from engine.capture import CapturedState, capture
+from engine.checkpoint_store import latest_checkpoint, list_checkpoints, read_checkpoint
+from engine.config import Config
+from engine.context import build_context
+from engine.gauge import read_gauge
+from engine.inject import CHECKPOINT_CUSTOM_TYPE, apply_inject, plan_inject
+from engine.sidecar import ContextManager
+from engine.state_files import load_state, save_state
+from engine.stores import discover_sessions
+from engine.thread import extract_thread
+from engine.transcript import read_transcript
+from engine.triggers import TURNS_PER_CHECKPOINT, TriggerState, decide_trigger, should_skip
+from engine.windows import ContextWindow
+from tests.conftest import DATA, MAIN_SESSION, V1_LEGACY
+from tests.engine._transcripts import assistant, compaction, tool_result, user, write
+
+DECISION_ITEM = orjson.loads(DATA.joinpath("decisions_dev.jsonl").read_bytes().splitlines()[0])
+
+
+class Clock:
+    """A controllable clock: each call advances one second."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
+def _decision_session(path: Path) -> Path:
+    return write(path, [
+        user("u1", None, "Please make the invoice sync robust against the flaky upstream."),
+        assistant("a1", "u1", DECISION_ITEM["agent_response"], 1000,
+                  tool=("edit", {"path": "src/net/retry.ts", "old": "x", "new": "y"})),
+        tool_result("r1", "a1", "ok"),
+        assistant("a2", "r1", "Edited.\nTODO: add a test for the timeout path.", 1500,
+                  tool=("read", {"path": "src/net/CircuitBreaker.ts"})),
+        tool_result("r2", "a2", "ENOENT: no such file", error=True),
+        assistant("a3", "r2", DECISION_ITEM["agent_response"], 1800),
+        user("u2", "a3", DECISION_ITEM["user_reply"]),
+    ])
+
+
+def test_capture_collects_tools_files_failures_and_decisions(tmp_path: Path) -> None:
+    reader = read_transcript(_decision_session(tmp_path / "s.jsonl"))
+    view = build_context(reader.entries, reader.by_id, reader.leaf)
+    state = capture(CapturedState(), view.path, reader.read_object)
+    assert state.tools_used == ("edit", "read")
+    assert state.files_modified == ("src/net/retry.ts",)
+    assert state.files_read == ("src/net/CircuitBreaker.ts",)
+    assert [f.tool for f in state.failures] == ["read"]
+    assert state.last_tool_call is not None and state.last_tool_call.params_summary.startswith("path=src/net/")
+    assert [d.what for d in state.decisions] == DECISION_ITEM["expected"]
+    assert state.real_user_messages == 2
+    assert any("test for the timeout path" in item for item in state.open_items)
+    # The fold is pure and incremental: capturing in two halves gives the same state.
+    half = len(view.path) // 2
+    split = capture(capture(CapturedState(), view.path[:half], reader.read_object), view.path[half:],
+                    reader.read_object)
+    assert split == state
+
+
+def test_state_files_round_trip_and_stale_state_is_discarded(tmp_path: Path) -> None:
+    reader = read_transcript(_decision_session(tmp_path / "s.jsonl"))
+    view = build_context(reader.entries, reader.by_id, reader.leaf)
+    state = capture(CapturedState(), view.path, reader.read_object)
+    when = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    directory = save_state(tmp_path / "state", "agent:main:main", state, now=when)
+    assert sorted(p.name for p in directory.iterdir()) == [
+        "decisions.json", "last_tool_call.json", "open_items.json", "resources.json", "thread.json",
+    ]
+    loaded = load_state(tmp_path / "state", "agent:main:main", latest_checkpoint_at=when - timedelta(seconds=5))
+    assert not loaded.stale and loaded.state.decisions == state.decisions
+    assert loaded.state.last_tool_call == state.last_tool_call
+    stale = load_state(tmp_path / "state", "agent:main:main", latest_checkpoint_at=when + timedelta(seconds=5))
+    assert stale.stale and stale.state == CapturedState()
+
+
+def test_thread_uses_real_user_messages_only(tmp_path: Path) -> None:
+    path = write(tmp_path / "t.jsonl", [
+        user("u0", None, "The conversation history before this point was compacted into the following summary:"),
+        user("u1", "u0", "Build me a CLI for invoices"),
+        assistant("a1", "u1", "x" * 600, 10),
+        user("u2", "a1", "ok"),
+        assistant("a2", "u2", "Done, pushed.", 20),
+        user("u3", "a2", "[Context: 81% | 162k/200k tokens | Checkpoint saved]"),
+        user("u4", "u3", "thanks, now add tests"),
+        assistant("a4", "u4", "Adding tests now.", 30),
+    ])
+    reader = read_transcript(path)
+    view = build_context(reader.entries, reader.by_id, reader.leaf)
+    thread = extract_thread(view.messages, reader.read_object)
+    assert thread.summary == "Build me a CLI for invoices ... thanks, now add tests"
+    assert [(e.role, e.gist) for e in thread.key_exchanges] == [
+        ("user", "Build me a CLI for invoices"), ("user", "ok"), ("agent", "Done, pushed."),
+        ("user", "thanks, now add tests"), ("agent", "Adding tests now."),
+    ]
+
+
+def test_triggers_thresholds_turns_margin_compaction_and_the_five_percent_rule() -> None:
+    window = ContextWindow(200_000, "store")
+    state = TriggerState()
+    fired = []
+    for tokens in (20_000, 60_000, 110_000, 120_000, 162_000):
+        gauge = read_gauge(tokens, window, reserve_floor=20_000)
+        trigger, state = decide_trigger(state, gauge, compactions=0, new_user_messages=0)
+        fired.append(trigger)
+    assert fired == [None, "auto-25pct", "auto-50pct", None, "auto-80pct"]  # 75% was passed with 80%
+    gauge = read_gauge(171_000, window, reserve_floor=20_000)
+    trigger, state = decide_trigger(state, gauge, compactions=0, new_user_messages=0)
+    assert trigger == "pre-compaction-margin"  # the 180k compaction line − a 5% (10k) margin = 170k
+    trigger, state = decide_trigger(state, read_gauge(None, window), compactions=1, new_user_messages=0)
+    assert trigger == "compaction" and state.fired == frozenset()
+    trigger, state = decide_trigger(state, read_gauge(5_000, window), compactions=1,
+                                    new_user_messages=TURNS_PER_CHECKPOINT)
+    assert trigger == "turns"
+    assert should_skip("auto-80pct", 102_000, 100_000) and not should_skip("auto-80pct", 106_000, 100_000)
+    assert not should_skip("manual", 100_000, 100_000) and not should_skip("compaction", 100_000, 100_000)
+
+
+def test_sidecar_follows_appends_and_writes_the_expected_checkpoints(tmp_path: Path) -> None:
+    lines = V1_LEGACY.read_bytes().splitlines(keepends=True)
+    live = tmp_path / "sessions" / "pi.jsonl"
+    live.parent.mkdir()
+    live.write_bytes(b"".join(lines[:200]))
+    manager = ContextManager(Config(state_dir=tmp_path / "state"), clock=Clock())
+    manager.add_all(discover_sessions([live]).sessions)
+    triggers = [e.trigger for e in manager.step_all() if e.kind == "checkpoint"]
+    for start in range(200, len(lines), 100):
+        with live.open("ab") as handle:
+            handle.write(b"".join(lines[start : start + 100]))
+        triggers += [e.trigger for e in manager.step_all() if e.kind == "checkpoint"]
+    assert triggers[0] == "auto-25pct"
+    assert "auto-50pct" in triggers and "auto-80pct" in triggers
+    assert triggers.index("auto-50pct") < triggers.index("auto-80pct")
+    key = next(iter(manager.sessions))
+    refs = list_checkpoints(tmp_path / "state", key)
+    assert len(refs) == 5  # retention
+    newest = read_checkpoint(refs[-1])
+    assert newest.meta.token_usage.utilization >= 0.8
+    assert newest.resources.tools_used and newest.thread.summary
+    assert (tmp_path / "state" / "context" / "audit.jsonl").read_text().count('"action":"checkpoint"') == len(triggers)
+
+
+def test_compaction_detected_live_writes_a_compaction_checkpoint(tmp_path: Path) -> None:
+    path = write(tmp_path / "c.jsonl", [user("u1", None, "start"), assistant("a1", "u1", "ok", 9000)])
+    manager = ContextManager(Config(state_dir=tmp_path / "state"), clock=Clock())
+    manager.add_all(discover_sessions([path]).sessions)
+    manager.step_all()
+    with path.open("ab") as handle:
+        handle.write(orjson.dumps(compaction("k1", "a1", "u1")) + b"\n")
+    events = manager.step_all()
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "compaction" and "checkpoint" in kinds
+    assert next(e for e in events if e.kind == "checkpoint").trigger == "compaction"
+
+
+def test_manual_checkpoint_then_inject_appends_a_custom_message(tmp_path: Path) -> None:
+    live = tmp_path / "agent.jsonl"
+    shutil.copy(MAIN_SESSION, live)
+    before = live.read_bytes()
+    source = discover_sessions([live]).sessions[0]
+    manager = ContextManager(Config(state_dir=tmp_path / "state"), clock=Clock(), auto_checkpoints=False)
+    manager.add(source)
+    event = manager.write(source.key, "manual")
+    assert event.kind == "checkpoint"
+    loaded = latest_checkpoint(tmp_path / "state", source.key)
+    assert loaded is not None and loaded.checkpoint.meta.trigger == "manual"
+
+    plan = plan_inject(source, tmp_path / "state")
+    assert plan.rendered.tokens <= 700
+    result = apply_inject(plan)
+    after = live.read_bytes()
+    assert after.startswith(before)
+    appended = orjson.loads(after[len(before):])
+    assert appended["customType"] == CHECKPOINT_CUSTOM_TYPE and appended["display"] is False
+    assert appended["parentId"] == read_transcript(MAIN_SESSION).leaf.id == result.parent_id
+    assert "<checkpoint-data" in appended["content"]
+    reader = read_transcript(live)
+    view = build_context(reader.entries, reader.by_id, reader.leaf)
+    assert view.messages[-1].role == "custom"  # pi will send it to the model as a user message
