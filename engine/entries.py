@@ -9,8 +9,7 @@ Format reference: ``reference/FORMATS.md`` §1.4–§1.6.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -37,8 +36,7 @@ CONTEXT_ROLES = frozenset(
 FALLBACK_SUMMARY_PREFIX = "Summary unavailable due to context limits"
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(NamedTuple):
     """Provider-reported token usage of one assistant message (all figures in tokens)."""
 
     input: int
@@ -59,9 +57,13 @@ class Usage:
         return self.context_tokens == 0
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One transcript line, reduced to metadata. Text is re-read from ``offset``/``length`` on demand."""
+class Entry(NamedTuple):
+    """One transcript line, reduced to metadata. Text is re-read from ``offset``/``length`` on demand.
+
+    A ``NamedTuple`` rather than a frozen dataclass: an index builds one per line, and a tuple is built in a
+    fraction of the time a 25-field frozen dataclass needs (measured: the difference between ~40 and
+    ~100 MB/s of indexing). It is just as immutable.
+    """
 
     line_no: int
     """1-based physical line number in the file (or ``seq`` for SQLite stores)."""
@@ -129,9 +131,7 @@ class Entry:
 
 
 def _int(value: Any) -> int:
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
+    if type(value) is int:  # exact type: excludes bool
         return value
     if isinstance(value, float) and value == value:  # NaN guard
         return int(value)
@@ -139,22 +139,23 @@ def _int(value: Any) -> int:
 
 
 def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
+    return value if type(value) is str else None
 
 
 def usage_from_object(raw: Any) -> Usage | None:
     """Parse pi's ``Usage`` object, tolerating missing or mistyped fields."""
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, dict):
         return None
     cost = raw.get("cost")
-    cost_total = cost.get("total") if isinstance(cost, Mapping) else None
+    cost_total = cost.get("total") if isinstance(cost, dict) else None
     return Usage(
         input=_int(raw.get("input")),
         output=_int(raw.get("output")),
         cache_read=_int(raw.get("cacheRead")),
         cache_write=_int(raw.get("cacheWrite")),
         total_tokens=_int(raw.get("totalTokens")),
-        cost_total=float(cost_total) if isinstance(cost_total, int | float) and not isinstance(cost_total, bool)
+        cost_total=float(cost_total)
+        if isinstance(cost_total, int | float) and not isinstance(cost_total, bool)
         else None,
     )
 
@@ -166,7 +167,7 @@ def _blocks_chars(content: Any, *, images: bool) -> int:
         return 0
     total = 0
     for block in content:
-        if not isinstance(block, Mapping):
+        if not isinstance(block, dict):
             continue
         kind = block.get("type")
         if kind == "text":
@@ -194,7 +195,7 @@ def message_chars(message: Mapping[str, Any]) -> int:
         total = 0
         if isinstance(content, list):
             for block in content:
-                if not isinstance(block, Mapping):
+                if not isinstance(block, dict):
                     continue
                 kind = block.get("type")
                 if kind == "text":
@@ -226,7 +227,7 @@ def message_text(message: Mapping[str, Any]) -> str:
         return content
     if isinstance(content, list):
         for block in content:
-            if not isinstance(block, Mapping):
+            if not isinstance(block, dict):
                 continue
             kind = block.get("type")
             if kind == "text":
@@ -239,56 +240,113 @@ def message_text(message: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
+_Base = tuple[int, int, int, int, str, str | None, str | None, str | None]
+"""The first eight fields of :class:`Entry`: position and tree links."""
+
+
+def _assistant_content(content: Any) -> tuple[int, tuple[str, ...]]:
+    chars = 0
+    calls: list[str] = []
+    if type(content) is not list:
+        return 0, ()
+    for block in content:
+        if type(block) is not dict:
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text")
+            chars += utf16_len(text) if type(text) is str else 0
+        elif kind == "thinking":
+            text = block.get("thinking")
+            chars += utf16_len(text) if type(text) is str else 0
+        elif kind == "toolCall":
+            name = block.get("name")
+            name = name if type(name) is str else "?"
+            calls.append(name)
+            chars += utf16_len(name) + _json_chars(block.get("arguments", {}))
+    return chars, tuple(calls)
+
+
+def _message_entry(base: _Base, message: dict[str, Any]) -> Entry:
+    # The hot path of indexing: positional construction and exact type checks (orjson makes plain dicts).
+    role = message.get("role")
+    get = message.get
+    if role == "assistant":
+        chars, calls = _assistant_content(get("content"))
+        return Entry(
+            *base,
+            "assistant",
+            chars,
+            usage_from_object(get("usage")),
+            _str(get("stopReason")),
+            _str(get("provider")),
+            _str(get("model")),
+            None,
+            None,
+            None,
+            False,
+            None,
+            None,
+            calls,
+        )
+    if role == "toolResult":
+        return Entry(
+            *base,
+            "toolResult",
+            _blocks_chars(get("content"), images=True),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            False,
+            None,
+            None,
+            (),
+            _str(get("toolName")),
+            get("isError") is True,
+        )
+    if role == "user":
+        return Entry(*base, "user", _blocks_chars(get("content"), images=False))
+    if role == "hookMessage":  # v2 name of the custom role (FORMATS §1.8)
+        role = "custom"
+        message = {**message, "role": "custom"}
+    if role not in CONTEXT_ROLES:
+        return Entry(*base)
+    return Entry(
+        *base,
+        role=role,
+        chars=message_chars(message),
+        custom_type=_str(get("customType")),
+        excluded=role == "bashExecution" and get("excludeFromContext") is True,
+    )
+
+
 def entry_from_object(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int, ordinal: int) -> Entry:
     """Reduce one parsed transcript line to an :class:`Entry`."""
     kind = _str(obj.get("type")) or "unknown"
-    base: dict[str, Any] = {
-        "line_no": line_no,
-        "offset": offset,
-        "length": length,
-        "ordinal": ordinal,
-        "type": kind,
-        "id": _str(obj.get("id")),
-        "parent_id": _str(obj.get("parentId")),
-        "timestamp": _str(obj.get("timestamp")),
-    }
+    base: _Base = (
+        line_no,
+        offset,
+        length,
+        ordinal,
+        kind,
+        _str(obj.get("id")),
+        _str(obj.get("parentId")),
+        _str(obj.get("timestamp")),
+    )
     if kind == "message":
         message = obj.get("message")
-        if not isinstance(message, Mapping):
-            return Entry(**base)
-        role = _str(message.get("role"))
-        if role == "hookMessage":  # v2 name of the custom role (FORMATS §1.8)
-            role = "custom"
-        if role not in CONTEXT_ROLES:
-            return Entry(**base)
-        tool_calls: tuple[str, ...] = ()
-        content = message.get("content")
-        if role == "assistant" and isinstance(content, list):
-            tool_calls = tuple(
-                name
-                for block in content
-                if isinstance(block, Mapping) and block.get("type") == "toolCall"
-                for name in (_str(block.get("name")) or "?",)
-            )
-        return Entry(
-            **base,
-            role=role,
-            chars=message_chars(message if message.get("role") != "hookMessage" else {**message, "role": "custom"}),
-            usage=usage_from_object(message.get("usage")) if role == "assistant" else None,
-            stop_reason=_str(message.get("stopReason")),
-            provider=_str(message.get("provider")),
-            model=_str(message.get("model")),
-            tool_calls=tool_calls,
-            tool_name=_str(message.get("toolName")),
-            is_error=message.get("isError") is True,
-            excluded=role == "bashExecution" and message.get("excludeFromContext") is True,
-            custom_type=_str(message.get("customType")),
-        )
+        if type(message) is not dict:
+            return Entry(*base)
+        return _message_entry(base, message)
     if kind == "compaction":
         summary = _str(obj.get("summary")) or ""
         tokens_before = obj.get("tokensBefore")
         return Entry(
-            **base,
+            *base,
             chars=utf16_len(summary),
             first_kept_entry_id=_str(obj.get("firstKeptEntryId")),
             tokens_before=_int(tokens_before) if tokens_before is not None else None,
@@ -298,19 +356,19 @@ def entry_from_object(obj: Mapping[str, Any], *, line_no: int, offset: int, leng
     if kind == "branch_summary":
         summary = _str(obj.get("summary")) or ""
         # pi emits a branch summary only when it is non-empty (FORMATS §2.2).
-        return Entry(**base, role="branchSummary" if summary else None, chars=utf16_len(summary))
+        return Entry(*base, role="branchSummary" if summary else None, chars=utf16_len(summary))
     if kind == "custom_message":
         return Entry(
-            **base,
+            *base,
             role="custom",
             chars=_blocks_chars(obj.get("content"), images=True),
             custom_type=_str(obj.get("customType")),
             display=obj.get("display") if isinstance(obj.get("display"), bool) else None,
         )
     if kind == "model_change":
-        return Entry(**base, provider=_str(obj.get("provider")), model=_str(obj.get("modelId")))
+        return Entry(*base, provider=_str(obj.get("provider")), model=_str(obj.get("modelId")))
     if kind == "custom":
-        return Entry(**base, custom_type=_str(obj.get("customType")))
+        return Entry(*base, custom_type=_str(obj.get("customType")))
     if kind == "label":
-        return Entry(**base, target_id=_str(obj.get("targetId")), label=_str(obj.get("label")))
-    return Entry(**base)
+        return Entry(*base, target_id=_str(obj.get("targetId")), label=_str(obj.get("label")))
+    return Entry(*base)
