@@ -9,6 +9,7 @@ Format reference: ``reference/FORMATS.md`` §1.4–§1.6.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from sys import intern
 from typing import Any, NamedTuple
 
 import orjson
@@ -71,8 +72,6 @@ class Entry(NamedTuple):
     """Byte offset of the line's first byte."""
     length: int
     """Length of the line in bytes, without the newline."""
-    ordinal: int
-    """0-based index among parsed entries, header included (pi's legacy ``firstKeptEntryIndex`` counts these)."""
     type: str
     id: str | None
     parent_id: str | None
@@ -140,6 +139,11 @@ def _int(value: Any) -> int:
 
 def _str(value: Any) -> str | None:
     return value if type(value) is str else None
+
+
+def _name(value: Any) -> str | None:
+    # Model, provider, role and tool names repeat on every line; one shared copy each keeps a big index small.
+    return intern(value) if type(value) is str and len(value) < 200 else None
 
 
 def usage_from_object(raw: Any) -> Usage | None:
@@ -240,8 +244,8 @@ def message_text(message: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
-_Base = tuple[int, int, int, int, str, str | None, str | None, str | None]
-"""The first eight fields of :class:`Entry`: position and tree links."""
+_Base = tuple[int, int, int, str, str | None, str | None, str | None]
+"""The first seven fields of :class:`Entry`: position and tree links."""
 
 
 def _assistant_content(content: Any) -> tuple[int, tuple[str, ...]]:
@@ -261,7 +265,7 @@ def _assistant_content(content: Any) -> tuple[int, tuple[str, ...]]:
             chars += utf16_len(text) if type(text) is str else 0
         elif kind == "toolCall":
             name = block.get("name")
-            name = name if type(name) is str else "?"
+            name = intern(name) if type(name) is str and len(name) < 200 else "?"
             calls.append(name)
             chars += utf16_len(name) + _json_chars(block.get("arguments", {}))
     return chars, tuple(calls)
@@ -278,9 +282,9 @@ def _message_entry(base: _Base, message: dict[str, Any]) -> Entry:
             "assistant",
             chars,
             usage_from_object(get("usage")),
-            _str(get("stopReason")),
-            _str(get("provider")),
-            _str(get("model")),
+            _name(get("stopReason")),
+            _name(get("provider")),
+            _name(get("model")),
             None,
             None,
             None,
@@ -305,7 +309,7 @@ def _message_entry(base: _Base, message: dict[str, Any]) -> Entry:
             None,
             None,
             (),
-            _str(get("toolName")),
+            _name(get("toolName")),
             get("isError") is True,
         )
     if role == "user":
@@ -319,22 +323,21 @@ def _message_entry(base: _Base, message: dict[str, Any]) -> Entry:
         *base,
         role=role,
         chars=message_chars(message),
-        custom_type=_str(get("customType")),
+        custom_type=_name(get("customType")),
         excluded=role == "bashExecution" and get("excludeFromContext") is True,
     )
 
 
-def entry_from_object(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int, ordinal: int) -> Entry:
+def entry_from_object(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int) -> Entry:
     """Reduce one parsed transcript line to an :class:`Entry`."""
-    kind = _str(obj.get("type")) or "unknown"
+    kind = _name(obj.get("type")) or "unknown"
     base: _Base = (
         line_no,
         offset,
         length,
-        ordinal,
         kind,
-        _str(obj.get("id")),
-        _str(obj.get("parentId")),
+        _name(obj.get("id")),
+        _name(obj.get("parentId")),
         _str(obj.get("timestamp")),
     )
     if kind == "message":
@@ -366,7 +369,7 @@ def entry_from_object(obj: Mapping[str, Any], *, line_no: int, offset: int, leng
             display=obj.get("display") if isinstance(obj.get("display"), bool) else None,
         )
     if kind == "model_change":
-        return Entry(*base, provider=_str(obj.get("provider")), model=_str(obj.get("modelId")))
+        return Entry(*base, provider=_name(obj.get("provider")), model=_name(obj.get("modelId")))
     if kind == "custom":
         return Entry(*base, custom_type=_str(obj.get("customType")))
     if kind == "label":

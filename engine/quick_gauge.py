@@ -68,7 +68,7 @@ def quick_context_tokens(path: Path) -> QuickGauge:
             continue
         if not isinstance(obj, dict) or obj.get("type") == "session":
             continue
-        entry = entry_from_object(obj, line_no=0, offset=offset, length=len(raw), ordinal=0)
+        entry = entry_from_object(obj, line_no=0, offset=offset, length=len(raw))
         if not linear:
             if entry.id is None:
                 continue

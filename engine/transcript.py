@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 _BOM = b"\xef\xbb\xbf"
-_BLOCK = 8 << 20
+_BLOCK = 1 << 20
 
 
 class TranscriptError(Exception):
@@ -109,7 +109,7 @@ class EntryParser:
                 self.headerless = True
         if self.version == 1 and obj.get("type") != "session":
             obj = self._migrate_v1(obj, line_no)
-        return entry_from_object(obj, line_no=line_no, offset=offset, length=length, ordinal=ordinal)
+        return entry_from_object(obj, line_no=line_no, offset=offset, length=length)
 
     def _migrate_v1(self, obj: dict[str, Any], line_no: int) -> dict[str, Any]:
         migrated = dict(obj)
@@ -202,7 +202,7 @@ class TranscriptReader:
                 if cut < 0:
                     carry = data
                     continue
-                self._consume(data[: cut + 1], self.offset, new_entries, new_bad)
+                self._consume(data, cut + 1, self.offset, new_entries, new_bad)
                 self.offset += cut + 1
                 carry = data[cut + 1 :]
         finally:
@@ -211,10 +211,9 @@ class TranscriptReader:
             tuple(new_entries), tuple(new_bad), reset, self.offset - start, self.size - self.offset
         )
 
-    def _consume(self, data: bytes, base: int, out: list[Entry], bad: list[BadLine]) -> None:
+    def _consume(self, data: bytes, end: int, base: int, out: list[Entry], bad: list[BadLine]) -> None:
         parse = self.parser.parse
         start = 0
-        end = len(data)
         while start < end:
             nl = data.index(b"\n", start)
             self._line_no += 1
