@@ -16,26 +16,76 @@ from tests.conftest import HEADERLESS, MAIN_SESSION, V1_LEGACY
 from tests.engine._transcripts import HEADER, assistant, compaction, line, tool_result, user, write
 
 ALL_TYPES = [
-    {"type": "model_change", "id": "m1", "parentId": None, "timestamp": "t", "provider": "anthropic",
-     "modelId": "claude-opus-4-5"},
+    {
+        "type": "model_change",
+        "id": "m1",
+        "parentId": None,
+        "timestamp": "t",
+        "provider": "anthropic",
+        "modelId": "claude-opus-4-5",
+    },
     {"type": "thinking_level_change", "id": "t1", "parentId": "m1", "timestamp": "t", "thinkingLevel": "high"},
     user("u1", "t1", "hello"),
     assistant("a1", "u1", "hi", 100, tool=("read", {"path": "src/app.py"})),
     tool_result("r1", "a1", "print('x')"),
-    {"type": "message", "id": "b1", "parentId": "r1", "timestamp": "t",
-     "message": {"role": "bashExecution", "command": "ls", "output": "a b", "exitCode": 0, "cancelled": False,
-                 "truncated": False, "timestamp": 4}},
-    {"type": "message", "id": "b2", "parentId": "b1", "timestamp": "t",
-     "message": {"role": "bashExecution", "command": "secret", "output": "x", "exitCode": 0, "cancelled": False,
-                 "truncated": False, "excludeFromContext": True, "timestamp": 4}},
-    {"type": "custom", "customType": "model-snapshot", "data": {"x": 1}, "id": "c1", "parentId": "b2",
-     "timestamp": "t"},
-    {"type": "custom_message", "customType": "openclaw.runtime-context", "content": "ctx", "display": False,
-     "id": "cm1", "parentId": "c1", "timestamp": "t"},
+    {
+        "type": "message",
+        "id": "b1",
+        "parentId": "r1",
+        "timestamp": "t",
+        "message": {
+            "role": "bashExecution",
+            "command": "ls",
+            "output": "a b",
+            "exitCode": 0,
+            "cancelled": False,
+            "truncated": False,
+            "timestamp": 4,
+        },
+    },
+    {
+        "type": "message",
+        "id": "b2",
+        "parentId": "b1",
+        "timestamp": "t",
+        "message": {
+            "role": "bashExecution",
+            "command": "secret",
+            "output": "x",
+            "exitCode": 0,
+            "cancelled": False,
+            "truncated": False,
+            "excludeFromContext": True,
+            "timestamp": 4,
+        },
+    },
+    {
+        "type": "custom",
+        "customType": "model-snapshot",
+        "data": {"x": 1},
+        "id": "c1",
+        "parentId": "b2",
+        "timestamp": "t",
+    },
+    {
+        "type": "custom_message",
+        "customType": "openclaw.runtime-context",
+        "content": "ctx",
+        "display": False,
+        "id": "cm1",
+        "parentId": "c1",
+        "timestamp": "t",
+    },
     {"type": "label", "id": "l1", "parentId": "cm1", "timestamp": "t", "targetId": "u1", "label": "pin"},
     {"type": "session_info", "id": "s1", "parentId": "l1", "timestamp": "t", "name": "Refactor"},
-    {"type": "branch_summary", "id": "bs1", "parentId": "s1", "timestamp": "t", "fromId": "root",
-     "summary": "came back"},
+    {
+        "type": "branch_summary",
+        "id": "bs1",
+        "parentId": "s1",
+        "timestamp": "t",
+        "fromId": "root",
+        "summary": "came back",
+    },
     {"type": "future_type_nobody_knows", "id": "f1", "parentId": "bs1", "timestamp": "t", "x": [1]},
     compaction("k1", "f1", "u1"),
 ]
@@ -64,7 +114,13 @@ def test_every_entry_type_is_read_with_its_metadata(tmp_path: Path) -> None:
 
     view = build_context(reader.entries, reader.by_id, reader.leaf)
     assert [m.entry_id for m in view.messages] == [
-        "compaction:k1", "u1", "a1", "r1", "b1", "cm1", "branch_summary:bs1",
+        "compaction:k1",
+        "u1",
+        "a1",
+        "r1",
+        "b1",
+        "cm1",
+        "branch_summary:bs1",
     ]
 
 
@@ -87,8 +143,11 @@ def test_v1_compaction_index_becomes_first_kept_id(tmp_path: Path) -> None:
         {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "one", "timestamp": 1}},
         {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "two", "timestamp": 1}},
         {"type": "compaction", "timestamp": "t", "summary": "s", "firstKeptEntryIndex": 2, "tokensBefore": 9},
-        {"type": "message", "timestamp": "t", "message": {"role": "hookMessage", "customType": "x",
-                                                          "content": "hook", "display": True, "timestamp": 1}},
+        {
+            "type": "message",
+            "timestamp": "t",
+            "message": {"role": "hookMessage", "customType": "x", "content": "hook", "display": True, "timestamp": 1},
+        },
     ]
     reader = read_transcript(write(tmp_path / "v1.jsonl", v1, header=False))
     compaction_entry = next(e for e in reader.entries if e.type == "compaction")
@@ -131,8 +190,9 @@ def test_malformed_lines_are_counted_with_line_numbers(tmp_path: Path) -> None:
 
 def test_bom_and_crlf_are_tolerated(tmp_path: Path) -> None:
     path = tmp_path / "crlf.jsonl"
-    path.write_bytes(b"\xef\xbb\xbf" + line(HEADER).replace(b"\n", b"\r\n") + line(user("u1", None, "hi")).replace(
-        b"\n", b"\r\n"))
+    path.write_bytes(
+        b"\xef\xbb\xbf" + line(HEADER).replace(b"\n", b"\r\n") + line(user("u1", None, "hi")).replace(b"\n", b"\r\n")
+    )
     reader = read_transcript(path)
     assert not reader.bad_lines
     assert reader.header is not None
@@ -200,3 +260,14 @@ def test_read_object_returns_the_full_line_lazily() -> None:
     assert obj["id"] == entry.id
     raw = MAIN_SESSION.read_bytes()[entry.offset : entry.offset + entry.length]
     assert orjson.loads(raw) == obj
+
+
+def test_version_4_header_reads_like_version_3(tmp_path: Path) -> None:
+    path = tmp_path / "v4.jsonl"
+    path.write_bytes(
+        line({**HEADER, "version": 4}) + line(user("u1", None, "hi")) + line(assistant("a1", "u1", "yo", 42))
+    )
+    reader = read_transcript(path)
+    assert reader.parser.version == 4 and not reader.bad_lines
+    view = build_context(reader.entries, reader.by_id, reader.leaf)
+    assert [m.entry_id for m in view.messages] == ["u1", "a1"]

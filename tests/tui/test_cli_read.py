@@ -1,0 +1,90 @@
+"""``ctxscope status`` and ``ctxscope inspect``: the JSON users script against, and the human tables."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION, OPENCLAW, SESSIONS_JSON
+from tui.cli import EXIT_NOT_FOUND, EXIT_OK, main
+
+STATUS_FIELDS = {
+    "key",
+    "path",
+    "format",
+    "model",
+    "context_window",
+    "context_window_source",
+    "context_tokens",
+    "context_tokens_source",
+    "agent_estimate",
+    "utilization",
+    "compaction_threshold_tokens",
+    "compactions",
+    "last_activity",
+    "malformed_lines",
+}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    sessions = tmp_path / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    shutil.copy(MAIN_SESSION, sessions / "76cc5ab5-0425-4038-b41f-0af9f313d594.jsonl")
+    shutil.copy(ENDS_ON_COMPACTION, sessions / "f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1.jsonl")
+    shutil.copy(SESSIONS_JSON, sessions / "sessions.json")
+    return tmp_path
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> object:
+    assert main(argv) == EXIT_OK
+    return orjson.loads(capsys.readouterr().out)
+
+
+def test_status_json_has_the_documented_fields(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = _json(capsys, ["status", str(store), "--json"])
+    assert isinstance(rows, list) and len(rows) == 2
+    by_key = {r["key"]: r for r in rows}
+    assert all(set(r) >= STATUS_FIELDS for r in rows)
+    main_row = by_key["agent:main:main"]
+    assert main_row["context_tokens"] == 21_582 and main_row["context_tokens_source"] == "usage"
+    assert main_row["context_window"] == 32_768 and main_row["context_window_source"] == "store"
+    assert main_row["compaction_threshold_tokens"] == 12_768
+    assert main_row["utilization"] == round(21_582 / 32_768, 4)
+    assert main_row["compactions"] == 4 and main_row["malformed_lines"] == []
+    unknown = by_key["agent:main:openresponses-user:9e983849"]
+    assert unknown["context_tokens"] is None and unknown["utilization"] is None
+    assert unknown["context_tokens_source"] == "unknown-after-compaction"
+
+
+def test_inspect_json_lists_context_messages(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    result = _json(capsys, ["inspect", "agent:main:main", "--in", str(store), "--json"])
+    assert isinstance(result, dict)
+    assert {"key", "leaf_id", "context_tokens", "agent_estimate", "context"} <= set(result)
+    context = result["context"]
+    assert context[0]["entry_id"] == "compaction:48392785" and context[0]["role"] == "compactionSummary"
+    assert all({"entry_id", "role", "tokens", "protected", "compactable"} <= set(m) for m in context)
+    assert all(m["protected"] != m["compactable"] for m in context)
+    protected = [m["protected"] for m in context]
+    assert protected == sorted(protected)  # compactable first, then the protected recent tail
+    assert result["leaf_id"] == "188a55d1"
+
+
+def test_inspect_accepts_a_path_and_reports_unknown_sessions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", str(ENDS_ON_COMPACTION)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "unknown after compaction" in out and "compaction:29376fa3" in out
+    assert main(["inspect", "agent:does-not-exist", "--in", str(OPENCLAW)]) == EXIT_NOT_FOUND
+    assert "ctxscope status" in capsys.readouterr().err
+
+
+def test_installed_command_prints_a_table(store: Path) -> None:
+    exe = Path(sys.executable).with_name("ctxscope")
+    result = subprocess.run([str(exe), "status", str(store)], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines()[0].split()[:3] == ["KEY", "MODEL", "TOKENS"]
+    assert "agent:main:main" in result.stdout and "22k/33k" in result.stdout
