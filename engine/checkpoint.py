@@ -9,6 +9,7 @@ Exceptions: ``ValueError`` ← :class:`CheckpointFormatError` (a dict or file th
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -156,48 +157,10 @@ class Checkpoint:
     learnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The YAML document as plain dicts and lists, keys in schema order."""
-        m, w, tu = self.meta, self.working, self.meta.token_usage
-        ltc = w.last_tool_call
-        return {
-            "schema": SCHEMA,
-            "schema_version": SCHEMA_VERSION,
-            "meta": {
-                "checkpoint_id": m.checkpoint_id,
-                "session_key": m.session_key,
-                "session_file": m.session_file,
-                "created_at": m.created_at,
-                "trigger": m.trigger,
-                "compaction_count": m.compaction_count,
-                "token_usage": {
-                    "input_tokens": tu.input_tokens,
-                    "context_window": tu.context_window,
-                    "utilization": tu.utilization,
-                },
-                "previous_checkpoint": m.previous_checkpoint,
-                "channel": m.channel,
-                "agent_id": m.agent_id,
-            },
-            "working": {
-                "topic": w.topic,
-                "status": w.status,
-                "interrupted": w.interrupted,
-                "last_tool_call": None if ltc is None else {"name": ltc.name, "params_summary": ltc.params_summary},
-                "next_action": w.next_action,
-            },
-            "decisions": [{"id": d.id, "what": d.what, "when": d.when} for d in self.decisions],
-            "resources": {
-                "files_read": list(self.resources.files_read),
-                "files_modified": list(self.resources.files_modified),
-                "tools_used": list(self.resources.tools_used),
-            },
-            "thread": {
-                "summary": self.thread.summary,
-                "key_exchanges": [{"role": e.role, "gist": e.gist} for e in self.thread.key_exchanges],
-            },
-            "open_items": list(self.open_items),
-            "learnings": list(self.learnings),
-        }
+        """The YAML document as plain dicts and lists: field names are the keys, in schema order."""
+        plain = _plain(self)
+        assert isinstance(plain, dict)
+        return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, **plain}
 
     @classmethod
     def from_dict(cls, data: object) -> Checkpoint:
@@ -211,6 +174,14 @@ class Checkpoint:
             raise CheckpointFormatError(problems)
         assert isinstance(data, Mapping)
         return _build(data)
+
+
+def _plain(value: object) -> object:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    return value
 
 
 def _time_text(value: object) -> str:
@@ -270,8 +241,12 @@ def _build(d: Mapping[str, Any]) -> Checkpoint:
     )
 
 
+def _kind(value: object) -> str:
+    return type(value).__name__
+
+
 class _Checker:
-    """Collects problems with paths like ``meta.token_usage.input_tokens``."""
+    """Collects problems as ``<path>: <message>``, e.g. ``meta.token_usage.input_tokens: missing``."""
 
     def __init__(self) -> None:
         self.problems: list[str] = []
@@ -279,83 +254,63 @@ class _Checker:
     def add(self, where: str, message: str) -> None:
         self.problems.append(f"{where}: {message}")
 
-    def section(self, parent: Mapping[str, Any], key: str, where: str, *, required: bool) -> Mapping[str, Any]:
-        value = parent.get(key)
-        if value is None:
-            if required:
-                self.add(where, "missing")
-            return {}
-        if not isinstance(value, Mapping):
-            self.add(where, f"expected a mapping, got {type(value).__name__}")
+    def section(self, m: Mapping[str, Any], at: str, key: str, *, required: bool) -> Mapping[str, Any]:
+        value = m.get(key)
+        if value is None or not isinstance(value, Mapping):
+            if value is not None or required:
+                self.add(at + key, "missing" if value is None else f"expected a mapping, got {_kind(value)}")
             return {}
         return value
 
-    def text(
-        self, m: Mapping[str, Any], key: str, where: str, *, required: bool = True, nullable: bool = False
-    ) -> None:
-        if key not in m:
-            if required:
-                self.add(where, "missing")
-            return
-        value = m[key]
-        if value is None and (nullable or not required):
-            return
-        if not isinstance(value, str):
-            self.add(where, f"expected a string, got {type(value).__name__}")
-
-    def time(self, m: Mapping[str, Any], key: str, where: str) -> None:
+    def text(self, m: Mapping[str, Any], at: str, key: str, *, optional: bool = False) -> None:
         value = m.get(key)
-        if isinstance(value, date):
-            return
-        if not isinstance(value, str):
-            self.add(where, "missing" if value is None else f"expected an ISO-8601 time, got {type(value).__name__}")
-            return
-        try:
-            datetime.fromisoformat(value)
-        except ValueError:
-            self.add(where, f"not an ISO-8601 time: {value[:40]!r}")
+        if value is None and (optional or key in m):
+            if not optional:
+                self.add(at + key, "expected a string, got null")
+        elif not isinstance(value, str):
+            self.add(at + key, "missing" if value is None else f"expected a string, got {_kind(value)}")
 
-    def integer(self, m: Mapping[str, Any], key: str, where: str, *, minimum: int) -> None:
+    def time(self, m: Mapping[str, Any], at: str, key: str) -> None:
+        value = m.get(key)
+        if isinstance(value, str):
+            try:
+                datetime.fromisoformat(value)
+            except ValueError:
+                self.add(at + key, f"not an ISO-8601 time: {value[:40]!r}")
+        elif not isinstance(value, date):
+            self.add(at + key, "missing" if value is None else f"expected an ISO-8601 time, got {_kind(value)}")
+
+    def integer(self, m: Mapping[str, Any], at: str, key: str, *, minimum: int) -> None:
         value = m.get(key)
         if not isinstance(value, int) or isinstance(value, bool):
-            self.add(where, "missing" if value is None else f"expected an integer, got {type(value).__name__}")
+            self.add(at + key, "missing" if value is None else f"expected an integer, got {_kind(value)}")
         elif value < minimum:
-            self.add(where, f"must be >= {minimum}, got {value}")
+            self.add(at + key, f"must be >= {minimum}, got {value}")
 
-    def pattern(self, m: Mapping[str, Any], key: str, where: str, regex: re.Pattern[str], *, nullable: bool) -> None:
+    def pattern(
+        self, m: Mapping[str, Any], at: str, key: str, regex: re.Pattern[str], *, optional: bool = False
+    ) -> None:
         value = m.get(key)
-        if value is None and nullable:
+        if value is None and optional:
             return
         if not isinstance(value, str):
-            self.add(where, "missing" if value is None else f"expected a string, got {type(value).__name__}")
+            self.add(at + key, "missing" if value is None else f"expected a string, got {_kind(value)}")
         elif not regex.fullmatch(value):
-            self.add(where, f"unexpected value {value[:40]!r}")
+            self.add(at + key, f"unexpected value {value[:40]!r}")
 
-    def text_list(self, m: Mapping[str, Any], key: str, where: str) -> None:
-        value = m.get(key)
-        if value is None:
-            return
-        if not isinstance(value, list):
-            self.add(where, f"expected a list, got {type(value).__name__}")
-            return
-        for i, item in enumerate(value):
-            if not isinstance(item, str):
-                self.add(f"{where}[{i}]", f"expected a string, got {type(item).__name__}")
-
-    def record_list(self, m: Mapping[str, Any], key: str, where: str) -> list[Mapping[str, Any]]:
+    def items(self, m: Mapping[str, Any], at: str, key: str, kind: type) -> list[Any]:
+        """The items of an optional list that have type ``kind``; the others are reported."""
         value = m.get(key)
         if value is None:
             return []
         if not isinstance(value, list):
-            self.add(where, f"expected a list, got {type(value).__name__}")
+            self.add(at + key, f"expected a list, got {_kind(value)}")
             return []
-        records = []
         for i, item in enumerate(value):
-            if isinstance(item, Mapping):
-                records.append(item)
-            else:
-                self.add(f"{where}[{i}]", f"expected a mapping, got {type(item).__name__}")
-        return records
+            if not isinstance(item, kind):
+                wanted = "a string" if kind is str else "a mapping"
+                self.add(f"{at}{key}[{i}]", f"expected {wanted}, got {_kind(item)}")
+        return [item for item in value if isinstance(item, kind)]
 
 
 def validate_checkpoint(data: object) -> list[str]:
@@ -364,118 +319,90 @@ def validate_checkpoint(data: object) -> list[str]:
     Lists and ``resources``/``thread`` may be missing or null (read as empty); ``meta`` and ``working`` may not.
     Unknown keys are ignored, for forward compatibility.
     """
-    c = _Checker()
     if not isinstance(data, Mapping):
-        return [f"document: expected a mapping, got {type(data).__name__}"]
+        return [f"document: expected a mapping, got {_kind(data)}"]
+    c = _Checker()
     if data.get("schema") != SCHEMA:
         c.add("schema", f"expected {SCHEMA!r}, got {str(data.get('schema'))[:40]!r}")
     version = data.get("schema_version")
     if version != SCHEMA_VERSION or isinstance(version, bool):
         c.add("schema_version", f"unsupported version {str(version)[:20]!r}")
 
-    meta = c.section(data, "meta", "meta", required=True)
-    if meta:
-        c.pattern(meta, "checkpoint_id", "meta.checkpoint_id", CHECKPOINT_ID_RE, nullable=False)
-        c.text(meta, "session_key", "meta.session_key")
-        c.text(meta, "session_file", "meta.session_file")
-        c.time(meta, "created_at", "meta.created_at")
-        c.pattern(meta, "trigger", "meta.trigger", TRIGGER_RE, nullable=False)
-        c.integer(meta, "compaction_count", "meta.compaction_count", minimum=0)
-        usage = c.section(meta, "token_usage", "meta.token_usage", required=True)
-        if usage:
-            c.integer(usage, "input_tokens", "meta.token_usage.input_tokens", minimum=0)
-            c.integer(usage, "context_window", "meta.token_usage.context_window", minimum=1)
+    if meta := c.section(data, "", "meta", required=True):
+        c.pattern(meta, "meta.", "checkpoint_id", CHECKPOINT_ID_RE)
+        c.text(meta, "meta.", "session_key")
+        c.text(meta, "meta.", "session_file")
+        c.time(meta, "meta.", "created_at")
+        c.pattern(meta, "meta.", "trigger", TRIGGER_RE)
+        c.integer(meta, "meta.", "compaction_count", minimum=0)
+        if usage := c.section(meta, "meta.", "token_usage", required=True):
+            c.integer(usage, "meta.token_usage.", "input_tokens", minimum=0)
+            c.integer(usage, "meta.token_usage.", "context_window", minimum=1)
             ratio = usage.get("utilization")
-            if not isinstance(ratio, int | float) or isinstance(ratio, bool):
-                c.add("meta.token_usage.utilization", "expected a number")
-            elif not math.isfinite(ratio) or ratio < 0:
-                c.add("meta.token_usage.utilization", f"must be a finite ratio >= 0, got {ratio}")
-        c.pattern(meta, "previous_checkpoint", "meta.previous_checkpoint", CHECKPOINT_ID_RE, nullable=True)
-        c.text(meta, "channel", "meta.channel", required=False)
-        c.text(meta, "agent_id", "meta.agent_id", required=False)
+            if not isinstance(ratio, int | float) or isinstance(ratio, bool) or not math.isfinite(ratio) or ratio < 0:
+                c.add("meta.token_usage.utilization", f"expected a finite ratio >= 0, got {str(ratio)[:20]!r}")
+        c.pattern(meta, "meta.", "previous_checkpoint", CHECKPOINT_ID_RE, optional=True)
+        c.text(meta, "meta.", "channel", optional=True)
+        c.text(meta, "meta.", "agent_id", optional=True)
 
-    work = c.section(data, "working", "working", required=True)
-    if work:
-        c.text(work, "topic", "working.topic")
-        status = work.get("status")
-        if status not in STATUSES:
-            c.add("working.status", f"expected one of {sorted(STATUSES)}, got {str(status)[:40]!r}")
+    if work := c.section(data, "", "working", required=True):
+        c.text(work, "working.", "topic")
+        if work.get("status") not in STATUSES:
+            c.add("working.status", f"expected one of {sorted(STATUSES)}, got {str(work.get('status'))[:40]!r}")
         if not isinstance(work.get("interrupted", False), bool):
             c.add("working.interrupted", "expected true or false")
-        ltc = work.get("last_tool_call")
-        if ltc is not None:
-            if not isinstance(ltc, Mapping):
-                c.add("working.last_tool_call", "expected a mapping or null")
-            else:
-                c.text(ltc, "name", "working.last_tool_call.name")
-                key = "params_summary" if "params_summary" in ltc else "paramsSummary"
-                c.text(ltc, key, f"working.last_tool_call.{key}", required=False)
-        c.text(work, "next_action", "working.next_action", required=False)
+        if call := c.section(work, "working.", "last_tool_call", required=False):
+            c.text(call, "working.last_tool_call.", "name")
+            c.text(
+                call,
+                "working.last_tool_call.",
+                "params_summary" if "params_summary" in call else "paramsSummary",
+                optional=True,
+            )
+        c.text(work, "working.", "next_action", optional=True)
 
-    for i, d in enumerate(c.record_list(data, "decisions", "decisions")):
-        c.text(d, "id", f"decisions[{i}].id")
-        c.text(d, "what", f"decisions[{i}].what")
-        c.time(d, "when", f"decisions[{i}].when")
-
-    resources = c.section(data, "resources", "resources", required=False)
+    for i, d in enumerate(c.items(data, "", "decisions", Mapping)):
+        c.text(d, f"decisions[{i}].", "id")
+        c.text(d, f"decisions[{i}].", "what")
+        c.time(d, f"decisions[{i}].", "when")
+    resources = c.section(data, "", "resources", required=False)
     for key in ("files_read", "files_modified", "tools_used"):
-        c.text_list(resources, key, f"resources.{key}")
-
-    thread = c.section(data, "thread", "thread", required=False)
-    c.text(thread, "summary", "thread.summary", required=False)
-    for i, e in enumerate(c.record_list(thread, "key_exchanges", "thread.key_exchanges")):
+        c.items(resources, "resources.", key, str)
+    thread = c.section(data, "", "thread", required=False)
+    c.text(thread, "thread.", "summary", optional=True)
+    for i, e in enumerate(c.items(thread, "thread.", "key_exchanges", Mapping)):
         if e.get("role") not in EXCHANGE_ROLES:
             c.add(f"thread.key_exchanges[{i}].role", f"expected user or agent, got {str(e.get('role'))[:20]!r}")
-        c.text(e, "gist", f"thread.key_exchanges[{i}].gist")
-
-    c.text_list(data, "open_items", "open_items")
-    c.text_list(data, "learnings", "learnings")
+        c.text(e, f"thread.key_exchanges[{i}].", "gist")
+    c.items(data, "", "open_items", str)
+    c.items(data, "", "learnings", str)
     return c.problems
+
+
+# Identity fields: not transcript text, so redaction leaves them alone (see map_text).
+_IDENTITY_FIELDS: Final = frozenset(
+    {"checkpoint_id", "session_key", "session_file", "created_at", "trigger", "previous_checkpoint", "channel"}
+    | {"agent_id", "status", "id", "when", "role"}
+)
 
 
 def map_text(cp: Checkpoint, fn: Callable[[str], str], *, all_strings: bool = False) -> Checkpoint:
     """Apply ``fn`` to every transcript-derived string of ``cp`` (or to every string, with ``all_strings``).
 
-    Transcript-derived: topic, next action, last tool call, decisions' text, files, tools, thread, open items
-    and learnings. The rest (ids, times, trigger, status, roles, session key/file, channel, agent id) is
-    identity, left alone unless ``all_strings``.
+    Transcript-derived: topic, next action, last tool call, decisions' text, files, tools, thread summary and
+    gists, open items and learnings. The rest (ids, times, trigger, status, roles, session key and file,
+    channel, agent id) is identity, left alone unless ``all_strings``.
     """
 
-    def ident(s: str) -> str:
-        return fn(s) if all_strings else s
+    def walk(value: Any, name: str) -> Any:
+        if isinstance(value, str):
+            return value if name in _IDENTITY_FIELDS and not all_strings else fn(value)
+        if isinstance(value, tuple):
+            return tuple(walk(item, name) for item in value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            fields = dataclasses.fields(value)
+            return type(value)(**{f.name: walk(getattr(value, f.name), f.name) for f in fields})
+        return value
 
-    def opt(s: str | None) -> str | None:
-        return None if s is None else ident(s)
-
-    m, w, r = cp.meta, cp.working, cp.resources
-    ltc = w.last_tool_call
-    return Checkpoint(
-        meta=CheckpointMeta(
-            checkpoint_id=ident(m.checkpoint_id),
-            session_key=ident(m.session_key),
-            session_file=ident(m.session_file),
-            created_at=ident(m.created_at),
-            trigger=ident(m.trigger),
-            compaction_count=m.compaction_count,
-            token_usage=m.token_usage,
-            previous_checkpoint=opt(m.previous_checkpoint),
-            channel=opt(m.channel),
-            agent_id=opt(m.agent_id),
-        ),
-        working=WorkingState(
-            topic=fn(w.topic),
-            status=ident(w.status),
-            interrupted=w.interrupted,
-            last_tool_call=None if ltc is None else ToolCallSummary(fn(ltc.name), fn(ltc.params_summary)),
-            next_action=fn(w.next_action),
-        ),
-        decisions=tuple(Decision(ident(d.id), fn(d.what), ident(d.when)) for d in cp.decisions),
-        resources=Resources(
-            tuple(map(fn, r.files_read)), tuple(map(fn, r.files_modified)), tuple(map(fn, r.tools_used))
-        ),
-        thread=Thread(
-            fn(cp.thread.summary), tuple(Exchange(ident(e.role), fn(e.gist)) for e in cp.thread.key_exchanges)
-        ),
-        open_items=tuple(map(fn, cp.open_items)),
-        learnings=tuple(map(fn, cp.learnings)),
-    )
+    result: Checkpoint = walk(cp, "")
+    return result

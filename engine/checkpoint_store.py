@@ -25,7 +25,7 @@ import orjson
 from engine.atomic import fsync_dir, write_atomic
 from engine.audit import record_action
 from engine.checkpoint import CHECKPOINT_ID_RE, Checkpoint, CheckpointFormatError, map_text, validate_checkpoint
-from engine.checkpoint_yaml import dump_checkpoint, load_checkpoint
+from engine.checkpoint_yaml import dump_checkpoint, load_checkpoint, replace_lone_surrogates
 from engine.redact import REDACTED_RE, redact_secrets
 
 try:
@@ -195,10 +195,16 @@ def _read_pointer(directory: Path, numbers: set[int]) -> tuple[int | None, str |
     return number, None
 
 
-def _previous_of(document: object) -> int | None:
-    """``meta.previous_checkpoint`` of a document that parsed but failed validation, if it names one."""
+def _previous_of(document: object, own_id: str) -> int | None:
+    """``meta.previous_checkpoint`` of a document that parsed but failed validation, if it names one.
+
+    Only a document that names itself ``own_id`` is trusted: a file holding another checkpoint's content
+    would point to that one's predecessor.
+    """
     meta = document.get("meta") if isinstance(document, dict) else None
-    prev = meta.get("previous_checkpoint") if isinstance(meta, dict) else None
+    if not isinstance(meta, dict) or meta.get("checkpoint_id") != own_id:
+        return None
+    prev = meta.get("previous_checkpoint")
     if isinstance(prev, str) and CHECKPOINT_ID_RE.fullmatch(prev):
         return int(prev[3:])
     return None
@@ -209,8 +215,8 @@ def latest_checkpoint(state_dir: Path, key: str) -> LoadedCheckpoint | None:
 
     Starts at the newest file (a writer killed between the file and the pointer leaves ``_latest.json`` one
     behind; the pointer is checked and any disagreement reported). An invalid file is skipped with its
-    reason, then ``previous_checkpoint`` is followed when the file still names one that exists, else the
-    next older file is tried.
+    reason, then ``previous_checkpoint`` is followed when the file still parses, names itself correctly and
+    links to a file that exists; otherwise the next older file is tried.
     """
     directory = session_checkpoint_dir(state_dir, key)
     numbers = _scan(directory)
@@ -242,8 +248,7 @@ def latest_checkpoint(state_dir: Path, key: str) -> LoadedCheckpoint | None:
             if cp.meta.checkpoint_id == ref.checkpoint_id:
                 return LoadedCheckpoint(ref, cp, text, tuple(skipped), pointer_problem)
             skipped.append(SkippedCheckpoint(ref, f"meta.checkpoint_id is {cp.meta.checkpoint_id!r}"))
-            document = cp.to_dict()
-        link = _previous_of(document)
+        link = _previous_of(document, ref.checkpoint_id)
         if link is not None and link in present and link not in visited:
             current = link
         else:
@@ -287,7 +292,8 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
     if retention < 1:
         raise ValueError(f"retention must be >= 1, got {retention}")
     directory = session_checkpoint_dir(state_dir, key)
-    params = {"trigger": cp.meta.trigger, "retention": retention}
+    params = {"trigger": replace_lone_surrogates(cp.meta.trigger), "retention": retention}
+    audit_key = replace_lone_surrogates(key)  # the audit log is JSON, which cannot hold lone surrogates
     try:
         directory.mkdir(parents=True, exist_ok=True)
         with _session_lock(directory):
@@ -318,12 +324,13 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
             write_atomic(directory / LATEST_NAME, orjson.dumps(pointer))
             deleted = _apply_retention(directory, [*numbers, ref.number], retention)
     except (OSError, CheckpointFormatError) as exc:
-        record_action(state_dir, "checkpoint", key, params=params, result="failed", error=str(exc)[:500])
+        error = replace_lone_surrogates(str(exc)[:500])
+        record_action(state_dir, "checkpoint", audit_key, params=params, result="failed", error=error)
         raise
     record_action(
         state_dir,
         "checkpoint",
-        key,
+        audit_key,
         params=params,
         plan={
             "checkpoint_id": ref.checkpoint_id,

@@ -11,6 +11,8 @@ Example::
     reserve_floor: 20000      # OpenClaw's floor; default: 20000 for OpenClaw sessions, 0 for plain pi
     keep_recent_tokens: 20000
     state_dir: ~/.local/state/ctxscope
+    compaction: {max_auto_compactions: 5, controller: auto}   # see engine.compaction_settings
+    auto_compact: {enabled: false, threshold: 0.88, layer: auto}
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from engine.compaction_settings import CompactionSettings, SettingsError, apply_compaction_key
 from engine.gauge import OPENCLAW_RESERVE_FLOOR, PI_RESERVE_TOKENS, Thresholds
 
 __all__ = ["Config", "ConfigError", "config_path", "load_config", "resolve_state_dir"]
@@ -47,6 +50,8 @@ class Config:
     state_dir: Path | None = None
     """Where checkpoints/state/audit go; ``None`` = the session's OpenClaw state dir, else XDG state."""
     warnings: tuple[str, ...] = ()
+    compaction: CompactionSettings = CompactionSettings()
+    """Layers, guard, auto mode, pins, controller and workspace for compaction (SPEC §6)."""
 
     def reserve_floor_for(self, fmt: str) -> int:
         """The reserve floor for a session of format ``fmt``."""
@@ -101,6 +106,13 @@ def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
             changes[key] = _number(key, value, int)
         elif key == "state_dir":
             changes[key] = Path(str(value)).expanduser()
+        elif key in ("compaction", "auto_compact"):
+            try:
+                settings, notes = apply_compaction_key(changes.get("compaction", config.compaction), key, value)
+            except SettingsError as exc:
+                raise ConfigError(f"{origin}: {exc}") from exc
+            changes["compaction"] = settings
+            warnings += [f"{origin}: {note}" for note in notes]
         else:
             warnings.append(f"{origin}: unknown key {key} (ignored)")
     return replace(config, thresholds=thresholds, warnings=tuple(warnings), **changes)

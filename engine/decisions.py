@@ -85,10 +85,7 @@ def _seed_passes(line: str) -> bool:
     if _SEED_FILLER.match(line) or line.endswith("?"):
         return False
     return bool(
-        _SEED_VERB.search(line)
-        or line.startswith("**")
-        or re.match(r"^[-*]\s", line)
-        or re.search(r"[^\W\d]:", line)
+        _SEED_VERB.search(line) or line.startswith("**") or re.match(r"^[-*]\s", line) or re.search(r"[^\W\d]:", line)
     )
 
 

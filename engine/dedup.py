@@ -55,6 +55,7 @@ pairs; on ``data/dedup_dev.jsonl`` precision is flat from 0.3 to 0.6 and 0.4 sit
 SEED_THRESHOLD = 0.5
 """Seed 001's keyword Jaccard threshold."""
 
+
 def _wordset(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
@@ -95,9 +96,7 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
 
 
-STOP_WORDS = frozenset(
-    w for word in (SEED_STOP_WORDS - NEGATORS) | _EXTRA_STOP_WORDS for w in (word, fold(word))
-)
+STOP_WORDS = frozenset(w for word in (SEED_STOP_WORDS - NEGATORS) | _EXTRA_STOP_WORDS for w in (word, fold(word)))
 """Default stop words: the seed's English + Serbian list (minus negators) plus more function words, with
 diacritic-free spellings so they match folded text."""
 
@@ -276,8 +275,12 @@ def _inflected(a: str, b: str) -> bool:
     if cp >= 4 and len(rest_a) <= 3 and len(rest_b) <= 3:
         return True
     # Serbian case endings: a single final vowel differs.
-    return cp >= 3 and min(len(a), len(b)) >= 4 and len(rest_a) <= 1 and len(rest_b) <= 1 and (
-        set(rest_a + rest_b) <= _VOWELS
+    return (
+        cp >= 3
+        and min(len(a), len(b)) >= 4
+        and len(rest_a) <= 1
+        and len(rest_b) <= 1
+        and (set(rest_a + rest_b) <= _VOWELS)
     )
 
 

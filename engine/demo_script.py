@@ -2,162 +2,38 @@
 
 A scripted arc (proposal, short confirmations, user corrections, a switch to a stronger model, load tests)
 followed by an endless stream of procedural follow-up tasks. Every turn says what it decided, finished and
-left open, so :class:`Ledger` can write the compaction summary and the pre-compaction memory note the way an
-agent would. All wording and numbers are drawn from the caller's ``random.Random``.
+left open, so :class:`~engine.demo_turns.Ledger` can write the compaction summary and the pre-compaction
+memory note the way an agent would. All wording and numbers are drawn from the caller's ``random.Random``.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterator
 
-from engine.synthetic import OPUS, SONNET, ModelSpec, compaction_summary
-from engine.synthetic_text import app_log, git_log, grep_output, load_test_report, ls_output, pytest_log, source_file
+from engine.demo_turns import AssistantStep, ToolBox, Turn
+from engine.synthetic import OPUS, SONNET, ModelSpec
+from engine.synthetic_text import app_log, git_diff, git_log, grep_output, load_test_report, ls_output, pytest_log
 
-__all__ = ["FLUSH_PROMPT", "AssistantStep", "Ledger", "Story", "ToolStep", "Turn"]
-
-FLUSH_PROMPT = (
-    "Pre-compaction memory flush. Store durable memories now (use memory/YYYY-MM-DD.md; create memory/ if needed). "
-    "If nothing to store, reply with NO_REPLY."
-)
-"""OpenClaw's pre-compaction flush prompt, verbatim from a real transcript (FORMATS §3.5)."""
+__all__ = ["Story"]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolStep:
-    """One tool call and the result it will get."""
-
-    name: str
-    arguments: Mapping[str, Any]
-    output: str
-    details: Mapping[str, Any] | None = None
-    is_error: bool = False
-    seconds: float = 0.5
-    """How long the tool runs at pace 1.0."""
-
-
-@dataclass(frozen=True, slots=True)
-class AssistantStep:
-    """One assistant message: optional thinking and text, then tool calls (none on the final answer)."""
-
-    thinking: str | None
-    text: str | None
-    calls: tuple[ToolStep, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """A user message and the agent run that answers it, with what it means for the session's state."""
-
-    user: str
-    steps: tuple[AssistantStep, ...]
-    decisions: tuple[str, ...] = ()
-    done: tuple[str, ...] = ()
-    todos: tuple[str, ...] = ()
-    resolved: tuple[str, ...] = ()
-    constraints: tuple[str, ...] = ()
-    switch_to: ModelSpec | None = None
-    """Model selected (``/model``) just before this turn."""
-    thinking_level: str | None = None
-
-
-@dataclass(slots=True)
-class Ledger:
-    """What the agent knows it has done and decided; rendered into summaries and memory notes."""
-
-    goal: str = "Add per-merchant rate limiting to the payments API (POST /v1/payments, /v1/refunds)."
-    decisions: list[str] = field(default_factory=list)
-    done: list[str] = field(default_factory=list)
-    todos: list[str] = field(default_factory=list)
-    constraints: list[str] = field(default_factory=list)
-
-    def record(self, turn: Turn) -> None:
-        """Fold a finished turn into the ledger."""
-        self.decisions += [d for d in turn.decisions if d not in self.decisions]
-        self.done += [d for d in turn.done if d not in self.done]
-        self.constraints += [c for c in turn.constraints if c not in self.constraints]
-        self.todos = [t for t in self.todos if t not in turn.resolved] + [t for t in turn.todos if t not in self.todos]
-
-    def summary(self, read_files: list[str], modified_files: list[str], split_turn: str | None) -> str:
-        """The compaction summary, in pi's template."""
-        return compaction_summary(
-            goal=self.goal, constraints=self.constraints[-8:], done=self.done[-12:], in_progress=self.todos[:2],
-            blocked=[], decisions=self.decisions[-10:], next_steps=self.todos[:5],
-            critical=["Service code lives in services/payments/; tests run with `pytest tests/payments -q`.",
-                      "Staging is payments-staging (6 pods); Redis is shared with idempotency keys."],
-            read_files=read_files, modified_files=modified_files, split_turn=split_turn,
-        )
-
-    def memory_note(self, day: str) -> str:
-        """What the agent stores in ``memory/<day>.md`` when asked to flush."""
-        lines = [f"## {day} — payments rate limiting", "", "Decisions:"]
-        lines += [f"- {d}" for d in self.decisions[-8:]] or ["- none yet"]
-        lines += ["", "Preferences:"] + ([f"- {c}" for c in self.constraints[-6:]] or ["- none"])
-        lines += ["", "Open:"] + ([f"- {t}" for t in self.todos[:6]] or ["- nothing open"])
-        return "\n".join(lines) + "\n"
-
-
-_CONFIRM = ("ok go ahead", "yes", "yes, do it", "sounds good, go", "ok", "go for it", "yep, ship it", "ok do it")
-
-
-class Story:
+class Story(ToolBox):
     """Produces the turns of the simulated session, scripted first, then procedural, forever."""
 
     def __init__(self, rng: random.Random, *, cwd: str, scale: float = 1.0) -> None:
-        self.rng = rng
-        self.cwd = cwd
-        self.scale = scale
+        super().__init__(rng, cwd=cwd, scale=scale)
         self.limit = rng.choice((100, 120, 150))
         self.burst = rng.choice((20, 25, 30))
         self.pods = rng.choice((4, 6, 8))
         self.merchant = f"m_{rng.randint(1000, 9999)}"
+        self._deck: list[int] = []
+        self._last_task = -1
 
-    # -- tool helpers -------------------------------------------------------------------------------------------
-    def _lines(self, base: int) -> int:
-        return max(20, int(base * self.scale * self.rng.uniform(0.85, 1.15)))
-
-    def read(self, path: str, lines: int) -> ToolStep:
-        """A ``read`` of a file of about ``lines`` lines."""
-        return ToolStep("read", {"path": path}, source_file(self.rng, path, self._lines(lines)), seconds=0.3)
-
-    def write(self, path: str, lines: int) -> ToolStep:
-        """A ``write`` of a new file of about ``lines`` lines (its content travels in the arguments)."""
-        return self.write_text(path, source_file(self.rng, path, self._lines(lines)))
-
-    def write_text(self, path: str, content: str) -> ToolStep:
-        """A ``write`` of ``content`` to ``path``."""
-        return ToolStep("write", {"path": path, "content": content},
-                        f"Successfully wrote {len(content.encode())} bytes to {path}", seconds=0.3)
-
-    def edit(self, path: str, old: str, new: str) -> ToolStep:
-        """An ``edit`` replacing ``old`` with ``new``, with pi's diff details."""
-        line = self.rng.randint(12, 300)
-        diff = "\n".join([f"     ...\n   1 {self.rng.choice(('', '    '))}# {path}"]
-                         + [f"-{line + i:4d} {text}" for i, text in enumerate(old.splitlines())]
-                         + [f"+{line + i:4d} {text}" for i, text in enumerate(new.splitlines())])
-        result = f"Successfully replaced text in {path}. Changed {len(old)} characters to {len(new)} characters."
-        return ToolStep("edit", {"path": path, "oldText": old, "newText": new}, result, {"diff": diff}, seconds=0.3)
-
-    def exec(self, command: str, output: str, *, exit_code: int = 0, seconds: float = 1.2) -> ToolStep:
-        """An ``exec`` with OpenClaw's details (the output is repeated in ``aggregated``)."""
-        details = {"status": "completed", "exitCode": exit_code, "durationMs": int(seconds * 1000 * 3.1),
-                   "aggregated": output, "cwd": self.cwd}
-        return ToolStep("exec", {"command": command}, output, details, is_error=False, seconds=seconds)
-
-    def pytest(self, tests: int, failures: int = 0, *, verbose: bool = False) -> ToolStep:
-        """``pytest tests/payments`` with a realistic log."""
-        log = pytest_log(self.rng, tests=tests, failures=failures)
-        if verbose:
-            log = "\n".join(f"tests/payments/test_{self.rng.choice(('api', 'ratelimit', 'refunds'))}.py::test_case_{i}"
-                            f" PASSED [{i * 100 // tests:3d}%]" for i in range(tests)) + "\n" + log
-        return self.exec("pytest tests/payments -q" + (" -v" if verbose else ""), log,
-                         exit_code=1 if failures else 0, seconds=1.6)
-
-    def confirm(self) -> str:
-        """A short user confirmation."""
-        return self.rng.choice(_CONFIRM)
+    def critical_context(self) -> list[str]:
+        """What every summary of this session must keep."""
+        return ["Service code lives in services/payments/; tests run with `pytest tests/payments -q`.",
+                f"Staging is payments-staging ({self.pods} pods); Redis is shared with idempotency keys."]
 
     # -- the story ------------------------------------------------------------------------------------------------
     def turns(self) -> Iterator[Turn]:
@@ -393,59 +269,98 @@ class Story:
             done=("CI fixed for Redis 6.0 (replicate_commands)",),
         )
 
+    def _next_task(self) -> int:
+        if not self._deck:
+            deck = list(range(7))
+            self.rng.shuffle(deck)
+            if deck[-1] == self._last_task:
+                deck.reverse()
+            self._deck = deck
+        self._last_task = self._deck.pop()
+        return self._last_task
+
     def _procedural(self, n: int) -> Iterator[Turn]:
         r = self.rng
         path = r.choice(("services/payments/ratelimit.py", "services/payments/tiers.py", "services/payments/app.py",
                          "services/payments/routes/refunds.py", "services/payments/metrics.py",
                          "services/payments/idempotency.py"))
-        task = r.randrange(5)
+        tests = 258 + n
+        task = self._next_task()
         if task == 0:
             metric = r.choice(("ratelimit_rejected_total", "ratelimit_tokens_remaining", "tier_cache_hits_total"))
-            yield Turn(f"add a {metric} metric, labelled by tier", (
-                AssistantStep(None, None, (self.read("services/payments/metrics.py", 120),)),
+            yield Turn(r.choice((f"add a {metric} metric, labelled by tier", f"we need {metric} per tier")), (
+                AssistantStep(None, None, (self.read("services/payments/metrics.py", 160),)),
                 AssistantStep(None, None, (self.edit("services/payments/metrics.py", "# metrics",
                                                      f"{metric.upper()} = Counter('{metric}', '', ['tier'])"),
-                                           self.pytest(258 + n))),
+                                           self.pytest(tests))),
                 AssistantStep(None, f"Added `{metric}` labelled by tier. Next step: add it to the Grafana board.")),
                 done=(f"{metric} metric",), todos=(f"Grafana panel for {metric}",))
         elif task == 1:
             yield Turn(r.choice(("there's a flaky test in CI again, look", "CI is flaky on the limiter tests")), (
                 AssistantStep(None, None, (self.exec("gh run view --log-failed", pytest_log(
-                    r, tests=258 + n, failures=1), seconds=2.0),)),
+                    r, tests=tests, failures=1), seconds=2.0),)),
                 AssistantStep("The failing test depends on wall-clock time; freeze it.", None,
                               (self.edit("tests/payments/test_ratelimit.py", "time.sleep(1.0)",
-                                         "clock.advance(1.0)"), self.pytest(258 + n))),
+                                         "clock.advance(1.0)"), self.pytest(tests))),
                 AssistantStep(None, "The flaky test slept on the real clock; it now advances the frozen clock.")),
                 done=(f"Deflaked limiter test #{n}",))
         elif task == 2:
-            yield Turn(f"read {path} again and tell me if anything looks off", (
-                AssistantStep(None, None, (self.read(path, 360),)),
+            yield Turn(r.choice((f"read {path} again and tell me if anything looks off",
+                                 f"can you review {path} once more?")), (
+                AssistantStep(None, None, (self.read(path, 420),)),
                 AssistantStep(None, f"Two things in `{path}`:\n\n1. The error branch logs the merchant id at INFO; "
                               "that should be DEBUG to keep log volume down.\n2. A comment still mentions the API "
                               "key as the bucket key.\n\nI'll fix both, because they are small and clearly wrong. "
                               "OK?")),
                 decisions=(f"Merchant ids are logged at DEBUG, not INFO ({path}).",))
             yield Turn(self.confirm(), (
-                AssistantStep(None, None, (self.edit(path, "logger.info(", "logger.debug("), self.pytest(258 + n))),
+                AssistantStep(None, None, (self.edit(path, "logger.info(", "logger.debug("), self.pytest(tests))),
                 AssistantStep(None, "Done, both fixed. TODO: sweep the other modules for INFO-level merchant logs.")),
                 todos=("Sweep modules for INFO-level merchant logs",))
         elif task == 3:
-            yield Turn("run the load test again with 800 rps", (
-                AssistantStep(None, None, (self.exec("k6 run scripts/loadtest.js --env RPS=800", load_test_report(
-                    r, 800, r.uniform(0.04, 0.12)), seconds=3.0), self.exec(
-                    "kubectl logs deploy/payments -n payments-staging --since=5m", app_log(r, self._lines(380)),
+            rps = r.choice((600, 800, 1000))
+            yield Turn(f"run the load test again with {rps} rps", (
+                AssistantStep(None, None, (self.exec(f"k6 run scripts/loadtest.js --env RPS={rps}", load_test_report(
+                    r, rps, r.uniform(0.04, 0.12)), seconds=2.5), self.exec(
+                    "kubectl logs deploy/payments -n payments-staging --since=5m", app_log(r, self._lines(300)),
                     seconds=1.4))),
-                AssistantStep(None, "At 800 req/s p95 stays under 60 ms; Redis CPU peaks at 31%. Question: should "
-                              "we raise the enterprise tier burst before the batch window tonight?")),
+                AssistantStep(None, f"At {rps} req/s p95 stays under {r.randint(50, 70)} ms; Redis CPU peaks at "
+                              f"{r.randint(20, 45)}%. Question: should we raise the enterprise tier burst before the "
+                              "batch window tonight?")),
                 todos=("Enterprise tier burst before tonight's batch window?",))
-        else:
+        elif task == 4:
             yield Turn(r.choice(("update the rollout doc with the tier table", "write the merchant-facing doc now")), (
-                AssistantStep(None, None, (self.read("docs/rate-limiting.md", 160),)),
-                AssistantStep(None, None, (self.write("docs/rate-limiting.md", 190),)),
+                AssistantStep(None, None, (self.read("docs/rate-limiting.md", 200),)),
+                AssistantStep(None, None, (self.write("docs/rate-limiting.md", 220),)),
                 AssistantStep(None, "Updated `docs/rate-limiting.md` with the tier table and the 429/Retry-After "
                               "contract. Next step: send it to support before enabling enforcement.")),
                 done=("Rollout doc updated",), resolved=("Rollout doc for merchants about 429 + Retry-After",),
                 todos=("Send the rollout doc to support",))
+        elif task == 5:
+            files = ("services/payments/ratelimit.py", "services/payments/tiers.py", path)
+            diff = "".join(git_diff(r, f, r.randint(2, 5)) for f in files)
+            yield Turn(r.choice(("review the whole diff against main before I open the PR",
+                                 "look over the branch diff, anything to clean up?")), (
+                AssistantStep(None, None, (self.exec("git diff main...HEAD -- services/payments", diff,
+                                                     seconds=0.8),)),
+                AssistantStep(None, "The diff reads well overall. Two fixup commits touch the same lines in "
+                              "`tiers.py`; I'll squash them into the tier-cache commit, because reviewers will "
+                              "otherwise see the cache introduced and rewritten in one PR.\n\nOpen question: do "
+                              "you want the Lua script in its own commit?")),
+                decisions=("Squash the tier fixups into the TierCache commit before opening the PR.",),
+                todos=("Lua script in its own commit?",))
+        else:
+            yield Turn(r.choice(("we're seeing some 500s on refunds in staging, can you look?",
+                                 "staging shows 500s on /v1/refunds since the last deploy")), (
+                AssistantStep("Look at the error logs first, then the refunds route.", None, (
+                    self.exec("kubectl logs deploy/payments -n payments-staging --since=30m | grep '\"status\":500'",
+                              app_log(r, self._lines(160)), seconds=1.2),
+                    self.read("services/payments/idempotency.py", 300))),
+                AssistantStep(None, "The 500s come from refunds replayed with an idempotency key whose stored "
+                              "response predates the limiter: the cached body has no `Retry-After`, and the "
+                              "serializer assumes it. Next step: make the header optional when replaying stored "
+                              "responses.")),
+                todos=("Make Retry-After optional when replaying idempotent responses",))
 
     def _switch(self, model: ModelSpec) -> Turn:
         if model is SONNET:

@@ -45,13 +45,13 @@ _SHAPES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
 
 # Keeps the header name and scheme; replaces the credential.
 _AUTHORIZATION: Final = re.compile(
-    r"(?i)(\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(bearer|basic|token|bot|digest)\s+)?)"
+    r"(?i)(\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(bearer|basic|token|bot|digest)\s+)?+)"
     + _NOT_MARKER
     + r"([^\s\"',;]{6,})"
 )
 # Outside a header, only token-like strings after "bearer" (long, with a digit) so prose survives.
 _BEARER: Final = re.compile(r"(?i)(\bbearer\s+)" + _NOT_MARKER + r"(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{16,}")
-_URL_PASSWORD: Final = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s/:@]+:)" + _NOT_MARKER + r"[^\s/@]+(@)")
+_URL_PASSWORD: Final = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s/:@\[\]]+:)" + _NOT_MARKER + r"[^\s/@]+(@)")
 _SECRET_WORD = r"(?P<word>password|passwd|passphrase|secret|api[_-]?key|access[_-]?key|private[_-]?key|token)"
 _ASSIGNMENT: Final = re.compile(
     r"(?i)(?<![A-Za-z0-9])(?P<name>[A-Za-z0-9_.-]*?" + _SECRET_WORD + r")"
@@ -63,6 +63,11 @@ _CLI_FLAG: Final = re.compile(
     r"(?i)(?<![A-Za-z0-9-])(?P<flag>--?(?:password|passwd|passphrase|secret|api-key|access-key|token)[ =])"
     + _NOT_MARKER
     + r"(?P<q>[\"']?)(?P<value>[^\s\"']+)"
+)
+# Every rule below needs one of these substrings; most text has none, and one search beats a dozen subs.
+_MAYBE_SECRET: Final = re.compile(
+    r"(?i)sk-|a[ks]ia|gh[pousr]_|github_pat_|xox|aiza|glpat-|eyj|private key|authorization|bearer|://"
+    r"|pass|secret|key|token"
 )
 _PROSE_VALUE: Final = re.compile(r"[a-z]+|[0-9]{1,6}|true|false|null|none")
 
@@ -98,6 +103,8 @@ def _replace_authorization(m: re.Match[str]) -> str:
 
 def redact_secrets(text: str) -> str:
     """``text`` with every secret-shaped substring replaced by ``[REDACTED:<kind>]``."""
+    if not _MAYBE_SECRET.search(text):
+        return text
     for kind, pattern in _SHAPES:
         text = pattern.sub(f"[REDACTED:{kind}]", text)
     text = _AUTHORIZATION.sub(_replace_authorization, text)

@@ -84,7 +84,7 @@ class _Section:
         if self.style == "bare":
             return shown
         if not shown:
-            return [f"{self.header} {missing} omitted"] if missing else []
+            return []  # listed in the "Not shown" line instead
         more = f"(+{missing} more)" if missing else ""
         if self.style == "inline":
             return [f"{self.header} {', '.join(shown)} {more}".rstrip()]
@@ -121,7 +121,7 @@ def _sections(cp: Checkpoint) -> list[_Section]:
         return [_clean(x, cap) for x in items]
 
     return [
-        _section("working", "", working, 2, "bare"),
+        _section("working details", "", working, 2, "bare"),
         _section("open items", "Open items:", texts(cp.open_items, 200), 3),
         _section("decisions", "Decisions made:", [f"{_clean(d.what, 200)}{_clock(d.when, day)}" for d in decisions], 5),
         _section("thread summary", "", [f"Thread: {summary}"] if summary else [], 1, "bare"),
@@ -147,7 +147,7 @@ def _head(cp: Checkpoint, topic_cap: int) -> list[str]:
             f"WARNING: this session has been compacted {m.compaction_count} times; each compaction loses "
             "detail (death-spiral risk). Rely on this checkpoint and consider starting a fresh session."
         )
-    lines += ["", f"Working on: {_clean(w.topic, topic_cap)}"]
+    lines += ["", f"Working on: {_clean(w.topic, topic_cap) or '(not recorded)'}"]
     lines.append(f"Status: {_clean(w.status, 40)}{' (interrupted mid-turn)' if w.interrupted else ''}")
     return lines
 
@@ -157,7 +157,7 @@ _CLOSE: Final = "</checkpoint-data>"
 
 def _compose(head: list[str], sections: list[_Section]) -> str:
     s = {section.name: section.render() for section in sections}
-    out = [*head, *s["working"]]
+    out = [*head, *s["working details"]]
     blocks = [
         s["decisions"],
         s["thread summary"] + s["key exchanges"],
@@ -168,19 +168,23 @@ def _compose(head: list[str], sections: list[_Section]) -> str:
     for block in blocks:
         if block:
             out += ["", *block]
+    hidden = [f"{len(x.lines)} {x.name}" for x in sections if x.lines and not x.chosen]
+    if hidden:
+        out += ["", f"Not shown (token budget): {', '.join(hidden)}"]
     out.append(_CLOSE)
     return "\n".join(out)
 
 
 def render_checkpoint(cp: Checkpoint, *, max_tokens: int = 700) -> RenderedCheckpoint:
     """Render ``cp`` for the agent within ``max_tokens`` (the mandatory lines alone may exceed a tiny budget)."""
+    sections = _sections(cp)
     topic_cap = 200
     head = _head(cp, topic_cap)
-    while count_tokens("\n".join([*head, _CLOSE])) > max_tokens and topic_cap > 20:
+    while count_tokens(_compose(head, sections)) > max_tokens and topic_cap > 20:
         topic_cap //= 2
         head = _head(cp, topic_cap)
-    sections = _sections(cp)
 
+    # Greedy fill on per-line estimates, in priority order: a few items of each section, then the rest.
     used = count_tokens("\n".join([*head, _CLOSE])) + 12  # blank separators and section headers
     added: list[tuple[_Section, int]] = []
     for first_pass in (True, False):
@@ -194,14 +198,24 @@ def render_checkpoint(cp: Checkpoint, *, max_tokens: int = 700) -> RenderedCheck
                 used += cost
                 section.chosen.add(i)
                 added.append((section, i))
-
     text = _compose(head, sections)
     tokens = count_tokens(text)
-    # Per-line costs are close but not exact ("+N more" lines, merges across lines): drop the last additions.
+    # Estimates are close, not exact ("+N more" and "Not shown" lines, merges across lines): fix up exactly.
     while tokens > max_tokens and added:
         section, i = added.pop()
         section.chosen.discard(i)
         text = _compose(head, sections)
         tokens = count_tokens(text)
+    for section in sections:
+        for i in section.order:
+            if i in section.chosen:
+                continue
+            section.chosen.add(i)
+            candidate = _compose(head, sections)
+            size = count_tokens(candidate)
+            if size > max_tokens:
+                section.chosen.discard(i)
+                break
+            text, tokens = candidate, size
     omitted = tuple(f"{s.name}: {len(s.lines) - len(s.chosen)}" for s in sections if len(s.chosen) < len(s.lines))
     return RenderedCheckpoint(text, tokens, get_counter().method, omitted)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from engine.auto_compact import auto_compaction_layer, run_auto_compaction
 from engine.capture import CapturedState, capture
 from engine.checkpoint_builder import build_checkpoint, checkpoint_tokens
 from engine.checkpoint_store import CheckpointRef, latest_checkpoint, write_checkpoint
@@ -25,6 +26,8 @@ from engine.triggers import TriggerState, decide_trigger, should_skip
 __all__ = ["ContextManager", "ManagedSession", "SidecarEvent"]
 
 Clock = Callable[[], datetime]
+AUTO_COMPACT_RETRY_ENTRIES = 10
+"""After a refused automatic compaction, wait for this many new entries before planning again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +35,8 @@ class SidecarEvent:
     """Something the sidecar did or noticed."""
 
     kind: str
-    """``checkpoint``, ``skipped``, ``compaction``, ``threshold``, ``level`` or ``error``."""
+    """``checkpoint``, ``skipped``, ``compaction``, ``threshold``, ``level``, ``error``, or from auto mode
+    ``auto-compact``/``refused``."""
     session_key: str
     message: str
     time: datetime
@@ -55,6 +59,8 @@ class ManagedSession:
     triggers: TriggerState = field(default_factory=TriggerState)
     started: bool = False
     level: str | None = None
+    auto_compact_tried_at: int | None = None
+    """Entry count when automatic compaction was last refused; it is retried only after more entries."""
 
     @property
     def key(self) -> str:
@@ -68,10 +74,19 @@ class ManagedSession:
 class ContextManager:
     """Runs capture and checkpoint triggers over a set of sessions."""
 
-    def __init__(self, config: Config | None = None, *, clock: Clock | None = None, auto_checkpoints: bool = True):
+    def __init__(
+        self,
+        config: Config | None = None,
+        *,
+        clock: Clock | None = None,
+        auto_checkpoints: bool = True,
+        auto_compact: bool | None = None,
+    ):
         self.config = config or Config()
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.auto_checkpoints = auto_checkpoints
+        self.auto_compact = self.config.compaction.auto.enabled if auto_compact is None else auto_compact
+        """Compact automatically past ``auto_compact.threshold`` (SPEC §6.7); off unless configured."""
         self.sessions: dict[str, ManagedSession] = {}
 
     def add(self, source: SessionSource) -> ManagedSession:
@@ -138,6 +153,8 @@ class ContextManager:
             )
             if trigger is not None:
                 events.append(self.write(key, trigger))
+        if self.auto_compact:
+            events += self._auto_compact(session, snapshot)
         if fresh and not any(e.kind == "checkpoint" for e in events):
             save_state(session.state_dir, key, session.state, now=self.clock())
         return snapshot, events
@@ -148,6 +165,18 @@ class ContextManager:
         for key in list(self.sessions):
             events += self.step(key)[1]
         return events
+
+    def _auto_compact(self, session: ManagedSession, snapshot: SessionSnapshot) -> list[SidecarEvent]:
+        """Past the threshold: checkpoint first (unless one is recent), then compact through the jsonl controller."""
+        layer = auto_compaction_layer(snapshot, self.config)
+        tried = session.auto_compact_tried_at
+        if layer is None or (tried is not None and snapshot.entries < tried + AUTO_COMPACT_RETRY_ENTRIES):
+            return []
+        events = [self.write(session.key, "pre-compaction-margin")]
+        outcome = run_auto_compaction(session.follower, session.state_dir, self.config, layer, now=self.clock())
+        session.auto_compact_tried_at = None if outcome.kind == "auto-compact" else snapshot.entries
+        events.append(self._event(outcome.kind, session, outcome.message))
+        return [e for e in events if e.kind != "skipped"]
 
     def write(self, key: str, trigger: str) -> SidecarEvent:
         """Write a checkpoint now (``manual`` is never skipped; automatic triggers obey the 5% rule)."""

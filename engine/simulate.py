@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import random
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +33,11 @@ import orjson
 
 from engine.accounting import agent_estimate
 from engine.atomic import write_atomic
-from engine.context import build_context, context_from_path, find_cut_point
-from engine.demo_script import FLUSH_PROMPT, AssistantStep, Ledger, Story, Turn
+from engine.context import context_from_path, find_cut_point
+from engine.demo_script import Story
+from engine.demo_turns import FLUSH_PROMPT, AssistantStep, Ledger, Turn
 from engine.entries import Entry, message_chars, message_text
 from engine.gauge import OPENCLAW_RESERVE_FLOOR, PI_RESERVE_TOKENS
-from engine.session_lock import acquire_lock
 from engine.synthetic import (
     PROMPT_OVERHEAD_TOKENS,
     SONNET,
@@ -58,12 +57,13 @@ from engine.synthetic import (
     tool_result_entry,
     user_entry,
 )
-from engine.transcript import TranscriptReader
+from engine.tracked_transcript import EntryBatch, TrackedTranscript
 
 __all__ = ["DEMO_WINDOW", "SimulatedAgent", "SimulationResult", "create_state_dir", "main", "run_simulation"]
 
 DEMO_WINDOW = 128_000
-"""Default window: its compaction line (108k, 84%) sits above the 70% and 80% marks, and is reached in ~1.5 min."""
+"""Default window: its compaction line (108k, 84%) sits above the 70% and 80% marks; at pace 1 the default story
+crosses 70% after ~75 s, 80% after ~80 s and compacts after ~100 s."""
 FLUSH_SOFT_THRESHOLD = 4_000
 """OpenClaw's ``memoryFlush.softThresholdTokens``: flush this far below the compaction line."""
 VIRTUAL_START_MS = 1_772_442_000_000
@@ -86,6 +86,7 @@ class SimulationResult:
     session_id: str
     turns: int
     entries: int
+    """Lines written by the simulator, the header included (not those appended by other writers)."""
     compactions: int
     flushes: int
     model_switches: int
@@ -138,17 +139,16 @@ class SimulatedAgent:
         self.keep_recent = keep_recent_tokens if keep_recent_tokens is not None else min(20_000, window // 8)
         self.pace = pace
         self.lock_timeout = lock_timeout
-        self._stop = stop or threading.Event()
+        self._stop = stop if stop is not None else threading.Event()
         self._on_entry = on_entry
         self._virtual_ms = VIRTUAL_START_MS
+        self._deadline = time.monotonic()
         self.model = SONNET
         self.thinking_level = "medium"
         self.story = Story(self.rng, cwd=str(self.workspace), scale=min(4.0, max(0.25, window / DEMO_WINDOW)))
-        self.ledger = Ledger()
-        self.reader = TranscriptReader(self.transcript)
-        self._path: list[Entry] = []
-        self._context = 0
-        """pi's token estimate of the context messages on the path (the transcript part of a prompt)."""
+        self.ledger = Ledger(critical=self.story.critical_context())
+        self.log = TrackedTranscript(self.transcript, self.ids, lock_timeout=lock_timeout,
+                                     on_compaction=self._on_compaction)
         self._overhead = PROMPT_OVERHEAD_TOKENS + self.rng.randint(-500, 700)
         self._cached = 0
         self._last_total = 0
@@ -156,7 +156,6 @@ class SimulatedAgent:
         self._run_input = self._run_output = 0
         self._store_row: dict[str, Any] = {}
         self._totals = {"cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
-        self.entries_written = 0
         self.compactions = 0
         self.flushes = 0
         self.model_switches = 0
@@ -171,61 +170,26 @@ class SimulatedAgent:
         if self._stop.is_set():
             raise _Stopped
         if self.pace > 0:
-            if self._stop.wait(seconds / self.pace):
+            # Sleep to a schedule, not for a duration, so time spent writing does not slow the demo down.
+            self._deadline = max(self._deadline + seconds / self.pace, time.monotonic() - 1.0)
+            if self._stop.wait(max(0.0, self._deadline - time.monotonic())):
                 raise _Stopped
         else:
             self._virtual_ms += int(seconds * 1000)
 
     # -- writing -----------------------------------------------------------------------------------------------
-    def _sync(self) -> None:
-        if not self.transcript.exists():
-            return  # before the first write
-        batch = self.reader.read_new()
-        new = [e for e in batch.entries if e.id is not None and e.type != "session"]
-        self.ids.reserve([e.id for e in new if e.id is not None])
-        if not new and not batch.reset:
-            return
-        tail = self._path[-1] if self._path and not batch.reset else None
-        linear = all(e.parent_id == (new[i - 1].id if i else (tail.id if tail else None)) for i, e in enumerate(new))
-        recompute = not linear or batch.reset
-        if recompute:
-            self._path = list(build_context(self.reader.entries, self.reader.by_id, self.reader.leaf).path)
-        for entry in new:
-            if not recompute:
-                self._path.append(entry)
-            if entry.type == "compaction":
-                recompute = True
-                self._cached = min(self._cached, self._overhead)  # only the system prompt prefix stays cached
-            elif entry.in_context:
-                self._context += entry.pi_tokens
-        if recompute:
-            view = context_from_path(tuple(self._path), self.reader.leaf)
-            self._context = sum(m.entry.pi_tokens for m in view.messages)
+    def _on_compaction(self, entry: Entry) -> None:
+        """Any compaction on the path, ours or appended by another writer (ctxscope), starts a new cycle."""
+        self._cached = min(self._cached, self._overhead)  # only the system prompt prefix stays cached
+        self._last_total = 0
+        self._flushed_this_cycle = False
 
-    def _append(self, entries: Iterable[dict[str, Any]] | Callable[[], list[dict[str, Any]]]) -> int:
-        """Append entries chained to the leaf under the lock; a callable builds them there, after the re-read."""
-        with acquire_lock(self.transcript, timeout=self.lock_timeout):
-            self._sync()
-            batch = entries() if callable(entries) else list(entries)
-            leaf = self.reader.leaf
-            parent = leaf.id if leaf is not None else None
-            fd = os.open(self.transcript, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            try:
-                for entry in batch:
-                    if entry["type"] != "session":
-                        entry["parentId"] = parent
-                        parent = entry["id"]
-                    view = memoryview(orjson.dumps(entry) + b"\n")
-                    while view:
-                        view = view[os.write(fd, view) :]
-            finally:
-                os.close(fd)
-        self._sync()
-        self.entries_written += len(batch)
+    def _append(self, entries: EntryBatch) -> int:
+        written = self.log.append(entries)
         if self._on_entry is not None:
-            for entry in batch:
+            for entry in written:
                 self._on_entry(entry)
-        return len(batch)
+        return len(written)
 
     def _write_store(self, **changes: Any) -> None:
         self._store_row.update(changes, updatedAt=self._now_ms())
@@ -253,7 +217,7 @@ class SimulatedAgent:
         except _Stopped:
             pass
         return SimulationResult(self.transcript, self.store_path, self.session_key, self.session_id, turns,
-                                self.entries_written, self.compactions, self.flushes, self.model_switches)
+                                self.log.entries_written, self.compactions, self.flushes, self.model_switches)
 
     def _start(self) -> None:
         t0 = self._now_ms()
@@ -265,6 +229,7 @@ class SimulatedAgent:
             "outputTokens": 0, "totalTokens": 0, "modelProvider": self.model.provider, "model": self.model.model_id,
             "contextTokens": self.window, "thinkingLevel": self.thinking_level, "status": "running",
         }
+        self._write_store()  # the gateway creates the store row before the transcript
         first = self.ids.new()
         self._append([
             header_entry(self.session_id, t0, str(self.workspace)),
@@ -272,7 +237,6 @@ class SimulatedAgent:
             thinking_level_entry(self.ids.new(), first, t0 + 12, self.thinking_level),
             model_snapshot_entry(self.ids.new(), None, t0 + 13, self.model),
         ])
-        self._write_store()
 
     def _play(self, turn: Turn) -> None:
         if turn.switch_to is not None and turn.switch_to != self.model:
@@ -286,7 +250,7 @@ class SimulatedAgent:
         if turn.thinking_level and turn.thinking_level != self.thinking_level:
             self.thinking_level = turn.thinking_level
             self._append([thinking_level_entry(self.ids.new(), None, self._now_ms(), self.thinking_level)])
-        self._pause(1.0 + min(1.5, len(turn.user) / 120))
+        self._pause(0.7 + min(1.4, len(turn.user) / 120))
         self._run_input = self._run_output = 0
         self._write_store(status="running", modelProvider=self.model.provider, model=self.model.model_id,
                           thinkingLevel=self.thinking_level)
@@ -307,10 +271,10 @@ class SimulatedAgent:
         calls = [(tool_call_id(self.rng), call) for call in step.calls]
         content += [tool_call_block(call_id, call.name, call.arguments) for call_id, call in calls]
         output = max(1, math.ceil(message_chars({"role": "assistant", "content": content}) / 4))
-        prompt = self._overhead + self._context
+        prompt = self._overhead + self.log.context_tokens
         usage = make_usage(self.model, prompt=prompt, output=output, cached=self._cached, fresh=self.rng.randint(3, 12))
         self._cached = prompt
-        self._pause(0.6 + min(1.4, output / 350) + (0.4 if step.thinking else 0.0))
+        self._pause(0.5 + min(1.3, output / 350) + (0.4 if step.thinking else 0.0))
         self._append([assistant_entry(self.ids.new(), None, self._now_ms(), model=self.model, content=content,
                                       usage=usage, stop_reason="toolUse" if calls else "stop", started_ms=started)])
         self._last_total = usage["totalTokens"]
@@ -322,6 +286,8 @@ class SimulatedAgent:
         self._last_prompt = prompt
         for call_id, call in calls:
             self._pause(call.seconds)
+            if call.effect is not None:
+                call.effect()
             self._append([tool_result_entry(self.ids.new(), None, self._now_ms(), call_id=call_id,
                                             tool_name=call.name, text=call.output, details=call.details,
                                             is_error=call.is_error)])
@@ -349,11 +315,11 @@ class SimulatedAgent:
         except OSError:
             existing = ""
         content = existing + ("\n" if existing else "") + self.ledger.memory_note(day)
-        write_atomic(target, content.encode(), mode=0o644)
-        path = f"memory/{day}.md"
+        write = replace(self.story.write_text(f"memory/{day}.md", content),
+                        effect=lambda: write_atomic(target, content.encode(), mode=0o644))
         self._run_input = self._run_output = 0
         self._assistant(AssistantStep("Pre-compaction flush: store the decisions, preferences and open items.",
-                                      None, (self.story.write_text(path, content),)))
+                                      None, (write,)))
         self._assistant(AssistantStep(None, "NO_REPLY"))
         self.flushes += 1
         self._flushed_this_cycle = True
@@ -361,27 +327,25 @@ class SimulatedAgent:
         self._write_store(memoryFlushAt=self._now_ms(), memoryFlushCompactionCount=self.compactions)
 
     def _compact(self) -> None:
-        self._pause(2.0)  # the summarizer call
+        self._pause(1.5)  # the summarizer call
         if not self._append(self._compaction):
             return
         self.compactions += 1
-        self._flushed_this_cycle = False
-        self._last_total = 0
         self._write_store(compactionCount=self.compactions, totalTokensFresh=False)
         self._pause(2.5)  # usage stays unknown until the next request
 
     def _compaction(self) -> list[dict[str, Any]]:
         """The compaction entry for the current path (built under the lock, after the re-read)."""
-        path = tuple(self._path)
+        path = tuple(self.log.entries_path)
         if not path or path[-1].type == "compaction":
             return []  # pi refuses: "Already compacted"
-        view = context_from_path(path, self.reader.leaf)
+        view = context_from_path(path, self.log.reader.leaf)
         tokens_before, _ = agent_estimate(view)
         cut = find_cut_point(path, self.keep_recent)
         read_files, modified_files = self._file_lists(path, cut.boundary_start, cut.first_kept_index)
         split = None
         if cut.is_split_turn:
-            obj = self.reader.read_object(path[cut.turn_start_index])
+            obj = self.log.reader.read_object(path[cut.turn_start_index])
             asked = message_text(obj.get("message") or {}).split("\n[message_id:")[0][:240]
             split = f"The user had asked: {asked}\nThe agent was partway through answering when the history was cut."
         summary = self.ledger.summary(read_files, modified_files, split)
@@ -395,13 +359,13 @@ class SimulatedAgent:
         read: set[str] = set()
         modified: set[str] = set()
         if start > 0 and path[start - 1].type == "compaction":
-            details = self.reader.read_object(path[start - 1]).get("details") or {}
+            details = self.log.reader.read_object(path[start - 1]).get("details") or {}
             read.update(p for p in details.get("readFiles", ()) if isinstance(p, str))
             modified.update(p for p in details.get("modifiedFiles", ()) if isinstance(p, str))
         for entry in path[start:end]:
             if not entry.tool_calls or not {"read", "write", "edit"} & set(entry.tool_calls):
                 continue
-            for block in self.reader.read_object(entry)["message"]["content"]:
+            for block in self.log.reader.read_object(entry)["message"]["content"]:
                 if block.get("type") == "toolCall" and isinstance(block.get("arguments", {}).get("path"), str):
                     (read if block["name"] == "read" else modified).add(block["arguments"]["path"])
         return sorted(read - modified), sorted(modified)

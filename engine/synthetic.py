@@ -41,7 +41,7 @@ __all__ = [
 PROMPT_OVERHEAD_TOKENS = 11_800
 """Tokens an OpenClaw request carries outside the transcript: system prompt, tool schemas, workspace files."""
 
-_BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_NOT_BASE62 = str.maketrans("+/", "Xq")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +88,8 @@ def session_uuid(rng: random.Random) -> str:
 
 
 def tool_call_id(rng: random.Random) -> str:
-    """An Anthropic-style tool call id (``toolu_01…``)."""
-    return "toolu_01" + "".join(rng.choices(_BASE62, k=22))
+    """An Anthropic-style tool call id (``toolu_01`` + 22 base62 characters)."""
+    return "toolu_01" + base64.b64encode(rng.randbytes(17)).decode()[:22].translate(_NOT_BASE62)
 
 
 def iso_ms(epoch_ms: int) -> str:

@@ -11,7 +11,16 @@ import bisect
 import random
 from dataclasses import dataclass
 
+import orjson
+
 __all__ = [
+    "DECISIONS",
+    "DONE_ITEMS",
+    "FILE_PATHS",
+    "NEXT_STEPS",
+    "SHELL_COMMANDS",
+    "USER_ASKS",
+    "USER_REPLIES",
     "TextCorpus",
     "app_log",
     "build_corpus",
@@ -22,6 +31,7 @@ __all__ = [
     "ls_output",
     "pytest_log",
     "source_file",
+    "thinking_text",
 ]
 
 _NOUNS = (
@@ -256,39 +266,100 @@ def app_log(rng: random.Random, lines: int, start_ms: int = 1772441000000) -> st
     return "\n".join(out) + "\n"
 
 
+# Short texts for bulk-generated sessions, where turns are not scripted.
+FILE_PATHS = ("services/payments/ratelimit.py", "services/payments/app.py", "services/payments/tiers.py",
+          "services/payments/idempotency.py", "services/payments/routes/refunds.py", "tests/payments/test_api.py",
+          "tests/payments/test_ratelimit.py", "docs/rate-limiting.md", "deploy/helm/payments/values.yaml")
+SHELL_COMMANDS = ("pytest tests/payments -q", "git diff main...HEAD", "kubectl logs deploy/payments --since=10m",
+             "k6 run scripts/loadtest.js", "grep -rn 'merchant_id' services/", "gh run view --log-failed")
+USER_ASKS = ("add a metric for rejected requests", "why is the refill test flaky?", "check the staging logs for 500s",
+         "review the diff before I open the PR", "make the limits configurable per tier", "run the load test again",
+         "refunds need their own bucket", "update the rollout doc", "look at the idempotency replay path",
+         "bump the redis client and rerun the suite", "can you explain what the Lua script does?")
+USER_REPLIES = ("ok go ahead", "yes", "sounds good, do it", "no, use merchant_id not the api key", "ok", "go for it")
+DONE_ITEMS = ("Limiter keyed on merchant_id", "Lua script for atomic take", "Fail-open fallback bucket", "Tier cache",
+         "Refunds bucket at half the payments limit", "Load test on staging", "Deflaked refill test")
+DECISIONS = ("Token bucket in Redis per merchant: shared by all pods", "Fail open on Redis errors",
+              "EVALSHA with the script loaded at startup", "Limits come from the merchants table, cached 60 s")
+NEXT_STEPS = ("Grafana panel for rejected requests", "Send the rollout doc to support", "Enterprise tier burst",
+         "Make Retry-After optional on replays", "Squash fixups before the PR")
+
+
+_THOUGHTS = ("Check the current state of the file before editing.",
+             "The user wants this scoped to the payments service only; keep the change small.",
+             "Run the suite after the edit; the refill tests are timing-sensitive.",
+             "Compare against the staging logs before concluding anything.",
+             "The last run failed on the refunds route, so start there.")
+
+
+def thinking_text(rng: random.Random) -> str:
+    """A short planning thought, as an assistant thinking block holds."""
+    return " ".join(rng.sample(_THOUGHTS, 1 + int(rng.random() * 3)))
+
+
 @dataclass(frozen=True, slots=True)
 class TextCorpus:
-    """A large pre-rendered block of tool output, sliced at line starts for cheap varied tool results."""
+    """A large pre-rendered block of tool output, cut at line starts for cheap, varied tool results.
+
+    The text is also kept JSON-escaped, so a bulk writer can splice a slice into a serialized line without
+    escaping it again. Offsets are cumulative per line, with one sentinel entry at the end.
+    """
 
     text: str
     line_starts: tuple[int, ...]
-    """Character offsets where each line begins (a slice between two of them is whole lines)."""
+    """Character offset where each line begins, then ``len(text)``."""
+    json: bytes
+    """``text`` JSON-escaped (as inside a JSON string, without the quotes), UTF-8."""
+    json_starts: tuple[int, ...]
+    """Byte offset in :attr:`json` where each line begins, then ``len(json)``."""
+    json_chars: tuple[int, ...]
+    """UTF-16 length of the escaped text before each line (pi's measure of ``JSON.stringify`` output)."""
+
+    @property
+    def lines(self) -> int:
+        """Number of lines."""
+        return len(self.line_starts) - 1
+
+    def pick(self, rng: random.Random, chars: int) -> tuple[int, int]:
+        """Line range ``[first, end)`` of about ``chars`` characters (at least one line) from a random place."""
+        starts = self.line_starts
+        first = rng.randrange(self.lines)
+        end = bisect.bisect_left(starts, starts[first] + chars, first + 1)
+        if end > self.lines:
+            end = self.lines
+            first = max(0, bisect.bisect_right(starts, starts[end] - chars) - 1)
+        return first, end
+
+    def chars(self, first: int, end: int) -> int:
+        """Characters (UTF-16 units: the corpus has no astral characters) in the line range."""
+        return self.line_starts[end] - self.line_starts[first]
+
+    def text_of(self, first: int, end: int) -> str:
+        """The text of the line range."""
+        return self.text[self.line_starts[first] : self.line_starts[end]]
+
+    def json_of(self, first: int, end: int) -> bytes:
+        """The JSON-escaped text of the line range."""
+        return self.json[self.json_starts[first] : self.json_starts[end]]
+
+    def json_chars_of(self, first: int, end: int) -> int:
+        """UTF-16 length of the JSON-escaped line range."""
+        return self.json_chars[end] - self.json_chars[first]
 
     def slice(self, rng: random.Random, chars: int) -> str:
-        """About ``chars`` characters of whole lines from a random place (wraps around for huge requests)."""
+        """About ``chars`` characters of whole lines (the corpus repeats for requests larger than itself)."""
         size = len(self.text)
         if chars >= size:
             reps, rest = divmod(chars, size)
             return self.text * reps + self.slice(rng, rest)
-        starts = self.line_starts
-        first = rng.randrange(len(starts))
-        start = starts[first]
-        end = start + chars
-        if end > size:
-            start = max(0, size - chars)
-            start = starts[bisect.bisect_left(starts, start)] if start else 0
-            end = size
-        else:
-            k = bisect.bisect_left(starts, end)
-            end = starts[k] if k < len(starts) else size
-        return self.text[start:end]
+        return self.text_of(*self.pick(rng, chars))
 
 
 def build_corpus(rng: random.Random, chars: int = 3 << 20) -> TextCorpus:
     """Render about ``chars`` characters of mixed source, test logs, diffs and service logs."""
     paths = ("services/payments/ratelimit.py", "services/payments/app.py", "services/payments/idempotency.py",
              "services/payments/routes/refunds.py", "docs/rate-limiting.md", "deploy/helm/payments/values.yaml")
-    parts: list[str] = []
+    lines: list[str] = []
     total = 0
     while total < chars:
         kind = rng.random()
@@ -302,14 +373,14 @@ def build_corpus(rng: random.Random, chars: int = 3 << 20) -> TextCorpus:
             part = app_log(rng, rng.randint(50, 400))
         else:
             part = load_test_report(rng, rng.choice((200, 400, 800)), rng.uniform(0.01, 0.2))
-        parts.append(part)
+        lines += part.splitlines(keepends=True)
         total += len(part)
-    text = "".join(parts)
-    starts = [0]
-    find = text.find
-    pos = find("\n")
-    while pos >= 0:
-        if pos + 1 < len(text):
-            starts.append(pos + 1)
-        pos = find("\n", pos + 1)
-    return TextCorpus(text, tuple(starts))
+    starts, json_starts, json_chars = [0], [0], [0]
+    escaped: list[bytes] = []
+    for line in lines:
+        piece = orjson.dumps(line)[1:-1]
+        escaped.append(piece)
+        starts.append(starts[-1] + len(line))
+        json_starts.append(json_starts[-1] + len(piece))
+        json_chars.append(json_chars[-1] + len(piece.decode()))
+    return TextCorpus("".join(lines), tuple(starts), b"".join(escaped), tuple(json_starts), tuple(json_chars))

@@ -5,7 +5,7 @@ Exit codes:
     1  an operation failed (the message says why)
     2  usage error (bad arguments, bad config)
     3  no session matches the given SESSION
-    4  refused: read-only store, lock held by a live process, guard tripped
+    4  refused: read-only store, nothing to compact, lock held by a live process, guard tripped
     5  not confirmed (declined at the prompt, or no terminal to ask and no ``--yes``)
 """
 
@@ -54,6 +54,17 @@ def _run_tui(args: argparse.Namespace, config: Config) -> int:
 def _add_write_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="show what would be written and change nothing")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+
+
+def _add_compaction_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--keep-recent", type=int, metavar="N",
+                        help="tokens of recent messages kept verbatim (overrides the layer's budget)")
+    parser.add_argument("--controller", choices=("jsonl", "gateway"),
+                        help="how to apply it (default: jsonl for JSONL transcripts, gateway for SQLite stores)")
+    parser.add_argument("--lock-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="how long to wait for the agent's session lock (default: 10)")
+    parser.add_argument("--json", action="store_true", help="print the plan (and the result) as JSON")
+    _add_write_flags(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -110,12 +121,29 @@ def build_parser() -> argparse.ArgumentParser:
     _add_write_flags(inject)
     inject.set_defaults(handler=checkpoint_commands.inject)
 
+    from tui import compact_commands
+
+    compact = sub.add_parser("compact", help="compact the context: plan, preview, confirm, then apply")
+    _add_session(compact)
+    compact.add_argument("--layer", default="summarize", choices=("auto", "prune", "summarize", "full", "drop-only"),
+                         help="how to compact (default: summarize; auto picks by utilization)")
+    compact.add_argument("--focus", help="what the summary must preserve (goes into its header)")
+    _add_compaction_flags(compact)
+    compact.set_defaults(handler=compact_commands.compact)
+
+    prune = sub.add_parser("prune", help="compact with the prune layer: old tool outputs cleared or trimmed")
+    _add_session(prune)
+    _add_compaction_flags(prune)
+    prune.set_defaults(handler=compact_commands.prune, layer="prune", focus=None)
+
     from tui import watch_command
 
     watch = sub.add_parser("watch", help="follow sessions live: capture state and write checkpoints on triggers")
     _add_paths(watch)
     watch.add_argument("--once", action="store_true", help="one pass over the sessions, then exit")
     watch.add_argument("--force-polling", action="store_true", help="poll instead of inotify (WSL, network mounts)")
+    watch.add_argument("--auto-compact", action="store_true", default=None,
+                       help="compact automatically past the configured threshold (config auto_compact; off by default)")
     watch.set_defaults(handler=watch_command.watch)
 
     codes = sub.add_parser("help-exit-codes", help="list the exit codes")

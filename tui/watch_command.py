@@ -105,8 +105,8 @@ async def _follow(watcher: Watcher, *, force_polling: bool, stop: asyncio.Event)
 
 
 def watch(args: argparse.Namespace, config: Config) -> int:
-    """``ctxscope watch [PATH…]``: run the sidecar until interrupted (or once with ``--once``)."""
-    manager = ContextManager(config)
+    """``ctxscope watch [PATH…] [--auto-compact]``: run the sidecar until interrupted (or once with ``--once``)."""
+    manager = ContextManager(config, auto_compact=getattr(args, "auto_compact", None))
     watcher = Watcher(manager, list(args.paths))
     discovery = discover_sessions(args.paths or None)
     for problem in discovery.problems:
@@ -116,7 +116,8 @@ def watch(args: argparse.Namespace, config: Config) -> int:
         print("ctxscope: no sessions to watch. Pass a sessions directory or transcript, or try `ctxscope demo`.",
               file=sys.stderr)
         return EXIT_NOT_FOUND
-    print(f"watching {len(manager.sessions)} session(s); Ctrl-C to stop", flush=True)
+    auto = " with automatic compaction" if manager.auto_compact else ""
+    print(f"watching {len(manager.sessions)} session(s){auto}; Ctrl-C to stop", flush=True)
     _emit(manager.step_all())
     if args.once:
         return EXIT_OK

@@ -14,7 +14,7 @@ from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION
 def _entry(i: int, kind: str = "message", *, role: str | None = None, usage: int | None = None,
            stop: str | None = None, provider: str | None = None, before: int | None = None) -> Entry:
     return Entry(
-        line_no=i, offset=i * 100, length=99, ordinal=i, type=kind, id=f"e{i}", parent_id=f"e{i - 1}" if i else None,
+        line_no=i, offset=i * 100, length=99, type=kind, id=f"e{i}", parent_id=f"e{i - 1}" if i else None,
         timestamp=f"2026-01-01T00:00:{i:02d}Z", role=role,
         usage=Usage(usage, 0, 0, 0, 0) if usage is not None else None, stop_reason=stop, provider=provider,
         tokens_before=before,

@@ -1,0 +1,272 @@
+"""Pilot tests of the app: navigation, filter, help, control keys, the palette, and the session view's panes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.message import Message
+from textual.notifications import Notify
+from textual.widgets import Input, Static
+
+from engine.audit import record_action
+from engine.config import Config
+from engine.session import SessionSnapshot
+from tests.conftest import OPENCLAW
+from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
+from tui.controls import Controls
+from tui.messages import ControlFinished
+from tui.screens.help import HelpScreen
+from tui.screens.session_list import SessionListScreen
+from tui.screens.session_view import HISTORY_PANES, SessionScreen
+from tui.widgets.context_table import ContextTable
+from tui.widgets.gauge import GaugeBar
+from tui.widgets.history import HistoryPane
+from tui.widgets.session_table import SessionTable
+
+# Newest first by the time of each transcript's last entry.
+EXPECTED_ORDER = [
+    "bhagya554__AITesterBlueprint_OpenClawMasterClass__f5b63bc9-4cf5-4b11-a03d-3027989737f7.jsonl",
+    "bhagya554__AITesterBlueprint_OpenClawMasterClass__3003a4e2-a8c1-417d-9ebc-76480d47d0c0.jsonl",
+    "42naodia__moltbot-config__76cc5ab5-0425-4038-b41f-0af9f313d594.jsonl",
+    "42naodia__moltbot-config__f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1.jsonl",
+    "badlogic__pi-mono__large-session.v1-legacy.jsonl",
+]
+
+
+@pytest.fixture
+def sessions(tmp_path: Path) -> Path:
+    return copy_fixtures(OPENCLAW.iterdir(), tmp_path / "sessions")
+
+
+def _rows(app: object) -> list[str]:
+    table = app.session_list.query_one(SessionTable)  # type: ignore[attr-defined]
+    return [str(row.key.value) for row in table.ordered_rows]
+
+
+def _notes(messages: list[Message]) -> list[str]:
+    return [m.notification.message for m in messages if isinstance(m, Notify)]
+
+
+async def _open(pilot, key: str) -> SessionScreen:  # type: ignore[no-untyped-def]
+    table = pilot.app.session_list.query_one(SessionTable)
+    table.move_cursor(row=table.get_row_index(key))
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionScreen))
+    await settle(pilot)
+    return pilot.app.screen
+
+
+async def test_list_shows_every_session_most_recent_first(sessions: Path, tmp_path: Path) -> None:
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert [app.snapshots[key].source.path.name for key in _rows(app)] == EXPECTED_ORDER
+        assert isinstance(app.screen, SessionListScreen)
+        assert app.screen.selected_key == _rows(app)[0]
+
+
+async def test_slash_filters_rows_and_escape_clears_the_filter(sessions: Path, tmp_path: Path) -> None:
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"openresp")
+        assert app.screen.query_one("#filter", Input).has_focus
+        assert _rows(app) == ["agent:main:openresponses-user:9e983849"]
+        await pilot.press("escape")
+        assert len(_rows(app)) == 5
+        assert not app.screen.query_one("#filter", Input).display
+
+
+async def test_filter_keeps_typed_letters_that_are_also_app_keys(sessions: Path, tmp_path: Path) -> None:
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"qwen", "enter")
+        assert app.is_running
+        assert app.screen.query_one("#filter", Input).value == "qwen"
+        assert _rows(app) == ["agent:main:openresponses-user:9e983849"]
+        assert app.screen.query_one(SessionTable).has_focus
+
+
+async def test_filter_with_no_match_says_so_and_disables_session_keys(sessions: Path, tmp_path: Path) -> None:
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"nothing-like-this")
+        status = app.screen.query_one("#list-status", Static)
+        assert "No session matches" in str(status.render())
+        for action in ("force_checkpoint", "compact", "prune", "diff"):
+            assert app.check_action(action, ()) is None
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert helps["Force checkpoint"].endswith("(unavailable: select a session first)")
+
+
+async def test_enter_opens_the_session_and_escape_returns(sessions: Path, tmp_path: Path) -> None:
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, "agent:main:main")
+        assert screen.key == "agent:main:main"
+        assert screen.query_one(GaugeBar).snapshot is app.snapshots["agent:main:main"]
+        await pilot.press("escape")
+        assert isinstance(app.screen, SessionListScreen)
+
+
+async def test_session_view_panes_fill_from_workers(sessions: Path, tmp_path: Path) -> None:
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, "agent:main:main")
+        snapshot: SessionSnapshot = app.snapshots["agent:main:main"]
+        table = screen.query_one(ContextTable)
+        assert table.row_count == len(snapshot.view.messages)
+        last = snapshot.view.messages[-1]
+        assert table.get_row_at(table.row_count - 1)[0].plain == last.entry_id
+        tail = str(screen.query_one("#tail-text", Static).render())
+        assert last.entry_id in tail
+        plot_timeline = screen.query_one("UtilizationPlot").timeline  # type: ignore[attr-defined]
+        assert plot_timeline.compactions == snapshot.view.compactions_on_path
+
+
+async def test_history_panes_say_why_they_are_empty(sessions: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    record_action(state, "checkpoint", "agent:main:main", params={"trigger": "manual"})
+    app, _ = make_app([sessions], state)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, "agent:main:main")
+
+        def text(pane: str) -> str:
+            return str(screen.query_one(f"#{pane}-pane", HistoryPane).query_one(".history-body", Static).render())
+
+        assert "checkpoint · ok" in text("audit") and "trigger=manual" in text("audit")
+        assert text("checkpoints") == HISTORY_PANES["checkpoints"][0]
+
+
+async def test_history_panes_without_loaders_explain_what_is_missing(sessions: Path, tmp_path: Path) -> None:
+    app, _ = make_app([sessions], tmp_path / "state", controls=Controls(module_exists=lambda name: False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, "agent:main:main")
+        body = screen.query_one("#decisions-pane", HistoryPane).query_one(".history-body", Static)
+        assert str(body.render()) == HISTORY_PANES["decisions"][1]
+
+
+async def test_help_lists_the_keys_of_the_screen(sessions: Path, tmp_path: Path) -> None:
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one(Static).render())
+        for key in ("/", "c", "k", "p", "d", "q", "ctrl+p"):
+            assert f" {key}  " in text
+        assert "Write a checkpoint of the session now" in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, SessionListScreen)
+
+
+async def test_control_key_explains_a_missing_engine_module(sessions: Path, tmp_path: Path) -> None:
+    seen: list[Message] = []
+    app, _ = make_app([sessions], tmp_path / "state", controls=Controls(module_exists=lambda name: False))
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("k")
+        await wait_until(pilot, lambda: _notes(seen))
+        assert _notes(seen) == ["Can't compact the session: this install of ctxscope has no engine.compaction module."]
+
+
+async def test_wired_control_runs_on_the_selected_session_in_a_worker(sessions: Path, tmp_path: Path) -> None:
+    calls: list[tuple[str, Config]] = []
+
+    def write_checkpoint(snapshot: SessionSnapshot, config: Config) -> str:
+        calls.append((snapshot.key, config))
+        return "cp_001 written"
+
+    controls = Controls()
+    controls.wire("force_checkpoint", write_checkpoint)
+    seen: list[Message] = []
+    app, _ = make_app([sessions], tmp_path / "state", controls=controls)
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down", "c")
+        await wait_until(pilot, lambda: any(isinstance(m, ControlFinished) for m in seen))
+        await pilot.pause()
+        assert calls == [("agent:main:main", app.config)]
+        assert "cp_001 written" in _notes(seen)
+
+
+async def test_failing_control_becomes_an_error_notification(sessions: Path, tmp_path: Path) -> None:
+    def broken(snapshot: SessionSnapshot, config: Config) -> str:
+        raise OSError("disk full")
+
+    controls = Controls()
+    controls.wire("prune", broken)
+    seen: list[Message] = []
+    app, _ = make_app([sessions], tmp_path / "state", controls=controls)
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("p")
+        await wait_until(pilot, lambda: _notes(seen))
+        failures = [m.notification for m in seen if isinstance(m, Notify)]
+        assert failures[0].message == "OSError: disk full"
+        assert (failures[0].title, failures[0].severity) == ("Action failed", "error")
+
+
+async def test_c_writes_a_real_checkpoint_and_d_diffs_the_last_two(sessions: Path, tmp_path: Path) -> None:
+    seen: list[Message] = []
+    state = tmp_path / "state"
+    app, _ = make_app([sessions], state)
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, "agent:main:main")
+        await pilot.press("d")
+        await wait_until(pilot, lambda: len(_finished(seen)) == 1)
+        assert _finished(seen)[0].summary.startswith("0 checkpoints so far")
+        await pilot.press("c")
+        await wait_until(pilot, lambda: len(_finished(seen)) == 2)
+        assert _finished(seen)[1].summary.startswith("cp_001 (manual)")
+        assert list((state / "context" / "checkpoints").rglob("cp_001.yaml"))
+        await settle(pilot)
+        listing = str(screen.query_one("#checkpoints-pane", HistoryPane).query_one(".history-body", Static).render())
+        assert "cp_001" in listing and "manual" in listing
+        await pilot.press("c")
+        await wait_until(pilot, lambda: len(_finished(seen)) == 3)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: len(_finished(seen)) == 4)
+        assert _finished(seen)[3].summary.startswith("cp_001 → cp_002: tokens +0")
+
+
+def _finished(seen: list[Message]) -> list[ControlFinished]:
+    return [m for m in seen if isinstance(m, ControlFinished)]
+
+
+async def test_palette_offers_every_action(sessions: Path, tmp_path: Path) -> None:
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Force checkpoint", "Compact", "Prune tool outputs", "Diff checkpoints", "Filter sessions",
+                "Help", "Quit"} <= titles
+        await _open(pilot, "agent:main:main")
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Back to sessions", "Show checkpoints", "Diff checkpoints"} <= titles
+
+
+async def test_diff_key_shows_the_checkpoints_tab(sessions: Path, tmp_path: Path) -> None:
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, "agent:main:main")
+        await pilot.press("d")
+        assert screen.query_one("#tabs").active == "checkpoints"  # type: ignore[attr-defined]
+
+
+async def test_q_quits(sessions: Path, tmp_path: Path) -> None:
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running

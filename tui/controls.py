@@ -1,0 +1,198 @@
+"""The engine operations behind the control keys and the history panes: where the engine plugs in.
+
+Wiring an operation is one call in :func:`default_controls`, e.g.
+``controls.wire("force_checkpoint", run_manual_checkpoint)``. A runner takes the session's latest snapshot
+and the config, runs in a worker thread, and returns the line to show the user (raising reports a failure).
+Until an action is wired, pressing its key explains what is missing instead of failing silently.
+History loaders fill the Checkpoints / Decisions / Audit panes the same way.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.config import Config, resolve_state_dir
+from engine.session import SessionSnapshot
+from engine.stores import SessionSource
+
+__all__ = [
+    "CONTROL_SPECS",
+    "ControlRunner",
+    "ControlSpec",
+    "Controls",
+    "HistoryItem",
+    "HistoryLoader",
+    "default_controls",
+    "session_state_dir",
+]
+
+ControlRunner = Callable[[SessionSnapshot, Config], str]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryItem:
+    """One line of a history pane."""
+
+    time: str
+    title: str
+    detail: str = ""
+
+
+HistoryLoader = Callable[[SessionSnapshot, Config], tuple[HistoryItem, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class ControlSpec:
+    """An App action backed by an engine operation."""
+
+    action: str
+    title: str
+    help: str
+    module: str
+    """The engine module that provides the operation."""
+    doing: str
+    """What the action does, completing "Can't …"."""
+
+
+CONTROL_SPECS: tuple[ControlSpec, ...] = (
+    ControlSpec("force_checkpoint", "Force checkpoint", "Write a checkpoint of the session now",
+                "engine.sidecar", "write a checkpoint"),
+    ControlSpec("compact", "Compact", "Preview a compaction (layer, focus, tokens before/after, cost) and apply it",
+                "engine.compaction", "compact the session"),
+    ControlSpec("prune", "Prune tool outputs", "Preview clearing old tool outputs and apply it",
+                "engine.compaction", "prune the session"),
+    ControlSpec("diff", "Diff checkpoints", "Compare the latest checkpoint with the previous one",
+                "engine.checkpoint_diff", "diff checkpoints"),
+)
+
+
+def _module_exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:
+        return False
+
+
+class Controls:
+    """The runners and history loaders the App may use; anything not wired is reported, never faked."""
+
+    def __init__(self, *, module_exists: Callable[[str], bool] = _module_exists) -> None:
+        self._runners: dict[str, ControlRunner] = {}
+        self._loaders: dict[str, HistoryLoader] = {}
+        self._module_exists = module_exists
+
+    def wire(self, action: str, runner: ControlRunner) -> None:
+        """Back ``action`` (``force_checkpoint``, ``compact``, ``prune``, ``diff``) with an engine runner."""
+        self._runners[action] = runner
+
+    def wire_history(self, pane: str, loader: HistoryLoader) -> None:
+        """Fill the ``checkpoints``, ``decisions`` or ``audit`` pane with ``loader``."""
+        self._loaders[pane] = loader
+
+    def runner(self, action: str) -> ControlRunner | None:
+        return self._runners.get(action)
+
+    def loader(self, pane: str) -> HistoryLoader | None:
+        return self._loaders.get(pane)
+
+    def spec(self, action: str) -> ControlSpec:
+        return next(s for s in CONTROL_SPECS if s.action == action)
+
+    def missing(self, action: str) -> str | None:
+        """Why ``action`` cannot run in this install, or ``None`` when a runner is wired."""
+        if action in self._runners:
+            return None
+        spec = self.spec(action)
+        if not self._module_exists(spec.module):
+            return f"Can't {spec.doing}: this install of ctxscope has no {spec.module} module."
+        return f"Can't {spec.doing} from the TUI yet: {spec.module} is installed but not wired to this key."
+
+
+def session_state_dir(source: SessionSource, config: Config) -> Path:
+    """Where ctxscope keeps a session's checkpoints, state and audit log (SPEC §8 ``--state-dir``)."""
+    return resolve_state_dir(source.state_dir, config)
+
+
+def _audit(snapshot: SessionSnapshot, config: Config) -> tuple[HistoryItem, ...]:
+    from engine.audit import read_audit
+
+    records = read_audit(session_state_dir(snapshot.source, config))
+    return tuple(
+        HistoryItem(r.time, f"{r.action} · {r.result}", r.error or ", ".join(f"{k}={v}" for k, v in r.params.items()))
+        for r in records
+        if r.session_key == snapshot.key
+    )
+
+
+def _checkpoints(snapshot: SessionSnapshot, config: Config) -> tuple[HistoryItem, ...]:
+    from engine.checkpoint_store import list_checkpoints, read_checkpoint
+
+    items = []
+    for ref in reversed(list_checkpoints(session_state_dir(snapshot.source, config), snapshot.key)):
+        try:
+            meta = read_checkpoint(ref).meta
+        except (OSError, ValueError) as exc:  # listed with its problem: the previous one is still usable
+            items.append(HistoryItem("", ref.checkpoint_id, f"unreadable: {exc}"))
+            continue
+        usage = meta.token_usage
+        items.append(HistoryItem(meta.created_at, ref.checkpoint_id,
+                                 f"{meta.trigger} · {usage.input_tokens:,} tokens ({usage.utilization:.0%})"))
+    return tuple(items)
+
+
+def _decisions(snapshot: SessionSnapshot, config: Config) -> tuple[HistoryItem, ...]:
+    from engine.state_files import load_state
+
+    state = load_state(session_state_dir(snapshot.source, config), snapshot.key).state
+    return (
+        *(HistoryItem(d.when or "", "decision", d.what) for d in state.decisions),
+        *(HistoryItem("", "open item", item) for item in state.open_items),
+        *(HistoryItem("", "learning", item) for item in state.learnings),
+    )
+
+
+def _force_checkpoint(snapshot: SessionSnapshot, config: Config) -> str:
+    from engine.sidecar import ContextManager
+
+    # The same path as `ctxscope checkpoint`; once the follower runs the sidecar loop, reuse its manager.
+    manager = ContextManager(config, auto_checkpoints=False)
+    manager.add(snapshot.source)
+    manager.step(snapshot.key)
+    event = manager.write(snapshot.key, "manual")
+    if event.kind != "checkpoint":
+        raise RuntimeError(event.message)
+    return event.message
+
+
+def _diff_latest(snapshot: SessionSnapshot, config: Config) -> str:
+    from engine.checkpoint_diff import diff_checkpoints
+    from engine.checkpoint_store import list_checkpoints, read_checkpoint
+
+    refs = list_checkpoints(session_state_dir(snapshot.source, config), snapshot.key)
+    if len(refs) < 2:
+        return f"{len(refs)} checkpoint{'s' if len(refs) != 1 else ''} so far: a diff needs two. Press c to write one."
+    diff = diff_checkpoints(read_checkpoint(refs[-2]), read_checkpoint(refs[-1]))
+    changes = [f"{name} +{len(c.added)}/-{len(c.removed)}" for name, c in diff.lists if c.changed]
+    return f"{diff.old_id} → {diff.new_id}: tokens {diff.token_delta:+,}; " + (
+        ", ".join(changes) if changes else "no list changed"
+    )
+
+
+def default_controls() -> Controls:
+    """The controls of this install: every engine operation that exists, wired to its key or pane."""
+    controls = Controls()
+    controls.wire_history("audit", _audit)
+    if _module_exists("engine.checkpoint_store"):
+        controls.wire_history("checkpoints", _checkpoints)
+    if _module_exists("engine.state_files"):
+        controls.wire_history("decisions", _decisions)
+    if _module_exists("engine.sidecar"):
+        controls.wire("force_checkpoint", _force_checkpoint)
+    if _module_exists("engine.checkpoint_diff"):
+        controls.wire("diff", _diff_latest)
+    # Compaction and pruning plug in here, behind a ModalScreen[bool] preview of the plan:
+    #   controls.wire("compact", plan_and_apply_compaction)
+    return controls

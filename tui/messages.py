@@ -1,0 +1,92 @@
+"""Messages the follower and the screens post upward: past-tense events carrying engine values."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from engine.gauge import GaugeLevel
+from engine.session import SessionSnapshot
+
+__all__ = [
+    "CompactionDetected",
+    "ControlFinished",
+    "SessionReadFailed",
+    "SessionUpdated",
+    "SessionsDiscovered",
+    "SessionsLoaded",
+    "ThresholdCrossed",
+]
+
+
+class SessionUpdated(Message):
+    """A session has a new snapshot; a newer one for the same session replaces one still queued."""
+
+    def __init__(self, snapshot: SessionSnapshot) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+
+    @property
+    def key(self) -> str:
+        return self.snapshot.key
+
+    def can_replace(self, message: Message) -> bool:
+        """Only the latest state of a session matters; updates of other sessions are all kept."""
+        return isinstance(message, SessionUpdated) and message.key == self.key
+
+
+class SessionsDiscovered(Message):
+    """Discovery finished: these sessions will be followed (snapshots follow as they are read)."""
+
+    def __init__(self, keys: tuple[str, ...], problems: tuple[str, ...]) -> None:
+        super().__init__()
+        self.keys = keys
+        self.problems = problems
+
+
+class SessionsLoaded(Message):
+    """Every discovered session has been read once; from now on only changes arrive."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.count = count
+
+
+class SessionReadFailed(Message):
+    """A session could not be read (deleted, permissions, rewritten underneath us)."""
+
+    def __init__(self, key: str, error: str) -> None:
+        super().__init__()
+        self.key = key
+        self.error = error
+
+
+class CompactionDetected(Message):
+    """The agent (or someone) compacted a session since its previous snapshot."""
+
+    def __init__(self, snapshot: SessionSnapshot, previous_count: int) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+        self.previous_count = previous_count
+
+
+class ThresholdCrossed(Message):
+    """A session's gauge rose past a line (gauge, checkpoint, pre-compaction margin, compaction line)."""
+
+    def __init__(self, snapshot: SessionSnapshot, previous: GaugeLevel) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+        self.previous = previous
+
+    @property
+    def level(self) -> GaugeLevel:
+        return self.snapshot.gauge.level
+
+
+class ControlFinished(Message):
+    """A control action (checkpoint, compact, prune, diff) ran; ``summary`` is the line shown to the user."""
+
+    def __init__(self, action: str, key: str, summary: str) -> None:
+        super().__init__()
+        self.action = action
+        self.key = key
+        self.summary = summary

@@ -1,0 +1,1 @@
+"""The screens: session list, session view and help."""

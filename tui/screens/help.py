@@ -1,0 +1,68 @@
+"""The help modal: the keys of the screen it was opened from (with why any is unavailable) and the gauge legend."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+__all__ = ["HelpScreen", "KeyHelp"]
+
+_LEGEND = (
+    ("G", "$text-warning", "gauge line (70%): the agent is shown the gauge from here"),
+    ("C", "$text-warning", "checkpoint line (80%): ctxscope writes a checkpoint"),
+    ("F", "$text-secondary", "memory-flush points (50/75/90%)"),
+    ("M", "$text-error", "pre-compaction margin: checkpoint before the agent compacts"),
+    ("K", "$text-error", "the agent's own compaction line (window − reserve)"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class KeyHelp:
+    """One key as the help lists it."""
+
+    key: str
+    description: str
+    unavailable: str | None = None
+    """Why the action cannot run right now, if it cannot."""
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists ``keys`` and explains the gauge; any of escape, q or ? closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "Close"),
+        Binding("q", "dismiss", "Close", show=False),
+        Binding("question_mark", "dismiss", "Close", show=False),
+    ]
+
+    def __init__(self, keys: Sequence[KeyHelp]) -> None:
+        super().__init__(id="help")
+        self._keys = tuple(keys)
+
+    def compose(self) -> ComposeResult:
+        width = max((len(k.key) for k in self._keys), default=3)
+        lines: list[Content] = [Content.styled("Keys", "bold $text-accent")]
+        for item in self._keys:
+            note = Content.styled(f"  — {item.unavailable}", "$text-muted") if item.unavailable else Content("")
+            lines.append(Content.assemble((f" {item.key:>{width}}  ", "bold $text-primary"), item.description, note))
+        lines += [Content(""), Content.styled("Gauge markers", "bold $text-accent")]
+        lines += [Content.assemble((f" {glyph}  ", f"bold {color}"), text) for glyph, color, text in _LEGEND]
+        lines += [
+            Content(""),
+            Content.styled(
+                "UNKNOWN means the agent compacted and has not replied since: the next reply reports the size.",
+                "$text-muted",
+            ),
+            Content.styled("Press esc to close.", "$text-muted"),
+        ]
+        with VerticalScroll(id="help-body") as body:
+            body.border_title = "ctxscope help"
+            yield Static(Content("\n").join(lines))

@@ -1,0 +1,158 @@
+"""The session list: every discovered session, most recently active first, filtered with ``/``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from engine.session import SessionSnapshot
+from tui.widgets.gauge import GaugeBar
+from tui.widgets.labels import session_label
+from tui.widgets.session_table import SessionTable, matches, ordered
+
+__all__ = ["SessionChosen", "SessionListScreen"]
+
+
+class SessionChosen(Message):
+    """The user opened a session from the list."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.key = key
+
+
+class SessionListScreen(Screen[None]):
+    """Set :attr:`snapshots` (any order) and :attr:`loaded`; the table sorts, filters and keeps the cursor."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "filter", "Filter", key_display="/"),
+        Binding("escape", "clear_filter", "Clear filter"),
+    ]
+
+    AUTO_FOCUS = "#sessions"
+
+    snapshots: reactive[tuple[SessionSnapshot, ...]] = reactive(())
+    filter_text: reactive[str] = reactive("")
+    loaded: reactive[bool] = reactive(False)
+    problems: reactive[tuple[str, ...]] = reactive(())
+
+    def __init__(self, *, clock: Callable[[], datetime], where: str) -> None:
+        super().__init__(id="session-list")
+        self._clock = clock
+        self._where = where
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder="filter: key, file or model (enter to keep, esc to clear)", id="filter")
+        yield SessionTable(id="sessions")
+        yield Static(id="list-status")
+        with Vertical(id="preview"):
+            yield GaugeBar()
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.set_interval(30, self._refresh_rows)  # keeps "5m ago" honest while nothing changes
+        self._refresh_rows()
+
+    @property
+    def table(self) -> SessionTable:
+        return self.query_one(SessionTable)
+
+    @property
+    def selected_key(self) -> str | None:
+        """The session under the cursor, if any row is shown."""
+        return self.table.selected_key
+
+    def _refresh_rows(self) -> None:
+        if not self.is_mounted:
+            return
+        shown = [s for s in ordered(self.snapshots) if matches(s, self.filter_text)]
+        # While sessions are still arriving the cursor stays on the top row instead of chasing one session.
+        self.table.show(shown, self._clock(), follow_cursor=self.loaded)
+        self._show_preview()
+        self.sub_title = f"{len(self.snapshots)} session{'s' if len(self.snapshots) != 1 else ''}"
+        self._show_status(len(shown))
+        self.app.refresh_bindings()
+
+    def _show_status(self, shown: int) -> None:
+        status = self.query_one("#list-status", Static)
+        text = ""
+        if not self.loaded and not self.snapshots:
+            text = f"Reading sessions in {self._where}…"
+        elif not self.snapshots:
+            text = f"No sessions found in {self._where}. Try `ctxscope demo`, or pass a sessions directory."
+        elif not shown:
+            text = f"No session matches “{self.filter_text}”. Press esc to clear the filter."
+        if self.problems:
+            text = "\n".join([*([text] if text else []), *self.problems[:3]])
+        status.update(text)
+        status.display = bool(text)
+
+    def watch_snapshots(self) -> None:
+        self._refresh_rows()
+
+    def watch_filter_text(self) -> None:
+        self._refresh_rows()
+
+    def watch_loaded(self) -> None:
+        self._refresh_rows()
+
+    def watch_problems(self) -> None:
+        self._refresh_rows()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return self.has_class("-filtering")
+        return True
+
+    def action_filter(self) -> None:
+        """Show the filter box and focus it."""
+        self.add_class("-filtering")
+        self.query_one("#filter", Input).focus()
+        self.refresh_bindings()
+
+    def action_clear_filter(self) -> None:
+        """Clear and hide the filter."""
+        self.query_one("#filter", Input).value = ""
+        self.remove_class("-filtering")
+        self.table.focus()
+        self.refresh_bindings()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.filter_text = event.value
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        self.table.focus()
+
+    @on(DataTable.RowSelected, "#sessions")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.post_message(SessionChosen(str(event.row_key.value)))
+
+    @on(DataTable.RowHighlighted, "#sessions")
+    def _row_highlighted(self) -> None:
+        self._show_preview()
+        self.app.refresh_bindings()
+
+    def _show_preview(self) -> None:
+        snapshot = self._selected_snapshot()
+        preview = self.query_one("#preview", Vertical)
+        preview.display = snapshot is not None
+        if snapshot is not None:
+            preview.border_title = f"{session_label(snapshot.source, 60)} · {snapshot.model or 'model unknown'}"
+            self.query_one(GaugeBar).snapshot = snapshot
+
+    def _selected_snapshot(self) -> SessionSnapshot | None:
+        key = self.selected_key
+        return next((s for s in self.snapshots if s.key == key), None)

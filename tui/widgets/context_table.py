@@ -1,0 +1,82 @@
+"""The messages in context, one row each: entry id, role, tokens, and whether a compaction would keep it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from engine.accounting import message_tokens
+from engine.context import find_cut_point
+from engine.session import SessionFollower, SessionSnapshot
+
+__all__ = ["ContextRow", "ContextTable", "measure_rows"]
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRow:
+    """One context message as the table shows it."""
+
+    entry_id: str
+    role: str
+    tokens: int
+    """Tokens of the message by the engine's offline tokenizer."""
+    protected: bool
+    """Inside the recent budget a compaction keeps verbatim."""
+    tools: tuple[str, ...]
+
+
+def measure_rows(snapshot: SessionSnapshot, follower: SessionFollower, keep_recent: int) -> tuple[ContextRow, ...]:
+    """Measure every context message of ``snapshot`` (blocking: re-reads text, run it in a thread)."""
+    view = snapshot.view
+    cut = find_cut_point(view.path, keep_recent)
+    return tuple(
+        ContextRow(
+            message.entry_id,
+            message.role,
+            message_tokens(message, follower.objects, cache=follower.token_cache),
+            message.role != "compactionSummary" and message.path_index >= cut.first_kept_index,
+            message.entry.tool_calls,
+        )
+        for message in view.messages
+    )
+
+
+class ContextTable(DataTable[Text]):
+    """Call :meth:`show` with measured rows; the cursor stays on the same entry across updates."""
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.zebra_stripes = True
+        self.add_column("Entry", key="entry")
+        self.add_column("Role", key="role")
+        self.add_column(Text("Tokens", justify="right"), key="tokens")
+        self.add_column("Kept", key="kept")
+        self.add_column("Tools", key="tools")
+
+    def show(self, rows: Sequence[ContextRow]) -> None:
+        """Replace the rows."""
+        selected = None
+        if self.row_count:
+            selected = self.coordinate_to_cell_key(self.cursor_coordinate)[0].value
+        self.clear()
+        muted = self.app.theme_variables.get("foreground-muted", "")
+        accent = self.app.theme_variables.get("text-accent", "")
+        seen: set[str] = set()
+        for index, row in enumerate(rows):
+            key = row.entry_id if row.entry_id not in seen else f"{row.entry_id}#{index}"
+            seen.add(key)
+            self.add_row(
+                Text(row.entry_id, overflow="ellipsis"),
+                Text(row.role, style=accent if row.role == "compactionSummary" else ""),
+                Text(f"{row.tokens:,}", justify="right"),
+                Text("kept" if row.protected else "compactable", style="" if row.protected else muted),
+                Text(", ".join(row.tools), overflow="ellipsis"),
+                key=key,
+            )
+        if selected is not None and selected in self.rows:
+            self.move_cursor(row=self.get_row_index(selected), animate=False)
+        elif rows:
+            self.move_cursor(row=len(rows) - 1, animate=False)

@@ -1,0 +1,46 @@
+"""A history pane (checkpoints, decisions, audit): a list of items, or a sentence saying why there is none."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from tui.controls import HistoryItem
+
+__all__ = ["HistoryPane"]
+
+
+class HistoryPane(VerticalScroll):
+    """Shows :class:`~tui.controls.HistoryItem` lines, ``empty`` when there are none, ``unwired`` without a loader."""
+
+    def __init__(self, *, empty: str, unwired: str, id: str | None = None) -> None:
+        super().__init__(id=id, classes="history")
+        self.empty = empty
+        self.unwired = unwired
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content.styled("Reading…", "$text-muted"), classes="history-body")
+
+    def show(self, items: Sequence[HistoryItem] | None, problem: str | None = None) -> None:
+        """Display ``items``; ``None`` means no loader is wired; ``problem`` replaces everything with an error."""
+        body: Content
+        if problem is not None:
+            body = Content.styled(problem, "$text-error")
+        elif items is None:
+            body = Content.styled(self.unwired, "$text-muted")
+        elif not items:
+            body = Content.styled(self.empty, "$text-muted")
+        else:
+            body = Content("\n").join(
+                Content.assemble(
+                    (f"{item.time[:19].replace('T', ' ')}  " if item.time else "", "$text-muted"),
+                    (item.title, "bold"),
+                    (f"  {item.detail}" if item.detail else "", ""),
+                )
+                for item in items
+            )
+        self.query_one(".history-body", Static).update(body)
