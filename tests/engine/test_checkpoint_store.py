@@ -68,19 +68,16 @@ HOSTILE_KEYS = [
 ]
 
 
-def _write(state: Path, n: int, key: str = KEY, **kwargs: object) -> list[Path]:
-    return [write_checkpoint(state, key, sample_checkpoint(), **kwargs).path for _ in range(n)]  # type: ignore[arg-type]
+def _write(state: Path, n: int, key: str = KEY, retention: int = 5) -> list[Path]:
+    return [write_checkpoint(state, key, sample_checkpoint(), retention=retention).path for _ in range(n)]
 
 
 def _tree(root: Path) -> dict[str, tuple[int, int, bytes]]:
-    """Every file under ``root`` with its size, mtime and bytes."""
+    """Every path under ``root`` with its mtime and, for files, its bytes."""
     out = {}
     for path in sorted(root.rglob("*")):
-        if path.is_file():
-            st_ = path.stat()
-            out[str(path.relative_to(root))] = (st_.st_size, st_.st_mtime_ns, path.read_bytes())
-        else:
-            out[str(path.relative_to(root))] = (-1, 0, b"")
+        data = path.read_bytes() if path.is_file() else b""
+        out[str(path.relative_to(root))] = (len(data), path.stat().st_mtime_ns, data)
     return out
 
 
