@@ -37,6 +37,11 @@ class QuickGauge:
     model: str | None
     bytes_scanned: int
     """Bytes between the scan's stopping point and the end of the file."""
+    agent_estimate: int | None = None
+    """pi's estimate (usage + ``ceil(chars/4)`` of the trailing messages); ``None`` when unknown."""
+    leaf_timestamp: str | None = None
+    method: str | None = None
+    """Tokenizer used for the trailing messages; ``None`` when there were none (tiktoken is then never loaded)."""
 
 
 def _first_line_is_v1(path: Path) -> bool:
@@ -51,11 +56,11 @@ def _first_line_is_v1(path: Path) -> bool:
 
 def quick_context_tokens(path: Path) -> QuickGauge:
     """Measure the context of ``path`` from its tail (SPEC §3 rules; tiktoken for the trailing messages)."""
-    counter = get_counter()
     size = path.stat().st_size
     linear = _first_line_is_v1(path)  # v1 files have no ids: the file order is the path
     want: str | None = None
     leaf_id: str | None = None
+    leaf_time: str | None = None
     model: str | None = None
     trailing: list[tuple[Entry, dict[str, object]]] = []
     offset = size
@@ -73,31 +78,58 @@ def quick_context_tokens(path: Path) -> QuickGauge:
             if entry.id is None:
                 continue
             if want is None:
-                leaf_id = entry.id
+                leaf_id, leaf_time = entry.id, entry.timestamp
             elif entry.id != want:
                 continue
             want = entry.parent_id
         elif leaf_id is None:
-            leaf_id = entry.id or f"offset:{offset}"
+            leaf_id, leaf_time = entry.id or f"offset:{offset}", entry.timestamp
         is_model_source = entry.type == "model_change" or (entry.role == "assistant" and entry.provider != "openclaw")
         if model is None and is_model_source:
             model = entry.model
         if entry.type == "compaction":
-            return QuickGauge(None, "unknown-after-compaction", leaf_id, None, len(trailing), model, size - offset)
+            return QuickGauge(
+                None, "unknown-after-compaction", leaf_id, None, len(trailing), model, size - offset, None, leaf_time
+            )
         if entry.has_valid_usage:
             assert entry.usage is not None
-            extra = _count(trailing, counter)
-            source = "usage" if not trailing else f"usage+{counter.method}"
+            usage = entry.usage.context_tokens
+            estimate = usage + sum(e.pi_tokens for e, _ in trailing)
+            if not trailing:
+                return QuickGauge(usage, "usage", leaf_id, entry.id, 0, model, size - offset, estimate, leaf_time)
+            counter = get_counter()
             return QuickGauge(
-                entry.usage.context_tokens + extra, source, leaf_id, entry.id, len(trailing), model, size - offset
+                usage + _count(trailing, counter),
+                f"usage+{counter.method}",
+                leaf_id,
+                entry.id,
+                len(trailing),
+                model,
+                size - offset,
+                estimate,
+                leaf_time,
+                counter.method,
             )
         if entry.in_context:
             trailing.append((entry, obj))
         if not linear and want is None:
             break
     if leaf_id is None:
-        return QuickGauge(0, "empty", None, None, 0, None, size)
-    return QuickGauge(_count(trailing, counter), counter.method, leaf_id, None, len(trailing), model, size - offset)
+        return QuickGauge(0, "empty", None, None, 0, None, size, 0)
+    counter = get_counter()
+    estimate = sum(e.pi_tokens for e, _ in trailing)
+    return QuickGauge(
+        _count(trailing, counter),
+        counter.method,
+        leaf_id,
+        None,
+        len(trailing),
+        model,
+        size - offset,
+        estimate,
+        leaf_time,
+        counter.method,
+    )
 
 
 def _count(trailing: list[tuple[Entry, dict[str, object]]], counter: TokenCounter) -> int:

@@ -169,13 +169,18 @@ class _Collector:
         self.locks: list[Path] = []
         self.problems: list[str] = []
         self._stores: dict[Path, dict[str, Mapping[str, Any]]] = {}
+        self._store_names: dict[Path, list[Path]] = {}
+        self._store_index: dict[Path, dict[str, tuple[str, Mapping[str, Any]]]] = {}
 
     def stores_near(self, directory: Path) -> list[tuple[Path, dict[str, Mapping[str, Any]]]]:
         found = []
-        try:
-            candidates = sorted(p for p in directory.iterdir() if p.name.endswith("sessions.json"))
-        except OSError:
-            return []
+        candidates = self._store_names.get(directory)
+        if candidates is None:  # listed once per directory: a sessions dir may hold thousands of transcripts
+            try:
+                candidates = sorted(directory / n for n in os.listdir(directory) if n.endswith("sessions.json"))
+            except OSError:
+                candidates = []
+            self._store_names[directory] = candidates
         for store_path in candidates:
             if store_path not in self._stores:
                 entries, problem = load_store(store_path)
@@ -184,6 +189,21 @@ class _Collector:
                 self._stores[store_path] = entries
             found.append((store_path, self._stores[store_path]))
         return found
+
+    def _index_of(self, store_path: Path) -> dict[str, tuple[str, Mapping[str, Any]]]:
+        """Transcript file name → (key, entry) for one store, built once."""
+        index = self._store_index.get(store_path)
+        if index is None:
+            index = {}
+            for store_key, value in self._stores.get(store_path, {}).items():
+                session_file = value.get("sessionFile")
+                session_id = value.get("sessionId")
+                if isinstance(session_file, str):
+                    index.setdefault(Path(session_file).name, (store_key, value))
+                if isinstance(session_id, str):
+                    index.setdefault(f"{session_id}.jsonl", (store_key, value))
+            self._store_index[store_path] = index
+        return index
 
     def add_transcript(self, path: Path, *, explicit: bool) -> None:
         kind = classify_file(path)
@@ -197,19 +217,18 @@ class _Collector:
         key: str | None = None
         entry: Mapping[str, Any] | None = None
         store_path: Path | None = None
-        for candidate_path, entries in self.stores_near(path.parent):
-            for store_key, value in entries.items():
-                session_id = value.get("sessionId")
-                session_file = value.get("sessionFile")
-                if (isinstance(session_id, str) and (session_id == header_id or path.name.endswith(
-                    f"{session_id}.jsonl"))) or (
-                    isinstance(session_file, str) and Path(session_file).name == path.name
-                ):
-                    key, entry, store_path = store_key, value, candidate_path
-                    break
-            if key:
+        for candidate_path, _entries in self.stores_near(path.parent):
+            by_name = self._index_of(candidate_path)
+            match = by_name.get(path.name) or (by_name.get(f"{header_id}.jsonl") if header_id else None)
+            if match is None:
+                # OpenClaw names files <sessionId>.jsonl; copies may carry a prefix (as the test fixtures do).
+                match = next((m for n, m in by_name.items() if path.name.endswith(n)), None)
+            if match is not None:
+                key, entry = match
+                store_path = candidate_path
                 break
-        openclaw = store_path is not None or _state_dir_of(path.resolve()) is not None
+        resolved = path.resolve()
+        openclaw = store_path is not None or _state_dir_of(resolved) is not None
         source = SessionSource(
             key=key or header_id or str(path),
             path=path,
@@ -218,10 +237,10 @@ class _Collector:
             store_entry=entry,
             store_path=store_path,
             session_id=(entry or {}).get("sessionId") or header_id,
-            agent_id=_agent_of(path.resolve()),
-            state_dir=_state_dir_of(path.resolve()),
+            agent_id=_agent_of(resolved),
+            state_dir=_state_dir_of(resolved),
         )
-        self.sessions.setdefault((path.resolve(), None), source)
+        self.sessions.setdefault((resolved, None), source)
 
     def add_sqlite(self, db: Path) -> None:
         from engine.sqlite_store import list_sqlite_sessions  # local: only SQLite users pay for it

@@ -12,6 +12,7 @@ Exit codes:
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -69,8 +70,6 @@ def _add_compaction_flags(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    from tui import commands
-
     parser = argparse.ArgumentParser(
         prog="ctxscope",
         description="Watch, inspect and control the context window of long-running agent sessions.",
@@ -82,13 +81,14 @@ def build_parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="one line per session: tokens, window, utilization, compactions")
     _add_paths(status)
     status.add_argument("--json", action="store_true", help="print a JSON list")
-    status.set_defaults(handler=commands.status)
+    status.add_argument("--full", action="store_true", help="index every line (reports malformed lines; slower)")
+    status.set_defaults(handler="tui.commands:status")
 
     inspect = sub.add_parser("inspect", help="the messages in context with ids, roles, tokens, protected/compactable")
     _add_session(inspect)
     inspect.add_argument("--json", action="store_true", help="print a JSON object")
     inspect.add_argument("--keep-recent", type=int, help="protected budget in tokens (default: config, 20000)")
-    inspect.set_defaults(handler=commands.inspect)
+    inspect.set_defaults(handler="tui.commands:inspect")
 
     tui = sub.add_parser("tui", help="the live terminal UI on the given paths (default: discovered sessions)")
     _add_paths(tui)
@@ -96,17 +96,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="poll for changes instead of OS notifications (WSL, network filesystems)")
     tui.set_defaults(handler=_run_tui)
 
-    from tui import checkpoint_commands
-
     checkpoint = sub.add_parser("checkpoint", help="capture the session and write a checkpoint now (trigger manual)")
     _add_session(checkpoint)
     checkpoint.add_argument("--json", action="store_true", help="print a JSON object")
-    checkpoint.set_defaults(handler=checkpoint_commands.checkpoint)
+    checkpoint.set_defaults(handler="tui.checkpoint_commands:checkpoint")
 
     history = sub.add_parser("history", help="checkpoints and compactions of a session")
     _add_session(history)
     history.add_argument("--json", action="store_true", help="print a JSON object")
-    history.set_defaults(handler=checkpoint_commands.history)
+    history.set_defaults(handler="tui.checkpoint_commands:history")
 
     diff = sub.add_parser("diff", help="what changed between two checkpoints (default: the last two)")
     _add_session(diff)
@@ -114,14 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("b", nargs="?", metavar="B", help="newer checkpoint id")
     diff.add_argument("--raw", action="store_true", help="also print the unified YAML diff")
     diff.add_argument("--json", action="store_true", help="print a JSON object (includes the raw diff)")
-    diff.set_defaults(handler=checkpoint_commands.diff)
+    diff.set_defaults(handler="tui.checkpoint_commands:diff")
 
     inject = sub.add_parser("inject", help="append the latest checkpoint to the transcript as a custom message")
     _add_session(inject)
     _add_write_flags(inject)
-    inject.set_defaults(handler=checkpoint_commands.inject)
-
-    from tui import compact_commands
+    inject.set_defaults(handler="tui.checkpoint_commands:inject")
 
     compact = sub.add_parser("compact", help="compact the context: plan, preview, confirm, then apply")
     _add_session(compact)
@@ -129,14 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
                          help="how to compact (default: summarize; auto picks by utilization)")
     compact.add_argument("--focus", help="what the summary must preserve (goes into its header)")
     _add_compaction_flags(compact)
-    compact.set_defaults(handler=compact_commands.compact)
+    compact.set_defaults(handler="tui.compact_commands:compact")
 
     prune = sub.add_parser("prune", help="compact with the prune layer: old tool outputs cleared or trimmed")
     _add_session(prune)
     _add_compaction_flags(prune)
-    prune.set_defaults(handler=compact_commands.prune, layer="prune", focus=None)
-
-    from tui import watch_command
+    prune.set_defaults(handler="tui.compact_commands:prune", layer="prune", focus=None)
 
     watch = sub.add_parser("watch", help="follow sessions live: capture state and write checkpoints on triggers")
     _add_paths(watch)
@@ -144,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--force-polling", action="store_true", help="poll instead of inotify (WSL, network mounts)")
     watch.add_argument("--auto-compact", action="store_true", default=None,
                        help="compact automatically past the configured threshold (config auto_compact; off by default)")
-    watch.set_defaults(handler=watch_command.watch)
+    watch.set_defaults(handler="tui.watch_command:watch")
 
     codes = sub.add_parser("help-exit-codes", help="list the exit codes")
     codes.set_defaults(handler=lambda args, config: print(__doc__.split("Exit codes:", 1)[1].rstrip()) or 0)
@@ -166,7 +160,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from dataclasses import replace
 
         config = replace(config, state_dir=args.state_dir.expanduser())
-    handler: Handler | None = getattr(args, "handler", None)
+    handler: Handler | str | None = getattr(args, "handler", None)
+    if isinstance(handler, str):  # "module:function", imported only when that command runs (fast start-up)
+        module_name, _, function = handler.partition(":")
+        handler = getattr(importlib.import_module(module_name), function)
     if handler is None:  # bare `ctxscope`: the TUI on discovered sessions (SPEC §8)
         args.paths, args.force_polling, args.bare = [], None, True
         handler = _run_tui

@@ -12,7 +12,8 @@ from engine.accounting import message_tokens
 from engine.config import Config
 from engine.context import find_cut_point
 from engine.gauge import format_tokens
-from engine.session import SessionFollower, SessionSnapshot
+from engine.glance import glance_session
+from engine.session import SessionFollower
 from engine.stores import SessionNotFoundError, SessionSource, discover_sessions, find_session
 from engine.transcript import TranscriptError
 
@@ -23,32 +24,29 @@ def print_json(value: Any) -> None:
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
 
 
-def _percent(snapshot: SessionSnapshot) -> str:
-    util = snapshot.utilization
-    return "unknown" if util is None else f"{util * 100:.0f}%"
-
-
-def _status_row(s: SessionSnapshot) -> list[str]:
-    tokens = "?" if s.tokens.tokens is None else format_tokens(s.tokens.tokens)
+def _status_row(row: dict[str, Any]) -> list[str]:
+    tokens = "?" if row["context_tokens"] is None else format_tokens(row["context_tokens"])
+    util = row["utilization"]
     flags = []
-    if s.malformed_lines:
-        flags.append(f"{len(s.malformed_lines)} bad lines")
-    if s.headerless:
+    if row["malformed_lines"]:
+        flags.append(f"{len(row['malformed_lines'])} bad lines")
+    if row["headerless"]:
         flags.append("headerless")
-    if s.version < 3:
-        flags.append(f"v{s.version}")
-    if s.source.kind == "archive":
+    if row["version"] < 3:
+        flags.append(f"v{row['version']}")
+    if row["kind"] == "archive":
         flags.append("archive")
-    if s.gauge.level in ("near-compaction", "over-compaction"):
-        flags.append(s.gauge.level)
-    when = s.last_activity.strftime("%Y-%m-%d %H:%M") if s.last_activity else "-"
+    if row["gauge_level"] in ("near-compaction", "over-compaction"):
+        flags.append(row["gauge_level"])
+    when = (row["last_activity"] or "-")[:16].replace("T", " ")
+    key = row["key"] if len(row["key"]) <= 48 else row["key"][:22] + "…" + row["key"][-25:]
     return [
-        s.key,
-        s.model or "-",
-        f"{tokens}/{format_tokens(s.window.tokens)}",
-        _percent(s),
-        format_tokens(s.gauge.compaction_line),
-        str(s.compactions),
+        key,
+        row["model"] or "-",
+        f"{tokens}/{format_tokens(row['context_window'])}",
+        "unknown" if util is None else f"{util * 100:.0f}%",
+        format_tokens(row["compaction_threshold_tokens"]),
+        "?" if row["compactions"] is None else str(row["compactions"]),
         when,
         ", ".join(flags),
     ]
@@ -60,32 +58,42 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _status_of(source: SessionSource, config: Config, full: bool) -> dict[str, Any]:
+    if full or source.format == "openclaw-sqlite":
+        return {**SessionFollower(source, config).refresh().to_status(), "scan": "full"}
+    return glance_session(source, config).to_status()
+
+
 def status(args: argparse.Namespace, config: Config) -> int:
-    """``ctxscope status [PATH…] [--json]``: one row per discovered session."""
+    """``ctxscope status [PATH…] [--json] [--full]``: one row per discovered session.
+
+    By default each session is read from its tail (the gauge, the model, the compaction count), which keeps a
+    thousand sessions under a second; ``--full`` indexes every line and also reports malformed ones.
+    """
     discovery = discover_sessions(args.paths or None)
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
-    snapshots: list[SessionSnapshot] = []
+    rows: list[dict[str, Any]] = []
     failed = False
     for source in discovery.sessions:
         try:
-            snapshots.append(SessionFollower(source, config).refresh())
-        except TranscriptError as exc:
+            rows.append(_status_of(source, config, args.full))
+        except (TranscriptError, OSError) as exc:
             failed = True
-            print(f"ctxscope: {exc}", file=sys.stderr)
-    snapshots.sort(key=lambda s: s.last_activity.timestamp() if s.last_activity else 0.0, reverse=True)
+            print(f"ctxscope: {source.path}: {exc}", file=sys.stderr)
+    rows.sort(key=lambda r: r["last_activity"] or "", reverse=True)
     if args.json:
-        print_json([s.to_status() for s in snapshots])
-    elif not snapshots:
+        print_json(rows)
+    elif not rows:
         defaults = "~/.openclaw, ~/.clawdbot, ~/.pi/agent/sessions"
         where = ", ".join(str(p) for p in args.paths) if args.paths else defaults
         print(f"No sessions found in {where}. Try `ctxscope demo`, or pass a sessions directory.")
     else:
         header = ["KEY", "MODEL", "TOKENS", "UTIL", "COMPACTS AT", "COMPACTIONS", "LAST ACTIVITY", "NOTES"]
-        print(_table(header, [_status_row(s) for s in snapshots]))
+        print(_table(header, [_status_row(r) for r in rows]))
         if discovery.archives:
             print(f"\n{len(discovery.archives)} archived transcript(s) not shown (pass one as PATH to read it).")
-    return EXIT_FAILED if failed and not snapshots else EXIT_OK
+    return EXIT_FAILED if failed and not rows else EXIT_OK
 
 
 def resolve_session(args: argparse.Namespace) -> SessionSource:

@@ -47,7 +47,7 @@ def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> object:
 
 
 def test_status_json_has_the_documented_fields(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rows = _json(capsys, ["status", str(store), "--json"])
+    rows = _json(capsys, ["status", str(store), "--json", "--full"])
     assert isinstance(rows, list) and len(rows) == 2
     by_key = {r["key"]: r for r in rows}
     assert all(set(r) >= STATUS_FIELDS for r in rows)
@@ -88,3 +88,25 @@ def test_installed_command_prints_a_table(store: Path) -> None:
     result = subprocess.run([str(exe), "status", str(store)], capture_output=True, text=True, check=True)
     assert result.stdout.splitlines()[0].split()[:3] == ["KEY", "MODEL", "TOKENS"]
     assert "agent:main:main" in result.stdout and "22k/33k" in result.stdout
+
+
+def test_fast_status_agrees_with_the_full_index(capsys: pytest.CaptureFixture[str]) -> None:
+    fast = {r["key"]: r for r in _json(capsys, ["status", str(OPENCLAW), "--json"])}
+    full = {r["key"]: r for r in _json(capsys, ["status", str(OPENCLAW), "--json", "--full"])}
+    assert fast.keys() == full.keys()
+    for key, row in fast.items():
+        assert row["scan"] == "tail" and full[key]["scan"] == "full"
+        assert row["malformed_lines"] is None  # not checked on the fast path
+        for field in (
+            "context_tokens",
+            "context_tokens_source",
+            "context_window",
+            "utilization",
+            "compactions",
+            "compaction_threshold_tokens",
+            "model",
+            "last_activity",
+        ):
+            assert row[field] == full[key][field], (key, field)
+        if row["version"] >= 3:  # v1 ids are line numbers in the full read; a tail scan cannot know them
+            assert row["leaf_id"] == full[key]["leaf_id"]

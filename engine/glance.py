@@ -1,0 +1,158 @@
+"""A session at a glance without indexing it: the fast path behind ``ctxscope status`` (SPEC §8, §9).
+
+:func:`glance_session` reads the header, scans back from the end for the gauge
+(:func:`engine.quick_gauge.quick_context_tokens`) and takes the compaction count from the store, or from a
+byte count of ``{"type":"compaction"`` lines (a ``memchr``-speed pass, no JSON parsing). It does not validate
+every line: ``malformed_lines`` is ``None`` ("not checked") — ``status --full`` and ``inspect`` index the whole
+file and report them. Cost: a few kilobytes per session plus the compaction count, so a thousand sessions
+take well under a second.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from engine.config import Config
+from engine.gauge import GaugeReading, read_gauge
+from engine.quick_gauge import QuickGauge, quick_context_tokens
+from engine.stores import SessionSource
+from engine.windows import ContextWindow, resolve_context_window
+
+__all__ = ["COUNT_LIMIT_BYTES", "Glance", "glance_session"]
+
+COUNT_LIMIT_BYTES = 256 << 20
+"""Files larger than this are not scanned for compactions when the store has no count (``None`` instead)."""
+_COMPACTION = b'{"type":"compaction"'
+_BLOCK = 4 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Glance:
+    """What ``status`` shows for one session, from the tail of its transcript."""
+
+    source: SessionSource
+    quick: QuickGauge
+    window: ContextWindow
+    gauge: GaugeReading
+    model: str | None
+    compactions_in_file: int | None
+    store_compaction_count: int | None
+    last_activity: datetime | None
+    version: int
+    headerless: bool
+
+    @property
+    def compactions(self) -> int | None:
+        counts = [c for c in (self.compactions_in_file, self.store_compaction_count) if c is not None]
+        return max(counts) if counts else None
+
+    def to_status(self) -> dict[str, Any]:
+        """The ``ctxscope status --json`` row; same keys as :meth:`engine.session.SessionSnapshot.to_status`."""
+        util = self.gauge.utilization
+        return {
+            "key": self.source.key,
+            "path": str(self.source.path),
+            "format": self.source.format,
+            "kind": self.source.kind,
+            "session_id": self.source.session_id,
+            "model": self.model,
+            "context_window": self.window.tokens,
+            "context_window_source": self.window.source,
+            "context_tokens": self.quick.tokens,
+            "context_tokens_source": self.quick.source,
+            "token_method": self.quick.method,
+            "agent_estimate": self.quick.agent_estimate,
+            "utilization": None if util is None else round(util, 4),
+            "compaction_threshold_tokens": self.gauge.compaction_line,
+            "gauge_level": self.gauge.level,
+            "gauge_line": self.gauge.line(),
+            "compactions": self.compactions,
+            "compactions_in_file": self.compactions_in_file,
+            "store_compaction_count": self.store_compaction_count,
+            "leaf_id": self.quick.leaf_id,
+            "last_activity": self.last_activity.isoformat().replace("+00:00", "Z") if self.last_activity else None,
+            "malformed_lines": None,
+            "version": self.version,
+            "headerless": self.headerless,
+            "scan": "tail",
+        }
+
+
+def _header(fd_path: SessionSource) -> tuple[int, bool]:
+    with fd_path.path.open("rb") as handle:
+        first = handle.readline(65536)
+    try:
+        obj = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))
+    except orjson.JSONDecodeError:
+        return 3, True
+    if not isinstance(obj, dict) or obj.get("type") != "session":
+        return 3, True
+    version = obj.get("version")
+    return (version if isinstance(version, int) and not isinstance(version, bool) else 1), False
+
+
+def _count_compactions(source: SessionSource) -> int | None:
+    if source.path.stat().st_size > COUNT_LIMIT_BYTES:
+        return None
+    count = 0
+    tail = b""
+    with source.path.open("rb") as handle:
+        while chunk := handle.read(_BLOCK):
+            data = tail + chunk
+            count += data.count(_COMPACTION)
+            # Keep the last few bytes so a marker split across blocks is counted once.
+            tail = data[-(len(_COMPACTION) - 1) :]
+    return count
+
+
+def _time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def glance_session(source: SessionSource, config: Config | None = None) -> Glance:
+    """Read just enough of a JSONL session for its status row.
+
+    Raises:
+        OSError: the transcript cannot be read.
+        ValueError: ``source`` is a SQLite session (use :class:`engine.session.SessionFollower`).
+    """
+    if source.format == "openclaw-sqlite":
+        raise ValueError("SQLite sessions have no tail to scan; read them with SessionFollower")
+    config = config or Config()
+    version, headerless = _header(source)
+    quick = quick_context_tokens(source.path)
+    store = source.store_entry or {}
+    model = quick.model
+    if model is None and isinstance(store.get("model"), str):
+        model = store["model"]
+    window = resolve_context_window(
+        store_context_tokens=store.get("contextTokens"), model=model, overrides=config.context_windows
+    )
+    gauge = read_gauge(
+        quick.tokens, window, thresholds=config.thresholds, reserve_floor=config.reserve_floor_for(source.format)
+    )
+    count = store.get("compactionCount")
+    store_count = count if isinstance(count, int) and not isinstance(count, bool) else None
+    last = _time(quick.leaf_timestamp) or datetime.fromtimestamp(source.path.stat().st_mtime, UTC)
+    return Glance(
+        source=source,
+        quick=quick,
+        window=window,
+        gauge=gauge,
+        model=model,
+        compactions_in_file=_count_compactions(source),
+        store_compaction_count=store_count,
+        last_activity=last,
+        version=version,
+        headerless=headerless,
+    )
