@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.archive import read_archive
-from engine.compaction import plan_compaction, select_compaction_layer, tool_output_tokens
+from engine.compaction import select_compaction_layer, tool_output_tokens
 from engine.compaction_settings import CompactionSettings, LayerSettings
 from engine.config import Config
 from engine.context import find_cut_point

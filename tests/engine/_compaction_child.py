@@ -1,0 +1,64 @@
+"""A child process for the SIGKILL trials (run as a script, killed at random points).
+
+    _compaction_child.py compact <transcript> <state_dir>   print "ready", then forever: append an agent turn,
+                                                             compact (summarize and drop-only in turn)
+    _compaction_child.py archive <file>                      print "ready", then forever: append large records
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from engine.archive import ArchivedMessage, append_archive_record, render_archive_record
+from engine.compaction import plan_compaction
+from engine.controllers import CompactionRefusedError, apply_compaction
+from engine.jsonl_append import append_entries
+from engine.session import SessionFollower
+from engine.stores import discover_sessions
+from tests.engine._message_writer import turn
+
+
+def archive_record(n: int, rng: random.Random) -> bytes:
+    """A record of a few hundred KB, so its single write spans many pages."""
+    messages = [ArchivedMessage("toolResult", f"e{n}-{i}", None, f"record {n} part {i} " + "z" * rng.randint(1, 90_000))
+                for i in range(rng.randint(1, 4))]
+    return render_archive_record(f"rec-{n}", messages, session_key="k", created_at="2026-03-01T00:00:00Z",
+                                 first_kept_entry_id=None)
+
+
+def compact_forever(transcript: Path, state_dir: Path) -> None:
+    source = discover_sessions([transcript]).sessions[0]
+    follower = SessionFollower(source)
+    rng = random.Random()
+    print("ready", flush=True)
+    for n in itertools.count():
+        append_entries(transcript, lambda _leaf, n=n: turn("kid", n, rng), recent_write_seconds=0.0)
+        snapshot = follower.refresh()
+        layer = "drop-only" if n % 2 else "summarize"
+        plan = plan_compaction(snapshot, layer, keep_recent=200, load=follower.reader.read_object,
+                               state_dir=state_dir, token_cache=follower.token_cache)
+        if plan.applicable:
+            with contextlib.suppress(CompactionRefusedError):
+                apply_compaction(plan, follower=follower, state_dir=state_dir, lock_timeout=30.0)
+
+
+def archive_forever(path: Path) -> None:
+    rng = random.Random()
+    print("ready", flush=True)
+    for n in itertools.count():
+        append_archive_record(path, archive_record(n, rng))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "compact":
+        compact_forever(Path(sys.argv[2]), Path(sys.argv[3]))
+    elif sys.argv[1] == "archive":
+        archive_forever(Path(sys.argv[2]))
+    else:
+        raise SystemExit(f"unknown mode {sys.argv[1]!r}")
