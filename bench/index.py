@@ -19,27 +19,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
+from bench.table import Row, print_table
 from engine.accounting import measure_context
 from engine.context import build_context
 from engine.quick_gauge import quick_context_tokens
 from engine.session_generator import generate_session_file
 from engine.transcript import TranscriptReader
-
-
-@dataclass(frozen=True)
-class Row:
-    """One line of the results table."""
-
-    target: str
-    measured: str
-    baseline: str
-    ratio: str
-    ok: bool | None
 
 
 def _best(fn, repeat: int = 3) -> float:  # type: ignore[no-untyped-def]
@@ -157,18 +146,6 @@ def bench_memory(big: Path, small: Path) -> Row:
         f"{per_gb_baseline * big_gb / max(engine_rss - idle, 1):.0f}× less held per GB",
         engine_rss <= 150,
     )
-
-
-def print_table(rows: list[Row]) -> None:
-    """The results as an aligned text table."""
-    header = ("target", "measured", "baseline (same run)", "ratio", "ok")
-    cells = [header] + [(r.target, r.measured, r.baseline, r.ratio, "-" if r.ok is None else ("yes" if r.ok else "NO"))
-                        for r in rows]
-    widths = [max(len(c[i]) for c in cells) for i in range(len(header))]
-    for i, row in enumerate(cells):
-        print("  ".join(cell.ljust(widths[j]) for j, cell in enumerate(row)).rstrip())
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
 
 
 def run(size_mb: int, gauge_gb: float, work: Path) -> list[Row]:
