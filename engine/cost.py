@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
 from engine.entries import Entry, Usage
+from engine.timestamps import parse_iso
 
 if TYPE_CHECKING:
     from engine.session import SessionSnapshot
@@ -182,16 +183,6 @@ class SessionCost:
     """Calls with tokens but no recorded cost and no known price (left out of :attr:`spend_usd`)."""
 
 
-def _parse_time(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
 def _is_call(entry: Entry) -> bool:
     # Synthetic ``provider: "openclaw"`` mirrors were never sent to a model; aborted/error calls with usage were.
     return entry.role == "assistant" and entry.usage is not None and entry.provider != "openclaw"
@@ -256,7 +247,7 @@ def session_cost(
         source = "unknown"
     priced = from_usage + from_table
     last = next((e for e in reversed(calls) if e.has_valid_usage and e.timestamp), None)
-    last_at = _parse_time(last.timestamp) if last else None
+    last_at = parse_iso(last.timestamp) if last else None
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
     since = (now - last_at).total_seconds() if last_at else None

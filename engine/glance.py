@@ -20,6 +20,7 @@ from engine.config import Config
 from engine.gauge import GaugeReading, read_gauge
 from engine.quick_gauge import QuickGauge, quick_context_tokens
 from engine.stores import SessionSource
+from engine.timestamps import parse_iso
 from engine.windows import ContextWindow, resolve_context_window
 
 __all__ = ["COUNT_LIMIT_BYTES", "Glance", "glance_session"]
@@ -109,16 +110,6 @@ def _count_compactions(source: SessionSource) -> int | None:
     return count
 
 
-def _time(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
 def glance_session(source: SessionSource, config: Config | None = None) -> Glance:
     """Read just enough of a JSONL session for its status row.
 
@@ -143,7 +134,7 @@ def glance_session(source: SessionSource, config: Config | None = None) -> Glanc
     )
     count = store.get("compactionCount")
     store_count = count if isinstance(count, int) and not isinstance(count, bool) else None
-    last = _time(quick.leaf_timestamp) or datetime.fromtimestamp(source.path.stat().st_mtime, UTC)
+    last = parse_iso(quick.leaf_timestamp) or datetime.fromtimestamp(source.path.stat().st_mtime, UTC)
     return Glance(
         source=source,
         quick=quick,

@@ -18,6 +18,7 @@ from engine.entries import Entry
 from engine.gauge import GaugeReading, read_gauge
 from engine.sqlite_store import SqliteTranscriptReader
 from engine.stores import SessionSource
+from engine.timestamps import parse_iso
 from engine.transcript import BadLine, ReadBatch, TranscriptReader
 from engine.windows import ContextWindow, resolve_context_window
 
@@ -91,16 +92,6 @@ class SessionSnapshot:
             "version": self.version,
             "headerless": self.headerless,
         }
-
-
-def _parse_time(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def _model_on_path(path: tuple[Entry, ...]) -> tuple[str | None, str | None]:
@@ -186,7 +177,7 @@ class SessionFollower:
             tokens.tokens, window, thresholds=config.thresholds, reserve_floor=config.reserve_floor_for(source.format)
         )
         last = reader.entries[-1].timestamp if reader.entries else None
-        last_activity = _parse_time(last)
+        last_activity = parse_iso(last)
         if last_activity is None and reader.mtime is not None:
             last_activity = datetime.fromtimestamp(reader.mtime, UTC)
         count = store.get("compactionCount")

@@ -20,6 +20,7 @@ from engine.config import Config, resolve_state_dir
 from engine.session import SessionFollower, SessionSnapshot
 from engine.state_files import load_state, save_state
 from engine.stores import SessionSource
+from engine.timestamps import parse_iso
 from engine.transcript import TranscriptError
 from engine.triggers import TriggerState, decide_trigger, should_skip
 
@@ -108,7 +109,7 @@ class ContextManager:
         loaded = load_state(
             session.state_dir,
             session.key,
-            latest_checkpoint_at=_parse(latest.checkpoint.meta.created_at) if latest else None,
+            latest_checkpoint_at=parse_iso(latest.checkpoint.meta.created_at) if latest else None,
         )
         session.state = loaded.state
         session.triggers = TriggerState(
@@ -225,10 +226,3 @@ class ContextManager:
             checkpoint=ref,
         )
 
-
-def _parse(value: str) -> datetime | None:
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

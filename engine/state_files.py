@@ -20,6 +20,7 @@ from engine.atomic import write_atomic
 from engine.capture import CapturedState
 from engine.checkpoint_store import safe_key
 from engine.redact import redact_obj
+from engine.timestamps import parse_iso
 
 __all__ = ["LoadedState", "load_state", "save_state", "state_dir_for"]
 
@@ -75,16 +76,6 @@ def save_state(state_dir: Path, key: str, state: CapturedState, *, now: datetime
     return directory
 
 
-def _parse_time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
 def load_state(state_dir: Path, key: str, *, latest_checkpoint_at: datetime | None = None) -> LoadedState:
     """Read the state files; missing or corrupt files read as empty, stale state is discarded."""
     directory = state_dir_for(state_dir, key)
@@ -106,7 +97,7 @@ def load_state(state_dir: Path, key: str, *, latest_checkpoint_at: datetime | No
         if not isinstance(payload, dict):
             problems.append(f"{path}: expected an object; ignored")
             continue
-        stamp = _parse_time(payload.pop("captured_at", None))
+        stamp = parse_iso(payload.pop("captured_at", None))
         if stamp is not None and (captured is None or stamp < captured):
             captured = stamp
         merged.update(payload)
