@@ -115,6 +115,7 @@ class CompactionPlan:
 
     @property
     def session_key(self) -> str:
+        """The session's stable key (the OpenClaw session key for gateway calls)."""
         return self.source.key
 
     @property

@@ -30,7 +30,7 @@ from engine.span_text import message_parts, one_line, tool_call_line
 from engine.stores import SessionSource
 from engine.summarizer import SpanMessage, SummaryHeader, drop_placeholder, prune_summary, structured_summary
 
-__all__ = ["LayerSummary", "build_span", "layer_summary", "pins_on_path", "preview"]
+__all__ = ["LayerSummary", "build_span", "layer_summary", "pins_on_path", "preview", "session_workspace"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +121,9 @@ def _drop_only(
     created = now.isoformat(timespec="seconds").replace("+00:00", "Z")
     plan = ArchivePlan(target, record_id, messages, snapshot.key, created, header.first_kept_entry_id or None,
                        header.tokens)
-    return LayerSummary(drop_placeholder(header, f"memory/{target.name} (record {record_id})", span), plan)
+    previous = span[0].parts.text if span and span[0].message.role == "compactionSummary" else None
+    reference = f"memory/{target.name} (record {record_id})"
+    return LayerSummary(drop_placeholder(header, reference, span, previous), plan)
 
 
 def _structured(

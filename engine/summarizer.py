@@ -44,6 +44,8 @@ TURN_CONTEXT: Final = "---\n\n**Turn Context (split turn):**"
 """pi's separator before the summary of a split turn's prefix (FORMATS §2.1)."""
 
 _NONE: Final = "- None."
+_KEEP_SHORT_OUTPUT: Final = 200
+"""Tool outputs this short (characters) are kept whole: the placeholder would be no shorter."""
 _FILE_BLOCK: Final = re.compile(r"<(read-files|modified-files)>.*?</\1>", re.DOTALL)
 _URL: Final = re.compile(r"https?://[^\s<>()\[\]{}\"'`]+")
 _PATH: Final = re.compile(
@@ -132,10 +134,11 @@ def _pinned_block(span: Sequence[SpanMessage]) -> list[str]:
 
 
 def _trim(text: str, settings: PruneOutputSettings) -> str:
-    if len(text) <= settings.max_chars:
-        return text
     cut = len(text) - settings.head_chars - settings.tail_chars
-    head, tail = text[: settings.head_chars], text[len(text) - settings.tail_chars :] if settings.tail_chars else ""
+    if len(text) <= settings.max_chars or cut <= 0:
+        return text
+    head = text[: settings.head_chars]
+    tail = text[len(text) - settings.tail_chars :] if settings.tail_chars else ""
     return f"{head}\n[… {cut:,} chars trimmed …]\n{tail}"
 
 
@@ -170,7 +173,7 @@ def prune_summary(
         elif parts.role in ("toolResult", "bashExecution"):
             label = _role_label(parts) + (" (error)" if parts.is_error else "")
             prefix = f"[{label}]: " + (f"$ {parts.command}\n" if parts.command else "")
-            if i in trimmed or parts.is_error:
+            if i in trimmed or parts.is_error or len(parts.text) <= _KEEP_SHORT_OUTPUT:
                 shortened = _trim(parts.text, settings)
                 counts["trimmed" if shortened != parts.text else "whole"] += 1
                 body.append(prefix + shortened)
@@ -193,23 +196,24 @@ def prune_summary(
 
 
 def extract_identifiers(texts: Sequence[str], cap: int) -> tuple[str, ...]:
-    """Exact identifiers worth keeping (URLs, paths, hex ids, host:port), newest ``cap``, in order of use."""
-    found: list[str] = []
-    for text in texts:
-        rest = text
-        for match in _URL.finditer(text):
-            found.append(match.group(0).rstrip(".,;:"))
-        rest = _URL.sub(" ", text)
-        for pattern in (_PATH, _HEX, _HOST_PORT):
-            found += [m.group(0).rstrip(".,;:") for m in pattern.finditer(rest)]
+    """Exact identifiers worth keeping (URLs, paths, hex ids, host:port): the newest ``cap``, oldest first.
+
+    Scans from the newest text back and stops once ``cap`` are found, so a long span costs little.
+    """
     unique: list[str] = []
     seen: set[str] = set()
-    for item in reversed(found):
-        if len(item) >= 4 and item not in seen and item not in ("/", "./", "../"):
-            seen.add(item)
-            unique.append(item)
-        if len(unique) >= cap:
-            break
+    for text in reversed(texts):
+        found = [m.group(0) for m in _URL.finditer(text)]
+        rest = _URL.sub(" ", text) if found else text
+        for pattern in (_PATH, _HEX, _HOST_PORT):
+            found += [m.group(0) for m in pattern.finditer(rest)]
+        for raw in reversed(found):
+            item = raw.rstrip(".,;:")
+            if len(item) >= 4 and item not in seen:
+                seen.add(item)
+                unique.append(item)
+                if len(unique) >= cap:
+                    return tuple(reversed(unique))
     return tuple(reversed(unique))
 
 
@@ -341,13 +345,18 @@ def structured_summary(
     return text + format_file_operations(read_files, modified_files)
 
 
-def drop_placeholder(header: SummaryHeader, archive_ref: str, span: Sequence[SpanMessage]) -> str:
-    """The drop-only layer: one line naming the archive (plus pinned messages, which are never dropped)."""
+def drop_placeholder(
+    header: SummaryHeader, archive_ref: str, span: Sequence[SpanMessage], previous_summary: str | None = None
+) -> str:
+    """The drop-only layer: one line naming the archive, plus pinned messages (which are never dropped, and
+    include those an earlier summary carried)."""
     focus = f" Focus: {one_line(header.focus, 200)}." if header.focus else ""
     line = (
-        f"{HEADER_PREFIX} | layer: drop-only] {header.messages} earlier messages ({header.tokens:,} tokens) were "
+        f"{HEADER_PREFIX} | layer: drop-only] {header.messages} earlier messages (~{header.tokens:,} tokens) were "
         f"dropped from context and archived verbatim to {archive_ref}; search memory when you need them.{focus}"
     )
+    carried = "\n".join(_previous_sections(previous_summary)[1]).strip("\n")
     pinned = _pinned_block(span)
-    return "\n".join([line, "", "## Pinned messages", *pinned]) if pinned else line
-
+    if not carried and not pinned:
+        return line
+    return "\n".join([line, "", "## Pinned messages", *([carried] if carried else []), *pinned])

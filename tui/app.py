@@ -1,20 +1,22 @@
 """The ctxscope Textual app: follows every session live and routes engine values to the screens.
 
-The App owns the one follow worker (so a modal never pauses ingestion) and the latest snapshot of each
-session; screens get snapshots set on them (attributes down) and post what the user chose (messages up).
+The App owns the one follow worker (so a modal never pauses ingestion), the one sidecar
+:class:`~engine.sidecar.ContextManager` that captures state and writes checkpoints on triggers while you
+watch (SPEC §6.7), and the latest snapshot and assessment of each session. Screens get them set on them
+(attributes down) and post what the user chose (messages up). Compaction and pruning go through
+:class:`~tui.dialogs.compact.CompactDialog` (the control keys live in :mod:`tui.control_actions`).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
 from textual import on, work
-from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -22,33 +24,44 @@ from textual.worker import Worker, WorkerState
 
 from engine.config import Config
 from engine.session import SessionSnapshot
+from engine.sidecar import ContextManager, SidecarEvent
 from engine.stores import discover_sessions
 from tui import follow
-from tui.controls import CONTROL_SPECS, ControlRunner, Controls, default_controls
+from tui.control_actions import ControlActions
+from tui.controls import Controls, default_controls
+from tui.insight import SessionInsight
 from tui.messages import (
+    CheckpointWritten,
+    CompactionApplied,
     CompactionDetected,
+    CompactionFailed,
     ControlFinished,
+    SessionAssessed,
     SessionReadFailed,
     SessionsDiscovered,
     SessionsLoaded,
     SessionUpdated,
+    SidecarReported,
     ThresholdCrossed,
 )
-from tui.screens.help import HelpScreen, KeyHelp
+from tui.notices import SIDECAR_TITLES, applied_text, risk_changed_text, startup_checkpoints_text
 from tui.screens.session_list import SessionChosen, SessionListScreen
 from tui.screens.session_view import SessionScreen
-from tui.widgets.labels import session_label
 from tui.widgets.levels import LEVEL_TEXT
 
 __all__ = ["CtxscopeApp", "launch"]
 
 Clock = Callable[[], datetime]
-_CONTROL_ACTIONS = frozenset(spec.action for spec in CONTROL_SPECS)
+
 _DEFAULT_WHERE = "~/.openclaw, ~/.clawdbot and ~/.pi/agent/sessions"
 
 
-class CtxscopeApp(App[None]):
-    """Watch sessions live; ``changes``, ``controls`` and ``clock`` are injectable for tests and the demo."""
+class CtxscopeApp(ControlActions):
+    """Watch sessions live; ``changes``, ``controls``, ``clock`` and ``manager`` are injectable for tests and the demo.
+
+    ``auto_checkpoints=False`` (``ctxscope tui --no-auto-checkpoints``) keeps the sidecar capturing state but
+    writes checkpoints only when asked (``c``).
+    """
 
     CSS_PATH = "app.tcss"
     TITLE = "ctxscope"
@@ -71,18 +84,31 @@ class CtxscopeApp(App[None]):
         controls: Controls | None = None,
         clock: Clock | None = None,
         force_polling: bool | None = None,
+        auto_checkpoints: bool = True,
+        manager: ContextManager | None = None,
+        lock_timeout: float = 10.0,
     ) -> None:
         super().__init__()
         self.config = config or Config()
-        self.tracker = follow.SessionTracker(paths, self.config)
+        self.clock: Clock = clock or (lambda: datetime.now(UTC))
+        self.manager = manager or ContextManager(self.config, clock=self.clock, auto_checkpoints=auto_checkpoints)
+        """The sidecar: captures state and writes checkpoints on triggers; ``c`` writes through it too."""
+        self.tracker = follow.SessionTracker(paths, self.config, manager=self.manager, clock=self.clock)
         self.force_polling = force_polling
         self.changes = changes or follow.watch_changes(force_polling=force_polling)
         self.controls = controls or default_controls()
-        self.clock: Clock = clock or (lambda: datetime.now(UTC))
+        if self.controls.runner("force_checkpoint") is None and self.controls.has_module("force_checkpoint"):
+            self.controls.wire("force_checkpoint", self._write_manual_checkpoint)
+        self.lock_timeout = lock_timeout
+        """Seconds a confirmed compaction waits for a session lock that appeared after the preview."""
         self.snapshots: dict[str, SessionSnapshot] = {}
         """The latest snapshot of every session read so far, by key."""
+        self.insights: dict[str, SessionInsight] = {}
+        """The latest degradation/cost/lock assessment of every session, by key."""
         self.sessions_loaded = False
         self._read_errors: dict[str, str] = {}
+        self._startup_checkpoints: list[SidecarEvent] = []
+        self.own_compactions = set()
         self._where = ", ".join(str(p) for p in paths) if paths else _DEFAULT_WHERE
 
     def get_default_screen(self) -> Screen[None]:
@@ -102,47 +128,78 @@ class CtxscopeApp(App[None]):
         """Discover and follow every session for as long as the app runs."""
         await follow.follow_sessions(self.tracker, self.changes, self.post_message)
 
-    def tell(
-        self, text: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None
-    ) -> None:
-        """Notify with plain text: engine messages and paths may contain ``[`` that is not markup."""
-        self.notify(text, title=title, severity=severity, timeout=timeout, markup=False)
-
     # -- what the follower reports -------------------------------------------------------------------------
 
-    def _label(self, key: str) -> str:
-        follower = self.tracker.follower(key)
-        return session_label(follower.source) if follower else key
+    def _session_screens(self, key: str) -> list[SessionScreen]:
+        return [s for s in self.screen_stack if isinstance(s, SessionScreen) and s.key == key]
 
     def on_sessions_discovered(self, message: SessionsDiscovered) -> None:
         self.session_list.problems = message.problems
+        gone = set(self.snapshots) - set(message.keys)  # a transcript now known under its store key
+        for key in gone:
+            self.snapshots.pop(key, None)
+            self.insights.pop(key, None)
+        if gone:
+            self.session_list.snapshots = tuple(self.snapshots.values())
+            self.session_list.insights = dict(self.insights)
 
     def on_session_updated(self, message: SessionUpdated) -> None:
         snapshot = message.snapshot
         self.snapshots[snapshot.key] = snapshot
         self._read_errors.pop(snapshot.key, None)
         self.session_list.snapshots = tuple(self.snapshots.values())
-        for screen in self.screen_stack:
-            if isinstance(screen, SessionScreen) and screen.key == snapshot.key:
-                screen.snapshot = snapshot
+        for screen in self._session_screens(snapshot.key):
+            screen.snapshot = snapshot
         self.refresh_bindings()
+
+    def on_session_assessed(self, message: SessionAssessed) -> None:
+        insight, old = message.insight, self.insights.get(message.key)
+        self.insights[message.key] = insight
+        self.session_list.insights = dict(self.insights)
+        for screen in self._session_screens(message.key):
+            screen.insight = insight
+        self.refresh_bindings()  # the lock may have come or gone
+        if old is not None and old.risk != insight.risk:
+            severity: SeverityLevel = "error" if insight.risk in ("high", "critical") else "warning"
+            self.tell(risk_changed_text(message.key, old, insight, self.label), title="Risk level changed",
+                      severity=severity)
 
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
         self.sessions_loaded = True
         self.session_list.loaded = True
+        if self._startup_checkpoints:  # one notification for the start-up round, not one per session
+            title, text = startup_checkpoints_text(self._startup_checkpoints, self.label)
+            self.tell(text, title=title)
+            self._startup_checkpoints = []
+
+    def on_checkpoint_written(self, message: CheckpointWritten) -> None:
+        for screen in self._session_screens(message.key):
+            screen.load_history()
+        if not self.sessions_loaded:
+            self._startup_checkpoints.append(message.event)
+            return
+        self.tell(f"{self.label(message.key)}: {message.event.message}", title="Checkpoint written")
+
+    def on_sidecar_reported(self, message: SidecarReported) -> None:
+        event = message.event
+        title, severity = SIDECAR_TITLES.get(event.kind, (event.kind, "information"))
+        self.tell(f"{self.label(message.key)}: {event.message}", title=title, severity=severity)  # type: ignore[arg-type]
 
     def on_session_read_failed(self, message: SessionReadFailed) -> None:
         if self._read_errors.get(message.key) != message.error:  # say it once, not on every change
             self._read_errors[message.key] = message.error
-            self.tell(message.error, title=f"Can't read {self._label(message.key)}", severity="error")
+            self.tell(message.error, title=f"Can't read {self.label(message.key)}", severity="error")
 
     def on_compaction_detected(self, message: CompactionDetected) -> None:
         snapshot = message.snapshot
+        if snapshot.key in self.own_compactions:  # ours: already reported as applied
+            self.own_compactions.discard(snapshot.key)
+            return
         after = "size unknown until the agent's next reply" if snapshot.tokens.tokens is None else (
             f"now {snapshot.tokens.tokens:,} tokens"
         )
         self.tell(
-            f"{self._label(snapshot.key)}: compaction {message.previous_count} → {snapshot.compactions}; {after}.",
+            f"{self.label(snapshot.key)}: compaction {message.previous_count} → {snapshot.compactions}; {after}.",
             title="Compaction detected",
             severity="warning",
         )
@@ -152,14 +209,35 @@ class CtxscopeApp(App[None]):
         util = snapshot.utilization
         figure = f" ({util:.0%})" if util is not None else ""
         severity: SeverityLevel = "error" if message.level in ("near-compaction", "over-compaction") else "warning"
-        self.tell(f"{self._label(snapshot.key)}: {LEVEL_TEXT[message.level]}{figure}.",
+        self.tell(f"{self.label(snapshot.key)}: {LEVEL_TEXT[message.level]}{figure}.",
                   title="Threshold crossed", severity=severity)
 
     def on_control_finished(self, message: ControlFinished) -> None:
         self.tell(message.summary, title=self.controls.spec(message.action).title)
-        for screen in self.screen_stack:
-            if isinstance(screen, SessionScreen) and screen.key == message.key and screen.snapshot is not None:
-                screen.load_history(screen.snapshot)
+        for screen in self._session_screens(message.key):
+            screen.load_history()
+        if message.action == "force_checkpoint":
+            self.refresh_session(message.key, reassess=True)  # lost-decision share counts checkpoints
+
+    def on_compaction_applied(self, message: CompactionApplied) -> None:
+        title = "Pruned" if message.result.plan.layer == "prune" else "Compacted"
+        self.tell(applied_text(message.result, self.label), title=title, timeout=10)
+        self.refresh_session(message.key, reassess=True)
+        for screen in self._session_screens(message.key):
+            screen.load_history()
+
+    def on_compaction_failed(self, message: CompactionFailed) -> None:
+        self.own_compactions.discard(message.key)
+        verb = "Pruning" if message.plan.layer == "prune" else "Compaction"
+        self.tell(message.error, title=f"{verb} refused: nothing written" if message.refused else f"{verb} failed",
+                  severity="warning" if message.refused else "error", timeout=10)
+        for screen in self._session_screens(message.key):
+            screen.load_history()
+
+    @work(group="refresh", exit_on_error=False)
+    async def refresh_session(self, key: str, *, reassess: bool = False) -> None:
+        """Step one session now (after our own write) instead of waiting for the watcher."""
+        await follow.refresh_session(self.tracker, key, self.post_message, reassess=reassess)
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
@@ -187,98 +265,21 @@ class CtxscopeApp(App[None]):
                 controls=self.controls,
                 config=self.config,
                 clock=self.clock,
+                captured_state=partial(self.tracker.captured_state, message.key),
+                state_dir=self.tracker.state_dir(message.key),
+                insight=self.insights.get(message.key),
             )
         )
 
-    def action_help(self) -> None:
-        """Show the keys of the current screen and the gauge legend."""
-        keys = [
-            KeyHelp(self.get_key_display(active.binding), active.binding.tooltip or active.binding.description,
-                    self.unavailable(active.binding.action) if active.binding.action in _CONTROL_ACTIONS else None)
-            for active in self.screen.active_bindings.values()
-            if active.binding.show and active.binding.description
-        ]
-        keys.append(KeyHelp("ctrl+p", "Command palette: every action by name"))
-        self.push_screen(HelpScreen(keys))
 
-    # -- control actions -----------------------------------------------------------------------------------
-
-    def current_snapshot(self, screen: Screen[object] | None = None) -> SessionSnapshot | None:
-        """The session the user is looking at: the open session, or the one under the list's cursor."""
-        screen = screen or self.screen
-        key = screen.key if isinstance(screen, SessionScreen) else (
-            screen.selected_key if isinstance(screen, SessionListScreen) else None
-        )
-        return self.snapshots.get(key) if key is not None else None
-
-    def unavailable(self, action: str, screen: Screen[object] | None = None) -> str | None:
-        """Why ``action`` cannot run on the current session right now, or ``None``."""
-        snapshot = self.current_snapshot(screen)
-        if snapshot is None:
-            return "select a session first"
-        if action in ("compact", "prune") and snapshot.source.kind == "archive":
-            return "archived transcripts are read-only"
-        return None
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in _CONTROL_ACTIONS:
-            return None if self.unavailable(action) else True
-        return True
-
-    def run_control(self, action: str) -> None:
-        """Run a control action on the current session, or say why it cannot run."""
-        spec = self.controls.spec(action)
-        snapshot = self.current_snapshot()
-        reason = self.unavailable(action)
-        if snapshot is None or reason is not None:
-            self.tell(f"{spec.title}: {reason}.", severity="warning")
-            return
-        runner = self.controls.runner(action)
-        if runner is None:
-            self.tell(self.controls.missing(action) or "", title=spec.title, severity="warning")
-            return
-        self.apply_control(action, snapshot, runner)
-
-    @work(thread=True, group="controls", exit_on_error=False)
-    def apply_control(self, action: str, snapshot: SessionSnapshot, runner: ControlRunner) -> None:
-        """Run an engine control off the UI thread and report its one-line result."""
-        self.post_message(ControlFinished(action, snapshot.key, runner(snapshot, self.config)))
-
-    def action_force_checkpoint(self) -> None:
-        """Write a checkpoint of the current session now."""
-        self.run_control("force_checkpoint")
-
-    def action_compact(self) -> None:
-        """Preview and apply a compaction of the current session."""
-        self.run_control("compact")
-
-    def action_prune(self) -> None:
-        """Preview and apply pruning of the current session's old tool outputs."""
-        self.run_control("prune")
-
-    def action_diff(self) -> None:
-        """Show the Checkpoints tab and diff the latest checkpoint against the previous one."""
-        if isinstance(self.screen, SessionScreen):
-            self.screen.show_tab("checkpoints")
-        self.run_control("diff")
-
-    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield SystemCommand("Help", "Keys of this screen and what the gauge markers mean", self.action_help)
-        for spec in CONTROL_SPECS:
-            reason = self.unavailable(spec.action, screen)
-            help_text = f"{spec.help} (unavailable: {reason})" if reason else spec.help
-            yield SystemCommand(spec.title, help_text, partial(self.run_control, spec.action))
-        if isinstance(screen, SessionListScreen):
-            yield SystemCommand("Filter sessions", "Show only sessions whose key, file or model matches",
-                                screen.action_filter)
-        if isinstance(screen, SessionScreen):
-            yield SystemCommand("Back to sessions", "Return to the session list", self.pop_screen)
-            for tab in ("overview", "context", "transcript", "checkpoints", "decisions", "audit"):
-                yield SystemCommand(f"Show {tab}", f"Switch to the {tab.title()} tab", partial(screen.show_tab, tab))
-
-
-def launch(paths: Sequence[Path], config: Config, *, force_polling: bool | None = None, bare: bool = False) -> int:
+def launch(
+    paths: Sequence[Path],
+    config: Config,
+    *,
+    force_polling: bool | None = None,
+    bare: bool = False,
+    auto_checkpoints: bool = True,
+) -> int:
     """Run the TUI until the user quits; with nothing to show or watch, print a hint instead and return 0.
 
     The seam ``ctxscope``, ``ctxscope tui`` and ``ctxscope demo`` share: the demo passes its state dir.
@@ -294,5 +295,5 @@ def launch(paths: Sequence[Path], config: Config, *, force_polling: bool | None 
             print(f"No sessions found in {where}.\n"
                   "Try `ctxscope demo` to watch a simulated agent, or `ctxscope tui PATH` on a sessions directory.")
             return 0
-    CtxscopeApp(paths, config, force_polling=force_polling).run()
+    CtxscopeApp(paths, config, force_polling=force_polling, auto_checkpoints=auto_checkpoints).run()
     return 0

@@ -49,7 +49,38 @@ def _add_session(parser: argparse.ArgumentParser) -> None:
 def _run_tui(args: argparse.Namespace, config: Config) -> int:
     from tui.app import launch  # Textual loads only for the TUI, not for `status` and friends
 
-    return launch(args.paths, config, force_polling=args.force_polling, bare=getattr(args, "bare", False))
+    return launch(args.paths, config, force_polling=args.force_polling, bare=getattr(args, "bare", False),
+                  auto_checkpoints=not getattr(args, "no_auto_checkpoints", False))
+
+
+def _run_demo(args: argparse.Namespace, config: Config) -> int:
+    from tui.demo import run_demo  # Textual and the simulator load only for the demo
+
+    return run_demo(args, config)
+
+
+def _add_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    demo = sub.add_parser(
+        "demo", help="watch a simulated agent: it writes a session into a temporary state dir, the TUI follows it",
+        description="A simulated OpenClaw agent writes a pi-format session (tool calls, decisions, a model switch, "
+                    "its own compactions) into a temporary OpenClaw-like state dir, and the TUI opens on it. At the "
+                    "default pace it crosses 70% and 80% after about 75 s and compacts itself at about 100 s.",
+    )
+    speed = demo.add_mutually_exclusive_group()
+    speed.add_argument("--pace", type=float, default=1.0, metavar="X",
+                       help="speed factor of the simulated agent (default: 1.0; 0 = as fast as it can write)")
+    speed.add_argument("--fast", action="store_true", help="pace 4: every feature within about 30 s")
+    demo.add_argument("--seed", type=int, default=7, help="seed of the simulated session (default: 7)")
+    demo.add_argument("--window", type=int, metavar="TOKENS",  # default: engine.simulate.DEMO_WINDOW (128k)
+                      help="context window of the simulated model (default: 128k)")
+    demo.add_argument("--keep", action="store_true", help="keep the temporary state dir on exit")
+    demo.add_argument("--state-dir", type=Path, default=argparse.SUPPRESS, metavar="PATH",
+                      help="run in this directory instead of a temporary one (it is kept)")
+    demo.add_argument("--no-tui", action="store_true",
+                      help="only run the simulated agent, in the foreground (watch it from another terminal)")
+    demo.add_argument("--force-polling", action="store_true", default=None,
+                      help="poll for changes instead of OS notifications (WSL, network filesystems)")
+    demo.set_defaults(handler=_run_demo)
 
 
 def _add_write_flags(parser: argparse.ArgumentParser) -> None:
@@ -94,7 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_paths(tui)
     tui.add_argument("--force-polling", action="store_true", default=None,
                      help="poll for changes instead of OS notifications (WSL, network filesystems)")
+    tui.add_argument("--no-auto-checkpoints", action="store_true",
+                     help="write checkpoints only when asked (c); by default the sidecar writes them on triggers")
     tui.set_defaults(handler=_run_tui)
+
+    _add_demo(sub)
 
     checkpoint = sub.add_parser("checkpoint", help="capture the session and write a checkpoint now (trigger manual)")
     _add_session(checkpoint)

@@ -1,18 +1,19 @@
-"""The engine operations behind the control keys and the history panes: where the engine plugs in.
+"""The engine operations behind the control keys and the audit pane: where the engine plugs in.
 
-Wiring an operation is one call in :func:`default_controls`, e.g.
-``controls.wire("force_checkpoint", run_manual_checkpoint)``. A runner takes the session's latest snapshot
-and the config, runs in a worker thread, and returns the line to show the user (raising reports a failure).
-Until an action is wired, pressing its key explains what is missing instead of failing silently.
-History loaders fill the Checkpoints / Decisions / Audit panes the same way.
+A runner takes the session's latest snapshot and the config, runs in a worker thread, and returns the line to
+show the user (raising reports a failure); ``controls.wire("diff", diff_latest)`` backs a key with one. The App
+wires ``force_checkpoint`` to its own sidecar (one :class:`~engine.sidecar.ContextManager` for the whole app)
+and opens the compaction dialog for ``compact`` and ``prune``. When the engine module an action needs is
+missing, pressing its key explains that instead of failing silently.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.config import Config, resolve_state_dir
 from engine.session import SessionSnapshot
@@ -89,7 +90,7 @@ class Controls:
         self._runners[action] = runner
 
     def wire_history(self, pane: str, loader: HistoryLoader) -> None:
-        """Fill the ``checkpoints``, ``decisions`` or ``audit`` pane with ``loader``."""
+        """Fill a history pane (``audit``) with ``loader``."""
         self._loaders[pane] = loader
 
     def runner(self, action: str) -> ControlRunner | None:
@@ -100,6 +101,10 @@ class Controls:
 
     def spec(self, action: str) -> ControlSpec:
         return next(s for s in CONTROL_SPECS if s.action == action)
+
+    def has_module(self, action: str) -> bool:
+        """Whether the engine module behind ``action`` is installed."""
+        return self._module_exists(self.spec(action).module)
 
     def missing(self, action: str) -> str | None:
         """Why ``action`` cannot run in this install, or ``None`` when a runner is wired."""
@@ -117,54 +122,23 @@ def session_state_dir(source: SessionSource, config: Config) -> Path:
 
 
 def _audit(snapshot: SessionSnapshot, config: Config) -> tuple[HistoryItem, ...]:
+    """The session's audit records, newest first."""
     from engine.audit import read_audit
 
-    records = read_audit(session_state_dir(snapshot.source, config))
+    records = [r for r in read_audit(session_state_dir(snapshot.source, config)) if r.session_key == snapshot.key]
     return tuple(
-        HistoryItem(r.time, f"{r.action} · {r.result}", r.error or ", ".join(f"{k}={v}" for k, v in r.params.items()))
-        for r in records
-        if r.session_key == snapshot.key
+        HistoryItem(r.time, f"{r.action} · {r.result}", r.error or _params(r.params, r.plan))
+        for r in reversed(records)
     )
 
 
-def _checkpoints(snapshot: SessionSnapshot, config: Config) -> tuple[HistoryItem, ...]:
-    from engine.checkpoint_store import list_checkpoints, read_checkpoint
-
-    items = []
-    for ref in reversed(list_checkpoints(session_state_dir(snapshot.source, config), snapshot.key)):
-        try:
-            meta = read_checkpoint(ref).meta
-        except (OSError, ValueError) as exc:  # listed with its problem: the previous one is still usable
-            items.append(HistoryItem("", ref.checkpoint_id, f"unreadable: {exc}"))
-            continue
-        usage = meta.token_usage
-        items.append(HistoryItem(meta.created_at, ref.checkpoint_id,
-                                 f"{meta.trigger} · {usage.input_tokens:,} tokens ({usage.utilization:.0%})"))
-    return tuple(items)
-
-
-def _decisions(snapshot: SessionSnapshot, config: Config) -> tuple[HistoryItem, ...]:
-    from engine.state_files import load_state
-
-    state = load_state(session_state_dir(snapshot.source, config), snapshot.key).state
-    return (
-        *(HistoryItem(d.when or "", "decision", d.what) for d in state.decisions),
-        *(HistoryItem("", "open item", item) for item in state.open_items),
-        *(HistoryItem("", "learning", item) for item in state.learnings),
-    )
-
-
-def _force_checkpoint(snapshot: SessionSnapshot, config: Config) -> str:
-    from engine.sidecar import ContextManager
-
-    # The same path as `ctxscope checkpoint`; once the follower runs the sidecar loop, reuse its manager.
-    manager = ContextManager(config, auto_checkpoints=False)
-    manager.add(snapshot.source)
-    manager.step(snapshot.key)
-    event = manager.write(snapshot.key, "manual")
-    if event.kind != "checkpoint":
-        raise RuntimeError(event.message)
-    return event.message
+def _params(params: Mapping[str, Any], plan: Mapping[str, Any]) -> str:
+    shown = dict(params)
+    shown.pop("path", None)  # the same for every record of a session
+    before, after = plan.get("tokens_before"), plan.get("tokens_after")
+    if isinstance(before, int) and isinstance(after, int):
+        shown["message tokens"] = f"{before:,} → {after:,}"
+    return ", ".join(f"{k}={v}" for k, v in shown.items() if v not in (None, False, ""))
 
 
 def _diff_latest(snapshot: SessionSnapshot, config: Config) -> str:
@@ -182,17 +156,9 @@ def _diff_latest(snapshot: SessionSnapshot, config: Config) -> str:
 
 
 def default_controls() -> Controls:
-    """The controls of this install: every engine operation that exists, wired to its key or pane."""
+    """The controls of this install: the audit pane and the checkpoint diff (the App wires the rest)."""
     controls = Controls()
     controls.wire_history("audit", _audit)
-    if _module_exists("engine.checkpoint_store"):
-        controls.wire_history("checkpoints", _checkpoints)
-    if _module_exists("engine.state_files"):
-        controls.wire_history("decisions", _decisions)
-    if _module_exists("engine.sidecar"):
-        controls.wire("force_checkpoint", _force_checkpoint)
     if _module_exists("engine.checkpoint_diff"):
         controls.wire("diff", _diff_latest)
-    # Compaction and pruning plug in here, behind a ModalScreen[bool] preview of the plan:
-    #   controls.wire("compact", plan_and_apply_compaction)
     return controls

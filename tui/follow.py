@@ -1,8 +1,10 @@
 """Live following of every discovered session: file changes in, messages out.
 
 :func:`follow_sessions` is the body of the App's one exclusive worker. It discovers sessions, reads each
-once, then refreshes only the sessions whose files a change batch names. Every read runs in
-``asyncio.to_thread`` so the UI never waits on disk. The change source is injectable: the real one is
+once, then refreshes only the sessions whose files a change batch names: a transcript (or SQLite WAL), its
+lock, or a ``sessions.json`` (re-read into the sources it describes). Each refresh is a step of the sidecar
+(:class:`~tui.tracker.SessionTracker`) and runs in ``asyncio.to_thread`` so the UI never waits on disk;
+:func:`post_refreshed` turns its outcome into messages. The change source is injectable: the real one is
 :func:`watch_changes` (``watchfiles.awatch`` with a short debounce), tests and the demo push paths into a
 :class:`ChangeQueue` instead, so nothing depends on filesystem timing.
 """
@@ -10,42 +12,40 @@ once, then refreshes only the sessions whose files a change batch names. Every r
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
 
 from textual.message import Message
 from watchfiles import Change, awatch
 
-from engine.config import Config
 from engine.gauge import GaugeLevel
-from engine.session import SessionFollower, SessionSnapshot
-from engine.stores import Discovery, SessionSource, classify_file, default_roots, discover_sessions
-from engine.transcript import TranscriptError
+from engine.stores import classify_file, default_roots
 from tui.messages import (
+    CheckpointWritten,
     CompactionDetected,
+    SessionAssessed,
     SessionReadFailed,
     SessionsDiscovered,
     SessionsLoaded,
     SessionUpdated,
+    SidecarReported,
     ThresholdCrossed,
 )
+from tui.tracker import Refreshed, SessionTracker
 
 __all__ = [
     "ChangeQueue",
     "ChangeSource",
     "SessionTracker",
     "follow_sessions",
+    "post_refreshed",
+    "refresh_session",
     "watch_changes",
     "watch_targets",
 ]
 
 ChangeSource = Callable[[tuple[Path, ...]], AsyncIterator[frozenset[Path]]]
 """Given the paths to watch, yields batches of changed paths until cancelled."""
-
-T = TypeVar("T")
 
 # Rising past one of these is worth a notification; "unknown" (after a compaction) ranks below all of them.
 _LEVEL_RANK: dict[GaugeLevel, int] = {
@@ -55,7 +55,7 @@ _LEVEL_RANK: dict[GaugeLevel, int] = {
 
 def _relevant(change: Change, path: str) -> bool:
     # The SQLite era writes through the WAL first, so its -wal file is what changes on every append.
-    return path.endswith("-wal") or classify_file(Path(path)) in ("transcript", "store", "sqlite")
+    return path.endswith("-wal") or classify_file(Path(path)) in ("transcript", "store", "sqlite", "lock")
 
 
 def watch_changes(*, debounce_ms: int = 100, step_ms: int = 50, force_polling: bool | None = None) -> ChangeSource:
@@ -111,99 +111,46 @@ def watch_targets(paths: Sequence[Path], env: dict[str, str] | None = None) -> t
     return tuple(targets)
 
 
-@dataclass
-class _Tracked:
-    follower: SessionFollower
-    lock: threading.Lock = field(default_factory=threading.Lock)
+_NOTIFIED_KINDS = frozenset({"error", "auto-compact", "refused"})
+"""Sidecar events shown as they are; ``skipped`` and ``level`` are bookkeeping (thresholds are reported from
+the snapshots, so a level drop after a compaction is not news)."""
 
 
-class SessionTracker:
-    """The engine followers of every discovered session, keyed by session key, safe to use from threads."""
-
-    def __init__(self, paths: Sequence[Path] = (), config: Config | None = None) -> None:
-        self.paths = tuple(paths)
-        self.config = config or Config()
-        self._sessions: dict[str, _Tracked] = {}
-        self._by_path: dict[Path, set[str]] = {}
-
-    @property
-    def keys(self) -> tuple[str, ...]:
-        return tuple(self._sessions)
-
-    def discover(self) -> Discovery:
-        """Find sessions and follow the new ones (a key whose file moved, e.g. after a reset, starts over)."""
-        discovery = discover_sessions(self.paths or None)
-        for source in discovery.sessions:
-            tracked = self._sessions.get(source.key)
-            if tracked is None or tracked.follower.source.path != source.path:
-                self._add(source)
-        return discovery
-
-    def _add(self, source: SessionSource) -> None:
-        self._sessions[source.key] = _Tracked(SessionFollower(source, self.config))
-        path = source.path.resolve()
-        names = [path, path.with_name(path.name + "-wal")] if source.format == "openclaw-sqlite" else [path]
-        for name in names:
-            self._by_path.setdefault(name, set()).add(source.key)
-
-    def follower(self, key: str) -> SessionFollower | None:
-        """The engine follower of ``key`` (its ``objects`` re-read message text)."""
-        tracked = self._sessions.get(key)
-        return tracked.follower if tracked else None
-
-    def snapshot(self, key: str) -> SessionSnapshot | None:
-        tracked = self._sessions.get(key)
-        return tracked.follower.snapshot if tracked else None
-
-    def refresh(self, key: str) -> SessionSnapshot:
-        """Read what was appended to ``key`` (blocking: call it from a thread).
-
-        Raises:
-            KeyError: ``key`` is not followed.
-            engine.transcript.TranscriptError: the session can no longer be read.
-        """
-        return self.with_follower(key, lambda follower: follower.refresh())
-
-    def with_follower(self, key: str, use: Callable[[SessionFollower], T]) -> T:
-        """Run ``use`` on the follower of ``key`` while no refresh of it runs (blocking: call from a thread)."""
-        tracked = self._sessions[key]
-        with tracked.lock:
-            return use(tracked.follower)
-
-    def keys_for(self, changed: Iterable[Path]) -> tuple[set[str], bool]:
-        """The followed sessions ``changed`` touches, and whether an unknown session file appeared."""
-        keys: set[str] = set()
-        unknown = False
-        for path in changed:
-            hit = self._by_path.get(path.resolve())
-            if hit:
-                keys |= hit
-            elif path.name.endswith("-wal") or classify_file(path) in ("transcript", "store", "sqlite"):
-                unknown = True
-        return keys, unknown
+def post_refreshed(result: Refreshed, post: Callable[[Message], object], *, sidecar: bool = True) -> None:
+    """Turn one refresh into messages: the snapshot, what the sidecar did, thresholds, the assessment."""
+    if result.error is not None:
+        post(SessionReadFailed(result.key, result.error))
+        return
+    snapshot, previous = result.snapshot, result.previous
+    assert snapshot is not None
+    if result.changed:
+        post(SessionUpdated(snapshot))
+    for event in result.events:
+        if event.kind == "checkpoint":
+            post(CheckpointWritten(event))
+        elif event.kind == "compaction" and previous is not None:
+            post(CompactionDetected(snapshot, previous.compactions))
+        elif event.kind in _NOTIFIED_KINDS:
+            post(SidecarReported(event))
+    if result.changed and previous is not None:
+        if not sidecar and snapshot.compactions > previous.compactions:
+            post(CompactionDetected(snapshot, previous.compactions))
+        level, before = snapshot.gauge.level, previous.gauge.level
+        if _LEVEL_RANK[level] > max(_LEVEL_RANK[before], 0):
+            post(ThresholdCrossed(snapshot, before))
+    if result.insight is not None:
+        post(SessionAssessed(result.key, result.insight))
 
 
-def _describe(exc: Exception) -> str:
-    return str(exc) if isinstance(exc, TranscriptError) else f"{type(exc).__name__}: {exc}"
-
-
-async def _refresh(tracker: SessionTracker, key: str, post: Callable[[Message], object]) -> None:
-    previous = tracker.snapshot(key)
+async def refresh_session(
+    tracker: SessionTracker, key: str, post: Callable[[Message], object], *, reassess: bool = False
+) -> None:
+    """Step one session in a thread and post what happened (a session no longer followed is ignored)."""
     try:
-        snapshot = await asyncio.to_thread(tracker.refresh, key)
-    except Exception as exc:  # noqa: BLE001 - a bad session must not stop the others from being followed
-        post(SessionReadFailed(key, _describe(exc)))
+        result = await asyncio.to_thread(tracker.step, key, reassess=reassess)
+    except KeyError:
         return
-    if snapshot is previous:
-        return
-    post(SessionUpdated(snapshot))
-    if previous is None:
-        return
-    if snapshot.compactions > previous.compactions:
-        post(CompactionDetected(snapshot, previous.compactions))
-    level, before = snapshot.gauge.level, previous.gauge.level
-    if _LEVEL_RANK[level] > max(_LEVEL_RANK[before], 0):
-        post(ThresholdCrossed(snapshot, before))
+    post_refreshed(result, post, sidecar=tracker.manager is not None)
 
 
 async def follow_sessions(tracker: SessionTracker, changes: ChangeSource, post: Callable[[Message], object]) -> None:
@@ -211,12 +158,22 @@ async def follow_sessions(tracker: SessionTracker, changes: ChangeSource, post: 
     discovery = await asyncio.to_thread(tracker.discover)
     post(SessionsDiscovered(tracker.keys, discovery.problems))
     for key in tracker.keys:
-        await _refresh(tracker, key, post)
+        await refresh_session(tracker, key, post)
     post(SessionsLoaded(len(tracker.keys)))
     async for changed in changes(watch_targets(tracker.paths)):
         keys, unknown = tracker.keys_for(changed)
+        stores = [path for path in changed if classify_file(path) == "store"]
+        rekeyed = False
+        problems: tuple[str, ...] = ()
+        if stores:
+            restamped, rekeyed = await asyncio.to_thread(tracker.reload_stores, stores)
+            keys |= restamped
         if unknown:
-            await asyncio.to_thread(tracker.discover)
+            before = set(tracker.keys)
+            problems = (await asyncio.to_thread(tracker.discover)).problems
+            rekeyed = rekeyed or set(tracker.keys) != before
             keys |= {key for key in tracker.keys if tracker.snapshot(key) is None}
+        if rekeyed:
+            post(SessionsDiscovered(tracker.keys, problems))
         for key in sorted(keys):
-            await _refresh(tracker, key, post)
+            await refresh_session(tracker, key, post)

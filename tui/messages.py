@@ -4,16 +4,25 @@ from __future__ import annotations
 
 from textual.message import Message
 
+from engine.compaction_plan import CompactionPlan
+from engine.controllers import CompactionResult
 from engine.gauge import GaugeLevel
 from engine.session import SessionSnapshot
+from engine.sidecar import SidecarEvent
+from tui.insight import SessionInsight
 
 __all__ = [
+    "CheckpointWritten",
+    "CompactionApplied",
     "CompactionDetected",
+    "CompactionFailed",
     "ControlFinished",
+    "SessionAssessed",
     "SessionReadFailed",
     "SessionUpdated",
     "SessionsDiscovered",
     "SessionsLoaded",
+    "SidecarReported",
     "ThresholdCrossed",
 ]
 
@@ -90,3 +99,66 @@ class ControlFinished(Message):
         self.action = action
         self.key = key
         self.summary = summary
+
+
+class SessionAssessed(Message):
+    """A session has a new degradation/cost/lock assessment; a newer one for the same session replaces it."""
+
+    def __init__(self, key: str, insight: SessionInsight) -> None:
+        super().__init__()
+        self.key = key
+        self.insight = insight
+
+    def can_replace(self, message: Message) -> bool:
+        """Only the latest assessment of a session matters."""
+        return isinstance(message, SessionAssessed) and message.key == self.key
+
+
+class CheckpointWritten(Message):
+    """The sidecar (a trigger) or the user (``c``) wrote a checkpoint."""
+
+    def __init__(self, event: SidecarEvent) -> None:
+        super().__init__()
+        self.event = event
+
+    @property
+    def key(self) -> str:
+        return self.event.session_key
+
+
+class SidecarReported(Message):
+    """The sidecar reported something worth telling: an error, an automatic compaction or its refusal."""
+
+    def __init__(self, event: SidecarEvent) -> None:
+        super().__init__()
+        self.event = event
+
+    @property
+    def key(self) -> str:
+        return self.event.session_key
+
+
+class CompactionApplied(Message):
+    """A compaction or prune the user confirmed was written (or handed to the gateway)."""
+
+    def __init__(self, result: CompactionResult) -> None:
+        super().__init__()
+        self.result = result
+
+    @property
+    def key(self) -> str:
+        return self.result.plan.session_key
+
+
+class CompactionFailed(Message):
+    """A confirmed compaction was refused (nothing written) or failed; ``error`` says why."""
+
+    def __init__(self, plan: CompactionPlan, error: str, *, refused: bool) -> None:
+        super().__init__()
+        self.plan = plan
+        self.error = error
+        self.refused = refused
+
+    @property
+    def key(self) -> str:
+        return self.plan.session_key

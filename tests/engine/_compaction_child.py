@@ -2,7 +2,8 @@
 
     _compaction_child.py compact <transcript> <state_dir>   print "ready", then forever: append an agent turn,
                                                              compact (summarize and drop-only in turn)
-    _compaction_child.py archive <file>                      print "ready", then forever: append large records
+    _compaction_child.py archive <file> <record>...          print "ready", then forever: append the given
+                                                             pre-rendered records (files) in turn
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from tests.engine._message_writer import turn
 
 
 def archive_record(n: int, rng: random.Random) -> bytes:
-    """A record of a few hundred KB, so its single write spans many pages."""
-    messages = [ArchivedMessage("toolResult", f"e{n}-{i}", None, f"record {n} part {i} " + "z" * rng.randint(1, 90_000))
-                for i in range(rng.randint(1, 4))]
+    """A record of up to 6 MB, so its single write spans a thousand pages and takes milliseconds."""
+    messages = [
+        ArchivedMessage("toolResult", f"e{n}-{i}", None, f"record {n} part {i} " + "z" * rng.randint(1, 3 << 19))
+        for i in range(rng.randint(1, 4))
+    ]
     return render_archive_record(f"rec-{n}", messages, session_key="k", created_at="2026-03-01T00:00:00Z",
                                  first_kept_entry_id=None)
 
@@ -48,17 +51,17 @@ def compact_forever(transcript: Path, state_dir: Path) -> None:
                 apply_compaction(plan, follower=follower, state_dir=state_dir, lock_timeout=30.0)
 
 
-def archive_forever(path: Path) -> None:
-    rng = random.Random()
+def archive_forever(path: Path, sources: list[Path]) -> None:
+    records = [source.read_bytes() for source in sources]  # rendered by the test: the loop is all writing
     print("ready", flush=True)
-    for n in itertools.count():
-        append_archive_record(path, archive_record(n, rng))
+    for record in itertools.cycle(records):
+        append_archive_record(path, record)
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "compact":
         compact_forever(Path(sys.argv[2]), Path(sys.argv[3]))
     elif sys.argv[1] == "archive":
-        archive_forever(Path(sys.argv[2]))
+        archive_forever(Path(sys.argv[2]), [Path(arg) for arg in sys.argv[3:]])
     else:
         raise SystemExit(f"unknown mode {sys.argv[1]!r}")

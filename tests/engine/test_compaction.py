@@ -316,3 +316,31 @@ def test_an_applicable_plan_never_increases_tokens(
         assert plan.tokens_after < plan.tokens_before
     else:
         assert plan.blocked
+
+
+def test_compaction_settings_load_from_the_config_file(tmp_path: Path) -> None:
+    from engine.config import ConfigError, load_config
+
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "compaction:\n"
+        "  layers: {prune: {trigger: 0.7, protect_recent: 30000}, drop-only: {protect_recent: 9000}, bogus: {}}\n"
+        "  max_auto_compactions: 2\n  controller: gateway\n  workspace: ~/ws\n  pinned: [abc12345]\n"
+        "  prune_output: {keep_last: 2}\n  nonsense: 1\n"
+        "auto_compact: {enabled: true, threshold: 0.9, layer: drop-only}\n"
+    )
+    config = load_config(path, env={"HOME": str(tmp_path)})
+    settings = config.compaction
+    assert settings.prune == LayerSettings(0.7, 30_000, 50_000)
+    assert settings.layer("drop-only").protect_recent == 9000
+    assert settings.summarize == CompactionSettings().summarize
+    assert (settings.max_auto_compactions, settings.controller, settings.pinned) == (2, "gateway", ("abc12345",))
+    assert settings.workspace is not None and settings.workspace.name == "ws"
+    assert settings.prune_output.keep_last == 2 and settings.prune_output.max_chars == 4000
+    assert (settings.auto.enabled, settings.auto.threshold, settings.auto.layer) == (True, 0.9, "drop-only")
+    assert any("compaction.nonsense" in w for w in config.warnings)
+    assert any("compaction.layers.bogus" in w for w in config.warnings)
+    assert Config().compaction.auto.enabled is False
+    path.write_text("auto_compact: {threshold: 90}\n")
+    with pytest.raises(ConfigError, match=r"auto_compact\.threshold"):
+        load_config(path, env={})

@@ -22,6 +22,7 @@ from engine.archive import ArchivedMessage, read_archive, render_archive_record
 from engine.jsonl_append import append_entries
 from engine.session_lock import inspect_lock
 from tests.engine._compaction import coding_session, lines_of
+from tests.engine._compaction_child import archive_record
 from tests.engine._transcripts import HEADER
 from tests.engine.test_jsonl_append import assert_chained
 
@@ -108,16 +109,31 @@ def test_sigkill_during_compactions_never_tears_a_line_or_takes_half_an_archive(
 def test_sigkill_during_archive_writes_never_yields_a_half_record(tmp_path: Path) -> None:
     path = tmp_path / "ws" / "memory" / "2026-03-01.md"
     rng = random.Random()
-    stats: Counter[str] = Counter()
+    records = []
+    for n in range(4):
+        records.append(tmp_path / f"record-{n}.bin")
+        records[-1].write_bytes(archive_record(n, rng))
+    totals: Counter[str] = Counter()
     for _trial in range(TRIALS):
-        _run_and_kill(["archive", str(path)], rng, 0.15)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"# notes the agent wrote\n")
+        _run_and_kill(["archive", str(path), *map(str, records)], rng, 0.05)
+        stats: Counter[str] = Counter()
         _check_archives(path.parent, stats)
-    data = path.read_bytes()
-    begins = data.count(b"<!-- ctxscope-archive:begin ")
-    assert begins == stats["archive records complete"] + stats["archive records incomplete"]
-    print(f"SIGKILL archive trials: {TRIALS}, begin markers: {begins}, "
-          + ", ".join(f"{k}: {v}" for k, v in sorted(stats.items())))
-    assert stats["archive records complete"] >= 1
+        data = path.read_bytes()
+        begins = data.count(b"<!-- ctxscope-archive:begin ")
+        assert begins == stats["archive records complete"] + stats["archive records incomplete"]
+        assert data.startswith(b"# notes the agent wrote\n")
+        if not data.endswith((b"-->\n", b"# notes the agent wrote\n")):
+            totals["killed mid-record"] += 1
+            # A torn record is reported once its begin line is whole, and never returned as a record.
+            last_end = data.rfind(b"<!-- ctxscope-archive:end ")
+            torn = data[data.index(b"\n", last_end) + 1:] if last_end >= 0 else data
+            assert stats["archive records incomplete"] == (1 if re.search(rb"begin [^\n]* -->\n", torn) else 0)
+        totals.update(stats)
+        path.unlink()  # each trial starts small: the writer appends a MB per record
+    print(f"SIGKILL archive trials: {TRIALS}, " + ", ".join(f"{k}: {v}" for k, v in sorted(totals.items())))
+    assert totals["archive records complete"] >= 1
 
 
 def _record(record_id: str, text: str) -> bytes:

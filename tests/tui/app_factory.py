@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from textual.pilot import Pilot
 
+from engine.compaction_settings import CompactionSettings
 from engine.config import Config
 from tui.app import CtxscopeApp
 from tui.controls import Controls
@@ -18,21 +21,39 @@ FIXED_NOW = datetime(2026, 5, 6, 12, 0, tzinfo=UTC)
 """Half a day after the newest fixture's last entry, so "ago" columns never move."""
 
 
+COPIED_MTIME = (FIXED_NOW - timedelta(hours=12)).timestamp()
+"""Copies are dated before :data:`FIXED_NOW`, so nothing looks written "0 s ago" (agent mid-run) to the app."""
+
+
 def copy_fixtures(sources: Iterable[Path], directory: Path) -> Path:
     """Copy transcripts (and whatever store sits beside them) into ``directory``; returns it."""
     directory.mkdir(parents=True, exist_ok=True)
     for source in sources:
-        shutil.copy2(source, directory / source.name)
+        target = directory / source.name
+        shutil.copy2(source, target)
+        os.utime(target, (COPIED_MTIME, COPIED_MTIME))
     return directory
 
 
+def sandbox_config(state_dir: Path) -> Config:
+    """Everything ctxscope writes goes under ``state_dir``'s parent: checkpoints, audit, drop-only archives."""
+    compaction = replace(CompactionSettings(), workspace=state_dir.parent / "workspace")
+    return Config(state_dir=state_dir, compaction=compaction)
+
+
 def make_app(
-    paths: Iterable[Path], state_dir: Path, *, controls: Controls | None = None, theme: str | None = None
+    paths: Iterable[Path],
+    state_dir: Path,
+    *,
+    controls: Controls | None = None,
+    theme: str | None = None,
+    auto_checkpoints: bool = True,
 ) -> tuple[CtxscopeApp, ChangeQueue]:
     """An app over ``paths`` whose state dir is ``state_dir``, with its change queue."""
     changes = ChangeQueue()
     app = CtxscopeApp(
-        list(paths), Config(state_dir=state_dir), changes=changes, controls=controls, clock=lambda: FIXED_NOW
+        list(paths), sandbox_config(state_dir), changes=changes, controls=controls, clock=lambda: FIXED_NOW,
+        auto_checkpoints=auto_checkpoints,
     )
     app.animation_level = "none"
     if theme is not None:

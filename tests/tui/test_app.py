@@ -19,6 +19,8 @@ from tui.messages import ControlFinished
 from tui.screens.help import HelpScreen
 from tui.screens.session_list import SessionListScreen
 from tui.screens.session_view import HISTORY_PANES, SessionScreen
+from tui.widgets.checkpoints import EMPTY as CHECKPOINTS_EMPTY
+from tui.widgets.checkpoints import CheckpointList
 from tui.widgets.context_table import ContextTable
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.history import HistoryPane
@@ -129,28 +131,32 @@ async def test_session_view_panes_fill_from_workers(sessions: Path, tmp_path: Pa
         assert plot_timeline.compactions == snapshot.view.compactions_on_path
 
 
-async def test_history_panes_say_why_they_are_empty(sessions: Path, tmp_path: Path) -> None:
+async def test_audit_pane_lists_the_session_newest_first_and_empty_panes_say_why(
+    sessions: Path, tmp_path: Path
+) -> None:
     state = tmp_path / "state"
     record_action(state, "checkpoint", "agent:main:main", params={"trigger": "manual"})
-    app, _ = make_app([sessions], state)
+    record_action(state, "prune", "agent:main:main", params={"layer": "prune"}, result="refused", error="held")
+    record_action(state, "checkpoint", "someone:else", params={"trigger": "manual"})
+    app, _ = make_app([sessions], state, auto_checkpoints=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         screen = await _open(pilot, "agent:main:main")
+        audit = str(screen.query_one("#audit-pane", HistoryPane).query_one(".history-body", Static).render())
+        lines = audit.splitlines()
+        assert len(lines) == 2
+        assert "prune · refused  held" in lines[0] and "checkpoint · ok  trigger=manual" in lines[1]
+        checkpoints = str(screen.query_one("#diff-text", Static).render())
+        assert checkpoints == CHECKPOINTS_EMPTY
 
-        def text(pane: str) -> str:
-            return str(screen.query_one(f"#{pane}-pane", HistoryPane).query_one(".history-body", Static).render())
 
-        assert "checkpoint · ok" in text("audit") and "trigger=manual" in text("audit")
-        assert text("checkpoints") == HISTORY_PANES["checkpoints"][0]
-
-
-async def test_history_panes_without_loaders_explain_what_is_missing(sessions: Path, tmp_path: Path) -> None:
+async def test_audit_pane_without_a_loader_explains_what_is_missing(sessions: Path, tmp_path: Path) -> None:
     app, _ = make_app([sessions], tmp_path / "state", controls=Controls(module_exists=lambda name: False))
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         screen = await _open(pilot, "agent:main:main")
-        body = screen.query_one("#decisions-pane", HistoryPane).query_one(".history-body", Static)
-        assert str(body.render()) == HISTORY_PANES["decisions"][1]
+        body = screen.query_one("#audit-pane", HistoryPane).query_one(".history-body", Static)
+        assert str(body.render()) == HISTORY_PANES["audit"][1]
 
 
 async def test_help_lists_the_keys_of_the_screen(sessions: Path, tmp_path: Path) -> None:
@@ -173,8 +179,8 @@ async def test_control_key_explains_a_missing_engine_module(sessions: Path, tmp_
     async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
         await settle(pilot)
         await pilot.press("k")
-        await wait_until(pilot, lambda: _notes(seen))
-        assert _notes(seen) == ["Can't compact the session: this install of ctxscope has no engine.compaction module."]
+        missing = "Can't compact the session: this install of ctxscope has no engine.compaction module."
+        await wait_until(pilot, lambda: missing in _notes(seen))
 
 
 async def test_wired_control_runs_on_the_selected_session_in_a_worker(sessions: Path, tmp_path: Path) -> None:
@@ -202,22 +208,21 @@ async def test_failing_control_becomes_an_error_notification(sessions: Path, tmp
         raise OSError("disk full")
 
     controls = Controls()
-    controls.wire("prune", broken)
+    controls.wire("diff", broken)
     seen: list[Message] = []
     app, _ = make_app([sessions], tmp_path / "state", controls=controls)
     async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
         await settle(pilot)
-        await pilot.press("p")
-        await wait_until(pilot, lambda: _notes(seen))
-        failures = [m.notification for m in seen if isinstance(m, Notify)]
-        assert failures[0].message == "OSError: disk full"
+        await pilot.press("d")
+        await wait_until(pilot, lambda: "OSError: disk full" in _notes(seen))
+        failures = [m.notification for m in seen if isinstance(m, Notify) and m.notification.message.startswith("OS")]
         assert (failures[0].title, failures[0].severity) == ("Action failed", "error")
 
 
 async def test_c_writes_a_real_checkpoint_and_d_diffs_the_last_two(sessions: Path, tmp_path: Path) -> None:
     seen: list[Message] = []
     state = tmp_path / "state"
-    app, _ = make_app([sessions], state)
+    app, _ = make_app([sessions], state, auto_checkpoints=False)
     async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
         await settle(pilot)
         screen = await _open(pilot, "agent:main:main")
@@ -229,8 +234,9 @@ async def test_c_writes_a_real_checkpoint_and_d_diffs_the_last_two(sessions: Pat
         assert _finished(seen)[1].summary.startswith("cp_001 (manual)")
         assert list((state / "context" / "checkpoints").rglob("cp_001.yaml"))
         await settle(pilot)
-        listing = str(screen.query_one("#checkpoints-pane", HistoryPane).query_one(".history-body", Static).render())
-        assert "cp_001" in listing and "manual" in listing
+        listing = screen.query_one(CheckpointList)
+        assert [str(row.key.value) for row in listing.ordered_rows] == ["cp_001"]
+        assert listing.get_row("cp_001")[3].plain == "manual"
         await pilot.press("c")
         await wait_until(pilot, lambda: len(_finished(seen)) == 3)
         await pilot.press("d")

@@ -23,6 +23,7 @@ from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tui.follow import ChangeQueue, SessionTracker, follow_sessions, watch_targets
 from tui.messages import (
     CompactionDetected,
+    SessionAssessed,
     SessionReadFailed,
     SessionsLoaded,
     SessionUpdated,
@@ -156,7 +157,7 @@ async def test_session_created_after_start_is_discovered(tmp_path: Path) -> None
 
 async def test_follower_refreshes_only_the_sessions_a_change_names(tmp_path: Path) -> None:
     directory = copy_fixtures([SUBAGENT, ENDS_ON_COMPACTION, SESSIONS_JSON], tmp_path / "sessions")
-    tracker = SessionTracker([directory], Config())
+    tracker = SessionTracker([directory], Config(state_dir=tmp_path / "state"))
     changes = ChangeQueue()
     posted: list[Message] = []
     task = asyncio.create_task(follow_sessions(tracker, changes, posted.append))
@@ -173,8 +174,9 @@ async def test_follower_refreshes_only_the_sessions_a_change_names(tmp_path: Pat
             if posted:
                 break
             await asyncio.sleep(0.005)
-        assert [type(m) for m in posted] == [SessionUpdated]
-        assert posted[0].key == SUBAGENT_KEY  # type: ignore[attr-defined]
+        assert [type(m) for m in posted] == [SessionUpdated, SessionAssessed]
+        assert {m.key for m in posted} == {SUBAGENT_KEY}  # type: ignore[attr-defined]
+        assert not (tmp_path / "state").exists()  # without a sidecar the tracker only reads
     finally:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):

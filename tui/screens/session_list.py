@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from engine.session import SessionSnapshot
+from tui.insight import SessionInsight
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.labels import session_label
 from tui.widgets.session_table import SessionTable, matches, ordered
@@ -32,7 +33,7 @@ class SessionChosen(Message):
 
 
 class SessionListScreen(Screen[None]):
-    """Set :attr:`snapshots` (any order) and :attr:`loaded`; the table sorts, filters and keeps the cursor."""
+    """Set :attr:`snapshots` (any order), :attr:`insights` and :attr:`loaded`; the table sorts and filters."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", key_display="/"),
@@ -42,6 +43,8 @@ class SessionListScreen(Screen[None]):
     AUTO_FOCUS = "#sessions"
 
     snapshots: reactive[tuple[SessionSnapshot, ...]] = reactive(())
+    insights: reactive[dict[str, SessionInsight]] = reactive(dict)
+    """Degradation and cost by session key (risk and spend columns); set a new dict to redraw."""
     filter_text: reactive[str] = reactive("")
     loaded: reactive[bool] = reactive(False)
     problems: reactive[tuple[str, ...]] = reactive(())
@@ -78,7 +81,7 @@ class SessionListScreen(Screen[None]):
             return
         shown = [s for s in ordered(self.snapshots) if matches(s, self.filter_text)]
         # While sessions are still arriving the cursor stays on the top row instead of chasing one session.
-        self.table.show(shown, self._clock(), follow_cursor=self.loaded)
+        self.table.show(shown, self._clock(), follow_cursor=self.loaded, insights=self.insights)
         self._show_preview()
         self.sub_title = f"{len(self.snapshots)} session{'s' if len(self.snapshots) != 1 else ''}"
         self._show_status(len(shown))
@@ -99,6 +102,9 @@ class SessionListScreen(Screen[None]):
         status.display = bool(text)
 
     def watch_snapshots(self) -> None:
+        self._refresh_rows()
+
+    def watch_insights(self) -> None:
         self._refresh_rows()
 
     def watch_filter_text(self) -> None:

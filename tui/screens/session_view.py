@@ -1,47 +1,45 @@
-"""One session in detail: the large gauge, then tabs for the plot and cards, context, transcript and history."""
+"""One session in detail: the large gauge, then tabs for the overview, context, transcript, checkpoints,
+decisions and the audit log."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Grid, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from engine.capture import CapturedState
 from engine.config import Config
+from engine.cost import session_cost
 from engine.session import SessionFollower, SessionSnapshot
 from engine.timeline import Timeline, utilization_timeline
-from tui.controls import Controls, HistoryItem
-from tui.widgets.cards import Card, ContextCard, RiskCard, SessionCard
+from tui.controls import Controls, HistoryItem, session_state_dir
+from tui.insight import SessionInsight
+from tui.widgets.cards import Card, ContextCard, CostCard, RiskCard, SessionCard
+from tui.widgets.checkpoints import CheckpointsView, StoredCheckpoint, read_checkpoints
 from tui.widgets.context_table import ContextTable, measure_rows
+from tui.widgets.decisions import DecisionsView, read_decisions
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.history import HistoryPane
 from tui.widgets.labels import session_label
 from tui.widgets.plot import UtilizationPlot
 from tui.widgets.transcript import TranscriptTail, read_tail
 
-__all__ = ["HISTORY_PANES", "SessionScreen", "WithFollower"]
+__all__ = ["HISTORY_PANES", "TABS", "SessionScreen", "WithFollower"]
 
 WithFollower = Callable[[Callable[[SessionFollower], Any]], Any]
 """Runs a function on the session's engine follower while no refresh of it runs (blocking)."""
 
 HISTORY_PANES: dict[str, tuple[str, str]] = {
-    "checkpoints": (
-        "No checkpoints yet. Press c to write one now; `ctxscope watch` writes them on its own at 80% "
-        "of the window and before the agent compacts.",
-        "Checkpoint history is not available: this install has no checkpoint store.",
-    ),
-    "decisions": (
-        "No decisions, open items or learnings captured yet. They appear as the session runs.",
-        "Decisions are not available: this install has no state capture.",
-    ),
     "audit": (
         "No ctxscope actions on this session yet. Every checkpoint, compaction and prune is logged here.",
         "The audit log is not available in this install.",
@@ -49,15 +47,20 @@ HISTORY_PANES: dict[str, tuple[str, str]] = {
 }
 """Pane id → (text when empty, text when nothing is wired to read it)."""
 
+TABS = ("overview", "context", "transcript", "checkpoints", "decisions", "audit")
+
 TAIL_MESSAGES = 30
+REPRICE_SECONDS = 10.0
+"""How often the cost card is re-priced while nothing is written (the cache turns cold with time alone)."""
 
 
 class SessionScreen(Screen[None]):
-    """Set :attr:`snapshot` with each new snapshot of the session; the heavier panes refresh in workers."""
+    """Set :attr:`snapshot` with each new snapshot and :attr:`insight` with each assessment; heavy panes use workers."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
 
     snapshot: reactive[SessionSnapshot | None] = reactive(None, init=False)
+    insight: reactive[SessionInsight | None] = reactive(None, init=False)
 
     def __init__(
         self,
@@ -67,6 +70,9 @@ class SessionScreen(Screen[None]):
         controls: Controls,
         config: Config,
         clock: Callable[[], datetime],
+        captured_state: Callable[[], CapturedState | None] | None = None,
+        state_dir: Path | None = None,
+        insight: SessionInsight | None = None,
     ) -> None:
         super().__init__(classes="session-view")
         self.key = snapshot.key
@@ -74,8 +80,12 @@ class SessionScreen(Screen[None]):
         self._controls = controls
         self._config = config
         self._clock = clock
+        self._captured_state = captured_state or (lambda: None)
+        self._state_dir = state_dir or session_state_dir(snapshot.source, config)
+        self._stored: tuple[StoredCheckpoint, ...] = ()
         self._mounted = False
         self.set_reactive(SessionScreen.snapshot, snapshot)
+        self.set_reactive(SessionScreen.insight, insight)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -84,15 +94,20 @@ class SessionScreen(Screen[None]):
             yield GaugeBar()
         with TabbedContent(id="tabs"):
             with TabPane("Overview", id="overview"):
-                with Horizontal(id="cards"):
+                with Grid(id="cards"):
                     yield ContextCard()
-                    yield RiskCard()
+                    yield CostCard()
                     yield SessionCard(clock=self._clock)
+                    yield RiskCard()
                 yield UtilizationPlot()
             with TabPane("Context", id="context"):
                 yield ContextTable()
             with TabPane("Transcript", id="transcript"):
                 yield TranscriptTail()
+            with TabPane("Checkpoints", id="checkpoints"):
+                yield CheckpointsView(id="checkpoints-view")
+            with TabPane("Decisions", id="decisions"):
+                yield DecisionsView(id="decisions-view")
             for pane, (empty, unwired) in HISTORY_PANES.items():
                 with TabPane(pane.title(), id=pane):
                     yield HistoryPane(empty=empty, unwired=unwired, id=f"{pane}-pane")
@@ -102,14 +117,25 @@ class SessionScreen(Screen[None]):
         self.sub_title = session_label(self.snapshot.source, 60) if self.snapshot else self.key
         self._mounted = True
         self._show(self.snapshot)
+        self._show_insight(self.insight)
+        self.set_interval(REPRICE_SECONDS, self._reprice)
 
     def watch_snapshot(self, snapshot: SessionSnapshot | None) -> None:
         if self._mounted:
             self._show(snapshot)
 
+    def watch_insight(self, insight: SessionInsight | None) -> None:
+        if self._mounted:
+            self._show_insight(insight)
+
     def show_tab(self, tab: str) -> None:
-        """Switch to ``tab`` (``overview``, ``context``, ``transcript``, ``checkpoints``, …)."""
-        self.query_one(TabbedContent).active = tab
+        """Switch to ``tab`` (one of :data:`TABS`)."""
+        self.query_one("#tabs", TabbedContent).active = tab
+
+    def show_latest_diff(self) -> None:
+        """Show the Checkpoints tab with the newest checkpoint diffed against the previous one."""
+        self.show_tab("checkpoints")
+        self.query_one(CheckpointsView).show_latest_diff()
 
     def _show(self, snapshot: SessionSnapshot | None) -> None:
         if snapshot is None:
@@ -123,6 +149,11 @@ class SessionScreen(Screen[None]):
         self.measure_context(snapshot)
         self.read_transcript_tail(snapshot)
         self.load_history(snapshot)
+
+    def _show_insight(self, insight: SessionInsight | None) -> None:
+        for card in self.query(Card):
+            card.insight = insight
+        self.query_one(CostCard).cost = None  # the assessment's figures are the newest
 
     def _set_timeline(self, timeline: Timeline) -> None:
         self.query_one(UtilizationPlot).timeline = timeline
@@ -153,16 +184,49 @@ class SessionScreen(Screen[None]):
             self.app.call_from_thread(lambda: self.query_one(TranscriptTail).show(tail))
 
     @work(thread=True, exclusive=True, group="load_history", exit_on_error=False)
-    def load_history(self, snapshot: SessionSnapshot) -> None:
-        """Read checkpoints, decisions and the audit log through whatever loaders are wired."""
+    def load_history(self, snapshot: SessionSnapshot | None = None) -> None:
+        """Read the checkpoints, the decisions and the audit log (after a write, or as the session grows)."""
+        snapshot = snapshot or self.snapshot
+        if snapshot is None:
+            return
+        worker = get_current_worker()
+        problem: str | None = None
+        try:
+            self._stored = read_checkpoints(self._state_dir, self.key, self._stored)
+        except OSError as exc:  # one unreadable pane must not blank the others
+            problem = f"Could not read the checkpoints: {exc}"
+        if worker.is_cancelled:
+            return
+        self.app.call_from_thread(self.query_one(CheckpointsView).show, self._stored, problem)
+        state = self._captured_state()  # takes the session lock itself: not inside with_follower
+        try:
+            digest = self._with_follower(lambda follower: read_decisions(snapshot, follower, state, self._state_dir))
+        except Exception as exc:  # noqa: BLE001 - shown in the pane; the transcript may be mid-rotation
+            digest, decisions_problem = None, f"Could not read the decisions: {type(exc).__name__}: {exc}"
+        else:
+            decisions_problem = None
+        if worker.is_cancelled:
+            return
+        self.app.call_from_thread(self.query_one(DecisionsView).show, digest, decisions_problem)
         for pane in HISTORY_PANES:
             loader = self._controls.loader(pane)
             items: tuple[HistoryItem, ...] | None = None
-            problem: str | None = None
+            pane_problem: str | None = None
             try:
                 items = loader(snapshot, self._config) if loader else None
             except Exception as exc:  # noqa: BLE001 - one unreadable pane must not blank the others
-                problem = f"Could not read {pane}: {exc}"
-            if get_current_worker().is_cancelled:
+                pane_problem = f"Could not read {pane}: {exc}"
+            if worker.is_cancelled:
                 return
-            self.app.call_from_thread(self._show_history, pane, items, problem)
+            self.app.call_from_thread(self._show_history, pane, items, pane_problem)
+
+    def _reprice(self) -> None:
+        if self.snapshot is not None:
+            self.reprice(self.snapshot)
+
+    @work(thread=True, exclusive=True, group="reprice", exit_on_error=False)
+    def reprice(self, snapshot: SessionSnapshot) -> None:
+        """Price the session again at the current time: the cache turns cold without any write."""
+        cost = session_cost(snapshot, now=self._clock())
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(setattr, self.query_one(CostCard), "cost", cost)

@@ -1,4 +1,8 @@
-"""Small bordered cards of the session view: context figures, risk, and where the session lives."""
+"""Small bordered cards of the session view: context figures, degradation risk, cost, and where the session lives.
+
+The risk and cost cards render the engine's :class:`~engine.degradation.DegradationAssessment` and
+:class:`~engine.cost.SessionCost` (carried by :class:`~tui.insight.SessionInsight`); they compute nothing.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +13,21 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from engine.cost import SessionCost
+from engine.degradation import DegradationAssessment
 from engine.session import SessionSnapshot
-from tui.widgets.labels import ago, shorten_middle
-from tui.widgets.levels import LEVEL_SHORT, RISK_COLOR, RISK_OF_LEVEL
+from tui.insight import SessionInsight
+from tui.widgets.labels import ago, duration, money, shorten_middle
+from tui.widgets.levels import RISK_COLOR
 
-__all__ = ["Card", "ContextCard", "RiskCard", "SessionCard"]
+__all__ = ["Card", "ContextCard", "CostCard", "RiskCard", "SessionCard"]
+
+_SPEND_SOURCE = {
+    "usage.cost": "recorded",
+    "price-table": "price table",
+    "mixed": "mixed",
+    "unknown": "unknown",
+}
 
 
 def _rows(pairs: list[tuple[str, str | Content]]) -> Content:
@@ -23,11 +37,16 @@ def _rows(pairs: list[tuple[str, str | Content]]) -> Content:
     )
 
 
+def _muted(text: str) -> Content:
+    return Content.styled(text, "$text-muted")
+
+
 class Card(Widget):
-    """A bordered card that renders :attr:`snapshot` with :meth:`describe`."""
+    """A bordered card that renders :attr:`snapshot` (and :attr:`insight`) with :meth:`describe`."""
 
     TITLE = ""
     snapshot: reactive[SessionSnapshot | None] = reactive(None, layout=True)
+    insight: reactive[SessionInsight | None] = reactive(None, layout=True)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="card")
@@ -57,21 +76,97 @@ class ContextCard(Card):
         ])
 
 
-class RiskCard(Card):
-    """Risk as far as the gauge tells it; the engine's degradation report will refine it (SPEC §6.3)."""
+def risk_content(level: str) -> Content:
+    """A degradation level in its theme colour: ``$success`` low … ``$error`` high and critical."""
+    style = f"bold $text-{RISK_COLOR.get(level, 'primary')}"
+    return Content.styled(level.upper() if level in ("high", "critical") else level, style)
 
-    TITLE = "Risk"
+
+class RiskCard(Card):
+    """The engine's degradation assessment (SPEC §6.3): level, loss, spam, fallbacks, lost decisions, advice."""
+
+    TITLE = "Degradation risk"
 
     def describe(self, snapshot: SessionSnapshot) -> Content:
-        level = snapshot.gauge.level
-        risk = RISK_OF_LEVEL[level]
-        color = RISK_COLOR[risk]
-        malformed = len(snapshot.malformed_lines)
+        if self.insight is None:
+            return _muted("assessing…")
+        assessment: DegradationAssessment = self.insight.degradation
+        report = assessment.report
+        count = report.compaction_count
+        head = Content.assemble(
+            risk_content(report.level),
+            f" · {count} compaction{'s' if count != 1 else ''} ({snapshot.view.compactions_on_path} on path)",
+            f" · ~{report.information_loss:.0%} lost" if count else "",
+        )
+        spam: str | Content = _muted("none")
+        if assessment.compaction_spam:
+            spam = Content.styled(assessment.spam_detail or "yes", "$text-error")
+        elif assessment.noop_compactions:
+            spam = Content.styled(f"{len(assessment.noop_compactions)} summarized nothing new", "$text-warning")
+        fallbacks: str | Content = _muted("none")
+        if assessment.fallback_summaries:
+            n = assessment.fallback_summaries
+            fallbacks = Content.styled(f"{n} summar{'ies' if n > 1 else 'y'} unavailable", "$text-warning")
+        after: str | Content = _muted("no compaction yet")
+        if assessment.post_compaction_tokens is not None:
+            over = assessment.over_line_after_compaction
+            after = Content.assemble(
+                f"{assessment.post_compaction_tokens:,} tokens, ",
+                ("over the compaction line", "$text-error") if over else ("below the compaction line", ""),
+            )
+        share = assessment.lost_decisions_share
+        lost: str | Content = _muted("nothing earlier to compare")
+        if share is not None:
+            lost = Content.styled(f"{share:.0%} of earlier checkpoints' decisions", "$text-warning" if share else "")
+        advice = report.recommendation.splitlines()
         return _rows([
-            ("risk", Content.styled(risk.upper(), f"bold $text-{color}")),
-            ("gauge", LEVEL_SHORT[level]),
-            ("compactions", f"{snapshot.compactions} ({snapshot.view.compactions_on_path} on path)"),
-            ("bad lines", Content.styled(str(malformed), "$text-error") if malformed else "0"),
+            ("risk", head),
+            ("spam", spam),
+            ("fallbacks", fallbacks),
+            ("after last", after),
+            ("lost", lost),
+            ("advice", " ".join(line.strip() for line in advice[:2])),
+        ])
+
+
+class CostCard(Card):
+    """The engine's cost figures (SPEC §6.6): spend and its source, cache writes, warm/cold, next turn."""
+
+    TITLE = "Cost"
+
+    cost: reactive[SessionCost | None] = reactive(None, layout=True)
+    """Re-priced as time passes (the cache turns cold without any write); else the assessment's figures."""
+
+    def describe(self, snapshot: SessionSnapshot) -> Content:
+        cost = self.cost or (self.insight.cost if self.insight else None)
+        if cost is None:
+            return _muted("pricing…")
+        spend = Content.assemble(money(cost.spend_usd), (f" ({_SPEND_SOURCE[cost.spend_source]})", "$text-muted"))
+        if cost.unpriced_calls:
+            spend += Content.styled(f" +{cost.unpriced_calls} unpriced", "$text-warning")
+        share = "-" if cost.cache_write_share is None else f"{cost.cache_write_share:.0%} of spend"
+        ttl = duration(cost.cache_ttl_seconds)
+        cache: Content
+        if cost.cache_warm is None or cost.seconds_since_last_call is None:
+            cache = _muted("no call yet")
+        elif cost.cache_warm:
+            cache = Content.assemble(("warm", "bold $text-success"),
+                                     f" · {duration(cost.seconds_since_last_call)} of {ttl}")
+        else:
+            cache = Content.assemble(("cold", "bold $text-warning"),
+                                     f" · {duration(cost.seconds_since_last_call)} > {ttl}")
+        if cost.next_turn_cold_cost_usd is None:
+            next_turn: str | Content = _muted("unknown price")
+        elif cost.cache_warm:
+            next_turn = f"{money(cost.next_turn_warm_cost_usd)}, {money(cost.next_turn_cold_cost_usd)} if cold"
+        else:
+            next_turn = f"{money(cost.next_turn_cold_cost_usd)} (cold)"
+        return _rows([
+            ("spend", spend),
+            ("writes", share),
+            ("cache", cache),
+            ("next turn", next_turn),
+            ("prices", cost.price_source or "-"),
         ])
 
 
@@ -87,9 +182,13 @@ class SessionCard(Card):
     def describe(self, snapshot: SessionSnapshot) -> Content:
         source = snapshot.source
         kind = source.format if source.kind == "live" else f"{source.format}, archive"
-        return _rows([
+        malformed = len(snapshot.malformed_lines)
+        rows: list[tuple[str, str | Content]] = [
             ("model", snapshot.model or "-"),
             ("store", kind),
             ("file", shorten_middle(source.path.name, 40)),
             ("active", f"{ago(snapshot.last_activity, self._clock())} · {snapshot.entries:,} entries"),
-        ])
+        ]
+        if malformed:
+            rows.append(("bad lines", Content.styled(str(malformed), "$text-error")))
+        return _rows(rows)

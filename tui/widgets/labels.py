@@ -6,7 +6,7 @@ from datetime import datetime
 
 from engine.stores import SessionSource
 
-__all__ = ["ago", "session_label", "shorten", "shorten_middle"]
+__all__ = ["ago", "duration", "money", "session_label", "shorten", "shorten_middle"]
 
 
 def shorten(text: str, limit: int) -> str:
@@ -44,3 +44,28 @@ def ago(then: datetime | None, now: datetime) -> str:
     if seconds < 30 * 86400:
         return f"{int(seconds // 86400)}d ago"
     return then.strftime("%Y-%m-%d")
+
+
+def money(usd: float | None, *, short: bool = False) -> str:
+    """US dollars: ``$4.29``, ``$0.0081`` (small sums keep two significant digits; ``short``: cents at most)."""
+    if usd is None:
+        return "-"
+    if usd >= 100 or (short and usd >= 10):
+        return f"${usd:,.0f}"
+    if usd >= 0.1 or usd == 0 or (short and usd >= 0.005):
+        return f"${usd:.2f}"
+    if short:
+        return "<1¢"
+    return f"${usd:.2g}" if usd >= 0.0001 else "<$0.0001"
+
+
+def duration(seconds: float) -> str:
+    """A span of time in its largest unit: ``42s``, ``5m``, ``3h``, ``4d``."""
+    seconds = max(seconds, 0.0)
+    if seconds < 120:
+        return f"{int(seconds)}s"
+    if seconds < 7200:
+        return f"{int(seconds // 60)}m"
+    if seconds < 2 * 86400:
+        return f"{int(seconds // 3600)}h"
+    return f"{int(seconds // 86400)}d"

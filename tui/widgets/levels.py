@@ -1,13 +1,14 @@
-"""How gauge levels look: the theme variable, the words, and the placeholder risk for each level.
+"""How levels look: the theme variable and the words for each gauge level and degradation risk level.
 
-Levels are the engine's (:data:`engine.gauge.GaugeLevel`); colours are theme variables so every theme works.
+Levels are the engine's (:data:`engine.gauge.GaugeLevel`, :data:`engine.degradation.Level`); colours are
+theme variables so every theme works.
 """
 
 from __future__ import annotations
 
 from engine.gauge import GaugeLevel
 
-__all__ = ["LEVEL_COLOR", "LEVEL_SHORT", "LEVEL_TEXT", "RISK_COLOR", "RISK_OF_LEVEL", "marker_glyph"]
+__all__ = ["LEVEL_COLOR", "LEVEL_SHORT", "LEVEL_TEXT", "RISK_COLOR", "marker_glyph"]
 
 LEVEL_COLOR: dict[GaugeLevel, str] = {
     "unknown": "primary",
@@ -37,23 +38,13 @@ LEVEL_SHORT: dict[GaugeLevel, str] = {
     "over-compaction": "over compaction",
 }
 
-# Until the engine's degradation report lands (SPEC §6.3), risk is read off the gauge level alone.
-RISK_OF_LEVEL: dict[GaugeLevel, str] = {
-    "unknown": "unknown",
-    "ok": "low",
-    "gauge": "low",
-    "checkpoint": "medium",
-    "near-compaction": "high",
-    "over-compaction": "high",
-}
-
 RISK_COLOR: dict[str, str] = {
-    "unknown": "primary",
     "low": "success",
     "medium": "warning",
     "high": "error",
     "critical": "error",
 }
+"""Theme variable (without ``$``) of each degradation level (:func:`engine.degradation.evaluate_degradation`)."""
 
 _GLYPHS = {"gauge": "G", "checkpoint": "C", "compaction": "K", "pre-compaction": "M"}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import ClassVar
 
@@ -12,20 +12,21 @@ from textual.widgets import DataTable
 
 from engine.gauge import format_tokens
 from engine.session import SessionSnapshot
-from tui.widgets.labels import ago, session_label
-from tui.widgets.levels import LEVEL_COLOR, RISK_COLOR, RISK_OF_LEVEL
+from tui.insight import SessionInsight
+from tui.widgets.labels import ago, money, session_label
+from tui.widgets.levels import LEVEL_COLOR, RISK_COLOR
 
 __all__ = ["SessionTable", "matches", "ordered"]
 
 _COLUMNS: tuple[tuple[str, str], ...] = (
     ("session", "Session"), ("context", "Context"), ("tokens", "Tokens"), ("model", "Model"),
-    ("compactions", "Cmp"), ("risk", "Risk"), ("active", "Active"),
+    ("compactions", "Cmp"), ("risk", "Risk"), ("spend", "Spend"), ("active", "Active"),
 )
 _NARROW_COLUMNS = tuple(c for c in _COLUMNS if c[0] != "model")  # the preview box names the model
 _NARROW = 100
 """Below this width (cells) the table drops the model column and shortens session names."""
 _BAR = 8
-_RIGHT = frozenset({"tokens", "compactions", "active"})
+_RIGHT = frozenset({"tokens", "compactions", "spend", "active"})
 
 
 def ordered(snapshots: Sequence[SessionSnapshot]) -> list[SessionSnapshot]:
@@ -54,6 +55,7 @@ class SessionTable(DataTable[Text]):
         self.zebra_stripes = True
         self._shown: list[SessionSnapshot] = []
         self._now: datetime | None = None
+        self._insights: Mapping[str, SessionInsight] = {}
         self._columns = _COLUMNS
         self._set_columns(self.app.size.width < _NARROW)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
@@ -86,14 +88,19 @@ class SessionTable(DataTable[Text]):
                 ("█" * filled, color), ("░" * (_BAR - filled), muted), (f" {reading.utilization:>4.0%}", color)
             )
         tokens = "?" if reading.tokens is None else format_tokens(reading.tokens)
-        risk = RISK_OF_LEVEL[reading.level]
+        insight = self._insights.get(snapshot.key)
+        # Risk is the engine's degradation level (compactions, SPEC §6.3), not how full the window is.
+        risk = Text(insight.risk, style=self._color(f"text-{RISK_COLOR[insight.risk]}")) if insight else Text(
+            "…", style=muted)
+        spend = money(insight.cost.spend_usd, short=True) if insight else "…"
         return {
-            "session": Text(session_label(snapshot.source, 22 if self._narrow else 32)),
+            "session": Text(session_label(snapshot.source, 16 if self._narrow else 32)),
             "context": context,
             "tokens": Text(f"{tokens}/{format_tokens(reading.window.tokens)}", justify="right"),
             "model": Text(snapshot.model or "-", overflow="ellipsis"),
             "compactions": Text(str(snapshot.compactions), justify="right"),
-            "risk": Text(risk, style=self._color(f"text-{RISK_COLOR[risk]}")),
+            "risk": risk,
+            "spend": Text(spend, justify="right"),
             "active": Text(ago(snapshot.last_activity, now), justify="right"),
         }
 
@@ -105,13 +112,22 @@ class SessionTable(DataTable[Text]):
         row_key, _ = self.coordinate_to_cell_key(self.cursor_coordinate)
         return row_key.value
 
-    def show(self, snapshots: Sequence[SessionSnapshot], now: datetime, *, follow_cursor: bool = True) -> None:
-        """Display ``snapshots`` in this order (already filtered and sorted).
+    def show(
+        self,
+        snapshots: Sequence[SessionSnapshot],
+        now: datetime,
+        *,
+        follow_cursor: bool = True,
+        insights: Mapping[str, SessionInsight] | None = None,
+    ) -> None:
+        """Display ``snapshots`` in this order (already filtered and sorted), with risk and spend from ``insights``.
 
         With ``follow_cursor`` the cursor stays on its session when the order changes, else on its row.
         """
         previous = [s.key for s in self._shown]
         self._shown, self._now = list(snapshots), now
+        if insights is not None:
+            self._insights = insights
         if previous == [s.key for s in snapshots]:
             for snapshot in snapshots:
                 cells = self._cells(snapshot, now)

@@ -1,0 +1,246 @@
+"""Control keys end to end: ``c``, ``k`` and ``p`` change the copied session (or refuse, and say why)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+import pytest
+from textual.message import Message
+from textual.notifications import Notify
+from textual.pilot import Pilot
+from textual.widgets import Button, Checkbox, Input, RadioSet, Static
+
+from engine.audit import read_audit
+from engine.session_lock import process_starttime
+from tests.conftest import MAIN_SESSION, RESET_ARCHIVE, SESSIONS_JSON, SUBAGENT
+from tests.engine.test_sqlite_store import build_db
+from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
+from tui.app import CtxscopeApp
+from tui.dialogs.compact import CompactDialog
+from tui.messages import CheckpointWritten, CompactionApplied, ControlFinished
+from tui.widgets.session_table import SessionTable
+
+SUBAGENT_KEY = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
+SUBAGENT_LEAF = "562b10c7"
+MAIN_KEY = "agent:main:main"
+
+
+def _notes(seen: list[Message]) -> list[tuple[str, str]]:
+    return [(m.notification.title, m.notification.message) for m in seen if isinstance(m, Notify)]
+
+
+def _said(seen: list[Message], fragment: str) -> bool:
+    return any(fragment in message for _, message in _notes(seen))
+
+
+async def _dialog(pilot: Pilot[None], key: str, key_press: str) -> CompactDialog:
+    """Select ``key`` in the list, press ``k`` or ``p`` and wait for the first plan."""
+    app = pilot.app
+    assert isinstance(app, CtxscopeApp)
+    table = app.session_list.query_one(SessionTable)
+    table.move_cursor(row=table.get_row_index(key))
+    await pilot.press(key_press)
+    await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog))
+    dialog = app.screen
+    assert isinstance(dialog, CompactDialog)
+    await wait_until(pilot, lambda: dialog.plan is not None and dialog.plan.session_key == key)
+    return dialog
+
+
+async def _keep_recent(pilot: Pilot[None], dialog: CompactDialog, tokens: int) -> None:
+    dialog.query_one("#keep-recent", Input).focus()
+    await pilot.press(*str(tokens))
+    await wait_until(pilot, lambda: dialog.plan is not None and dialog.plan.keep_recent_tokens == tokens
+                     and dialog.request() == dialog._pending)
+
+
+def _text(dialog: CompactDialog, selector: str) -> str:
+    return str(dialog.query_one(selector, Static).render())
+
+
+def _appended(path: Path, original: bytes) -> list[dict[str, object]]:
+    data = path.read_bytes()
+    assert data.startswith(original)  # append-only: the old bytes are untouched
+    return [orjson.loads(line) for line in data[len(original):].splitlines()]
+
+
+@pytest.fixture
+def subagent(tmp_path: Path) -> Path:
+    return copy_fixtures([SUBAGENT], tmp_path / "sessions") / SUBAGENT.name
+
+
+async def test_c_writes_a_checkpoint_through_the_apps_sidecar(subagent: Path, tmp_path: Path) -> None:
+    seen: list[Message] = []
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        assert not list((tmp_path / "state").rglob("cp_*.yaml"))  # 4%: no trigger fired at start
+        await pilot.press("c")
+        await wait_until(pilot, lambda: [m for m in seen if isinstance(m, ControlFinished)])
+        written = list((tmp_path / "state").rglob("cp_001.yaml"))
+        assert len(written) == 1 and "trigger: \"manual\"" in written[0].read_text()
+        assert app.manager.sessions[SUBAGENT_KEY].triggers.last_checkpoint_tokens is not None
+        await wait_until(pilot, lambda: _said(seen, "cp_001 (manual)"))
+
+
+async def test_k_previews_the_plan_and_confirming_appends_a_compaction(subagent: Path, tmp_path: Path) -> None:
+    original = subagent.read_bytes()
+    seen: list[Message] = []
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    app.compaction_debounce = 0
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        assert dialog.chosen_layer == "summarize"  # 4% is below every trigger: the default layer
+        assert dialog.query_one(RadioSet).pressed_button is not None
+        assert dialog.plan is not None and dialog.plan.blocked  # the whole context fits the layer's budget
+        assert dialog.query_one("#apply", Button).disabled
+        assert "✗ nothing to compact" in _text(dialog, "#plan-blocked")
+        assert "blocked" in _text(dialog, "#plan-status")
+
+        await _keep_recent(pilot, dialog, 500)
+        plan = dialog.plan
+        assert plan is not None and plan.applicable and not plan.needs_confirmation
+        assert plan.context_tokens_after < plan.context_tokens_before
+        figures = _text(dialog, "#plan-figures")
+        assert f"{plan.context_tokens_before:,} → {plan.context_tokens_after:,}" in figures
+        assert f"{plan.messages_summarized:,} out" in figures and f"{plan.messages_kept:,} kept" in figures
+        assert plan.dropped[0].entry_id in _text(dialog, "#plan-dropped")
+        assert plan.summary.splitlines()[0] in _text(dialog, "#summary-text")
+        assert not dialog.query_one("#apply", Button).disabled
+
+        await pilot.click("#apply")
+        await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionApplied)])
+        entries = _appended(subagent, original)
+        assert entries[0]["type"] == "compaction" and entries[0]["parentId"] == SUBAGENT_LEAF
+        assert entries[0]["firstKeptEntryId"] == plan.first_kept_entry_id
+        assert entries[0]["summary"] == plan.summary
+        assert entries[-1]["type"] in ("compaction", "custom_message")  # the new leaf
+        await wait_until(pilot, lambda: app.snapshots[SUBAGENT_KEY].compactions == 1)
+        await wait_until(pilot, lambda: any(isinstance(m, CheckpointWritten) for m in seen))
+        titles = [title for title, _ in _notes(seen)]
+        assert "Compacted" in titles and "Compaction detected" not in titles  # ours is reported once
+        written = [m.event for m in seen if isinstance(m, CheckpointWritten)]
+        assert [e.trigger for e in written] == ["compaction"]  # the sidecar saved state after it
+        audit = [r for r in read_audit(tmp_path / "state") if r.action == "compact"]
+        assert [(r.result, r.params["layer"]) for r in audit] == [("ok", "summarize")]
+
+
+async def test_p_prunes_with_the_layer_fixed(subagent: Path, tmp_path: Path) -> None:
+    original = subagent.read_bytes()
+    seen: list[Message] = []
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    app.compaction_debounce = 0
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "p")
+        assert not dialog.query(RadioSet) and "prune" in _text(dialog, "#layer-fixed")
+        await _keep_recent(pilot, dialog, 500)
+        plan = dialog.plan
+        assert plan is not None and plan.layer == "prune" and plan.applicable
+        await pilot.click("#apply")
+        await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionApplied)])
+        entries = _appended(subagent, original)
+        assert entries[0]["type"] == "compaction" and entries[0]["summary"] == plan.summary
+        assert "Pruned" in [title for title, _ in _notes(seen)]
+        audit = [(r.action, r.result) for r in read_audit(tmp_path / "state") if r.action != "checkpoint"]
+        assert audit == [("prune", "ok")]
+
+
+async def test_high_degradation_needs_the_confirmation_ticked(tmp_path: Path) -> None:
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    original = (sessions / MAIN_SESSION.name).read_bytes()
+    app, _ = make_app([sessions], tmp_path / "state")
+    app.compaction_debounce = 0
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, MAIN_KEY, "k")
+        await _keep_recent(pilot, dialog, 2000)
+        plan = dialog.plan
+        assert plan is not None and plan.applicable and plan.needs_confirmation
+        confirm = dialog.query_one("#confirm-risk", Checkbox)
+        assert confirm.display and "Degradation risk is high" in str(confirm.label)
+        assert dialog.query_one("#apply", Button).disabled and not dialog.confirmable
+        assert "tick the confirmation" in _text(dialog, "#plan-status")
+        await pilot.click("#confirm-risk")
+        await wait_until(pilot, lambda: confirm.value)
+        assert not dialog.query_one("#apply", Button).disabled and dialog.confirmable
+        assert "ready · summarize via jsonl" in _text(dialog, "#plan-status")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, CompactDialog))
+        assert (sessions / MAIN_SESSION.name).read_bytes() == original  # cancelled: nothing written
+
+
+async def test_compacting_an_archived_transcript_is_refused_with_the_reason(tmp_path: Path) -> None:
+    archive = copy_fixtures([RESET_ARCHIVE], tmp_path / "sessions") / RESET_ARCHIVE.name
+    seen: list[Message] = []
+    app, _ = make_app([archive], tmp_path / "state")
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        assert app.check_action("compact", ()) is None and app.check_action("prune", ()) is None
+        await pilot.press("k")
+        await wait_until(pilot, lambda: _said(seen, "is an archived transcript"))
+        assert not isinstance(app.screen, CompactDialog)
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert "archived transcript" in helps["Compact"]
+
+
+async def test_pruning_a_sqlite_session_is_refused_but_k_asks_the_gateway(tmp_path: Path) -> None:
+    agent_dir = tmp_path / "openclaw" / "agents" / "main" / "agent"
+    agent_dir.mkdir(parents=True)
+    db = agent_dir / "openclaw-agent.sqlite"
+    build_db(db)
+    before = db.read_bytes()
+    seen: list[Message] = []
+    app, _ = make_app([db], tmp_path / "state")
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        assert app.check_action("prune", ()) is None and app.check_action("compact", ()) is True
+        await pilot.press("p")
+        await wait_until(pilot, lambda: _said(seen, "the gateway cannot prune"))
+        assert _said(seen, "SQLite store, which only the gateway writes")
+        dialog = await _dialog(pilot, MAIN_KEY, "k")
+        assert dialog.plan is not None and dialog.plan.controller == "gateway"
+        assert "the gateway runs its own (LLM) compaction" in _text(dialog, "#plan-notes")
+        await pilot.press("escape")
+    assert db.read_bytes() == before
+
+
+@pytest.fixture
+def live_process() -> Iterator[subprocess.Popen[bytes]]:
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        yield process
+    finally:
+        process.kill()
+        process.wait()
+
+
+async def test_a_live_lock_disables_compaction_and_says_who_holds_it(
+    subagent: Path, tmp_path: Path, live_process: subprocess.Popen[bytes]
+) -> None:
+    seen: list[Message] = []
+    app, changes = make_app([subagent.parent], tmp_path / "state")
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        assert app.check_action("compact", ()) is True
+        lock = subagent.with_name(subagent.name + ".lock")
+        payload = {"pid": live_process.pid, "createdAt": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+                   "starttime": process_starttime(live_process.pid)}
+        lock.write_bytes(orjson.dumps(payload, option=orjson.OPT_INDENT_2))
+        await pilot.press("k")  # checked at the key press, before the watcher reported the lock
+        await wait_until(pilot, lambda: _said(seen, f"pid {live_process.pid} holds {lock.name}"))
+        assert not isinstance(app.screen, CompactDialog)
+        changes.push(lock)
+        await wait_until(pilot, lambda: app.check_action("prune", ()) is None)
+        assert f"pid {live_process.pid}" in (app.unavailable("prune") or "")
+        lock.unlink()
+        changes.push(lock)
+        await wait_until(pilot, lambda: app.check_action("prune", ()) is True)
+    assert os.path.exists(subagent)

@@ -1,0 +1,155 @@
+"""What the views show: engine assessments on the cards and in the list, checkpoints, decisions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Static, TabbedContent
+
+from engine.checkpoint import Checkpoint
+from engine.checkpoint_store import latest_checkpoint
+from engine.degradation import assess_degradation
+from tests.conftest import MAIN_SESSION, OPENCLAW, SESSIONS_JSON, SUBAGENT
+from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
+from tests.tui.transcript_lines import append, decision_exchange, reply
+from tui.app import CtxscopeApp
+from tui.screens.session_view import SessionScreen
+from tui.widgets.cards import CostCard, RiskCard
+from tui.widgets.checkpoints import CheckpointList, CheckpointsView
+from tui.widgets.session_table import SessionTable
+
+SUBAGENT_KEY = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
+SUBAGENT_LEAF = "562b10c7"
+MAIN_KEY = "agent:main:main"
+
+
+async def _open(pilot: Pilot[None], key: str) -> SessionScreen:
+    app = pilot.app
+    assert isinstance(app, CtxscopeApp)
+    table = app.session_list.query_one(SessionTable)
+    table.move_cursor(row=table.get_row_index(key))
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen))
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, SessionScreen)
+    return screen
+
+
+def _text(screen: SessionScreen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+async def test_risk_and_cost_cards_render_the_engine_assessment(tmp_path: Path) -> None:
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, MAIN_KEY)
+        expected = assess_degradation(app.snapshots[MAIN_KEY], checkpoints=(_latest(tmp_path / "state"),))
+        assert app.insights[MAIN_KEY].degradation == expected
+        risk = str(screen.query_one(RiskCard).render())
+        assert "HIGH · 4 compactions (3 on path) · ~40% lost" in risk
+        assert "3 summaries unavailable" in risk and "summarized nothing new" in risk
+        cost = str(screen.query_one(CostCard).render())
+        assert "$4.29 (mixed)" in cost and "cold" in cost and "19% of spend" in cost
+
+
+def _latest(state: Path) -> Checkpoint:
+    loaded = latest_checkpoint(state, MAIN_KEY)
+    assert loaded is not None
+    return loaded.checkpoint
+
+
+async def test_session_list_shows_degradation_risk_and_spend(tmp_path: Path) -> None:
+    sessions = copy_fixtures(OPENCLAW.iterdir(), tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        table = app.session_list.query_one(SessionTable)
+
+        def cells(key: str) -> tuple[str, str]:
+            row = table.get_row(key)
+            columns = [str(c.key.value) for c in table.ordered_columns]
+            return row[columns.index("risk")].plain, row[columns.index("spend")].plain
+
+        assert cells(MAIN_KEY) == ("high", "$4.29")
+        assert cells("agent:main:openresponses-user:9e983849") == ("medium", "$0.21")
+        # 89% full but never compacted: the gauge is high, the degradation risk is not.
+        assert cells("d703a1a9-1b7b-4fb1-b512-c9738b1fe617") == ("low", "$30")
+
+
+async def test_checkpoints_tab_diffs_against_the_previous_or_the_marked_one(tmp_path: Path) -> None:
+    transcript = copy_fixtures([SUBAGENT], tmp_path / "sessions") / SUBAGENT.name
+    app, changes = make_app([transcript.parent], tmp_path / "state", auto_checkpoints=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, SUBAGENT_KEY)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: len(screen.query_one(CheckpointsView).stored) == 1)
+        entries, leaf = decision_exchange(SUBAGENT_LEAF, 40_000)
+        append(transcript, *entries)
+        changes.push(transcript)
+        await wait_until(pilot, lambda: app.snapshots[SUBAGENT_KEY].view.leaf.id == leaf)  # type: ignore[union-attr]
+        await pilot.press("c")
+        await wait_until(pilot, lambda: len(screen.query_one(CheckpointsView).stored) == 2)
+        append(transcript, reply("r9", leaf, 60_000))
+        changes.push(transcript)
+        await wait_until(pilot, lambda: app.snapshots[SUBAGENT_KEY].view.leaf.id == "r9")  # type: ignore[union-attr]
+        await pilot.press("c")
+        await wait_until(pilot, lambda: len(screen.query_one(CheckpointsView).stored) == 3)
+
+        await pilot.press("d")
+        await settle(pilot)
+        view = screen.query_one(CheckpointsView)
+        assert screen.query_one("#tabs", TabbedContent).active == "checkpoints"
+        assert view.pair == ("cp_002", "cp_003")
+        assert "cp_002 → cp_003" in _text(screen, "#diff-text")
+        old, new = (c.checkpoint for c in view.stored[1:])
+        assert old is not None and new is not None
+        delta = new.meta.token_usage.input_tokens - old.meta.token_usage.input_tokens
+        assert delta > 0 and f"tokens {delta:+,}" in _text(screen, "#diff-text")
+
+        table = screen.query_one(CheckpointList)
+        assert [str(r.key.value) for r in table.ordered_rows] == ["cp_003", "cp_002", "cp_001"]
+        table.focus()
+        table.move_cursor(row=2)  # cp_001
+        await pilot.press("space")
+        table.move_cursor(row=0)  # cp_003
+        await pilot.pause()
+        assert view.marks == ["cp_001"] and view.pair == ("cp_001", "cp_003")
+        diff = _text(screen, "#diff-text")
+        assert "cp_001 → cp_003" in diff and "marked vs highlighted" in diff
+        assert "Decision: use SQLite for the session index" in diff  # a decision added since cp_001
+        assert "--- cp_001.yaml" in _text(screen, "#raw-text") and "+++ cp_003.yaml" in _text(screen, "#raw-text")
+        assert "<checkpoint-data" in _text(screen, "#rendered-text")
+        table.move_cursor(row=1)  # cp_002, then mark it too: the two marked are compared
+        await pilot.press("space")
+        await pilot.pause()
+        assert view.marks == ["cp_001", "cp_002"] and view.pair == ("cp_001", "cp_002")
+
+
+async def test_decisions_tab_shows_live_capture_then_the_checkpoint_as_source(tmp_path: Path) -> None:
+    transcript = copy_fixtures([SUBAGENT], tmp_path / "sessions") / SUBAGENT.name
+    app, changes = make_app([transcript.parent], tmp_path / "state", auto_checkpoints=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, SUBAGENT_KEY)
+        screen.show_tab("decisions")
+        entries, _ = decision_exchange(SUBAGENT_LEAF, 40_000)
+        append(transcript, *entries)
+        changes.push(transcript)
+        await wait_until(pilot, lambda: "use SQLite" in _text(screen, "#decisions-text"))
+        await settle(pilot)
+        text = _text(screen, "#decisions-text")
+        assert "05-05 15:11  Decision: use SQLite for the session index, with WAL mode on.  [live · d2]" in text
+        assert "migrate the existing JSON index files to the new SQLite store.  [live]" in text
+        assert "Always run the tests before you commit.  [live]" in text
+        assert "user   Always run the tests before you commit.  [d4]" in text  # a key exchange
+        await pilot.press("c")
+        await wait_until(pilot, lambda: "[cp_001" in _text(screen, "#decisions-text"))
+        await settle(pilot)
+        text = _text(screen, "#decisions-text")
+        assert "Decision: use SQLite for the session index, with WAL mode on.  [cp_001]" in text
+        assert "[live" not in text.split("Key exchanges")[0]

@@ -1,0 +1,1 @@
+"""Modal dialogs: a confirmation with a live preview before anything is written."""

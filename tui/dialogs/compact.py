@@ -1,0 +1,252 @@
+"""The compaction dialog: choose a layer and a focus, watch the engine's dry-run plan, then confirm or cancel.
+
+The plan is recomputed in a worker (debounced) whenever the layer, the focus or the protected budget changes;
+the dialog only renders it. Confirming is possible only for the plan on screen, when nothing blocks it, and —
+at high or critical degradation — after ticking the explicit confirmation (SPEC §6.3). The dialog returns
+``True`` when the user confirmed; :attr:`CompactDialog.plan` is then the plan to apply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static
+from textual.worker import get_current_worker
+
+from engine.compaction_plan import CompactionPlan
+from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
+
+__all__ = ["DEBOUNCE_SECONDS", "CompactDialog", "PlanRequest", "Planner"]
+
+DEBOUNCE_SECONDS = 0.15
+"""Typing pauses this long before the plan is recomputed."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlanRequest:
+    """What the user chose in the dialog."""
+
+    layer: str
+    focus: str | None
+    keep_recent: int | None
+    """Protected budget in tokens overriding the layer's, or ``None`` for the layer's own."""
+
+
+Planner = Callable[[PlanRequest], CompactionPlan]
+"""Computes the dry-run plan for a request (blocking: the dialog calls it from a worker thread)."""
+
+
+class CompactDialog(ModalScreen[bool]):
+    """Layer, focus and budget in; the live plan out; confirm applies it, escape cancels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(
+        self,
+        *,
+        title: str,
+        layer: str,
+        layers: Sequence[str],
+        planner: Planner,
+        fixed_layer: bool = False,
+        debounce: float = DEBOUNCE_SECONDS,
+    ) -> None:
+        super().__init__(id="compact-dialog")
+        self._title = title
+        self._layers = tuple(layers)
+        self._planner = planner
+        self._fixed = fixed_layer
+        self._debounce = debounce
+        self._timer: Timer | None = None
+        self._pending: PlanRequest | None = None
+        self.chosen_layer = layer
+        self.plan: CompactionPlan | None = None
+        """The plan on screen; once the dialog returns ``True``, the plan the user confirmed."""
+        self.problem: str | None = None
+        """Why no plan could be computed for the current choices, if so."""
+
+    # -- layout --------------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="compact-box") as box:
+            box.border_title = self._title
+            if self._fixed:
+                yield Static(Content.assemble(("layer ", "$text-muted"), (self.chosen_layer, "bold")), id="layer-fixed")
+            else:
+                with RadioSet(id="layer", compact=True):
+                    for name in self._layers:
+                        yield RadioButton(name, value=name == self.chosen_layer, name=name)
+            yield Static(self._layer_help(), id="layer-help")
+            with Horizontal(id="compact-inputs"):
+                yield Label("focus", classes="input-label")
+                yield Input(placeholder="what the summary must keep (optional)", id="focus", compact=True)
+                yield Label("keep recent", classes="input-label")
+                yield Input(placeholder="layer default", id="keep-recent",
+                            type="integer", compact=True)
+            with Horizontal(id="compact-body"):
+                with VerticalScroll(id="plan-preview") as preview:
+                    preview.border_title = "Dry run"
+                    yield Static(id="plan-blocked")
+                    yield Static(id="plan-figures")
+                    yield Static(id="plan-notes")
+                    yield Static(id="plan-dropped")
+                with VerticalScroll(id="plan-summary") as summary:
+                    summary.border_title = "Summary that would be written"
+                    yield Static(id="summary-text")
+            yield Checkbox("", id="confirm-risk", compact=True)
+            with Horizontal(id="compact-buttons"):
+                yield Static(id="plan-status")
+                yield Button("Cancel", id="cancel", compact=True)
+                yield Button("Compact", id="apply", variant="error", compact=True, disabled=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-risk", Checkbox).display = False
+        self._plan_now()
+
+    def _layer_help(self) -> Content:
+        return Content.styled(LAYER_HELP.get(self.chosen_layer, ""), "$text-muted")
+
+    # -- the request -------------------------------------------------------------------------------------
+
+    def request(self) -> PlanRequest | None:
+        """The current choices, or ``None`` while the budget field holds no valid number."""
+        focus = self.query_one("#focus", Input).value.strip() or None
+        raw = self.query_one("#keep-recent", Input).value.strip()
+        keep: int | None = None
+        if raw:
+            try:
+                keep = int(raw)
+            except ValueError:
+                return None
+            if keep < 0:
+                return None
+        return PlanRequest(self.chosen_layer, focus, keep)
+
+    @on(RadioSet.Changed, "#layer")
+    def _layer_changed(self, event: RadioSet.Changed) -> None:
+        self.chosen_layer = event.pressed.name or str(event.pressed.label)
+        self.query_one("#layer-help", Static).update(self._layer_help())
+        self._schedule()
+
+    @on(Input.Changed, "#focus, #keep-recent")
+    def _input_changed(self) -> None:
+        self._schedule()
+
+    @on(Checkbox.Changed, "#confirm-risk")
+    def _confirmation_changed(self) -> None:
+        self._update_apply()
+
+    def _schedule(self) -> None:
+        """Recompute once the user pauses (each change restarts the wait)."""
+        self._pending = None
+        self._update_apply()
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self._debounce > 0:
+            self._timer = self.set_timer(self._debounce, self._plan_now)
+        else:
+            self.call_later(self._plan_now)
+
+    def _plan_now(self) -> None:
+        request = self.request()
+        self._pending = request
+        if request is None:
+            self._set_status(Content.styled("keep recent: a whole number of tokens, 0 or more", "$text-error"))
+            self._update_apply()
+            return
+        self._set_status(Content.styled("computing the plan…", "$text-muted"))
+        self.compute_plan(request)
+
+    @work(thread=True, exclusive=True, group="compaction_preview", exit_on_error=False)
+    def compute_plan(self, request: PlanRequest) -> None:
+        """Run the engine's dry run for ``request`` off the UI thread."""
+        try:
+            plan = self._planner(request)
+        except Exception as exc:  # noqa: BLE001 - shown in the dialog; the user can change the choices
+            if not get_current_worker().is_cancelled:
+                self.app.call_from_thread(self._show_problem, request, f"{type(exc).__name__}: {exc}")
+            return
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_plan, request, plan)
+
+    # -- the preview -------------------------------------------------------------------------------------
+
+    def _show_problem(self, request: PlanRequest, problem: str) -> None:
+        if request != self._pending:
+            return
+        self.plan, self.problem = None, problem
+        self.query_one("#plan-blocked", Static).update(Content.styled(f"Could not plan: {problem}", "$text-error"))
+        self.query_one("#plan-blocked", Static).display = True
+        self._set_status(Content.styled("no plan", "$text-error"))
+        self._update_apply()
+
+    def _show_plan(self, request: PlanRequest, plan: CompactionPlan) -> None:
+        if request != self._pending:
+            return  # the user changed something meanwhile: a newer plan is on its way
+        self.plan, self.problem = plan, None
+        blocked = self.query_one("#plan-blocked", Static)
+        blocked.update(plan_blocked(plan))
+        blocked.display = bool(plan.blocked)
+        self.query_one("#plan-figures", Static).update(plan_figures(plan))
+        self.query_one("#plan-notes", Static).update(plan_warnings(plan))
+        self.query_one("#plan-dropped", Static).update(plan_dropped(plan))
+        self.query_one("#summary-text", Static).update(Content(plan.summary or "(empty summary)"))
+        self.query_one("#plan-summary", VerticalScroll).border_title = (
+            f"Summary that would be written · {plan.summary_tokens:,} tokens"
+        )
+        confirm = self.query_one("#confirm-risk", Checkbox)
+        needs = plan.needs_confirmation and plan.applicable
+        if needs and plan.guard is not None:
+            confirm.label = f"Compact anyway: {plan.guard.reason}"
+        confirm.display = needs
+        self._update_apply()
+
+    def _plan_status(self, plan: CompactionPlan) -> Content:
+        if plan.blocked:
+            return Content.styled("blocked: nothing will be written", "bold $text-error")
+        if plan.needs_confirmation and not self.query_one("#confirm-risk", Checkbox).value:
+            return Content.styled("tick the confirmation to compact", "$text-warning")
+        return Content.styled(f"ready · {plan.layer} via {plan.controller}", "$text-success")
+
+    def _set_status(self, text: Content) -> None:
+        self.query_one("#plan-status", Static).update(text)
+
+    @property
+    def confirmable(self) -> bool:
+        """Whether the plan on screen is current, applicable, and confirmed where the guard asks for it."""
+        plan = self.plan
+        if plan is None or self._pending is None or self._pending != self.request() or not plan.applicable:
+            return False
+        return not plan.needs_confirmation or self.query_one("#confirm-risk", Checkbox).value
+
+    def _update_apply(self) -> None:
+        """Enable confirming only for a confirmable plan; the status line says what is missing."""
+        self.query_one("#apply", Button).disabled = not self.confirmable
+        current = self._pending is not None and self._pending == self.request()
+        if self.plan is not None and current and self.problem is None:
+            self._set_status(self._plan_status(self.plan))
+
+    # -- closing -----------------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#apply")
+    def _apply_pressed(self) -> None:
+        if self.confirmable:
+            self.dismiss(True)
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self) -> None:
+        self.dismiss(False)
+
+    def action_cancel(self) -> None:
+        """Close without compacting."""
+        self.dismiss(False)

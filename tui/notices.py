@@ -1,0 +1,53 @@
+"""The words of the App's notifications: engine values in, one sentence (and a title) out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from engine.controllers import CompactionResult
+from engine.sidecar import SidecarEvent
+from tui.insight import SessionInsight
+
+__all__ = ["SIDECAR_TITLES", "applied_text", "risk_changed_text", "startup_checkpoints_text"]
+
+Label = Callable[[str], str]
+"""Session key → the short name the user knows it by."""
+
+SIDECAR_TITLES: dict[str, tuple[str, str]] = {
+    "error": ("Sidecar failed", "error"),
+    "refused": ("Automatic compaction refused", "warning"),
+    "auto-compact": ("Compacted automatically", "information"),
+}
+"""Sidecar event kind → (title, severity) of its notification."""
+
+
+def startup_checkpoints_text(events: Sequence[SidecarEvent], label: Label) -> tuple[str, str]:
+    """Title and text for the checkpoints written while the sessions were first read."""
+    names = ", ".join(f"{label(e.session_key)} ({e.trigger})" for e in events[:4])
+    more = f" and {len(events) - 4} more" if len(events) > 4 else ""
+    title = f"{len(events)} checkpoint{'s' if len(events) != 1 else ''} written"
+    return title, f"{names}{more}: past a checkpoint line when ctxscope started."
+
+
+def risk_changed_text(key: str, old: SessionInsight, new: SessionInsight, label: Label) -> str:
+    """The degradation level moved (usually after a compaction)."""
+    report = new.degradation.report
+    return (f"{label(key)}: degradation risk {old.risk} → {new.risk} ({report.compaction_count} compactions, "
+            f"~{report.information_loss:.0%} lost).")
+
+
+def applied_text(result: CompactionResult, label: Label) -> str:
+    """What a confirmed compaction or prune wrote."""
+    plan = result.plan
+    if result.controller == "gateway":
+        text = f"{label(plan.session_key)}: the gateway answered {result.gateway_response}"
+    else:
+        saved = plan.context_tokens_before - plan.context_tokens_after
+        text = (f"{label(plan.session_key)}: {plan.layer} appended {', '.join(result.entry_ids)} after "
+                f"{result.parent_id}; {plan.context_tokens_before:,} → {plan.context_tokens_after:,} tokens "
+                f"(−{saved:,}).")
+        if result.replanned:
+            text += " The agent wrote meanwhile: the plan was recomputed under the lock."
+        if result.archive is not None:
+            text += f" Dropped messages archived to {result.archive.path}."
+    return text + "".join(f" Warning: {w}" for w in result.warnings)

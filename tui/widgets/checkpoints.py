@@ -1,0 +1,288 @@
+"""The Checkpoints tab: the history list, and for the highlighted checkpoint its diff and its rendered form.
+
+The diff compares the highlighted checkpoint with the previous one, or with the checkpoint marked with
+``space`` (mark two to compare any pair). Diffs are the engine's: :func:`engine.checkpoint_diff.diff_checkpoints`
+(structured) and :func:`engine.checkpoint_diff.raw_diff` (unified YAML); the rendered block is
+:func:`engine.render.render_checkpoint`. Files are read and rendered in a worker (:func:`read_checkpoints`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
+
+from engine.checkpoint import Checkpoint, CheckpointFormatError
+from engine.checkpoint_diff import CheckpointDiff, diff_checkpoints, raw_diff
+from engine.checkpoint_store import list_checkpoints
+from engine.checkpoint_yaml import load_checkpoint
+from engine.render import RenderedCheckpoint, render_checkpoint
+
+__all__ = ["CheckpointList", "CheckpointsView", "StoredCheckpoint", "diff_content", "read_checkpoints"]
+
+EMPTY = ("No checkpoints yet. Press c to write one now; ctxscope also writes them on its own at the checkpoint "
+         "line, before the agent compacts and after it did.")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCheckpoint:
+    """One checkpoint file as the tab shows it."""
+
+    checkpoint_id: str
+    path: Path
+    stamp: tuple[int, int]
+    """``(mtime_ns, size)`` of the file when read: unchanged files are not parsed again."""
+    text: str = ""
+    checkpoint: Checkpoint | None = None
+    rendered: RenderedCheckpoint | None = None
+    problem: str | None = None
+    """Why the file could not be read or is not a valid checkpoint."""
+
+    @property
+    def number(self) -> int:
+        return int(self.checkpoint_id[3:])
+
+
+def read_checkpoints(
+    state_dir: Path, key: str, known: Sequence[StoredCheckpoint] = ()
+) -> tuple[StoredCheckpoint, ...]:
+    """The session's checkpoint files, oldest first, parsed and rendered (blocking; reuses unchanged ``known``)."""
+    reuse = {(c.path, c.stamp): c for c in known}
+    found: list[StoredCheckpoint] = []
+    for ref in list_checkpoints(state_dir, key):
+        try:
+            stat = ref.path.stat()
+            stamp = (stat.st_mtime_ns, stat.st_size)
+            cached = reuse.get((ref.path, stamp))
+            if cached is not None:
+                found.append(cached)
+                continue
+            text = ref.path.read_text(encoding="utf-8")
+            checkpoint = load_checkpoint(text)
+        except FileNotFoundError:
+            continue  # removed by retention while listing
+        except (OSError, UnicodeDecodeError, CheckpointFormatError) as exc:
+            found.append(StoredCheckpoint(ref.checkpoint_id, ref.path, (0, 0), problem=str(exc)))
+            continue
+        found.append(StoredCheckpoint(ref.checkpoint_id, ref.path, stamp, text, checkpoint,
+                                      render_checkpoint(checkpoint)))
+    return tuple(found)
+
+
+def _when(iso: str) -> str:
+    return iso[5:16].replace("T", " ") if len(iso) >= 16 else iso
+
+
+def _list_lines(name: str, added: Sequence[str], removed: Sequence[str]) -> list[Content]:
+    lines = [Content.assemble((name, "bold"), (f"  +{len(added)}", "$text-success"),
+                              (f" −{len(removed)}", "$text-error"))]
+    lines += [Content.assemble(("  + ", "bold $text-success"), item) for item in added]
+    lines += [Content.assemble(("  − ", "bold $text-error"), item) for item in removed]
+    return lines
+
+
+def diff_content(diff: CheckpointDiff, why: str) -> Content:
+    """The structured diff as lines: figures, changed texts, then each changed list with its items."""
+    lines = [
+        Content.assemble((f"{diff.old_id} → {diff.new_id}", "bold $text-accent"), (f"  ({why})", "$text-muted")),
+        Content.assemble(
+            ("tokens ", "$text-muted"), f"{diff.token_delta:+,}",
+            ("  utilization ", "$text-muted"), f"{diff.utilization_delta * 100:+.1f} pts",
+            ("  compactions ", "$text-muted"), f"{diff.compaction_delta:+d}",
+            ("  trigger ", "$text-muted"), f"{diff.trigger.old} → {diff.trigger.new}",
+        ),
+    ]
+    for name, change in (("topic", diff.topic), ("status", diff.status)):
+        if change.changed:
+            lines.append(Content.assemble((f"{name} ", "$text-muted"), (change.old or "(empty)", "$text-error"),
+                                          " → ", (change.new or "(empty)", "$text-success")))
+    changed = [(name, c) for name, c in diff.lists if c.changed]
+    for name, change in changed:
+        lines += _list_lines(name, change.added, change.removed)
+    if diff.is_empty:
+        lines.append(Content.styled("Nothing changed but the figures above.", "$text-muted"))
+    return Content("\n").join(lines)
+
+
+def raw_content(text: str) -> Content:
+    """A unified diff coloured by line kind."""
+    if not text:
+        return Content.styled("The two files are identical.", "$text-muted")
+    styles = {"+": "$text-success", "-": "$text-error", "@": "$text-accent"}
+    return Content("\n").join(
+        Content.styled(line, "bold" if line.startswith(("+++", "---")) else styles.get(line[:1], ""))
+        for line in text.rstrip("\n").split("\n")
+    )
+
+
+class CheckpointList(DataTable[Text]):
+    """The history, newest first; ``space`` marks a checkpoint to compare with."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("space", "mark", "Mark to compare")]
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.zebra_stripes = True
+        self.add_column(" ", key="mark")
+        self.add_column("Checkpoint", key="id")
+        self.add_column("Written", key="when")
+        self.add_column("Trigger", key="trigger")
+        self.add_column(Text("Tokens", justify="right"), key="tokens")
+
+    def action_mark(self) -> None:
+        """Mark or unmark the highlighted checkpoint for comparison."""
+        view = next(a for a in self.ancestors if isinstance(a, CheckpointsView))
+        view.toggle_mark()
+
+
+class CheckpointsView(Horizontal):
+    """Call :meth:`show` with the stored checkpoints; the cursor and the marks survive updates."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.stored: tuple[StoredCheckpoint, ...] = ()
+        self.marks: list[str] = []
+        """Checkpoint ids marked for comparison (at most two)."""
+        self.pair: tuple[str, str] | None = None
+        """The ``(older, newer)`` ids the diff panes show."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="checkpoint-side"):
+            yield CheckpointList(id="checkpoint-list")
+            yield Static(Content.styled("space: mark to compare · mark two for any pair", "$text-muted"),
+                         id="checkpoint-hint")
+        with TabbedContent(id="checkpoint-tabs"):
+            with TabPane("Diff", id="cp-diff"), VerticalScroll():
+                yield Static(id="diff-text")
+            with TabPane("Raw YAML diff", id="cp-raw"), VerticalScroll():
+                yield Static(id="raw-text")
+            with TabPane("Rendered", id="cp-rendered"), VerticalScroll():
+                yield Static(id="rendered-text")
+
+    @property
+    def table(self) -> CheckpointList:
+        return self.query_one(CheckpointList)
+
+    @property
+    def highlighted(self) -> StoredCheckpoint | None:
+        table = self.table
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate)[0].value
+        return next((c for c in self.stored if c.checkpoint_id == key), None)
+
+    def show(self, stored: Sequence[StoredCheckpoint], problem: str | None = None) -> None:
+        """Replace the list (oldest first as read); keeps the highlighted checkpoint if it still exists."""
+        table = self.table
+        current = self.highlighted
+        self.stored = tuple(stored)
+        ids = {c.checkpoint_id for c in self.stored}
+        self.marks = [m for m in self.marks if m in ids]
+        table.clear()
+        for item in reversed(self.stored):
+            table.add_row(*self._cells(item), key=item.checkpoint_id)
+        if current is not None and current.checkpoint_id in ids:
+            table.move_cursor(row=table.get_row_index(current.checkpoint_id), animate=False)
+        elif self.stored:
+            table.move_cursor(row=0, animate=False)
+        if problem is not None:
+            self._set_panes(Content.styled(problem, "$text-error"))
+        elif not self.stored:
+            self._set_panes(Content.styled(EMPTY, "$text-muted"))
+        else:
+            self.refresh_detail()
+
+    def _cells(self, item: StoredCheckpoint) -> tuple[Text, ...]:
+        mark = Text("●" if item.checkpoint_id in self.marks else " ")
+        if item.checkpoint is None:
+            return mark, Text(item.checkpoint_id), Text("unreadable"), Text(""), Text("")
+        meta = item.checkpoint.meta
+        usage = meta.token_usage
+        return (mark, Text(item.checkpoint_id), Text(_when(meta.created_at)), Text(meta.trigger),
+                Text(f"{usage.input_tokens:,} {usage.utilization:.0%}", justify="right"))
+
+    def _set_panes(self, text: Content) -> None:
+        for pane in ("#diff-text", "#raw-text", "#rendered-text"):
+            self.query_one(pane, Static).update(text)
+
+    def toggle_mark(self) -> None:
+        """Mark the highlighted checkpoint (a third mark replaces the oldest), or unmark it."""
+        item = self.highlighted
+        if item is None:
+            return
+        if item.checkpoint_id in self.marks:
+            self.marks.remove(item.checkpoint_id)
+        else:
+            self.marks = [*self.marks, item.checkpoint_id][-2:]
+        for stored in self.stored:
+            self.table.update_cell(stored.checkpoint_id, "mark",
+                                   Text("●" if stored.checkpoint_id in self.marks else " "))
+        self.refresh_detail()
+
+    def show_latest_diff(self) -> None:
+        """Highlight the newest checkpoint, clear the marks and show its diff against the previous one."""
+        self.marks = []
+        self.show(self.stored)
+        if self.stored:
+            self.table.move_cursor(row=0, animate=False)
+        self.query_one("#checkpoint-tabs", TabbedContent).active = "cp-diff"
+
+    @on(DataTable.RowHighlighted, "#checkpoint-list")
+    def _highlighted(self) -> None:
+        self.refresh_detail()
+
+    def _compared(self, item: StoredCheckpoint) -> tuple[StoredCheckpoint, StoredCheckpoint, str] | None:
+        by_id = {c.checkpoint_id: c for c in self.stored}
+        marked = [by_id[m] for m in self.marks if m in by_id]
+        if len(marked) == 2:
+            a, b = sorted(marked, key=lambda c: c.number)
+            return a, b, "the two marked"
+        if marked and marked[0] is not item:
+            a, b = sorted((marked[0], item), key=lambda c: c.number)
+            return a, b, "marked vs highlighted"
+        older = [c for c in self.stored if c.number < item.number]
+        return (older[-1], item, "against the previous one") if older else None
+
+    def refresh_detail(self) -> None:
+        """Redraw the diff, raw diff and rendered panes for the highlighted checkpoint and the marks."""
+        item = self.highlighted
+        if item is None:
+            return
+        rendered = item.rendered
+        if item.problem is not None or rendered is None:
+            self._set_panes(Content.styled(f"{item.checkpoint_id}: {item.problem}", "$text-error"))
+            return
+        omitted = f" · omitted {', '.join(rendered.omitted)}" if rendered.omitted else ""
+        self.query_one("#rendered-text", Static).update(Content.assemble(
+            (f"{item.checkpoint_id} as the agent reads it · {rendered.tokens:,} tokens{omitted}\n\n", "$text-muted"),
+            rendered.text,
+        ))
+        compared = self._compared(item)
+        if compared is None:
+            self.pair = None
+            note = Content.styled(f"{item.checkpoint_id} is the first checkpoint: nothing to compare with. "
+                                  "Mark another one with space.", "$text-muted")
+            self.query_one("#diff-text", Static).update(note)
+            self.query_one("#raw-text", Static).update(note)
+            return
+        old, new, why = compared
+        self.pair = (old.checkpoint_id, new.checkpoint_id)
+        if old.checkpoint is None or new.checkpoint is None:
+            problem = Content.styled(f"{old.checkpoint_id if old.checkpoint is None else new.checkpoint_id} "
+                                     "is unreadable", "$text-error")
+            self.query_one("#diff-text", Static).update(problem)
+            self.query_one("#raw-text", Static).update(problem)
+            return
+        self.query_one("#diff-text", Static).update(diff_content(diff_checkpoints(old.checkpoint, new.checkpoint),
+                                                                 why))
+        raw = raw_diff(old.text, new.text, a_name=f"{old.checkpoint_id}.yaml", b_name=f"{new.checkpoint_id}.yaml")
+        self.query_one("#raw-text", Static).update(raw_content(raw))

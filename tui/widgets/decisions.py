@@ -1,0 +1,146 @@
+"""The Decisions tab: decisions, open items and learnings with their time and source, and the key exchanges.
+
+Two sources, both the engine's: the latest checkpoint (what was bundled so far) and the sidecar's live
+captured state (what was recognised since that checkpoint, :class:`engine.capture.CapturedState`). Live items
+the checkpoint already holds are shown once, as the checkpoint's (:func:`engine.dedup.is_semantic_duplicate`).
+Key exchanges come from :func:`engine.thread.extract_thread` over the current context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from engine.capture import CapturedState
+from engine.checkpoint_store import latest_checkpoint
+from engine.dedup import is_semantic_duplicate
+from engine.session import SessionFollower, SessionSnapshot
+from engine.thread import Exchange, extract_thread
+
+__all__ = ["DecisionsDigest", "DecisionsView", "NotedItem", "digest_content", "read_decisions"]
+
+
+@dataclass(frozen=True, slots=True)
+class NotedItem:
+    """One decision, open item or learning, with when and where it was recorded."""
+
+    text: str
+    when: str
+    """ISO-8601 time it was taken (decisions) or recorded (the checkpoint's or the capture's time); may be empty."""
+    source: str
+    """``cp_003`` (from that checkpoint) or ``live`` (captured since the latest checkpoint)."""
+    entry_id: str | None = None
+    """The transcript entry that confirmed it, when the capture knows it."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionsDigest:
+    """Everything the tab shows, newest first within each list."""
+
+    decisions: tuple[NotedItem, ...]
+    open_items: tuple[NotedItem, ...]
+    learnings: tuple[NotedItem, ...]
+    exchanges: tuple[Exchange, ...]
+    thread_summary: str
+    checkpoint_id: str | None
+    live: bool
+    """Whether the sidecar's live state was available (it is unless the app runs without a sidecar)."""
+
+
+def _merge(saved: Sequence[NotedItem], live: Sequence[NotedItem]) -> tuple[NotedItem, ...]:
+    fresh = [item for item in live if not any(is_semantic_duplicate(item.text, s.text) for s in saved)]
+    return tuple(reversed([*saved, *fresh]))
+
+
+def read_decisions(
+    snapshot: SessionSnapshot, follower: SessionFollower, state: CapturedState | None, state_dir: Path
+) -> DecisionsDigest:
+    """Collect the tab's contents (blocking: reads the latest checkpoint and re-reads message text)."""
+    loaded = latest_checkpoint(state_dir, snapshot.key)
+    cp = loaded.checkpoint if loaded else None
+    cid = cp.meta.checkpoint_id if cp else ""
+    written = cp.meta.created_at if cp else ""
+    saved_decisions = [NotedItem(d.what, d.when, cid) for d in cp.decisions] if cp else []
+    saved_open = [NotedItem(item, written, cid) for item in cp.open_items] if cp else []
+    saved_learnings = [NotedItem(item, written, cid) for item in cp.learnings] if cp else []
+    live_decisions: list[NotedItem] = []
+    live_open: list[NotedItem] = []
+    live_learnings: list[NotedItem] = []
+    if state is not None:
+        captured = state.updated_at or ""
+        live_decisions = [NotedItem(d.what, d.when or captured, "live", d.entry_id) for d in state.decisions]
+        live_open = [NotedItem(item, captured, "live") for item in state.open_items]
+        live_learnings = [NotedItem(item, captured, "live") for item in state.learnings]
+    thread = extract_thread(snapshot.view.messages, follower.objects.read_object)
+    return DecisionsDigest(
+        decisions=_merge(saved_decisions, live_decisions),
+        open_items=_merge(saved_open, live_open),
+        learnings=_merge(saved_learnings, live_learnings),
+        exchanges=thread.key_exchanges,
+        thread_summary=thread.summary,
+        checkpoint_id=cid or None,
+        live=state is not None,
+    )
+
+
+def _when(iso: str) -> str:
+    return iso[5:16].replace("T", " ") if len(iso) >= 16 else (iso or "")
+
+
+def _items(title: str, items: Sequence[NotedItem], empty: str) -> list[Content]:
+    lines = [Content.styled(f"{title} ({len(items)})", "bold $text-accent")]
+    if not items:
+        lines.append(Content.styled(f"  {empty}", "$text-muted"))
+    for item in items:
+        where = f" · {item.entry_id}" if item.entry_id else ""
+        lines.append(Content.assemble(
+            (f"  {_when(item.when):<11}  ", "$text-muted"),
+            item.text,
+            (f"  [{item.source}{where}]", "$text-success" if item.source == "live" else "$text-secondary"),
+        ))
+    return lines
+
+
+def digest_content(digest: DecisionsDigest) -> Content:
+    """The whole tab as lines: the three lists, then the key exchanges and the thread summary."""
+    origin = f"checkpoint {digest.checkpoint_id}" if digest.checkpoint_id else "no checkpoint yet"
+    live = " + live capture since then" if digest.live else " (live capture off)"
+    lines = [Content.styled(f"From {origin}{live}; newest first.", "$text-muted"), Content("")]
+    lines += _items("Decisions", digest.decisions, "none recognised yet")
+    lines.append(Content(""))
+    lines += _items("Open items", digest.open_items, "none")
+    lines.append(Content(""))
+    lines += _items("Learnings", digest.learnings, "none")
+    lines += [Content(""), Content.styled(f"Key exchanges ({len(digest.exchanges)})", "bold $text-accent")]
+    if not digest.exchanges:
+        lines.append(Content.styled("  no real user message in the context yet", "$text-muted"))
+    for exchange in digest.exchanges:
+        lines.append(Content.assemble(
+            (f"  {exchange.role:<5}  ", "bold $text-primary" if exchange.role == "user" else "bold $text-secondary"),
+            exchange.gist,
+            (f"  [{exchange.entry_id}]" if exchange.entry_id else "", "$text-muted"),
+        ))
+    if digest.thread_summary:
+        lines += [Content(""), Content.assemble(("Thread  ", "bold $text-accent"), digest.thread_summary)]
+    return Content("\n").join(lines)
+
+
+class DecisionsView(VerticalScroll):
+    """Call :meth:`show` with a digest (or a problem)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content.styled("Reading…", "$text-muted"), id="decisions-text")
+
+    def show(self, digest: DecisionsDigest | None, problem: str | None = None) -> None:
+        """Display ``digest``; ``problem`` replaces it with an error."""
+        if problem is not None or digest is None:
+            text = Content.styled(problem or "Decisions are not available.", "$text-error")
+        else:
+            text = digest_content(digest)
+        self.query_one("#decisions-text", Static).update(text)
