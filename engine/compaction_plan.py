@@ -112,6 +112,8 @@ class CompactionPlan:
     archive: ArchivePlan | None = None
     created_at: str = ""
     automatic: bool = False
+    summary_source: str = "deterministic"
+    """``deterministic`` (built from the checkpoint engine) or ``llm:<model>`` (:mod:`engine.llm_summary`)."""
 
     @property
     def session_key(self) -> str:

@@ -51,6 +51,8 @@ class Config:
     """Where checkpoints/state/audit go; ``None`` = the session's OpenClaw state dir, else XDG state."""
     warnings: tuple[str, ...] = ()
     compaction: CompactionSettings = CompactionSettings()
+    llm: Any = None
+    """An :class:`engine.llm.LLMConfig` when the ``llm:`` section is set (used only with ``compact --llm``)."""
     """Layers, guard, auto mode, pins, controller and workspace for compaction (SPEC §6)."""
 
     def reserve_floor_for(self, fmt: str) -> int:
@@ -106,6 +108,15 @@ def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
             changes[key] = _number(key, value, int)
         elif key == "state_dir":
             changes[key] = Path(str(value)).expanduser()
+        elif key == "llm":
+            from engine.llm_summary import llm_config_from  # only users who configure an LLM pay for httpx
+
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"{origin}: llm: expected a mapping (kind, base_url, model, api_key_env)")
+            try:
+                changes["llm"] = llm_config_from(value)
+            except ValueError as exc:
+                raise ConfigError(f"{origin}: {exc}") from exc
         elif key in ("compaction", "auto_compact"):
             try:
                 settings, notes = apply_compaction_key(changes.get("compaction", config.compaction), key, value)

@@ -159,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     compact.add_argument("--layer", default="summarize", choices=("auto", "prune", "summarize", "full", "drop-only"),
                          help="how to compact (default: summarize; auto picks by utilization)")
     compact.add_argument("--focus", help="what the summary must preserve (goes into its header)")
+    compact.add_argument("--llm", action="store_true",
+                         help="have the configured LLM (config `llm:`) write the summary; costs a call")
     _add_compaction_flags(compact)
     compact.set_defaults(handler="tui.compact_commands:compact")
 

@@ -51,6 +51,19 @@ def compact(args: argparse.Namespace, config: Config) -> int:
     plan = plan_compaction(snapshot, layer, args.focus, keep_recent=args.keep_recent, config=config,
                            load=follower.reader.read_object, state_dir=state_dir, controller=args.controller,
                            token_cache=follower.token_cache)
+    if getattr(args, "llm", False):
+        if config.llm is None:
+            print("ctxscope: --llm needs an `llm:` section in the config file (kind, base_url, model, api_key_env)",
+                  file=sys.stderr)
+            return EXIT_USAGE
+        from engine.llm import LLMError
+        from engine.llm_summary import with_llm_summary
+
+        try:
+            plan = with_llm_summary(plan, snapshot, follower.reader.read_object, config.llm)
+        except LLMError as exc:
+            print(f"ctxscope: LLM summary failed: {exc}", file=sys.stderr)
+            return EXIT_FAILED
     if args.json and (args.dry_run or plan.blocked):
         print_json({"plan": plan.to_dict(), "dry_run": args.dry_run})
     elif not args.json:

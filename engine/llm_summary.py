@@ -1,0 +1,105 @@
+"""The optional LLM summarizer applied to a compaction plan (SPEC §6.4), off unless configured and asked for.
+
+:func:`with_llm_summary` takes a deterministic :class:`~engine.compaction_plan.CompactionPlan`, serializes the
+messages it takes out the way pi does for its summarizer (``[User]: …``, ``[Assistant]: …``,
+``[Assistant tool calls]: name(k=v)``, ``[Tool result]: …`` cut at 2,000 characters), asks the configured
+endpoint for a summary with the focus in its instructions, and returns the same plan with that summary (plus
+pi's ``<read-files>``/``<modified-files>`` blocks) and its token count. The plan's cut, kept messages and
+checks are unchanged, so a plan that was blocked stays blocked. Nothing is written here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from engine.compaction_plan import CompactionPlan
+from engine.llm import LLMConfig, LLMError, summarize_with_llm
+from engine.session import SessionSnapshot
+from engine.span_text import Loader, format_file_operations, message_parts, tool_call_line
+from engine.tokens import get_counter
+
+__all__ = ["TOOL_RESULT_CHARS", "llm_config_from", "serialize_span", "with_llm_summary"]
+
+TOOL_RESULT_CHARS = 2_000
+"""pi truncates tool results to this many characters when it serializes a conversation for its summarizer."""
+
+
+def serialize_span(snapshot: SessionSnapshot, plan: CompactionPlan, load: Loader) -> tuple[str, str | None]:
+    """The taken-out messages as pi's summarizer sees them, and the previous summary (if one is folded in)."""
+    wanted = {p.entry_id for p in plan.dropped}
+    lines: list[str] = []
+    previous: str | None = None
+    for message in snapshot.view.messages:
+        if message.entry_id not in wanted:
+            continue
+        parts = message_parts(message, load(message.entry))
+        if parts.role == "compactionSummary":
+            previous = parts.text
+        elif parts.role == "user":
+            lines.append(f"[User]: {parts.text}")
+        elif parts.role == "assistant":
+            if parts.thinking:
+                lines.append(f"[Assistant thinking]: {parts.thinking}")
+            if parts.text:
+                lines.append(f"[Assistant]: {parts.text}")
+            if parts.tool_calls:
+                calls = ", ".join(tool_call_line(name, args) for name, args in parts.tool_calls)
+                lines.append(f"[Assistant tool calls]: {calls}")
+        elif parts.role in ("toolResult", "bashExecution"):
+            text = parts.text if len(parts.text) <= TOOL_RESULT_CHARS else parts.text[:TOOL_RESULT_CHARS] + "…"
+            lines.append(f"[Tool result]: {text}")
+        elif parts.text:
+            lines.append(f"[{parts.role}]: {parts.text}")
+    return "\n\n".join(lines), previous
+
+
+def with_llm_summary(
+    plan: CompactionPlan,
+    snapshot: SessionSnapshot,
+    load: Loader,
+    llm: LLMConfig,
+    *,
+    env: Mapping[str, str] | None = None,
+) -> CompactionPlan:
+    """``plan`` with its summary written by ``llm`` (see the module docstring).
+
+    Raises:
+        LLMError: the endpoint failed, timed out, had no key, or answered nothing; the plan is not changed.
+    """
+    if plan.layer in ("prune", "drop-only"):
+        raise LLMError(f"the {plan.layer} layer keeps text verbatim; an LLM summary applies to summarize/full")
+    conversation, previous = serialize_span(snapshot, plan, load)
+    if not conversation and not previous:
+        raise LLMError("nothing to summarize: the plan takes no messages out")
+    summary = summarize_with_llm(llm, conversation, focus=plan.focus, previous_summary=previous, env=env)
+    files = format_file_operations(plan.read_files, plan.modified_files)
+    if files:
+        summary = f"{summary}\n\n{files}"
+    counter = get_counter()
+    notes = (*plan.warnings, f"summary written by {llm.model} ({llm.kind}); a new run would word it differently")
+    return dataclasses.replace(
+        plan, summary=summary, summary_tokens=counter.count(summary), warnings=notes, summary_source=f"llm:{llm.model}"
+    )
+
+
+def llm_config_from(data: Mapping[str, Any]) -> LLMConfig:
+    """An :class:`LLMConfig` from the ``llm:`` section of the config file.
+
+    Raises:
+        ValueError: a required key is missing or has the wrong type (the message names it).
+    """
+    kind = data.get("kind", "openai")
+    if kind not in ("openai", "anthropic"):
+        raise ValueError(f"llm.kind must be 'openai' or 'anthropic', got {kind!r}")
+    for name in ("base_url", "model", "api_key_env"):
+        if not isinstance(data.get(name), str) or not data[name]:
+            raise ValueError(f"llm.{name} is required (a string)")
+    timeout = data.get("timeout", 60.0)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise ValueError("llm.timeout must be a number of seconds")
+    return LLMConfig(
+        kind=kind, base_url=data["base_url"], model=data["model"], api_key_env=data["api_key_env"],
+        timeout=float(timeout),
+    )
