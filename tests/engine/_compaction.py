@@ -20,12 +20,10 @@ from engine.context import ContextView, build_context
 from engine.session import SessionFollower, SessionSnapshot
 from engine.stores import SessionSource, discover_sessions
 from engine.transcript import TranscriptReader, read_transcript
-from tests.conftest import DATA, ENDS_ON_COMPACTION, MAIN_SESSION, OPENCLAW, SUBAGENT
+from tests.conftest import DATA, OPENCLAW
 from tests.engine._transcripts import HEADER, assistant, line, tool_result, user
 
 DECISION = orjson.loads(DATA.joinpath("decisions_dev.jsonl").read_bytes().splitlines()[0])
-LIVE_V3 = (MAIN_SESSION, ENDS_ON_COMPACTION, SUBAGENT)
-"""Every live v3 transcript among the fixtures (the others are v1, headerless or archives)."""
 
 
 def live_v3_fixtures() -> list[Path]:

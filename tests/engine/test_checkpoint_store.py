@@ -432,6 +432,7 @@ def _check_store(state: Path) -> tuple[int, int]:
     return len(refs), temps
 
 
+@pytest.mark.reliability
 @pytest.mark.slow
 def test_sigkill_during_writes_never_leaves_a_corrupt_checkpoint(tmp_path: Path) -> None:
     trials = int(os.environ.get("CTXSCOPE_TRIALS") or (1000 if os.environ.get("CTXSCOPE_FULL") else 40))

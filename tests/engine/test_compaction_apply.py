@@ -166,6 +166,7 @@ def test_a_stale_lock_is_taken_over(tmp_path: Path, kind: str) -> None:
         sleeper.wait()
 
 
+@pytest.mark.reliability
 def test_compactions_next_to_a_concurrent_writer_chain_to_the_true_leaf(tmp_path: Path) -> None:
     session = coding_session(tmp_path / "s.jsonl", turns=4)
     original = session.read_bytes()

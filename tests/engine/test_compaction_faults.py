@@ -56,6 +56,7 @@ def _check_archives(memory: Path, stats: Counter[str]) -> set[str]:
     return complete
 
 
+@pytest.mark.reliability
 @pytest.mark.slow
 def test_sigkill_during_compactions_never_tears_a_line_or_takes_half_an_archive(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
@@ -105,6 +106,7 @@ def test_sigkill_during_compactions_never_tears_a_line_or_takes_half_an_archive(
     assert stats["compactions"] >= 1 or TRIALS < 10
 
 
+@pytest.mark.reliability
 @pytest.mark.slow
 def test_sigkill_during_archive_writes_never_yields_a_half_record(tmp_path: Path) -> None:
     path = tmp_path / "ws" / "memory" / "2026-03-01.md"
@@ -142,6 +144,7 @@ def _record(record_id: str, text: str) -> bytes:
                                  first_kept_entry_id="a9")
 
 
+@pytest.mark.reliability
 def test_every_truncation_of_a_record_is_reported_incomplete(tmp_path: Path) -> None:
     whole = _record("r1", "hello <!-- ctxscope-archive:end id=r1 --> still the body\n" * 20)
     tail = _record("r2", "second")

@@ -95,6 +95,7 @@ NASTY = {
 }
 
 
+@pytest.mark.reliability
 @pytest.mark.parametrize("name", sorted(NASTY))
 def test_nasty_corpus_never_crashes_and_reports_bad_lines(tmp_path: Path, name: str) -> None:
     data = NASTY[name]
@@ -106,6 +107,7 @@ def test_nasty_corpus_never_crashes_and_reports_bad_lines(tmp_path: Path, name: 
         assert 1 <= bad.line_no <= data.count(b"\n")
 
 
+@pytest.mark.reliability
 def test_fifty_megabyte_line_is_read_and_measured(tmp_path: Path) -> None:
     huge = "x" * (50 << 20)
     path = tmp_path / "huge.jsonl"
@@ -136,6 +138,7 @@ def test_fifty_megabyte_line_is_read_and_measured(tmp_path: Path) -> None:
         max_size=25,
     )
 )
+@pytest.mark.reliability
 def test_any_bytes_are_read_without_crashing(tmp_path: Path, lines: list[bytes]) -> None:
     data = b"\n".join(raw.replace(b"\n", b" ") for raw in lines) + b"\n"
     path = tmp_path / "fuzz.jsonl"
@@ -161,6 +164,7 @@ print(event.kind, event.message.replace("\n", " "))
 """
 
 
+@pytest.mark.reliability
 def test_a_full_disk_fails_cleanly_and_leaves_nothing_half_written(tmp_path: Path) -> None:
     session = tmp_path / "s.jsonl"
     shutil.copy(MAIN_SESSION, session)

@@ -284,6 +284,7 @@ def test_new_entry_id_avoids_existing_ids_and_falls_back_to_a_uuid(monkeypatch: 
     assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", new_entry_id({"deadbeef"}))
 
 
+@pytest.mark.reliability
 def test_concurrent_appenders_never_interleave_and_always_chain_to_the_true_leaf(session: Path) -> None:
     start = session.stat().st_size
     count = 300
@@ -316,6 +317,7 @@ def test_concurrent_appenders_never_interleave_and_always_chain_to_the_true_leaf
     assert switches >= 2  # the writers really did take turns, not run one after the other
 
 
+@pytest.mark.reliability
 def test_sigkill_during_appends_never_tears_a_line_and_the_lock_is_taken_over(session: Path) -> None:
     original = session.read_bytes()
     rng = random.Random()
