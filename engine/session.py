@@ -7,7 +7,7 @@ costs the new bytes plus the new messages, not the whole history.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,7 +30,9 @@ class SessionSnapshot:
     """Everything ctxscope knows about a session at one moment."""
 
     source: SessionSource
-    view: ContextView
+    view: ContextView = field(repr=False)
+    """Excluded from ``repr``: Textual describes workers by their arguments, and a path of 100k entries
+    would cost milliseconds on every screen update."""
     tokens: ContextTokens
     window: ContextWindow
     gauge: GaugeReading
@@ -41,7 +43,7 @@ class SessionSnapshot:
     store_compaction_count: int | None
     last_activity: datetime | None
     """Time of the last entry (its ``timestamp``), else the file's modification time."""
-    malformed_lines: tuple[BadLine, ...]
+    malformed_lines: tuple[BadLine, ...] = field(repr=False)
     version: int
     headerless: bool
     revision: int

@@ -128,20 +128,28 @@ def load_store(path: Path) -> tuple[dict[str, Mapping[str, Any]], str | None]:
     return {str(k): v for k, v in data.items() if isinstance(v, Mapping)}, None
 
 
-def _header_id(path: Path) -> str | None:
+def _first_line(path: Path) -> tuple[bool, str | None]:
+    """``(looks like a transcript, header id)`` from the first line.
+
+    A transcript's first line is an object with a ``type`` (the session header, or an entry in a header-less
+    file); other JSONL files (ctxscope's own ``audit.jsonl``, tool logs) are not sessions. Unreadable or
+    non-JSON first lines count as transcripts so that damaged files are still shown and reported.
+    """
     # pi's own listing reads only the first 512 bytes (FORMATS §1.2); a long header still fits in 4 KiB.
     try:
         with path.open("rb") as handle:
             first = handle.readline(4096)
     except OSError:
-        return None
+        return True, None
     try:
         obj = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))
     except orjson.JSONDecodeError:
-        return None
-    if isinstance(obj, dict) and obj.get("type") == "session" and isinstance(obj.get("id"), str):
-        return str(obj["id"])
-    return None
+        return True, None
+    if not isinstance(obj, dict):
+        return True, None
+    if obj.get("type") == "session" and isinstance(obj.get("id"), str):
+        return True, str(obj["id"])
+    return "type" in obj, None
 
 
 def _state_dir_of(path: Path) -> Path | None:
@@ -213,7 +221,9 @@ class _Collector:
         if kind == "sidecar" and not explicit:
             self.sidecars.append(path)
             return
-        header_id = _header_id(path)
+        transcript_like, header_id = _first_line(path)
+        if not transcript_like and not explicit:
+            return
         key: str | None = None
         entry: Mapping[str, Any] | None = None
         store_path: Path | None = None

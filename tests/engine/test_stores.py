@@ -116,3 +116,13 @@ def test_missing_paths_and_broken_store_are_reported_not_fatal(tmp_path: Path) -
     assert [s.path.name for s in found.sessions] == ["abc.jsonl"]
     assert any("not valid JSON" in p for p in found.problems)
     assert any("no such file" in p for p in found.problems)
+
+
+def test_other_jsonl_files_are_not_sessions(tmp_path: Path) -> None:
+    sessions = tmp_path / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    write(sessions / "real.jsonl", [user("u1", None, "hi")])
+    (tmp_path / "context").mkdir()
+    (tmp_path / "context" / "audit.jsonl").write_text('{"action":"checkpoint","session_key":"k"}\n')
+    found = discover_sessions([tmp_path])
+    assert [s.path.name for s in found.sessions] == ["real.jsonl"]
