@@ -349,7 +349,7 @@ def _activity_warnings(snapshot: SessionSnapshot, controller: str, now: datetime
         age = now.timestamp() - source.path.stat().st_mtime
     except OSError:
         age = None
-    if age is not None and age < AGENT_ACTIVE_SECONDS:
+    if age is not None and 0 <= age < AGENT_ACTIVE_SECONDS:  # a future mtime is clock skew, not activity
         warnings.append(f"the transcript changed {max(age, 0.0):.1f} s ago: the agent may be mid-run")
     return warnings
 

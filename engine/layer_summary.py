@@ -99,7 +99,12 @@ def session_workspace(source: SessionSource, config: Config) -> Path | None:
     except (OSError, orjson.JSONDecodeError):
         return None
     cwd = header.get("cwd") if isinstance(header, dict) else None
-    return Path(cwd).expanduser() if isinstance(cwd, str) and cwd else None
+    if not isinstance(cwd, str) or not cwd:
+        return None
+    workspace = Path(cwd).expanduser()
+    # A header written on another OS (``C:\\Users\\…`` read on Linux) is not a path here: archiving under it
+    # would land relative to our working directory. Without a usable workspace, drop-only is refused.
+    return workspace if workspace.is_absolute() else None
 
 
 def _drop_only(
@@ -110,7 +115,7 @@ def _drop_only(
         return LayerSummary(
             drop_placeholder(header, "memory/ (no workspace known)", span),
             problem="drop-only needs a workspace for memory/: set compaction.workspace in the config "
-            "(the session header has no cwd)",
+            "(the session header has no cwd usable on this machine)",
         )
     target = archive_file(workspace, now)
     messages = tuple(

@@ -183,7 +183,7 @@ class CtxscopeApp(ControlActions):
     def on_sidecar_reported(self, message: SidecarReported) -> None:
         event = message.event
         title, severity = SIDECAR_TITLES.get(event.kind, (event.kind, "information"))
-        self.tell(f"{self.label(message.key)}: {event.message}", title=title, severity=severity)  # type: ignore[arg-type]
+        self.tell(f"{self.label(message.key)}: {event.message}", title=title, severity=severity)
 
     def on_session_read_failed(self, message: SessionReadFailed) -> None:
         if self._read_errors.get(message.key) != message.error:  # say it once, not on every change
@@ -233,11 +233,6 @@ class CtxscopeApp(ControlActions):
                   severity="warning" if message.refused else "error", timeout=10)
         for screen in self._session_screens(message.key):
             screen.load_history()
-
-    @work(group="refresh", exit_on_error=False)
-    async def refresh_session(self, key: str, *, reassess: bool = False) -> None:
-        """Step one session now (after our own write) instead of waiting for the watcher."""
-        await follow.refresh_session(self.tracker, key, self.post_message, reassess=reassess)
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:

@@ -21,10 +21,12 @@ from engine.compaction import LAYERS, select_compaction_layer, tool_output_token
 from engine.compaction_plan import CompactionPlan
 from engine.config import Config
 from engine.session import SessionSnapshot
+from engine.session_lock import LockInfo
+from tui import follow
 from tui.compaction_flow import apply_plan, compaction_refusal, make_planner
 from tui.controls import CONTROL_SPECS, ControlRunner, Controls
 from tui.dialogs.compact import DEBOUNCE_SECONDS, CompactDialog
-from tui.insight import SessionInsight, read_lock
+from tui.insight import SessionInsight, blocking_lock, read_lock
 from tui.messages import ControlFinished
 from tui.screens.help import HelpScreen, KeyHelp
 from tui.screens.session_list import SessionListScreen
@@ -35,6 +37,11 @@ from tui.widgets.labels import session_label
 __all__ = ["CONTROL_ACTIONS", "ControlActions"]
 
 CONTROL_ACTIONS = frozenset(spec.action for spec in CONTROL_SPECS)
+
+
+def _holder(lock: LockInfo | None) -> tuple[int | None, str | None] | None:
+    held = blocking_lock(lock)
+    return (held.pid, held.created_at) if held is not None else None
 
 
 class ControlActions(App[None]):
@@ -63,6 +70,11 @@ class ControlActions(App[None]):
         """The short name of session ``key`` (its key, or its file name when the key is a path)."""
         follower = self.tracker.follower(key)
         return session_label(follower.source) if follower else key
+
+    @work(group="refresh", exit_on_error=False)
+    async def refresh_session(self, key: str, *, reassess: bool = False) -> None:
+        """Step one session now (after our own write) instead of waiting for the watcher."""
+        await follow.refresh_session(self.tracker, key, self.post_message, reassess=reassess)
 
     def action_help(self) -> None:
         """Show the keys of the current screen and the gauge legend."""
@@ -108,9 +120,16 @@ class ControlActions(App[None]):
         if action is None or isinstance(self.screen, ModalScreen):
             return
         reason = self.unavailable(action)
-        if reason is not None:
-            event.stop()
-            self.tell(f"{self.controls.spec(action).title}: {reason}.", severity="warning")
+        if reason is None:
+            return
+        event.stop()
+        snapshot = self.current_snapshot()
+        if action in ("compact", "prune") and snapshot is not None and compaction_refusal(
+                snapshot, action, None, self.config, self.label(snapshot.key)) is None:
+            # Only the lock as last seen stands in the way, and its holder may have exited since: look again.
+            self.open_compaction(snapshot, "prune" if action == "prune" else None)
+            return
+        self.tell(f"{self.controls.spec(action).title}: {reason}.", severity="warning")
 
     def run_control(self, action: str) -> None:
         """Run a control action on the current session, or say why it cannot run."""
@@ -146,8 +165,11 @@ class ControlActions(App[None]):
     def open_compaction(self, snapshot: SessionSnapshot, fixed_layer: str | None) -> None:
         """Check the lock as it is now, pick the layer the triggers call for, and open the dialog."""
         action = "prune" if fixed_layer else "compact"
-        reason = compaction_refusal(snapshot, action, read_lock(snapshot.source), self.config,
-                                    self.label(snapshot.key))
+        lock = read_lock(snapshot.source)
+        cached = self.insights.get(snapshot.key)
+        if cached is not None and _holder(cached.lock) != _holder(lock):
+            self.call_from_thread(self.refresh_session, snapshot.key)  # the footer and palette see it too
+        reason = compaction_refusal(snapshot, action, lock, self.config, self.label(snapshot.key))
         if reason is not None:
             self.call_from_thread(self.tell, f"{self.controls.spec(action).title}: {reason}.", severity="warning")
             return

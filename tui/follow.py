@@ -58,7 +58,7 @@ def _relevant(change: Change, path: str) -> bool:
     return path.endswith("-wal") or classify_file(Path(path)) in ("transcript", "store", "sqlite", "lock")
 
 
-def watch_changes(*, debounce_ms: int = 100, step_ms: int = 50, force_polling: bool | None = None) -> ChangeSource:
+def watch_changes(*, debounce_ms: int = 100, step_ms: int = 20, force_polling: bool | None = None) -> ChangeSource:
     """The real change source: ``watchfiles.awatch`` over the targets, batched for at most ``debounce_ms``.
 
     ``force_polling`` is passed through for WSL and network filesystems, where inotify sees nothing.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from textual.notifications import SeverityLevel
+
 from engine.controllers import CompactionResult
 from engine.sidecar import SidecarEvent
 from tui.insight import SessionInsight
@@ -13,7 +15,7 @@ __all__ = ["SIDECAR_TITLES", "applied_text", "risk_changed_text", "startup_check
 Label = Callable[[str], str]
 """Session key → the short name the user knows it by."""
 
-SIDECAR_TITLES: dict[str, tuple[str, str]] = {
+SIDECAR_TITLES: dict[str, tuple[str, SeverityLevel]] = {
     "error": ("Sidecar failed", "error"),
     "refused": ("Automatic compaction refused", "warning"),
     "auto-compact": ("Compacted automatically", "information"),

@@ -10,10 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.archive import read_archive
-from engine.compaction import select_compaction_layer, tool_output_tokens
+from engine.compaction import plan_compaction, select_compaction_layer, tool_output_tokens
 from engine.compaction_settings import CompactionSettings, LayerSettings
 from engine.config import Config
 from engine.context import find_cut_point
+from engine.session import SessionFollower
+from engine.stores import discover_sessions
 from engine.summarizer import CLEARED, HEADER_PREFIX, SUMMARY_HEADINGS
 from tests.conftest import ENDS_ON_COMPACTION, HEADERLESS, MAIN_SESSION, RESET_ARCHIVE, SUBAGENT, V1_LEGACY
 from tests.engine._compaction import (
@@ -344,3 +346,12 @@ def test_compaction_settings_load_from_the_config_file(tmp_path: Path) -> None:
     path.write_text("auto_compact: {threshold: 90}\n")
     with pytest.raises(ConfigError, match=r"auto_compact\.threshold"):
         load_config(path, env={})
+
+
+def test_drop_only_refuses_a_workspace_from_another_os() -> None:
+    # SUBAGENT's header says cwd "C:\\Users\\91733\\.openclaw\\workspace": not a path on this OS.
+    source = discover_sessions([SUBAGENT]).sessions[0]
+    follower = SessionFollower(source)
+    plan = plan_compaction(follower.refresh(), "drop-only", keep_recent=500, load=follower.reader.read_object,
+                           state_dir=Path("/nonexistent-state"))
+    assert any("workspace" in reason for reason in plan.blocked)

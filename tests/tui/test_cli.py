@@ -59,3 +59,13 @@ def test_tui_on_a_missing_path_explains_and_exits_zero(
     captured = capsys.readouterr()
     assert "no such file or directory" in captured.err
     assert "No sessions found" in captured.out and launched == []
+
+
+def test_tui_runs_the_sidecar_with_auto_checkpoints_unless_told_not_to(
+    no_home: Path, launched: list[CtxscopeApp]
+) -> None:
+    (no_home / "empty").mkdir()
+    assert cli.main(["tui", str(no_home / "empty")]) == 0
+    assert cli.main(["tui", "--no-auto-checkpoints", str(no_home / "empty")]) == 0
+    assert [app.manager.auto_checkpoints for app in launched] == [True, False]
+    assert all(app.tracker.manager is app.manager for app in launched)

@@ -105,8 +105,15 @@ def test_the_installed_command_compacts_a_fixture(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("layer", ["prune", "summarize", "full", "drop-only"])
-def test_dry_run_leaves_every_file_byte_identical(tmp_path: Path, layer: str,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_leaves_every_file_byte_identical(tmp_path: Path, layer: str, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path_factory: pytest.TempPathFactory) -> None:
+    # SUBAGENT's header cwd is a Windows path: drop-only needs a configured workspace for it (inside the hashed
+    # tree, so that a dry run creating memory/ would be caught).
+    config = tmp_path_factory.mktemp("config")
+    (config / "ctxscope").mkdir()
+    (config / "ctxscope" / "config.yaml").write_text(f"compaction: {{workspace: {tmp_path / 'workspace'}}}\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
     for fixture in (MAIN_SESSION, SUBAGENT):
         copy_fixture(fixture, tmp_path / "sessions")
     shutil.copyfile(MAIN_SESSION.with_name(MAIN_SESSION.name + ".lock"), tmp_path / "sessions" / "x.jsonl.lock")

@@ -90,8 +90,7 @@ class CompactDialog(ModalScreen[bool]):
                 yield Label("focus", classes="input-label")
                 yield Input(placeholder="what the summary must keep (optional)", id="focus", compact=True)
                 yield Label("keep recent", classes="input-label")
-                yield Input(placeholder="layer default", id="keep-recent",
-                            type="integer", compact=True)
+                yield Input(placeholder="layer default", id="keep-recent", type="integer", compact=True)
             with Horizontal(id="compact-body"):
                 with VerticalScroll(id="plan-preview") as preview:
                     preview.border_title = "Dry run"
@@ -149,6 +148,7 @@ class CompactDialog(ModalScreen[bool]):
         """Recompute once the user pauses (each change restarts the wait)."""
         self._pending = None
         self._update_apply()
+        self._set_status(Content.styled("computing the plan…", "$text-muted"))
         if self._timer is not None:
             self._timer.stop()
             self._timer = None

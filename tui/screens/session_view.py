@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical
@@ -83,6 +83,7 @@ class SessionScreen(Screen[None]):
         self._captured_state = captured_state or (lambda: None)
         self._state_dir = state_dir or session_state_dir(snapshot.source, config)
         self._stored: tuple[StoredCheckpoint, ...] = ()
+        self._active_tab = "overview"
         self._mounted = False
         self.set_reactive(SessionScreen.snapshot, snapshot)
         self.set_reactive(SessionScreen.insight, insight)
@@ -185,7 +186,8 @@ class SessionScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="load_history", exit_on_error=False)
     def load_history(self, snapshot: SessionSnapshot | None = None) -> None:
-        """Read the checkpoints, the decisions and the audit log (after a write, or as the session grows)."""
+        """Read the checkpoints and the audit log (after a write, or as the session grows); files unchanged since
+        the last read are not parsed again."""
         snapshot = snapshot or self.snapshot
         if snapshot is None:
             return
@@ -198,16 +200,8 @@ class SessionScreen(Screen[None]):
         if worker.is_cancelled:
             return
         self.app.call_from_thread(self.query_one(CheckpointsView).show, self._stored, problem)
-        state = self._captured_state()  # takes the session lock itself: not inside with_follower
-        try:
-            digest = self._with_follower(lambda follower: read_decisions(snapshot, follower, state, self._state_dir))
-        except Exception as exc:  # noqa: BLE001 - shown in the pane; the transcript may be mid-rotation
-            digest, decisions_problem = None, f"Could not read the decisions: {type(exc).__name__}: {exc}"
-        else:
-            decisions_problem = None
-        if worker.is_cancelled:
-            return
-        self.app.call_from_thread(self.query_one(DecisionsView).show, digest, decisions_problem)
+        if self._active_tab == "decisions":
+            self.app.call_from_thread(self.load_decisions, snapshot)
         for pane in HISTORY_PANES:
             loader = self._controls.loader(pane)
             items: tuple[HistoryItem, ...] | None = None
@@ -219,6 +213,25 @@ class SessionScreen(Screen[None]):
             if worker.is_cancelled:
                 return
             self.app.call_from_thread(self._show_history, pane, items, pane_problem)
+
+    @on(TabbedContent.TabActivated, "#tabs")
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._active_tab = event.pane.id or ""
+        if self._active_tab == "decisions" and self.snapshot is not None:
+            self.load_decisions(self.snapshot)
+
+    @work(thread=True, exclusive=True, group="load_decisions", exit_on_error=False)
+    def load_decisions(self, snapshot: SessionSnapshot) -> None:
+        """Collect decisions, open items, learnings and key exchanges (only while the tab is shown: it re-reads
+        the text of every user message in context)."""
+        state = self._captured_state()  # takes the session lock itself: not inside with_follower
+        problem: str | None = None
+        try:
+            digest = self._with_follower(lambda follower: read_decisions(snapshot, follower, state, self._state_dir))
+        except Exception as exc:  # noqa: BLE001 - shown in the pane; the transcript may be mid-rotation
+            digest, problem = None, f"Could not read the decisions: {type(exc).__name__}: {exc}"
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self.query_one(DecisionsView).show, digest, problem)
 
     def _reprice(self) -> None:
         if self.snapshot is not None:

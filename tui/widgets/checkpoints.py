@@ -25,6 +25,7 @@ from engine.checkpoint import Checkpoint, CheckpointFormatError
 from engine.checkpoint_diff import CheckpointDiff, diff_checkpoints, raw_diff
 from engine.checkpoint_store import list_checkpoints
 from engine.checkpoint_yaml import load_checkpoint
+from engine.gauge import format_tokens
 from engine.render import RenderedCheckpoint, render_checkpoint
 
 __all__ = ["CheckpointList", "CheckpointsView", "StoredCheckpoint", "diff_content", "read_checkpoints"]
@@ -101,13 +102,13 @@ def diff_content(diff: CheckpointDiff, why: str) -> Content:
             ("  trigger ", "$text-muted"), f"{diff.trigger.old} → {diff.trigger.new}",
         ),
     ]
-    for name, change in (("topic", diff.topic), ("status", diff.status)):
+    for name, text in (("topic", diff.topic), ("status", diff.status)):
+        if text.changed:
+            lines.append(Content.assemble((f"{name} ", "$text-muted"), (text.old or "(empty)", "$text-error"),
+                                          " → ", (text.new or "(empty)", "$text-success")))
+    for name, change in diff.lists:
         if change.changed:
-            lines.append(Content.assemble((f"{name} ", "$text-muted"), (change.old or "(empty)", "$text-error"),
-                                          " → ", (change.new or "(empty)", "$text-success")))
-    changed = [(name, c) for name, c in diff.lists if c.changed]
-    for name, change in changed:
-        lines += _list_lines(name, change.added, change.removed)
+            lines += _list_lines(name, change.added, change.removed)
     if diff.is_empty:
         lines.append(Content.styled("Nothing changed but the figures above.", "$text-muted"))
     return Content("\n").join(lines)
@@ -133,7 +134,7 @@ class CheckpointList(DataTable[Text]):
         self.cursor_type = "row"
         self.zebra_stripes = True
         self.add_column(" ", key="mark")
-        self.add_column("Checkpoint", key="id")
+        self.add_column("Id", key="id")
         self.add_column("Written", key="when")
         self.add_column("Trigger", key="trigger")
         self.add_column(Text("Tokens", justify="right"), key="tokens")
@@ -208,7 +209,7 @@ class CheckpointsView(Horizontal):
         meta = item.checkpoint.meta
         usage = meta.token_usage
         return (mark, Text(item.checkpoint_id), Text(_when(meta.created_at)), Text(meta.trigger),
-                Text(f"{usage.input_tokens:,} {usage.utilization:.0%}", justify="right"))
+                Text(f"{format_tokens(usage.input_tokens)} {usage.utilization:.0%}", justify="right"))
 
     def _set_panes(self, text: Content) -> None:
         for pane in ("#diff-text", "#raw-text", "#rendered-text"):

@@ -1,4 +1,4 @@
-"""A history pane (checkpoints, decisions, audit): a list of items, or a sentence saying why there is none."""
+"""A history pane (the audit log): a list of items, or a sentence saying why there is none."""
 
 from __future__ import annotations
 
