@@ -18,7 +18,7 @@ import orjson
 
 from engine.entries import Entry
 from engine.stores import SessionSource
-from engine.transcript import BadLine, EntryParser, ReadBatch, TranscriptError
+from engine.transcript import BadLine, EntryParser, ReadBatch, TranscriptError, last_leaf
 
 __all__ = ["SqliteTranscriptReader", "connect_readonly", "list_sqlite_sessions"]
 
@@ -106,10 +106,7 @@ class SqliteTranscriptReader:
     @property
     def leaf(self) -> Entry | None:
         """The last entry in ``seq`` order that has an id."""
-        for entry in reversed(self.entries):
-            if entry.id is not None and entry.type != "session":
-                return entry
-        return None
+        return last_leaf(self.entries)
 
     def _event_bytes(self, event_json: str | bytes | None, event_zstd: bytes | None) -> bytes | None:
         if event_json is not None:

@@ -28,6 +28,7 @@ __all__ = [
     "ReadBatch",
     "TranscriptError",
     "TranscriptReader",
+    "last_leaf",
     "read_transcript",
 ]
 
@@ -131,6 +132,14 @@ def _reason(exc: orjson.JSONDecodeError) -> str:
     return f"invalid JSON: {str(exc).split(':', 1)[0]}"
 
 
+def last_leaf(entries: list[Entry]) -> Entry | None:
+    """pi's leaf rule over entries in file (or ``seq``) order: the last one with an id, the header aside."""
+    for entry in reversed(entries):
+        if entry.id is not None and entry.type != "session":
+            return entry
+    return None
+
+
 class TranscriptReader:
     """An incremental reader of one JSONL transcript.
 
@@ -157,10 +166,7 @@ class TranscriptReader:
     @property
     def leaf(self) -> Entry | None:
         """pi's leaf: the last entry in file order that has an id (FORMATS §1.7)."""
-        for entry in reversed(self.entries):
-            if entry.id is not None and entry.type != "session":
-                return entry
-        return None
+        return last_leaf(self.entries)
 
     def _reset(self) -> None:
         self.entries.clear()

@@ -13,7 +13,7 @@ from engine.config import Config
 from engine.context import find_cut_point
 from engine.gauge import format_tokens
 from engine.glance import glance_session
-from engine.session import SessionFollower
+from engine.session import SessionFollower, SessionSnapshot
 from engine.stores import SessionNotFoundError, SessionSource, discover_sessions, find_session
 from engine.transcript import TranscriptError
 
@@ -111,8 +111,8 @@ def resolve_session(args: argparse.Namespace) -> SessionSource:
     return find_session(discovery, spec)
 
 
-def inspect(args: argparse.Namespace, config: Config) -> int:
-    """``ctxscope inspect SESSION [--json]``: the context, message by message."""
+def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollower, SessionSnapshot] | int:
+    """Resolve ``args.session`` and read it: the follower and its snapshot, or an exit code (message printed)."""
     try:
         source = resolve_session(args)
     except SessionNotFoundError as exc:
@@ -120,10 +120,18 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
         return EXIT_NOT_FOUND
     follower = SessionFollower(source, config)
     try:
-        snapshot = follower.refresh()
+        return follower, follower.refresh()
     except TranscriptError as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
         return EXIT_FAILED
+
+
+def inspect(args: argparse.Namespace, config: Config) -> int:
+    """``ctxscope inspect SESSION [--json]``: the context, message by message."""
+    opened = open_session(args, config)
+    if isinstance(opened, int):
+        return opened
+    follower, snapshot = opened
     keep_recent = args.keep_recent if args.keep_recent is not None else config.keep_recent_tokens
     view = snapshot.view
     cut = find_cut_point(view.path, keep_recent)

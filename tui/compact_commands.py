@@ -12,11 +12,8 @@ from engine.config import Config, resolve_state_dir
 from engine.controllers import CompactionError, CompactionRefusedError, CompactionResult, apply_compaction
 from engine.gauge import format_tokens
 from engine.jsonl_append import AppendError, AppendRefusedError
-from engine.session import SessionFollower
 from engine.session_lock import LockError, LockHeldError
-from engine.stores import SessionNotFoundError
-from engine.transcript import TranscriptError
-from tui.commands import print_json, resolve_session
+from tui.commands import open_session, print_json
 from tui.confirm import confirm
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = 0, 1, 2, 3, 4, 5
@@ -33,17 +30,11 @@ def compact(args: argparse.Namespace, config: Config) -> int:
     if args.keep_recent is not None and args.keep_recent < 0:
         print("ctxscope: --keep-recent must be >= 0", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        source = resolve_session(args)
-    except SessionNotFoundError as exc:
-        print(f"ctxscope: {exc}", file=sys.stderr)
-        return EXIT_NOT_FOUND
-    follower = SessionFollower(source, config)
-    try:
-        snapshot = follower.refresh()
-    except TranscriptError as exc:
-        print(f"ctxscope: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+    opened = open_session(args, config)
+    if isinstance(opened, int):
+        return opened
+    follower, snapshot = opened
+    source = snapshot.source
     layer = args.layer
     if layer == "auto":
         layer = select_compaction_layer(snapshot.utilization, tool_output_tokens(snapshot), config) or "summarize"

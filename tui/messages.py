@@ -114,28 +114,24 @@ class SessionAssessed(Message):
         return isinstance(message, SessionAssessed) and message.key == self.key
 
 
-class CheckpointWritten(Message):
+class _SidecarMessage(Message):
+    """A message carrying one :class:`~engine.sidecar.SidecarEvent`."""
+
+    def __init__(self, event: SidecarEvent) -> None:
+        super().__init__()
+        self.event = event
+
+    @property
+    def key(self) -> str:
+        return self.event.session_key
+
+
+class CheckpointWritten(_SidecarMessage):
     """The sidecar (a trigger) or the user (``c``) wrote a checkpoint."""
 
-    def __init__(self, event: SidecarEvent) -> None:
-        super().__init__()
-        self.event = event
 
-    @property
-    def key(self) -> str:
-        return self.event.session_key
-
-
-class SidecarReported(Message):
+class SidecarReported(_SidecarMessage):
     """The sidecar reported something worth telling: an error, an automatic compaction or its refusal."""
-
-    def __init__(self, event: SidecarEvent) -> None:
-        super().__init__()
-        self.event = event
-
-    @property
-    def key(self) -> str:
-        return self.event.session_key
 
 
 class CompactionApplied(Message):
