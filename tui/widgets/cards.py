@@ -125,7 +125,8 @@ class RiskCard(Card):
             ("fallbacks", fallbacks),
             ("after last", after),
             ("lost", lost),
-            ("advice", " ".join(line.strip() for line in advice[:2])),
+            # One row per line of advice: the cards do not wrap, and the second line holds the commands.
+            *((("advice" if i == 0 else ""), line.strip()) for i, line in enumerate(advice[:2])),
         ])
 
 
