@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
-
 from engine.config import Config
 from engine.gauge import GaugeReading, read_gauge
 from engine.quick_gauge import QuickGauge, quick_context_tokens
@@ -83,19 +81,6 @@ class Glance:
         }
 
 
-def _header(fd_path: SessionSource) -> tuple[int, bool]:
-    with fd_path.path.open("rb") as handle:
-        first = handle.readline(65536)
-    try:
-        obj = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))
-    except orjson.JSONDecodeError:
-        return 3, True
-    if not isinstance(obj, dict) or obj.get("type") != "session":
-        return 3, True
-    version = obj.get("version")
-    return (version if isinstance(version, int) and not isinstance(version, bool) else 1), False
-
-
 def _count_compactions(source: SessionSource) -> int | None:
     if source.path.stat().st_size > COUNT_LIMIT_BYTES:
         return None
@@ -120,7 +105,6 @@ def glance_session(source: SessionSource, config: Config | None = None) -> Glanc
     if source.format == "openclaw-sqlite":
         raise ValueError("SQLite sessions have no tail to scan; read them with SessionFollower")
     config = config or Config()
-    version, headerless = _header(source)
     quick = quick_context_tokens(source.path)
     store = source.store_entry or {}
     model = quick.model
@@ -144,6 +128,6 @@ def glance_session(source: SessionSource, config: Config | None = None) -> Glanc
         compactions_in_file=_count_compactions(source),
         store_compaction_count=store_count,
         last_activity=last,
-        version=version,
-        headerless=headerless,
+        version=quick.version,
+        headerless=quick.headerless,
     )

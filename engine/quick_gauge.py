@@ -10,7 +10,7 @@ the tail after the last usage, not on the length of the history.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import orjson
@@ -20,6 +20,7 @@ from engine.context import ContextMessage
 from engine.entries import IMAGE_CHARS, Entry, entry_from_object
 from engine.tail import iter_lines_backward
 from engine.tokens import TokenCounter, get_counter
+from engine.transcript import header_version, read_header
 
 __all__ = ["QuickGauge", "quick_context_tokens"]
 
@@ -42,22 +43,14 @@ class QuickGauge:
     leaf_timestamp: str | None = None
     method: str | None = None
     """Tokenizer used for the trailing messages; ``None`` when there were none (tiktoken is then never loaded)."""
+    version: int = 3
+    """pi format version from the header (3 for a header-less file)."""
+    headerless: bool = False
 
 
-def _first_line_is_v1(path: Path) -> bool:
-    with path.open("rb") as handle:
-        first = handle.readline(65536)
-    try:
-        header = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(header, dict) and header.get("type") == "session" and header.get("version") is None
-
-
-def quick_context_tokens(path: Path) -> QuickGauge:
-    """Measure the context of ``path`` from its tail (SPEC §3 rules; tiktoken for the trailing messages)."""
+def _scan(path: Path, version: int) -> QuickGauge:
     size = path.stat().st_size
-    linear = _first_line_is_v1(path)  # v1 files have no ids: the file order is the path
+    linear = version == 1  # v1 files have no ids: the file order is the path
     want: str | None = None
     leaf_id: str | None = None
     leaf_time: str | None = None
@@ -138,3 +131,9 @@ def _count(trailing: list[tuple[Entry, dict[str, object]]], counter: TokenCounte
         text, images = text_of(ContextMessage(entry, entry.role or "", 0), obj)
         total += counter.count(text) + images * (IMAGE_CHARS // 4)
     return total
+
+
+def quick_context_tokens(path: Path) -> QuickGauge:
+    """Measure the context of ``path`` from its tail (SPEC §3 rules; tiktoken for the trailing messages)."""
+    header = read_header(path)
+    return replace(_scan(path, header_version(header)), version=header_version(header), headerless=header is None)

@@ -28,7 +28,9 @@ __all__ = [
     "ReadBatch",
     "TranscriptError",
     "TranscriptReader",
+    "header_version",
     "last_leaf",
+    "read_header",
     "read_transcript",
 ]
 
@@ -130,6 +132,25 @@ class EntryParser:
 
 def _reason(exc: orjson.JSONDecodeError) -> str:
     return f"invalid JSON: {str(exc).split(':', 1)[0]}"
+
+
+def read_header(path: Path) -> dict[str, Any] | None:
+    """The session header (first line) of a transcript, or ``None`` when the file is header-less or unreadable."""
+    try:
+        with Path(path).open("rb") as handle:
+            first = handle.readline(1 << 20)
+        obj = orjson.loads(first.removeprefix(_BOM))
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return obj if isinstance(obj, dict) and obj.get("type") == "session" else None
+
+
+def header_version(header: Mapping[str, Any] | None) -> int:
+    """pi's format version of a header: its ``version``, 1 when absent; 3 for header-less files (they carry ids)."""
+    if header is None:
+        return 3
+    version = header.get("version")
+    return version if isinstance(version, int) and not isinstance(version, bool) else 1
 
 
 def last_leaf(entries: list[Entry]) -> Entry | None:
