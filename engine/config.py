@@ -23,8 +23,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from engine.compaction_settings import CompactionSettings, SettingsError, apply_compaction_key
 from engine.gauge import OPENCLAW_RESERVE_FLOOR, PI_RESERVE_TOKENS, Thresholds
 
@@ -129,6 +127,16 @@ def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
     return replace(config, thresholds=thresholds, warnings=tuple(warnings), **changes)
 
 
+def _read_yaml(path: Path) -> Any:
+    # Imported here: PyYAML costs ~15 ms at start-up, and most users have no config file (`status` budget).
+    import yaml
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot be read as YAML ({exc}); fix or remove it") from exc
+
+
 def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
     """Load the config file (if present) and ``CTXSCOPE_*`` env overrides.
 
@@ -139,10 +147,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     path = path or config_path(env)
     config = Config(thresholds=Thresholds(reserve_tokens=PI_RESERVE_TOKENS))
     if path.is_file():
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"{path}: cannot be read as YAML ({exc}); fix or remove it") from exc
+        data = _read_yaml(path)
         if not isinstance(data, Mapping):
             raise ConfigError(f"{path}: expected a mapping at the top level")
         config = _apply(config, data, str(path))

@@ -10,6 +10,7 @@ the tail after the last usage, not on the length of the history.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -48,8 +49,8 @@ class QuickGauge:
     headerless: bool = False
 
 
-def _scan(path: Path, version: int) -> QuickGauge:
-    size = path.stat().st_size
+def _scan(fd: int, version: int) -> QuickGauge:
+    size = os.fstat(fd).st_size
     linear = version == 1  # v1 files have no ids: the file order is the path
     want: str | None = None
     leaf_id: str | None = None
@@ -57,7 +58,7 @@ def _scan(path: Path, version: int) -> QuickGauge:
     model: str | None = None
     trailing: list[tuple[Entry, dict[str, object]]] = []
     offset = size
-    for offset, raw in iter_lines_backward(path):
+    for offset, raw in iter_lines_backward(fd, size):
         if want is not None and not linear and f'"{want}"'.encode() not in raw:
             continue
         try:
@@ -76,7 +77,7 @@ def _scan(path: Path, version: int) -> QuickGauge:
                 continue
             want = entry.parent_id
         elif leaf_id is None:
-            leaf_id, leaf_time = entry.id or f"offset:{offset}", entry.timestamp
+            leaf_id, leaf_time = entry.id or f"v1-{_line_number(fd, offset)}", entry.timestamp
         is_model_source = entry.type == "model_change" or (entry.role == "assistant" and entry.provider != "openclaw")
         if model is None and is_model_source:
             model = entry.model
@@ -125,6 +126,22 @@ def _scan(path: Path, version: int) -> QuickGauge:
     )
 
 
+def _line_number(fd: int, offset: int) -> int:
+    """The 1-based line at ``offset``: the id pi's v1 migration (and our full reader) gives an id-less entry.
+
+    Only legacy v1 files pay for this newline count; their entries carry no ids to name the leaf by.
+    """
+    newlines = 0
+    pos = 0
+    while pos < offset:
+        chunk = os.pread(fd, min(1 << 22, offset - pos), pos)
+        if not chunk:
+            break
+        newlines += chunk.count(b"\n")
+        pos += len(chunk)
+    return newlines + 1
+
+
 def _count(trailing: list[tuple[Entry, dict[str, object]]], counter: TokenCounter) -> int:
     total = 0
     for entry, obj in trailing:
@@ -133,7 +150,20 @@ def _count(trailing: list[tuple[Entry, dict[str, object]]], counter: TokenCounte
     return total
 
 
-def quick_context_tokens(path: Path) -> QuickGauge:
-    """Measure the context of ``path`` from its tail (SPEC §3 rules; tiktoken for the trailing messages)."""
-    header = read_header(path)
-    return replace(_scan(path, header_version(header)), version=header_version(header), headerless=header is None)
+def quick_context_tokens(source: Path | int) -> QuickGauge:
+    """Measure the context of a transcript from its tail (SPEC §3 rules; tiktoken for the trailing messages).
+
+    ``source`` is a path, or a descriptor open for reading (left open, its position untouched).
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    if not isinstance(source, int):
+        fd = os.open(source, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            return quick_context_tokens(fd)
+        finally:
+            os.close(fd)
+    header = read_header(source)
+    version = header_version(header)
+    return replace(_scan(source, version), version=version, headerless=header is None)

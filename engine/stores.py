@@ -137,8 +137,11 @@ def _first_line(path: Path) -> tuple[bool, str | None]:
     """
     # pi's own listing reads only the first 512 bytes (FORMATS §1.2); a long header still fits in 4 KiB.
     try:
-        with path.open("rb") as handle:
-            first = handle.readline(4096)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            first = os.pread(fd, 4096, 0).partition(b"\n")[0]
+        finally:
+            os.close(fd)
     except OSError:
         return True, None
     try:
@@ -152,26 +155,19 @@ def _first_line(path: Path) -> tuple[bool, str | None]:
     return "type" in obj, None
 
 
-def _state_dir_of(path: Path) -> Path | None:
-    parts = path.parts
-    if "agents" in parts:
-        index = len(parts) - 1 - parts[::-1].index("agents")
-        return Path(*parts[:index]) if index > 0 else None
-    return None
-
-
-def _agent_of(path: Path) -> str | None:
-    parts = path.parts
-    if "agents" in parts:
-        index = len(parts) - 1 - parts[::-1].index("agents")
-        if index + 1 < len(parts):
-            return parts[index + 1]
-    return None
+def _place_of(directory: Path) -> tuple[Path | None, str | None]:
+    """``(OpenClaw state dir, agent id)`` of a resolved sessions directory (``<state>/agents/<id>/…``)."""
+    parts = directory.parts
+    if "agents" not in parts:
+        return None, None
+    index = len(parts) - 1 - parts[::-1].index("agents")
+    state_dir = Path(*parts[:index]) if index > 0 else None
+    return state_dir, parts[index + 1] if index + 1 < len(parts) else None
 
 
 class _Collector:
     def __init__(self) -> None:
-        self.sessions: dict[tuple[Path, str | None], SessionSource] = {}
+        self.sessions: dict[tuple[str, str | None], SessionSource] = {}
         self.archives: list[Path] = []
         self.sidecars: list[Path] = []
         self.locks: list[Path] = []
@@ -179,6 +175,23 @@ class _Collector:
         self._stores: dict[Path, dict[str, Mapping[str, Any]]] = {}
         self._store_names: dict[Path, list[Path]] = {}
         self._store_index: dict[Path, dict[str, tuple[str, Mapping[str, Any]]]] = {}
+        self._places: dict[str, tuple[Path, Path | None, str | None]] = {}
+
+    def place(self, path: Path) -> tuple[Path, Path | None, str | None]:
+        """``(resolved path, state dir, agent id)`` of a file.
+
+        ``Path.resolve`` costs an ``lstat`` per path component; with thousands of transcripts in one
+        directory, the directory is resolved once and only symlinked files are resolved on their own.
+        """
+        directory, name = os.path.split(path)
+        known = self._places.get(directory)
+        if known is None:
+            resolved_dir = Path(directory or ".").resolve()
+            known = self._places[directory] = (resolved_dir, *_place_of(resolved_dir))
+        if os.path.islink(path):
+            resolved = path.resolve()
+            return resolved, *_place_of(resolved.parent)
+        return known[0] / name, known[1], known[2]
 
     def stores_near(self, directory: Path) -> list[tuple[Path, dict[str, Mapping[str, Any]]]]:
         found = []
@@ -213,8 +226,7 @@ class _Collector:
             self._store_index[store_path] = index
         return index
 
-    def add_transcript(self, path: Path, *, explicit: bool) -> None:
-        kind = classify_file(path)
+    def add_transcript(self, path: Path, kind: FileKind, *, explicit: bool) -> None:
         if kind in ("archive", "checkpoint-copy") and not explicit:
             self.archives.append(path)
             return
@@ -237,8 +249,8 @@ class _Collector:
                 key, entry = match
                 store_path = candidate_path
                 break
-        resolved = path.resolve()
-        openclaw = store_path is not None or _state_dir_of(resolved) is not None
+        resolved, state_dir, agent_id = self.place(path)
+        openclaw = store_path is not None or state_dir is not None
         source = SessionSource(
             key=key or header_id or str(path),
             path=path,
@@ -247,10 +259,10 @@ class _Collector:
             store_entry=entry,
             store_path=store_path,
             session_id=(entry or {}).get("sessionId") or header_id,
-            agent_id=_agent_of(resolved),
-            state_dir=_state_dir_of(resolved),
+            agent_id=agent_id,
+            state_dir=state_dir,
         )
-        self.sessions.setdefault((resolved, None), source)
+        self.sessions.setdefault((str(resolved), None), source)
 
     def add_sqlite(self, db: Path) -> None:
         from engine.sqlite_store import list_sqlite_sessions  # local: only SQLite users pay for it
@@ -261,7 +273,7 @@ class _Collector:
             self.problems.append(f"{db}: cannot read OpenClaw SQLite store ({exc})")
             return
         for source in found:
-            self.sessions.setdefault((db.resolve(), source.session_id), source)
+            self.sessions.setdefault((str(db.resolve()), source.session_id), source)
 
     def add_store(self, store_path: Path) -> None:
         entries = dict(self.stores_near(store_path.parent)).get(store_path, {})
@@ -275,7 +287,7 @@ class _Collector:
                 candidates += sorted(store_path.parent.glob(f"*{session_id}.jsonl"))
             for candidate in candidates:
                 if candidate.is_file():
-                    self.add_transcript(candidate, explicit=False)
+                    self.add_transcript(candidate, classify_file(candidate), explicit=False)
                     break
 
     def scan_dir(self, directory: Path) -> None:
@@ -286,13 +298,17 @@ class _Collector:
             return
         for root, dirs, files in walker:
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "session-sqlite-import-archive")
-            for name in sorted(files):
-                self.add_path(Path(root) / name, explicit=False)
+            base = Path(root)
+            for name in sorted(files):  # os.walk lists directories apart: no stat needed here
+                self.add_file(base / name, explicit=False)
 
     def add_path(self, path: Path, *, explicit: bool) -> None:
         if path.is_dir():
             self.scan_dir(path)
-            return
+        else:
+            self.add_file(path, explicit=explicit)
+
+    def add_file(self, path: Path, *, explicit: bool) -> None:
         kind = classify_file(path)
         if kind == "lock":
             self.locks.append(path)
@@ -301,7 +317,7 @@ class _Collector:
         elif kind == "sqlite" or (explicit and path.suffix in (".sqlite", ".db")):
             self.add_sqlite(path)
         elif kind in ("transcript", "archive", "checkpoint-copy", "sidecar"):
-            self.add_transcript(path, explicit=explicit)
+            self.add_transcript(path, kind, explicit=explicit)
 
 
 def discover_sessions(paths: Iterable[Path] | None = None, *, env: Mapping[str, str] | None = None) -> Discovery:

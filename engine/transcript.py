@@ -134,11 +134,24 @@ def _reason(exc: orjson.JSONDecodeError) -> str:
     return f"invalid JSON: {str(exc).split(':', 1)[0]}"
 
 
-def read_header(path: Path) -> dict[str, Any] | None:
-    """The session header (first line) of a transcript, or ``None`` when the file is header-less or unreadable."""
+_HEADER_LIMIT = 1 << 20
+"""The longest header line read (a header is a few hundred bytes; this bounds a damaged first line)."""
+
+
+def read_header(source: Path | int) -> dict[str, Any] | None:
+    """The session header (first line) of a transcript, or ``None`` when the file is header-less or unreadable.
+
+    ``source`` is a path, or an open descriptor (read with ``pread``; its position is untouched).
+    """
     try:
-        with Path(path).open("rb") as handle:
-            first = handle.readline(1 << 20)
+        if isinstance(source, int):
+            first = os.pread(source, 4096, 0)
+            if b"\n" not in first and len(first) == 4096:
+                first = os.pread(source, _HEADER_LIMIT, 0)
+            first = first.partition(b"\n")[0]
+        else:
+            with Path(source).open("rb") as handle:
+                first = handle.readline(_HEADER_LIMIT)
         obj = orjson.loads(first.removeprefix(_BOM))
     except (OSError, orjson.JSONDecodeError):
         return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -13,9 +13,11 @@ from engine.config import Config
 from engine.context import find_cut_point
 from engine.gauge import format_tokens
 from engine.glance import glance_session
-from engine.session import SessionFollower, SessionSnapshot
 from engine.stores import SessionNotFoundError, SessionSource, discover_sessions, find_session
 from engine.transcript import TranscriptError
+
+if TYPE_CHECKING:
+    from engine.session import SessionFollower, SessionSnapshot
 
 EXIT_OK, EXIT_FAILED, EXIT_NOT_FOUND = 0, 1, 3
 
@@ -60,6 +62,9 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def _status_of(source: SessionSource, config: Config, full: bool) -> dict[str, Any]:
     if full or source.format == "openclaw-sqlite":
+        # Imported here: the default tail path never indexes a whole file, and `status` is budgeted (SPEC §9).
+        from engine.session import SessionFollower
+
         return {**SessionFollower(source, config).refresh().to_status(), "scan": "full"}
     return glance_session(source, config).to_status()
 
@@ -118,6 +123,8 @@ def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollo
     except SessionNotFoundError as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
         return EXIT_NOT_FOUND
+    from engine.session import SessionFollower
+
     follower = SessionFollower(source, config)
     try:
         return follower, follower.refresh()
