@@ -11,29 +11,27 @@ checks are unchanged, so a plan that was blocked stays blocked. Nothing is writt
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine.compaction_plan import CompactionPlan
+from engine.context import ContextMessage
 from engine.llm import LLMConfig, LLMError, summarize_with_llm
 from engine.session import SessionSnapshot
 from engine.span_text import Loader, format_file_operations, message_parts, tool_call_line
 from engine.tokens import get_counter
 
-__all__ = ["TOOL_RESULT_CHARS", "llm_config_from", "serialize_span", "with_llm_summary"]
+__all__ = ["TOOL_RESULT_CHARS", "llm_config_from", "serialize_messages", "serialize_span", "with_llm_summary"]
 
 TOOL_RESULT_CHARS = 2_000
 """pi truncates tool results to this many characters when it serializes a conversation for its summarizer."""
 
 
-def serialize_span(snapshot: SessionSnapshot, plan: CompactionPlan, load: Loader) -> tuple[str, str | None]:
-    """The taken-out messages as pi's summarizer sees them, and the previous summary (if one is folded in)."""
-    wanted = {p.entry_id for p in plan.dropped}
+def serialize_messages(messages: Iterable[ContextMessage], load: Loader) -> tuple[str, str | None]:
+    """``messages`` as pi's summarizer sees them, and the text of a compaction summary among them (if any)."""
     lines: list[str] = []
     previous: str | None = None
-    for message in snapshot.view.messages:
-        if message.entry_id not in wanted:
-            continue
+    for message in messages:
         parts = message_parts(message, load(message.entry))
         if parts.role == "compactionSummary":
             previous = parts.text
@@ -53,6 +51,12 @@ def serialize_span(snapshot: SessionSnapshot, plan: CompactionPlan, load: Loader
         elif parts.text:
             lines.append(f"[{parts.role}]: {parts.text}")
     return "\n\n".join(lines), previous
+
+
+def serialize_span(snapshot: SessionSnapshot, plan: CompactionPlan, load: Loader) -> tuple[str, str | None]:
+    """The taken-out messages as pi's summarizer sees them, and the previous summary (if one is folded in)."""
+    wanted = {p.entry_id for p in plan.dropped}
+    return serialize_messages((m for m in snapshot.view.messages if m.entry_id in wanted), load)
 
 
 def with_llm_summary(

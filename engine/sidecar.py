@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.auto_compact import auto_compaction_layer, run_auto_compaction
 from engine.capture import CapturedState, capture
@@ -23,6 +24,9 @@ from engine.stores import SessionSource
 from engine.timestamps import parse_iso
 from engine.transcript import TranscriptError
 from engine.triggers import TriggerState, decide_trigger, should_skip
+
+if TYPE_CHECKING:
+    from engine.llm import LLMConfig
 
 __all__ = ["ContextManager", "ManagedSession", "SidecarEvent"]
 
@@ -179,8 +183,12 @@ class ContextManager:
         events.append(self._event(outcome.kind, session, outcome.message))
         return [e for e in events if e.kind != "skipped"]
 
-    def write(self, key: str, trigger: str) -> SidecarEvent:
-        """Write a checkpoint now (``manual`` is never skipped; automatic triggers obey the 5% rule)."""
+    def write(self, key: str, trigger: str, *, enrich: LLMConfig | None = None) -> SidecarEvent:
+        """Write a checkpoint now (``manual`` is never skipped; automatic triggers obey the 5% rule).
+
+        With ``enrich``, the LLM's decisions are merged in first (:mod:`engine.llm_enrich`); when the call fails
+        the checkpoint is still written from the heuristics and the event's message says why.
+        """
         session = self.sessions[key]
         snapshot = session.snapshot or session.follower.refresh()
         if not session.started:
@@ -193,9 +201,12 @@ class ContextManager:
             )
         previous = latest_checkpoint(session.state_dir, key)
         now = self.clock()
+        captured, enrich_note = session.state, ""
+        if enrich is not None:
+            captured, enrich_note = self._enriched(session, snapshot, enrich, now)
         cp = build_checkpoint(
             snapshot,
-            session.state,
+            captured,
             session.follower.objects.read_object,
             trigger=trigger,
             previous=previous.checkpoint if previous else None,
@@ -221,8 +232,21 @@ class ContextManager:
             "checkpoint",
             session,
             f"{ref.checkpoint_id} ({trigger}) at {usage} — {len(cp.decisions)} decisions, "
-            f"{len(cp.open_items)} open items → {ref.path}",
+            f"{len(cp.open_items)} open items → {ref.path}{enrich_note}",
             trigger=trigger,
             checkpoint=ref,
         )
+
+    def _enriched(
+        self, session: ManagedSession, snapshot: SessionSnapshot, llm: LLMConfig, now: datetime
+    ) -> tuple[CapturedState, str]:
+        from engine.llm import LLMError  # httpx is loaded only by users who ask for enrichment
+        from engine.llm_enrich import enrich_state
+
+        when = now.isoformat(timespec="seconds").replace("+00:00", "Z")
+        try:
+            state = enrich_state(session.state, snapshot, session.follower.objects.read_object, llm, when=when)
+        except LLMError as exc:
+            return session.state, f" (LLM enrichment failed, heuristic decisions only: {exc})"
+        return state, f" (decisions enriched by {llm.model})"
 

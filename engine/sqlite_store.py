@@ -18,7 +18,7 @@ import orjson
 
 from engine.entries import Entry
 from engine.stores import SessionSource
-from engine.transcript import BadLine, EntryParser, ReadBatch, TranscriptError, last_leaf
+from engine.transcript import BadLine, EntryLog, ReadBatch, TranscriptError
 
 __all__ = ["SqliteTranscriptReader", "connect_readonly", "list_sqlite_sessions"]
 
@@ -86,27 +86,15 @@ def _decompress(blob: bytes) -> bytes:
     return bytes(zstandard.ZstdDecompressor().decompress(blob, max_output_size=1 << 30))
 
 
-class SqliteTranscriptReader:
+class SqliteTranscriptReader(EntryLog):
     """Incremental reader of one session's ``transcript_events``; the cursor is the last ``seq`` read."""
 
     def __init__(self, db: Path, session_id: str) -> None:
+        super().__init__()
         self.path = Path(db)
         self.session_id = session_id
-        self.entries: list[Entry] = []
-        self.by_id: dict[str, int] = {}
-        self.bad_lines: list[BadLine] = []
-        self.parser = EntryParser()
         self.last_seq: int | None = None
         self.mtime: float | None = None
-
-    @property
-    def header(self) -> dict[str, Any] | None:
-        return self.parser.header
-
-    @property
-    def leaf(self) -> Entry | None:
-        """The last entry in ``seq`` order that has an id."""
-        return last_leaf(self.entries)
 
     def _event_bytes(self, event_json: str | bytes | None, event_zstd: bytes | None) -> bytes | None:
         if event_json is not None:
@@ -147,16 +135,9 @@ class SqliteTranscriptReader:
             if raw is None:
                 continue
             size += len(raw)
+            # offset = seq and length = byte length keep entries addressable for re-reads and caches.
             entry, problem_line = self.parser.parse(raw, line_no=int(seq), offset=int(seq))
-            if problem_line is not None:
-                new_bad.append(problem_line)
-                self.bad_lines.append(problem_line)
-            if entry is not None:
-                # offset = seq and length = byte length keep entries addressable for re-reads and caches.
-                if entry.id is not None:
-                    self.by_id[entry.id] = len(self.entries)
-                self.entries.append(entry)
-                new_entries.append(entry)
+            self._keep(entry, problem_line, new_entries, new_bad)
         return ReadBatch(tuple(new_entries), tuple(new_bad), False, size, 0)
 
     def read_object(self, entry: Entry) -> dict[str, Any]:

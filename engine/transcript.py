@@ -24,6 +24,7 @@ from engine.entries import Entry, entry_from_object
 
 __all__ = [
     "BadLine",
+    "EntryLog",
     "EntryParser",
     "ReadBatch",
     "TranscriptError",
@@ -174,24 +175,14 @@ def last_leaf(entries: list[Entry]) -> Entry | None:
     return None
 
 
-class TranscriptReader:
-    """An incremental reader of one JSONL transcript.
+class EntryLog:
+    """What every transcript reader keeps: entries in file (or ``seq``) order, an id index, the bad lines."""
 
-    Owned by a single follower; the values it hands out (:class:`Entry`, :class:`ReadBatch`) are immutable.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
+    def __init__(self) -> None:
         self.entries: list[Entry] = []
         self.by_id: dict[str, int] = {}
         self.bad_lines: list[BadLine] = []
         self.parser = EntryParser()
-        self.offset = 0
-        """Byte offset just past the last complete line consumed."""
-        self.size = 0
-        self.inode: int | None = None
-        self.mtime: float | None = None
-        self._line_no = 0
 
     @property
     def header(self) -> dict[str, Any] | None:
@@ -199,8 +190,36 @@ class TranscriptReader:
 
     @property
     def leaf(self) -> Entry | None:
-        """pi's leaf: the last entry in file order that has an id (FORMATS §1.7)."""
+        """pi's leaf: the last entry in file (or ``seq``) order that has an id (FORMATS §1.7)."""
         return last_leaf(self.entries)
+
+    def _keep(self, entry: Entry | None, problem: BadLine | None, out: list[Entry], bad: list[BadLine]) -> None:
+        """Record one parsed line in the log and in this read's batch."""
+        if problem is not None:
+            bad.append(problem)
+            self.bad_lines.append(problem)
+        if entry is not None:
+            if entry.id is not None:
+                self.by_id[entry.id] = len(self.entries)
+            self.entries.append(entry)
+            out.append(entry)
+
+
+class TranscriptReader(EntryLog):
+    """An incremental reader of one JSONL transcript.
+
+    Owned by a single follower; the values it hands out (:class:`Entry`, :class:`ReadBatch`) are immutable.
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.offset = 0
+        """Byte offset just past the last complete line consumed."""
+        self.size = 0
+        self.inode: int | None = None
+        self.mtime: float | None = None
+        self._line_no = 0
 
     def _reset(self) -> None:
         self.entries.clear()
@@ -252,7 +271,7 @@ class TranscriptReader:
         )
 
     def _consume(self, data: bytes, end: int, base: int, out: list[Entry], bad: list[BadLine]) -> None:
-        parse = self.parser.parse
+        parse, keep = self.parser.parse, self._keep
         start = 0
         while start < end:
             nl = data.index(b"\n", start)
@@ -261,14 +280,7 @@ class TranscriptReader:
             if line.endswith(b"\r"):
                 line = line[:-1]
             entry, problem = parse(line, line_no=self._line_no, offset=base + start)
-            if problem is not None:
-                bad.append(problem)
-                self.bad_lines.append(problem)
-            if entry is not None:
-                if entry.id is not None:
-                    self.by_id[entry.id] = len(self.entries)
-                self.entries.append(entry)
-                out.append(entry)
+            keep(entry, problem, out, bad)
             start = nl + 1
 
     def read_object(self, entry: Entry) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from engine.session_lock import LockHeldError
 from engine.sidecar import ContextManager
 from engine.stores import SessionNotFoundError, SessionSource
 from engine.transcript import TranscriptError
-from tui.commands import print_json, resolve_session
+from tui.commands import NEEDS_LLM, print_json, resolve_session
 from tui.confirm import confirm
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = 0, 1, 2, 3, 4, 5
@@ -30,7 +30,10 @@ def _source(args: argparse.Namespace) -> SessionSource | None:
 
 
 def checkpoint(args: argparse.Namespace, config: Config) -> int:
-    """``ctxscope checkpoint SESSION``: capture the session and write a checkpoint now (trigger ``manual``)."""
+    """``ctxscope checkpoint SESSION [--enrich]``: capture the session and write a checkpoint now (``manual``)."""
+    if args.enrich and config.llm is None:
+        print(f"ctxscope: --enrich {NEEDS_LLM}", file=sys.stderr)
+        return EXIT_USAGE
     source = _source(args)
     if source is None:
         return EXIT_NOT_FOUND
@@ -41,7 +44,7 @@ def checkpoint(args: argparse.Namespace, config: Config) -> int:
     except TranscriptError as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    event = manager.write(source.key, "manual")
+    event = manager.write(source.key, "manual", enrich=config.llm if args.enrich else None)
     if args.json:
         print_json({"kind": event.kind, "message": event.message,
                     "checkpoint_id": event.checkpoint.checkpoint_id if event.checkpoint else None,

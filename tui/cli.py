@@ -134,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     checkpoint = sub.add_parser("checkpoint", help="capture the session and write a checkpoint now (trigger manual)")
     _add_session(checkpoint)
     checkpoint.add_argument("--json", action="store_true", help="print a JSON object")
+    checkpoint.add_argument("--enrich", action="store_true",
+                            help="merge in decisions found by the LLM in the config's `llm:` section (sends the "
+                                 "redacted context to it); written from the heuristics alone if the call fails")
     checkpoint.set_defaults(handler="tui.checkpoint_commands:checkpoint")
 
     history = sub.add_parser("history", help="checkpoints and compactions of a session")

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from engine.session import SessionFollower, SessionSnapshot
 
 EXIT_OK, EXIT_FAILED, EXIT_NOT_FOUND = 0, 1, 3
+NEEDS_LLM = "needs an `llm:` section in the config file (kind, base_url, model, api_key_env)"
 
 
 def print_json(value: Any) -> None:

@@ -13,7 +13,7 @@ from engine.controllers import CompactionError, CompactionRefusedError, Compacti
 from engine.gauge import format_tokens
 from engine.jsonl_append import AppendError, AppendRefusedError
 from engine.session_lock import LockError, LockHeldError
-from tui.commands import open_session, print_json
+from tui.commands import NEEDS_LLM, open_session, print_json
 from tui.confirm import confirm
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = 0, 1, 2, 3, 4, 5
@@ -44,8 +44,7 @@ def compact(args: argparse.Namespace, config: Config) -> int:
                            token_cache=follower.token_cache)
     if getattr(args, "llm", False):
         if config.llm is None:
-            print("ctxscope: --llm needs an `llm:` section in the config file (kind, base_url, model, api_key_env)",
-                  file=sys.stderr)
+            print(f"ctxscope: --llm {NEEDS_LLM}", file=sys.stderr)
             return EXIT_USAGE
         from engine.llm import LLMError
         from engine.llm_summary import with_llm_summary

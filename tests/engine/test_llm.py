@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -78,6 +79,18 @@ def fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+def configure_llm(tmp_path: Path, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A config file whose ``llm:`` section points at ``fake``, and the key in the environment."""
+    config_dir = tmp_path / "xdg" / "ctxscope"
+    config_dir.mkdir(parents=True)
+    config_dir.joinpath("config.yaml").write_text(
+        f"llm:\n  kind: openai\n  base_url: {fake.url('/v1')}\n  model: qwen3-max\n"
+        "  api_key_env: CTXSCOPE_TEST_LLM_KEY\n"
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("CTXSCOPE_TEST_LLM_KEY", ENV["CTXSCOPE_TEST_LLM_KEY"])
 
 
 def _openai(fake: FakeLLM, **changes: Any) -> LLMConfig:

@@ -9,27 +9,16 @@ import orjson
 import pytest
 
 from tests.conftest import MAIN_SESSION
-from tests.engine.test_llm import ENV, KEY, FakeLLM, Reply, _chat, fake_llm  # noqa: F401 - the fixture is used
+from tests.engine.test_llm import KEY, FakeLLM, Reply, _chat, configure_llm, fake_llm  # noqa: F401 - the fixture is used
 from tui.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 
 LLM_TEXT = "## Goal\nMove moltbot's config into git.\n\n## Key Decisions\n- Push over SSH with a deploy key."
 
 
-def _config(tmp_path: Path, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
-    config_dir = tmp_path / "xdg" / "ctxscope"
-    config_dir.mkdir(parents=True)
-    config_dir.joinpath("config.yaml").write_text(
-        f"llm:\n  kind: openai\n  base_url: {fake.url('/v1')}\n  model: qwen3-max\n"
-        "  api_key_env: CTXSCOPE_TEST_LLM_KEY\n"
-    )
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("CTXSCOPE_TEST_LLM_KEY", ENV["CTXSCOPE_TEST_LLM_KEY"])
-
-
 def test_llm_summary_is_appended_and_the_key_goes_nowhere(
     tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch  # noqa: F811 - the fixture
 ) -> None:
-    _config(tmp_path, fake_llm, monkeypatch)
+    configure_llm(tmp_path, fake_llm, monkeypatch)
     session = tmp_path / "s.jsonl"
     shutil.copy(MAIN_SESSION, session)
     before = session.read_bytes()
@@ -59,7 +48,7 @@ def test_llm_needs_config_and_a_failed_call_writes_nothing(
     argv = ["--state-dir", str(tmp_path / "state"), "compact", str(session), "--llm", "--keep-recent", "2000",
             "--yes"]
     assert main(argv) == EXIT_USAGE
-    _config(tmp_path, fake_llm, monkeypatch)
+    configure_llm(tmp_path, fake_llm, monkeypatch)
     fake_llm.replies.append(Reply(status=500, body={"error": "overloaded"}))
     assert main(argv) == EXIT_FAILED
     assert session.read_bytes() == MAIN_SESSION.read_bytes()
