@@ -9,6 +9,7 @@ watch (SPEC §6.7), and the latest snapshot and assessment of each session. Scre
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -20,6 +21,7 @@ from textual import on, work
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
 
 from engine.config import Config
@@ -150,7 +152,7 @@ class CtxscopeApp(ControlActions):
         self.session_list.snapshots = tuple(self.snapshots.values())
         for screen in self._session_screens(snapshot.key):
             screen.snapshot = snapshot
-        self.refresh_bindings()
+        self.refresh_controls()
 
     def on_session_assessed(self, message: SessionAssessed) -> None:
         insight, old = message.insight, self.insights.get(message.key)
@@ -158,13 +160,25 @@ class CtxscopeApp(ControlActions):
         self.session_list.insights = dict(self.insights)
         for screen in self._session_screens(message.key):
             screen.insight = insight
-        self.refresh_bindings()  # the lock may have come or gone
+        self.refresh_controls()  # the lock may have come or gone
         if old is not None and old.risk != insight.risk:
             severity: SeverityLevel = "error" if insight.risk in ("high", "critical") else "warning"
             self.tell(risk_changed_text(message.key, old, insight, self.label), title="Risk level changed",
                       severity=severity)
 
+    def on_unmount(self) -> None:
+        gc.unfreeze()
+
+    @on(DataTable.RowHighlighted, "#sessions")
+    def _session_highlighted(self) -> None:
+        self.refresh_controls()  # the keys on offer depend on the session under the list's cursor
+
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
+        # What exists now (Textual, the engine, tiktoken, the sessions read) lives as long as the app. Freezing it
+        # keeps Python's full collections from scanning it again on every pass, which otherwise stalls screen
+        # updates by tens of milliseconds (bench.tui_latency); on_unmount hands it back to the collector.
+        gc.collect()
+        gc.freeze()
         self.sessions_loaded = True
         self.session_list.loaded = True
         if self._startup_checkpoints:  # one notification for the start-up round, not one per session

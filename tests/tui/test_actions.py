@@ -176,6 +176,11 @@ async def test_high_degradation_needs_the_confirmation_ticked(tmp_path: Path) ->
         assert (sessions / MAIN_SESSION.name).read_bytes() == original  # cancelled: nothing written
 
 
+def _footer_disabled(app: CtxscopeApp) -> set[str]:
+    # FooterKey is not exported by textual.widgets: select it by its type name.
+    return {getattr(key, "action", "") for key in app.screen.query("FooterKey") if key.has_class("-disabled")}
+
+
 async def test_compacting_an_archived_transcript_is_refused_with_the_reason(tmp_path: Path) -> None:
     archive = copy_fixtures([RESET_ARCHIVE], tmp_path / "sessions") / RESET_ARCHIVE.name
     seen: list[Message] = []
@@ -239,6 +244,7 @@ async def test_a_live_lock_disables_compaction_and_says_who_holds_it(
         changes.push(lock)
         await wait_until(pilot, lambda: app.check_action("prune", ()) is None)
         assert f"pid {live_process.pid}" in (app.unavailable("prune") or "")
+        await wait_until(pilot, lambda: _footer_disabled(app) >= {"compact", "prune"})  # the keys show it too
         live_process.kill()
         live_process.wait()  # the holder exits and leaves its lock behind: nothing on disk changes
         await pilot.press("p")

@@ -7,6 +7,7 @@ path, so nothing waits on filesystem notification timing.
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import orjson
 import pytest
 from textual.message import Message
 from textual.notifications import Notify
+from textual.widget import Widget
 
 from engine.config import Config
 from engine.session import snapshot_session
@@ -88,6 +90,32 @@ async def test_appended_reply_updates_snapshot_and_open_gauge(transcript: Path, 
         crossed = _of(ThresholdCrossed, seen)()
         assert [(m.previous, m.level) for m in crossed] == [("ok", "gauge")]  # type: ignore[attr-defined]
         await wait_until(pilot, lambda: any(isinstance(m, Notify) for m in seen))
+
+
+async def test_updates_that_change_no_key_leave_no_widgets_behind(transcript: Path, tmp_path: Path) -> None:
+    """Rebuilding the footer on every append kept its old keys alive (~28 widgets per append, see
+    ``ControlActions.refresh_controls``): a session streaming replies must not grow the widget population."""
+
+    def live_widgets() -> int:
+        gc.collect()
+        return sum(isinstance(o, Widget) for o in gc.get_objects())
+
+    app, changes = make_app([transcript.parent], tmp_path / "state", auto_checkpoints=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        parent = SUBAGENT_LEAF
+        counts = []
+        for i in range(12):
+            before = app.snapshots[SUBAGENT_KEY].revision
+            _append(transcript, _reply(f"r{i}", parent, 150_000 + i))
+            parent = f"r{i}"
+            changes.push(transcript)
+            await wait_until(pilot, lambda: app.snapshots[SUBAGENT_KEY].revision > before)  # noqa: B023
+            await settle(pilot)
+            counts.append(live_widgets())
+        assert counts[-1] - counts[2] <= 5, counts
 
 
 async def test_partial_line_waits_for_its_newline(transcript: Path, tmp_path: Path) -> None:

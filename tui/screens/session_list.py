@@ -85,7 +85,6 @@ class SessionListScreen(Screen[None]):
         self._show_preview()
         self.sub_title = f"{len(self.snapshots)} session{'s' if len(self.snapshots) != 1 else ''}"
         self._show_status(len(shown))
-        self.app.refresh_bindings()
 
     def _show_status(self, shown: int) -> None:
         status = self.query_one("#list-status", Static)
@@ -148,8 +147,7 @@ class SessionListScreen(Screen[None]):
 
     @on(DataTable.RowHighlighted, "#sessions")
     def _row_highlighted(self) -> None:
-        self._show_preview()
-        self.app.refresh_bindings()
+        self._show_preview()  # the app refreshes the footer keys for the new session (the event bubbles up)
 
     def _show_preview(self) -> None:
         snapshot = self._selected_snapshot()
