@@ -18,6 +18,7 @@ from textual.notifications import Notify
 from textual.widget import Widget
 
 from engine.config import Config
+from engine.gauge import format_tokens
 from engine.session import snapshot_session
 from engine.stores import discover_sessions
 from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION, SESSIONS_JSON, SUBAGENT
@@ -32,6 +33,7 @@ from tui.messages import (
     ThresholdCrossed,
 )
 from tui.widgets.gauge import GaugeBar
+from tui.widgets.session_table import SessionTable
 
 SUBAGENT_KEY = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
 SUBAGENT_LEAF = "562b10c7"
@@ -116,6 +118,24 @@ async def test_updates_that_change_no_key_leave_no_widgets_behind(transcript: Pa
             await settle(pilot)
             counts.append(live_widgets())
         assert counts[-1] - counts[2] <= 5, counts
+
+
+async def test_list_columns_widen_when_a_figure_grows(tmp_path: Path) -> None:
+    transcript = copy_fixtures([ENDS_ON_COMPACTION], tmp_path / "sessions") / ENDS_ON_COMPACTION.name
+    app, changes = make_app([transcript.parent], tmp_path / "state")
+    async with app.run_test(size=(140, 36)) as pilot:
+        await settle(pilot)
+        (key, before), = app.snapshots.items()
+        assert before.tokens.tokens is None  # "?" until the agent's next reply
+        leaf = before.view.leaf
+        assert leaf is not None and leaf.id is not None
+        _append(transcript, _reply("r1", leaf.id, 123_456))
+        changes.push(transcript)
+        await wait_until(pilot, lambda: app.snapshots[key].revision > before.revision)
+        await settle(pilot)
+        table = app.session_list.query_one(SessionTable)
+        figure = f"123k/{format_tokens(before.window.tokens)}"
+        assert figure in table.render_line(1).text  # the first data row, under the header
 
 
 async def test_partial_line_waits_for_its_newline(transcript: Path, tmp_path: Path) -> None:

@@ -132,7 +132,7 @@ class SessionTable(DataTable[Text]):
             for snapshot in snapshots:
                 cells = self._cells(snapshot, now)
                 for column, _ in self._columns:
-                    self.update_cell(snapshot.key, column, cells[column])
+                    self.update_cell(snapshot.key, column, cells[column], update_width=True)  # "9k" grows to "56k"
             return
         selected, row = self.selected_key, self.cursor_row
         self.clear()
