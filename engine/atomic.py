@@ -27,8 +27,12 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes, *, mode: int = 0o600) -> None:
+def write_atomic(path: Path, data: bytes, *, mode: int = 0o600, sync_dir: bool = True) -> None:
     """Replace ``path`` with ``data`` atomically.
+
+    Args:
+        sync_dir: fsync the directory after the rename. A caller renaming several files into one directory
+            passes ``False`` and calls :func:`fsync_dir` once after the last rename.
 
     Raises:
         OSError: the write failed (disk full, permissions); no partial file is left behind.
@@ -54,4 +58,5 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o600) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    fsync_dir(path.parent)
+    if sync_dir:
+        fsync_dir(path.parent)
