@@ -17,6 +17,7 @@ from pathlib import Path
 import orjson
 
 from engine.accounting import text_of
+from engine.byte_count import count_in_file
 from engine.context import ContextMessage
 from engine.entries import IMAGE_CHARS, Entry, entry_from_object
 from engine.tail import iter_lines_backward
@@ -131,15 +132,7 @@ def _line_number(fd: int, offset: int) -> int:
 
     Only legacy v1 files pay for this newline count; their entries carry no ids to name the leaf by.
     """
-    newlines = 0
-    pos = 0
-    while pos < offset:
-        chunk = os.pread(fd, min(1 << 22, offset - pos), pos)
-        if not chunk:
-            break
-        newlines += chunk.count(b"\n")
-        pos += len(chunk)
-    return newlines + 1
+    return count_in_file(fd, b"\n", offset) + 1
 
 
 def _count(trailing: list[tuple[Entry, dict[str, object]]], counter: TokenCounter) -> int:
