@@ -85,12 +85,12 @@ class Glance:
         }
 
 
-def _count_compactions(fd: int, size: int) -> int | None:
+def _count_compactions(fd: int, size: int, *, headerless: bool) -> int | None:
     """Compaction lines in the first ``size`` bytes of ``fd``, or ``None`` past :data:`COUNT_LIMIT_BYTES`."""
     if size > COUNT_LIMIT_BYTES:
         return None
-    # The needle starts at a newline; a header-less file can open with a compaction, which has none before it.
-    first = os.pread(fd, len(_COMPACTION) - 1, 0) == _COMPACTION[1:]
+    # The needle starts at a newline: only a header-less file can open with a compaction, with none before it.
+    first = headerless and os.pread(fd, len(_COMPACTION) - 1, 0) == _COMPACTION[1:]
     return count_in_file(fd, _COMPACTION, size) + first
 
 
@@ -109,7 +109,7 @@ def glance_session(source: SessionSource, config: Config | None = None) -> Glanc
     try:
         stat = os.fstat(fd)
         quick = quick_context_tokens(fd)
-        compactions_in_file = _count_compactions(fd, stat.st_size)
+        compactions_in_file = _count_compactions(fd, stat.st_size, headerless=quick.headerless)
     finally:
         os.close(fd)
     store = source.store_entry or {}
