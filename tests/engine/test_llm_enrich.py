@@ -24,17 +24,21 @@ def _checkpoint(tmp_path: Path, session: Path, capsys: pytest.CaptureFixture[str
     return yaml.safe_load(Path(event["path"]).read_text()), event["message"]
 
 
-def test_llm_decisions_come_first_and_heuristic_paraphrases_are_dropped(
-    tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]  # noqa: F811
-) -> None:
+@pytest.fixture
+def legacy(tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> Path:  # noqa: F811
+    """A copy of the v1 fixture (one heuristic decision), with the LLM configured."""
     configure_llm(tmp_path, fake_llm, monkeypatch)
-    session = tmp_path / "s.jsonl"
-    shutil.copy(V1_LEGACY, session)
+    return Path(shutil.copy(V1_LEGACY, tmp_path / "s.jsonl"))
+
+
+def test_llm_decisions_come_first_and_heuristic_paraphrases_are_dropped(
+    tmp_path: Path, legacy: Path, fake_llm: FakeLLM, capsys: pytest.CaptureFixture[str]  # noqa: F811
+) -> None:
     # The heuristics find one decision here ("Let's create a summary of what we've done:"); the LLM restates it
     # and adds one of its own.
     answer = '["Ship themes as JSON files loaded at start-up", "Create a summary of what we have done"]'
     fake_llm.replies.append(Reply(body=_chat(answer)))
-    checkpoint, message = _checkpoint(tmp_path, session, capsys)
+    checkpoint, message = _checkpoint(tmp_path, legacy, capsys)
     assert [d["what"] for d in checkpoint["decisions"]] == [
         "Ship themes as JSON files loaded at start-up",
         "Create a summary of what we have done",
@@ -67,13 +71,10 @@ def test_enrichment_redacts_what_it_sends_and_keeps_heuristics_it_does_not_resta
 
 
 def test_a_failed_call_still_writes_the_heuristic_checkpoint(
-    tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]  # noqa: F811
+    tmp_path: Path, legacy: Path, fake_llm: FakeLLM, capsys: pytest.CaptureFixture[str]  # noqa: F811
 ) -> None:
-    configure_llm(tmp_path, fake_llm, monkeypatch)
-    session = tmp_path / "s.jsonl"
-    shutil.copy(V1_LEGACY, session)
     fake_llm.replies.append(Reply(status=500, body={"error": "overloaded"}))
-    checkpoint, message = _checkpoint(tmp_path, session, capsys)
+    checkpoint, message = _checkpoint(tmp_path, legacy, capsys)
     assert "LLM enrichment failed" in message and "heuristic decisions only" in message
     assert [d["what"] for d in checkpoint["decisions"]] == ["Let's create a summary of what we've done:"]
     assert KEY not in message
