@@ -13,6 +13,7 @@ Example::
     state_dir: ~/.local/state/ctxscope
     compaction: {max_auto_compactions: 5, controller: auto}   # see engine.compaction_settings
     auto_compact: {enabled: false, threshold: 0.88, layer: auto}
+    auto_checkpoints: true    # the sidecar's checkpoints on its triggers (the TUI and `watch`)
 """
 
 from __future__ import annotations
@@ -49,9 +50,11 @@ class Config:
     """Where checkpoints/state/audit go; ``None`` = the session's OpenClaw state dir, else XDG state."""
     warnings: tuple[str, ...] = ()
     compaction: CompactionSettings = CompactionSettings()
-    llm: Any = None
-    """An :class:`engine.llm.LLMConfig` when the ``llm:`` section is set (used only with ``compact --llm``)."""
     """Layers, guard, auto mode, pins, controller and workspace for compaction (SPEC §6)."""
+    llm: Any = None
+    """An :class:`engine.llm.LLMConfig` when ``llm:`` is set (for ``compact --llm`` and ``checkpoint --enrich``)."""
+    auto_checkpoints: bool = True
+    """The sidecar writes checkpoints on its triggers (``ctxscope tui --no-auto-checkpoints`` turns it off too)."""
 
     def reserve_floor_for(self, fmt: str) -> int:
         """The reserve floor for a session of format ``fmt``."""
@@ -104,6 +107,10 @@ def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
             changes[key] = {str(k): _number(f"context_windows.{k}", v, int) for k, v in value.items()}
         elif key in ("reserve_floor", "keep_recent_tokens", "retention"):
             changes[key] = _number(key, value, int)
+        elif key == "auto_checkpoints":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{origin}: auto_checkpoints: expected true or false, got {value!r}")
+            changes[key] = value
         elif key == "state_dir":
             changes[key] = Path(str(value)).expanduser()
         elif key == "llm":

@@ -84,12 +84,13 @@ class ContextManager:
         config: Config | None = None,
         *,
         clock: Clock | None = None,
-        auto_checkpoints: bool = True,
+        auto_checkpoints: bool | None = None,
         auto_compact: bool | None = None,
     ):
         self.config = config or Config()
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
-        self.auto_checkpoints = auto_checkpoints
+        self.auto_checkpoints = self.config.auto_checkpoints if auto_checkpoints is None else auto_checkpoints
+        """Write checkpoints on triggers (``config.auto_checkpoints`` unless given); ``write`` works either way."""
         self.auto_compact = self.config.compaction.auto.enabled if auto_compact is None else auto_compact
         """Compact automatically past ``auto_compact.threshold`` (SPEC §6.7); off unless configured."""
         self.sessions: dict[str, ManagedSession] = {}

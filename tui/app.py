@@ -61,8 +61,8 @@ _DEFAULT_WHERE = "~/.openclaw, ~/.clawdbot and ~/.pi/agent/sessions"
 class CtxscopeApp(ControlActions):
     """Watch sessions live; ``changes``, ``controls``, ``clock`` and ``manager`` are injectable for tests and the demo.
 
-    ``auto_checkpoints=False`` (``ctxscope tui --no-auto-checkpoints``) keeps the sidecar capturing state but
-    writes checkpoints only when asked (``c``).
+    ``auto_checkpoints=False`` (``auto_checkpoints: false`` in the config, ``ctxscope tui --no-auto-checkpoints``)
+    keeps the sidecar capturing state but writes checkpoints only when asked (``c``); ``None`` follows the config.
     """
 
     CSS_PATH = "app.tcss"
@@ -86,7 +86,7 @@ class CtxscopeApp(ControlActions):
         controls: Controls | None = None,
         clock: Clock | None = None,
         force_polling: bool | None = None,
-        auto_checkpoints: bool = True,
+        auto_checkpoints: bool | None = None,
         manager: ContextManager | None = None,
         lock_timeout: float = 10.0,
     ) -> None:
@@ -287,7 +287,6 @@ def launch(
     *,
     force_polling: bool | None = None,
     bare: bool = False,
-    auto_checkpoints: bool = True,
 ) -> int:
     """Run the TUI until the user quits; with nothing to show or watch, print a hint instead and return 0.
 
@@ -304,5 +303,5 @@ def launch(
             print(f"No sessions found in {where}.\n"
                   "Try `ctxscope demo` to watch a simulated agent, or `ctxscope tui PATH` on a sessions directory.")
             return 0
-    CtxscopeApp(paths, config, force_polling=force_polling, auto_checkpoints=auto_checkpoints).run()
+    CtxscopeApp(paths, config, force_polling=force_polling).run()
     return 0

@@ -15,6 +15,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from engine.config import Config, ConfigError, load_config
@@ -49,8 +50,9 @@ def _add_session(parser: argparse.ArgumentParser) -> None:
 def _run_tui(args: argparse.Namespace, config: Config) -> int:
     from tui.app import launch  # Textual loads only for the TUI, not for `status` and friends
 
-    return launch(args.paths, config, force_polling=args.force_polling, bare=getattr(args, "bare", False),
-                  auto_checkpoints=not getattr(args, "no_auto_checkpoints", False))
+    if getattr(args, "no_auto_checkpoints", False):
+        config = replace(config, auto_checkpoints=False)
+    return launch(args.paths, config, force_polling=args.force_polling, bare=getattr(args, "bare", False))
 
 
 def _run_demo(args: argparse.Namespace, config: Config) -> int:
@@ -197,8 +199,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     for warning in config.warnings:
         print(f"ctxscope: {warning}", file=sys.stderr)
     if args.state_dir is not None:
-        from dataclasses import replace
-
         config = replace(config, state_dir=args.state_dir.expanduser())
     handler: Handler | str | None = getattr(args, "handler", None)
     if isinstance(handler, str):  # "module:function", imported only when that command runs (fast start-up)

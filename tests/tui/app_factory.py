@@ -47,7 +47,7 @@ def make_app(
     *,
     controls: Controls | None = None,
     theme: str | None = None,
-    auto_checkpoints: bool = True,
+    auto_checkpoints: bool | None = None,
 ) -> tuple[CtxscopeApp, ChangeQueue]:
     """An app over ``paths`` whose state dir is ``state_dir``, with its change queue."""
     changes = ChangeQueue()

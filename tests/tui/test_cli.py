@@ -67,5 +67,8 @@ def test_tui_runs_the_sidecar_with_auto_checkpoints_unless_told_not_to(
     (no_home / "empty").mkdir()
     assert cli.main(["tui", str(no_home / "empty")]) == 0
     assert cli.main(["tui", "--no-auto-checkpoints", str(no_home / "empty")]) == 0
-    assert [app.manager.auto_checkpoints for app in launched] == [True, False]
+    (no_home / "config" / "ctxscope").mkdir(parents=True)
+    (no_home / "config" / "ctxscope" / "config.yaml").write_text("auto_checkpoints: false\n")
+    assert cli.main(["tui", str(no_home / "empty")]) == 0
+    assert [app.manager.auto_checkpoints for app in launched] == [True, False, False]
     assert all(app.tracker.manager is app.manager for app in launched)
