@@ -72,6 +72,8 @@ class CtxscopeApp(ControlActions):
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("c", "force_checkpoint", "Checkpoint", tooltip="Write a checkpoint of the session now"),
+        Binding("C", "enriched_checkpoint", "LLM checkpoint", show=False,
+                tooltip="Write a checkpoint with decisions found by the configured LLM"),
         Binding("k", "compact", "Compact", tooltip="Preview and apply a compaction"),
         Binding("p", "prune", "Prune", tooltip="Preview and apply pruning of old tool outputs"),
         Binding("d", "diff", "Diff", tooltip="Diff the latest checkpoint against the previous one"),
@@ -101,6 +103,8 @@ class CtxscopeApp(ControlActions):
         self.controls = controls or default_controls()
         if self.controls.runner("force_checkpoint") is None and self.controls.has_module("force_checkpoint"):
             self.controls.wire("force_checkpoint", self._write_manual_checkpoint)
+        if self.controls.runner("enriched_checkpoint") is None and self.controls.has_module("enriched_checkpoint"):
+            self.controls.wire("enriched_checkpoint", self._write_enriched_checkpoint)
         self.lock_timeout = lock_timeout
         """Seconds a confirmed compaction waits for a session lock that appeared after the preview."""
         self.snapshots: dict[str, SessionSnapshot] = {}

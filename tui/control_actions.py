@@ -102,6 +102,8 @@ class ControlActions(App[None]):
         snapshot = self.current_snapshot(screen)
         if snapshot is None:
             return "select a session first"
+        if action == "enriched_checkpoint" and self.config.llm is None:
+            return "it needs an `llm:` section in the config file (kind, base_url, model, api_key_env)"
         if action in ("compact", "prune"):
             insight = self.insights.get(snapshot.key)  # the lock as of the last refresh; rechecked on the key press
             lock = insight.lock if insight else None
@@ -173,6 +175,12 @@ class ControlActions(App[None]):
             raise RuntimeError(event.message)
         return event.message
 
+    def _write_enriched_checkpoint(self, snapshot: SessionSnapshot, config: Config) -> str:
+        event = self.tracker.write_checkpoint(snapshot.key, "manual", enrich=config.llm)
+        if event.kind != "checkpoint":
+            raise RuntimeError(event.message)
+        return event.message
+
     # -- compaction ----------------------------------------------------------------------------------------
 
     @work(thread=True, group="controls", exit_on_error=False)
@@ -214,6 +222,10 @@ class ControlActions(App[None]):
     def action_force_checkpoint(self) -> None:
         """Write a checkpoint of the current session now."""
         self.run_control("force_checkpoint")
+
+    def action_enriched_checkpoint(self) -> None:
+        """Write a checkpoint of the current session now, with the configured LLM's decisions merged in."""
+        self.run_control("enriched_checkpoint")
 
     def action_compact(self) -> None:
         """Preview and apply a compaction of the current session."""

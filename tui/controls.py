@@ -61,6 +61,9 @@ class ControlSpec:
 CONTROL_SPECS: tuple[ControlSpec, ...] = (
     ControlSpec("force_checkpoint", "Force checkpoint", "Write a checkpoint of the session now",
                 "engine.sidecar", "write a checkpoint"),
+    ControlSpec("enriched_checkpoint", "Checkpoint with LLM decisions",
+                "Write a checkpoint now, with decisions found by the LLM in the config's llm: section",
+                "engine.llm_enrich", "write an enriched checkpoint"),
     ControlSpec("compact", "Compact", "Preview a compaction (layer, focus, tokens before/after, cost) and apply it",
                 "engine.compaction", "compact the session"),
     ControlSpec("prune", "Prune tool outputs", "Preview clearing old tool outputs and apply it",
@@ -86,7 +89,7 @@ class Controls:
         self._module_exists = module_exists
 
     def wire(self, action: str, runner: ControlRunner) -> None:
-        """Back ``action`` (``force_checkpoint``, ``compact``, ``prune``, ``diff``) with an engine runner."""
+        """Back ``action`` (``force_checkpoint``, ``enriched_checkpoint``, ``diff``, …) with an engine runner."""
         self._runners[action] = runner
 
     def wire_history(self, pane: str, loader: HistoryLoader) -> None:

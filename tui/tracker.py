@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.capture import CapturedState
 from engine.config import Config, resolve_state_dir
@@ -23,6 +23,9 @@ from engine.sidecar import ContextManager, ManagedSession, SidecarEvent
 from engine.stores import Discovery, SessionSource, classify_file, discover_sessions, load_store
 from engine.transcript import TranscriptError
 from tui.insight import CheckpointCache, SessionInsight, assess_session, read_lock
+
+if TYPE_CHECKING:
+    from engine.llm import LLMConfig  # httpx loads only when an enriched checkpoint is written
 
 __all__ = ["Refreshed", "SessionTracker"]
 
@@ -281,8 +284,8 @@ class SessionTracker:
         tracked.insight = new
         return new
 
-    def write_checkpoint(self, key: str, trigger: str = "manual") -> SidecarEvent:
-        """Write a checkpoint of ``key`` now through the sidecar (blocking).
+    def write_checkpoint(self, key: str, trigger: str = "manual", *, enrich: LLMConfig | None = None) -> SidecarEvent:
+        """Write a checkpoint of ``key`` now through the sidecar (blocking; with ``enrich``, an LLM call too).
 
         Raises:
             KeyError: ``key`` is not followed.
@@ -292,7 +295,7 @@ class SessionTracker:
         if self.manager is None or tracked.managed is None:
             raise RuntimeError("checkpoints are written by the sidecar, which is not running")
         with tracked.lock:
-            return self.manager.write(key, trigger)
+            return self.manager.write(key, trigger, enrich=enrich)
 
     def captured_state(self, key: str) -> CapturedState | None:
         """What the sidecar captured since the last checkpoint (decisions, open items, …), if it runs."""

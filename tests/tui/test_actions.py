@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from textual.widgets import Button, Checkbox, Input, RadioSet, Static
 from engine.audit import read_audit
 from engine.session_lock import process_starttime
 from tests.conftest import MAIN_SESSION, RESET_ARCHIVE, SESSIONS_JSON, SUBAGENT
+from tests.engine.test_llm import KEY, FakeLLM, Reply, _chat, _openai, fake_llm  # noqa: F401 - the fixture
 from tests.engine.test_sqlite_store import build_db
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tui.app import CtxscopeApp
@@ -86,6 +88,26 @@ async def test_c_writes_a_checkpoint_through_the_apps_sidecar(subagent: Path, tm
         assert len(written) == 1 and "trigger: \"manual\"" in written[0].read_text()
         assert app.manager.sessions[SUBAGENT_KEY].triggers.last_checkpoint_tokens is not None
         await wait_until(pilot, lambda: _said(seen, "cp_001 (manual)"))
+
+
+async def test_shift_c_writes_a_checkpoint_with_the_llms_decisions_once_one_is_configured(
+    subagent: Path, tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch  # noqa: F811 - the fixture
+) -> None:
+    monkeypatch.setenv("CTXSCOPE_TEST_LLM_KEY", KEY)
+    seen: list[Message] = []
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("C")
+        await wait_until(pilot, lambda: _said(seen, "needs an `llm:` section"))
+        assert not list((tmp_path / "state").rglob("cp_*.yaml")) and not fake_llm.requests
+        app.config = replace(app.config, llm=_openai(fake_llm))
+        fake_llm.replies.append(Reply(body=_chat('["Keep the subagent on kimi-code for the review"]')))
+        await pilot.press("C")
+        await wait_until(pilot, lambda: _said(seen, "decisions enriched by"))
+        written = list((tmp_path / "state").rglob("cp_001.yaml"))
+        assert len(written) == 1 and "Keep the subagent on kimi-code for the review" in written[0].read_text()
+        assert KEY not in written[0].read_text()
 
 
 async def test_k_previews_the_plan_and_confirming_appends_a_compaction(subagent: Path, tmp_path: Path) -> None:
