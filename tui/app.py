@@ -102,9 +102,9 @@ class CtxscopeApp(ControlActions):
         self.changes = changes or follow.watch_changes(force_polling=force_polling)
         self.controls = controls or default_controls()
         if self.controls.runner("force_checkpoint") is None and self.controls.has_module("force_checkpoint"):
-            self.controls.wire("force_checkpoint", self._write_manual_checkpoint)
+            self.controls.wire("force_checkpoint", self._write_checkpoint)
         if self.controls.runner("enriched_checkpoint") is None and self.controls.has_module("enriched_checkpoint"):
-            self.controls.wire("enriched_checkpoint", self._write_enriched_checkpoint)
+            self.controls.wire("enriched_checkpoint", partial(self._write_checkpoint, enrich=True))
         self.lock_timeout = lock_timeout
         """Seconds a confirmed compaction waits for a session lock that appeared after the preview."""
         self.snapshots: dict[str, SessionSnapshot] = {}

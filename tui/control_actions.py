@@ -23,6 +23,7 @@ from engine.config import Config
 from engine.session import SessionSnapshot
 from engine.session_lock import LockInfo
 from tui import follow
+from tui.commands import NEEDS_LLM
 from tui.compaction_flow import apply_plan, compaction_refusal, make_planner
 from tui.controls import CONTROL_SPECS, ControlRunner, Controls
 from tui.dialogs.compact import DEBOUNCE_SECONDS, CompactDialog
@@ -103,7 +104,7 @@ class ControlActions(App[None]):
         if snapshot is None:
             return "select a session first"
         if action == "enriched_checkpoint" and self.config.llm is None:
-            return "it needs an `llm:` section in the config file (kind, base_url, model, api_key_env)"
+            return f"it {NEEDS_LLM}"
         if action in ("compact", "prune"):
             insight = self.insights.get(snapshot.key)  # the lock as of the last refresh; rechecked on the key press
             lock = insight.lock if insight else None
@@ -169,14 +170,9 @@ class ControlActions(App[None]):
         """Run an engine control off the UI thread and report its one-line result."""
         self.post_message(ControlFinished(action, snapshot.key, runner(snapshot, self.config)))
 
-    def _write_manual_checkpoint(self, snapshot: SessionSnapshot, config: Config) -> str:
-        event = self.tracker.write_checkpoint(snapshot.key, "manual")
-        if event.kind != "checkpoint":
-            raise RuntimeError(event.message)
-        return event.message
-
-    def _write_enriched_checkpoint(self, snapshot: SessionSnapshot, config: Config) -> str:
-        event = self.tracker.write_checkpoint(snapshot.key, "manual", enrich=config.llm)
+    def _write_checkpoint(self, snapshot: SessionSnapshot, config: Config, *, enrich: bool = False) -> str:
+        """The runner of ``c`` (and of ``C`` with ``enrich``: the configured LLM's decisions merged in)."""
+        event = self.tracker.write_checkpoint(snapshot.key, "manual", enrich=config.llm if enrich else None)
         if event.kind != "checkpoint":
             raise RuntimeError(event.message)
         return event.message
