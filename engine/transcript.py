@@ -145,15 +145,16 @@ def read_header(source: Path | int) -> dict[str, Any] | None:
     ``source`` is a path, or an open descriptor (read with ``pread``; its position is untouched).
     """
     try:
-        if isinstance(source, int):
-            first = os.pread(source, 4096, 0)
-            if b"\n" not in first and len(first) == 4096:
-                first = os.pread(source, _HEADER_LIMIT, 0)
-            first = first.partition(b"\n")[0]
-        else:
-            with Path(source).open("rb") as handle:
-                first = handle.readline(_HEADER_LIMIT)
-        obj = orjson.loads(first.removeprefix(_BOM))
+        if not isinstance(source, int):
+            fd = os.open(source, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                return read_header(fd)
+            finally:
+                os.close(fd)
+        first = os.pread(source, 4096, 0)
+        if b"\n" not in first and len(first) == 4096:
+            first = os.pread(source, _HEADER_LIMIT, 0)
+        obj = orjson.loads(first.partition(b"\n")[0].removeprefix(_BOM))
     except (OSError, orjson.JSONDecodeError):
         return None
     return obj if isinstance(obj, dict) and obj.get("type") == "session" else None
