@@ -20,7 +20,7 @@ from engine.accounting import text_of
 from engine.byte_count import count_in_file
 from engine.context import ContextMessage
 from engine.entries import IMAGE_CHARS, Entry, entry_from_object
-from engine.tail import iter_lines_backward
+from engine.tail import iter_lines_backward, reading
 from engine.tokens import TokenCounter, get_counter
 from engine.transcript import header_version, read_header
 
@@ -151,12 +151,7 @@ def quick_context_tokens(source: Path | int) -> QuickGauge:
     Raises:
         OSError: the file cannot be opened or read.
     """
-    if not isinstance(source, int):
-        fd = os.open(source, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            return quick_context_tokens(fd)
-        finally:
-            os.close(fd)
-    header = read_header(source)
-    version = header_version(header)
-    return replace(_scan(source, version), version=version, headerless=header is None)
+    with reading(source) as fd:
+        header = read_header(fd)
+        version = header_version(header)
+        return replace(_scan(fd, version), version=version, headerless=header is None)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import orjson
 
-__all__ = ["iter_lines_backward", "last_entry"]
+__all__ = ["Source", "iter_lines_backward", "last_entry", "reading"]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -43,12 +44,23 @@ def iter_lines_backward(
         raise ValueError(f"block must be >= 1, got {block}")
     if end is not None and end < 0:
         raise ValueError(f"end must be >= 0, got {end}")
-    if isinstance(fd_or_path, int):
-        yield from _iter_fd(fd_or_path, end, block)
-        return
-    fd = os.open(fd_or_path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
+    with reading(fd_or_path) as fd:
         yield from _iter_fd(fd, end, block)
+
+
+@contextmanager
+def reading(source: Source) -> Iterator[int]:
+    """A descriptor to read ``source`` through: ``source`` itself (left open), or a path opened and closed here.
+
+    Raises:
+        OSError: the path cannot be opened.
+    """
+    if isinstance(source, int):
+        yield source
+        return
+    fd = os.open(source, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        yield fd
     finally:
         os.close(fd)
 

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from engine.entries import Entry, entry_from_object
+from engine.tail import reading
 
 __all__ = [
     "BadLine",
@@ -145,15 +146,10 @@ def read_header(source: Path | int) -> dict[str, Any] | None:
     ``source`` is a path, or an open descriptor (read with ``pread``; its position is untouched).
     """
     try:
-        if not isinstance(source, int):
-            fd = os.open(source, os.O_RDONLY | os.O_CLOEXEC)
-            try:
-                return read_header(fd)
-            finally:
-                os.close(fd)
-        first = os.pread(source, 4096, 0)
-        if b"\n" not in first and len(first) == 4096:
-            first = os.pread(source, _HEADER_LIMIT, 0)
+        with reading(source) as fd:
+            first = os.pread(fd, 4096, 0)
+            if b"\n" not in first and len(first) == 4096:
+                first = os.pread(fd, _HEADER_LIMIT, 0)
         obj = orjson.loads(first.partition(b"\n")[0].removeprefix(_BOM))
     except (OSError, orjson.JSONDecodeError):
         return None
