@@ -24,14 +24,14 @@ from textual.screen import Screen
 from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
 
-from engine.config import Config
-from engine.session import SessionSnapshot
+from engine.config.loader import Config
+from engine.live.insight import SessionInsight
+from engine.session.snapshot import SessionSnapshot
 from engine.sidecar import ContextManager, SidecarEvent
-from engine.stores import discover_sessions
+from engine.stores.discovery import discover_sessions
 from tui import follow
 from tui.control_actions import ControlActions
 from tui.controls import Controls, default_controls
-from tui.insight import SessionInsight
 from tui.messages import (
     CheckpointWritten,
     CompactionApplied,

@@ -6,15 +6,16 @@ import argparse
 import sys
 from typing import Any
 
-from engine.checkpoint_diff import CheckpointDiff, diff_checkpoints, raw_diff
-from engine.checkpoint_store import list_checkpoints, read_checkpoint
-from engine.config import Config, resolve_state_dir
-from engine.inject import InjectRefusedError, apply_inject, plan_inject
-from engine.jsonl_append import AppendError
-from engine.session_lock import LockHeldError
+from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
+from engine.checkpoints.inject import InjectRefusedError, apply_inject, plan_inject
+from engine.checkpoints.store import list_checkpoints, read_checkpoint
+from engine.config.loader import Config, resolve_state_dir
+from engine.fs.jsonl_append import AppendError
+from engine.fs.session_lock import LockHeldError
 from engine.sidecar import ContextManager
-from engine.stores import SessionNotFoundError, SessionSource
-from engine.transcript import TranscriptError
+from engine.stores.discovery import SessionNotFoundError
+from engine.stores.source import SessionSource
+from engine.stores.transcript import TranscriptError
 from tui.commands import NEEDS_LLM, print_json, resolve_session
 from tui.confirm import confirm
 
@@ -74,7 +75,7 @@ def history(args: argparse.Namespace, config: Config) -> int:
             "compaction_count": cp.meta.compaction_count, "decisions": len(cp.decisions),
             "open_items": len(cp.open_items), "path": str(ref.path),
         })
-    from engine.session import SessionFollower
+    from engine.session.snapshot import SessionFollower
 
     try:
         follower = SessionFollower(source, config)

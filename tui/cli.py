@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from engine.config import Config, ConfigError, load_config
+from engine.config.loader import Config, ConfigError, load_config
 
 __all__ = ["EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "main"]
 
@@ -73,7 +73,7 @@ def _add_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        help="speed factor of the simulated agent (default: 1.0; 0 = as fast as it can write)")
     speed.add_argument("--fast", action="store_true", help="pace 4: every feature within about 30 s")
     demo.add_argument("--seed", type=int, default=7, help="seed of the simulated session (default: 7)")
-    demo.add_argument("--window", type=int, metavar="TOKENS",  # default: engine.simulate.DEMO_WINDOW (128k)
+    demo.add_argument("--window", type=int, metavar="TOKENS",  # default: sim.simulate.DEMO_WINDOW (128k)
                       help="context window of the simulated model (default: 128k)")
     demo.add_argument("--keep", action="store_true", help="keep the temporary state dir on exit")
     demo.add_argument("--state-dir", type=Path, default=argparse.SUPPRESS, metavar="PATH",

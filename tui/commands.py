@@ -8,16 +8,17 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from engine.accounting import message_tokens
-from engine.config import Config
-from engine.context import find_cut_point
-from engine.gauge import format_tokens
-from engine.glance import glance_session
-from engine.stores import SessionNotFoundError, SessionSource, discover_sessions, find_session
-from engine.transcript import TranscriptError
+from engine.accounting.context import find_cut_point
+from engine.accounting.gauge import format_tokens
+from engine.accounting.measure import message_tokens
+from engine.config.loader import Config
+from engine.session.glance import glance_session
+from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
+from engine.stores.source import SessionSource
+from engine.stores.transcript import TranscriptError
 
 if TYPE_CHECKING:
-    from engine.session import SessionFollower, SessionSnapshot
+    from engine.session.snapshot import SessionFollower, SessionSnapshot
 
 EXIT_OK, EXIT_FAILED, EXIT_NOT_FOUND = 0, 1, 3
 NEEDS_LLM = "needs an `llm:` section in the config file (kind, base_url, model, api_key_env)"
@@ -64,7 +65,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 def _status_of(source: SessionSource, config: Config, full: bool) -> dict[str, Any]:
     if full or source.format == "openclaw-sqlite":
         # Imported here: the default tail path never indexes a whole file, and `status` is budgeted (SPEC §9).
-        from engine.session import SessionFollower
+        from engine.session.snapshot import SessionFollower
 
         return {**SessionFollower(source, config).refresh().to_status(), "scan": "full"}
     return glance_session(source, config).to_status()
@@ -124,7 +125,7 @@ def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollo
     except SessionNotFoundError as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
         return EXIT_NOT_FOUND
-    from engine.session import SessionFollower
+    from engine.session.snapshot import SessionFollower
 
     follower = SessionFollower(source, config)
     try:

@@ -6,13 +6,13 @@ import argparse
 import sys
 from typing import Any
 
-from engine.compaction import plan_compaction, select_compaction_layer, tool_output_tokens
-from engine.compaction_plan import CompactionPlan
-from engine.config import Config, resolve_state_dir
-from engine.controllers import CompactionError, CompactionRefusedError, CompactionResult, apply_compaction
-from engine.gauge import format_tokens
-from engine.jsonl_append import AppendError, AppendRefusedError
-from engine.session_lock import LockError, LockHeldError
+from engine.accounting.gauge import format_tokens
+from engine.compaction.controllers import CompactionError, CompactionRefusedError, CompactionResult, apply_compaction
+from engine.compaction.plan import CompactionPlan
+from engine.compaction.planner import plan_compaction, select_compaction_layer, tool_output_tokens
+from engine.config.loader import Config, resolve_state_dir
+from engine.fs.jsonl_append import AppendError, AppendRefusedError
+from engine.fs.session_lock import LockError, LockHeldError
 from tui.commands import NEEDS_LLM, open_session, print_json
 from tui.confirm import confirm
 
@@ -46,8 +46,8 @@ def compact(args: argparse.Namespace, config: Config) -> int:
         if config.llm is None:
             print(f"ctxscope: --llm {NEEDS_LLM}", file=sys.stderr)
             return EXIT_USAGE
-        from engine.llm import LLMError
-        from engine.llm_summary import with_llm_summary
+        from engine.llm.client import LLMError
+        from engine.llm.summary import with_llm_summary
 
         try:
             plan = with_llm_summary(plan, snapshot, follower.reader.read_object, config.llm)

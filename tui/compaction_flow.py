@@ -1,9 +1,10 @@
 """How ``k`` and ``p`` reach the engine: whether they may run, the dialog's planner, applying the confirmed plan.
 
 Functions here are blocking where they touch files (call them from workers); the App wires them to keys,
-the dialog and notifications. Every decision is the engine's: :func:`engine.compaction.choose_controller`
-refuses archives and read-only stores, :mod:`engine.session_lock` says who holds the lock,
-:func:`engine.compaction.plan_compaction` plans and :func:`engine.controllers.apply_compaction` writes.
+the dialog and notifications. Every decision is the engine's: :func:`engine.compaction.planner.choose_controller`
+refuses archives and read-only stores, :mod:`engine.fs.session_lock` says who holds the lock,
+:func:`~engine.compaction.planner.plan_compaction` plans and
+:func:`~engine.compaction.controllers.apply_compaction` writes.
 """
 
 from __future__ import annotations
@@ -12,17 +13,17 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from engine.compaction import choose_controller, plan_compaction
-from engine.compaction_plan import CompactionPlan
-from engine.config import Config
-from engine.controllers import CompactionError, CompactionRefusedError, apply_compaction
-from engine.jsonl_append import AppendError, AppendRefusedError
-from engine.session import SessionFollower, SessionSnapshot
-from engine.session_lock import LockError, LockHeldError, LockInfo
+from engine.compaction.controllers import CompactionError, CompactionRefusedError, apply_compaction
+from engine.compaction.plan import CompactionPlan
+from engine.compaction.planner import choose_controller, plan_compaction
+from engine.config.loader import Config
+from engine.fs.jsonl_append import AppendError, AppendRefusedError
+from engine.fs.session_lock import LockError, LockHeldError, LockInfo
+from engine.live.insight import blocking_lock
+from engine.live.tracker import SessionTracker
+from engine.session.snapshot import SessionFollower, SessionSnapshot
 from tui.dialogs.compact import Planner, PlanRequest
-from tui.insight import blocking_lock
 from tui.messages import CompactionApplied, CompactionFailed
-from tui.tracker import SessionTracker
 
 __all__ = ["apply_plan", "compaction_refusal", "make_planner"]
 

@@ -17,22 +17,22 @@ from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 
-from engine.compaction import LAYERS, select_compaction_layer, tool_output_tokens
-from engine.compaction_plan import CompactionPlan
-from engine.config import Config
-from engine.session import SessionSnapshot
-from engine.session_lock import LockInfo
+from engine.compaction.plan import CompactionPlan
+from engine.compaction.planner import LAYERS, select_compaction_layer, tool_output_tokens
+from engine.config.loader import Config
+from engine.fs.session_lock import LockInfo
+from engine.live.insight import SessionInsight, blocking_lock, read_lock
+from engine.live.tracker import SessionTracker
+from engine.session.snapshot import SessionSnapshot
 from tui import follow
 from tui.commands import NEEDS_LLM
 from tui.compaction_flow import apply_plan, compaction_refusal, make_planner
 from tui.controls import CONTROL_SPECS, ControlRunner, Controls
 from tui.dialogs.compact import DEBOUNCE_SECONDS, CompactDialog
-from tui.insight import SessionInsight, blocking_lock, read_lock
 from tui.messages import ControlFinished
 from tui.screens.help import HelpScreen, KeyHelp
 from tui.screens.session_list import SessionListScreen
 from tui.screens.session_view import TABS, SessionScreen
-from tui.tracker import SessionTracker
 from tui.widgets.labels import session_label
 
 __all__ = ["CONTROL_ACTIONS", "ControlActions"]

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.config import Config, resolve_state_dir
-from engine.session import SessionSnapshot
-from engine.stores import SessionSource
+from engine.config.loader import Config, resolve_state_dir
+from engine.session.snapshot import SessionSnapshot
+from engine.stores.source import SessionSource
 
 __all__ = [
     "CONTROL_SPECS",
@@ -63,13 +63,13 @@ CONTROL_SPECS: tuple[ControlSpec, ...] = (
                 "engine.sidecar", "write a checkpoint"),
     ControlSpec("enriched_checkpoint", "Checkpoint with LLM decisions",
                 "Write a checkpoint now, with decisions found by the LLM in the config's llm: section",
-                "engine.llm_enrich", "write an enriched checkpoint"),
+                "engine.llm.enrich", "write an enriched checkpoint"),
     ControlSpec("compact", "Compact", "Preview a compaction (layer, focus, tokens before/after, cost) and apply it",
-                "engine.compaction", "compact the session"),
+                "engine.compaction.planner", "compact the session"),
     ControlSpec("prune", "Prune tool outputs", "Preview clearing old tool outputs and apply it",
-                "engine.compaction", "prune the session"),
+                "engine.compaction.planner", "prune the session"),
     ControlSpec("diff", "Diff checkpoints", "Compare the latest checkpoint with the previous one",
-                "engine.checkpoint_diff", "diff checkpoints"),
+                "engine.checkpoints.diff", "diff checkpoints"),
 )
 
 
@@ -126,7 +126,7 @@ def session_state_dir(source: SessionSource, config: Config) -> Path:
 
 def _audit(snapshot: SessionSnapshot, config: Config) -> tuple[HistoryItem, ...]:
     """The session's audit records, newest first."""
-    from engine.audit import read_audit
+    from engine.fs.audit import read_audit
 
     records = [r for r in read_audit(session_state_dir(snapshot.source, config)) if r.session_key == snapshot.key]
     return tuple(
@@ -145,8 +145,8 @@ def _params(params: Mapping[str, Any], plan: Mapping[str, Any]) -> str:
 
 
 def _diff_latest(snapshot: SessionSnapshot, config: Config) -> str:
-    from engine.checkpoint_diff import diff_checkpoints
-    from engine.checkpoint_store import list_checkpoints, read_checkpoint
+    from engine.checkpoints.diff import diff_checkpoints
+    from engine.checkpoints.store import list_checkpoints, read_checkpoint
 
     refs = list_checkpoints(session_state_dir(snapshot.source, config), snapshot.key)
     if len(refs) < 2:
@@ -162,6 +162,6 @@ def default_controls() -> Controls:
     """The controls of this install: the audit pane and the checkpoint diff (the App wires the rest)."""
     controls = Controls()
     controls.wire_history("audit", _audit)
-    if _module_exists("engine.checkpoint_diff"):
+    if _module_exists("engine.checkpoints.diff"):
         controls.wire("diff", _diff_latest)
     return controls

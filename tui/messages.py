@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from engine.compaction_plan import CompactionPlan
-from engine.controllers import CompactionResult
-from engine.gauge import GaugeLevel
-from engine.session import SessionSnapshot
+from engine.accounting.gauge import GaugeLevel
+from engine.compaction.controllers import CompactionResult
+from engine.compaction.plan import CompactionPlan
+from engine.live.insight import SessionInsight
+from engine.session.snapshot import SessionSnapshot
 from engine.sidecar import SidecarEvent
-from tui.insight import SessionInsight
 
 __all__ = [
     "CheckpointWritten",

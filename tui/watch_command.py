@@ -14,9 +14,10 @@ import signal
 import sys
 from pathlib import Path
 
-from engine.config import Config
+from engine.config.loader import Config
 from engine.sidecar import ContextManager, SidecarEvent
-from engine.stores import SessionSource, discover_sessions
+from engine.stores.discovery import discover_sessions
+from engine.stores.source import SessionSource
 
 EXIT_OK, EXIT_NOT_FOUND = 0, 3
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from engine.compaction_settings import CompactionSettings
-from engine.config import Config
+from engine.config.compaction_settings import CompactionSettings
+from engine.config.loader import Config
 from tui.app import CtxscopeApp
 from tui.controls import Controls
 from tui.follow import ChangeQueue

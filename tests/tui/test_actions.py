@@ -16,8 +16,8 @@ from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, RadioSet, Static
 
-from engine.audit import read_audit
-from engine.session_lock import process_starttime
+from engine.fs.audit import read_audit
+from engine.fs.session_lock import process_starttime
 from tests.conftest import MAIN_SESSION, RESET_ARCHIVE, SESSIONS_JSON, SUBAGENT
 from tests.engine.test_llm import KEY, FakeLLM, Reply, _chat, _openai, fake_llm  # noqa: F401 - the fixture
 from tests.engine.test_sqlite_store import build_db

@@ -9,9 +9,9 @@ from textual.message import Message
 from textual.notifications import Notify
 from textual.widgets import Input, Static
 
-from engine.audit import record_action
-from engine.config import Config
-from engine.session import SessionSnapshot
+from engine.config.loader import Config
+from engine.fs.audit import record_action
+from engine.session.snapshot import SessionSnapshot
 from tests.conftest import OPENCLAW
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tui.controls import Controls
@@ -179,7 +179,7 @@ async def test_control_key_explains_a_missing_engine_module(sessions: Path, tmp_
     async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
         await settle(pilot)
         await pilot.press("k")
-        missing = "Can't compact the session: this install of ctxscope has no engine.compaction module."
+        missing = "Can't compact the session: this install of ctxscope has no engine.compaction.planner module."
         await wait_until(pilot, lambda: missing in _notes(seen))
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from engine.audit import read_audit
-from engine.context import find_cut_point
+from engine.accounting.context import find_cut_point
+from engine.fs.audit import read_audit
 from tests.conftest import (
     ENDS_ON_COMPACTION,
     HEADERLESS,

@@ -17,13 +17,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from engine.capture import CapturedState
-from engine.config import Config
-from engine.cost import session_cost
-from engine.session import SessionFollower, SessionSnapshot
-from engine.timeline import Timeline, utilization_timeline
+from engine.accounting.timeline import Timeline, utilization_timeline
+from engine.capture.state import CapturedState
+from engine.config.loader import Config
+from engine.live.insight import SessionInsight
+from engine.session.cost import session_cost
+from engine.session.snapshot import SessionFollower, SessionSnapshot
 from tui.controls import Controls, HistoryItem, session_state_dir
-from tui.insight import SessionInsight
 from tui.widgets.cards import Card, ContextCard, CostCard, RiskCard, SessionCard
 from tui.widgets.checkpoints import CheckpointsView, StoredCheckpoint, read_checkpoints
 from tui.widgets.context_table import ContextTable, measure_rows
