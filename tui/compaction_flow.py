@@ -37,7 +37,7 @@ def compaction_refusal(
         return refusal
     if action == "prune" and controller == "gateway":
         where = "lives in OpenClaw's SQLite store, which only the gateway writes" if (
-            snapshot.source.format == "openclaw-sqlite") else "is compacted through the gateway"
+            snapshot.source.in_database) else "is compacted through the gateway"
         return f"{label} {where}, and the gateway cannot prune; press k to ask it to compact"
     holder = blocking_lock(lock) if controller == "jsonl" else None
     if holder is not None:

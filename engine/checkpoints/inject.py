@@ -67,7 +67,7 @@ def plan_inject(source: SessionSource, state_dir: Path) -> InjectPlan:
     Raises:
         InjectRefusedError: read-only store, archived transcript, or no checkpoint yet.
     """
-    if source.format == "openclaw-sqlite":
+    if source.in_database:
         raise InjectRefusedError(
             f"{source.key} lives in OpenClaw's SQLite store, which only the gateway writes; "
             "inject is available for JSONL transcripts."

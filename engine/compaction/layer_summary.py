@@ -90,7 +90,7 @@ def session_workspace(source: SessionSource, config: Config) -> Path | None:
     """Where ``memory/`` lives: the configured workspace, else the session header's ``cwd``."""
     if config.compaction.workspace is not None:
         return config.compaction.workspace
-    if source.format == "openclaw-sqlite":
+    if source.in_database:
         return None
     try:
         with source.path.open("rb") as handle:

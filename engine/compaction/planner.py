@@ -39,6 +39,7 @@ from engine.fs.session_lock import inspect_lock
 from engine.session.cost import rewrite_cost
 from engine.session.snapshot import SessionSnapshot
 from engine.stores.entries import IMAGE_CHARS, Entry
+from engine.stores.reader import open_reader
 from engine.stores.source import SessionSource
 
 __all__ = [
@@ -81,7 +82,7 @@ def tool_output_tokens(snapshot: SessionSnapshot) -> int:
 
 def choose_controller(source: SessionSource, requested: str = "auto") -> tuple[str, str | None]:
     """The controller for ``source`` given the requested one, and why it must refuse (``None`` if it may act)."""
-    if source.format == "openclaw-sqlite":
+    if source.in_database:
         if requested in ("auto", "gateway"):
             return "gateway", None
         return "none", (
@@ -132,13 +133,7 @@ class _Objects:
 
 
 def _default_loader(source: SessionSource) -> Loader:
-    if source.format == "openclaw-sqlite":
-        from engine.stores.sqlite import SqliteTranscriptReader
-
-        return SqliteTranscriptReader(source.path, source.session_id or "").read_object
-    from engine.stores.transcript import TranscriptReader
-
-    return TranscriptReader(source.path).read_object
+    return open_reader(source).read_object
 
 
 def _count_tokens_in_background(

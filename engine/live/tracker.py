@@ -118,11 +118,7 @@ class SessionTracker:
         return discovery
 
     def _names(self, source: SessionSource) -> list[Path]:
-        path = source.path.resolve()
-        if source.format == "openclaw-sqlite":
-            return [path, path.with_name(path.name + "-wal")]
-        # The lock comes and goes while the agent runs: its changes re-judge who may compact.
-        return [path, path.with_name(path.name + ".lock")]
+        return list(source.watch_paths)
 
     def _add(self, source: SessionSource) -> None:
         self._remove(source.key)
@@ -176,7 +172,7 @@ class SessionTracker:
             entries, _problem = load_store(store)  # a half-written store reads as no entries: nothing is changed
             for key, tracked in list(self._sessions.items()):
                 source = tracked.source
-                if source.format == "openclaw-sqlite":
+                if source.in_database:
                     continue
                 if source.store_path is not None and source.store_path.resolve() == store:
                     if key not in entries or source.store_entry == entries[key]:

@@ -102,7 +102,7 @@ def glance_session(source: SessionSource, config: Config | None = None) -> Glanc
         OSError: the transcript cannot be read.
         ValueError: ``source`` is a SQLite session (use :class:`engine.session.snapshot.SessionFollower`).
     """
-    if source.format == "openclaw-sqlite":
+    if source.in_database:
         raise ValueError("SQLite sessions have no tail to scan; read them with SessionFollower")
     config = config or Config()
     # One descriptor for the header, the tail and the count: on a thousand sessions, opens add up.

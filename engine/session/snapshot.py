@@ -17,10 +17,10 @@ from engine.accounting.measure import ContextTokens, ObjectSource, measure_conte
 from engine.accounting.windows import ContextWindow, resolve_context_window
 from engine.config.loader import Config
 from engine.stores.entries import Entry
+from engine.stores.reader import SessionReader, open_reader
 from engine.stores.source import SessionSource
-from engine.stores.sqlite import SqliteTranscriptReader
 from engine.stores.timestamps import parse_iso
-from engine.stores.transcript import BadLine, ReadBatch, TranscriptReader
+from engine.stores.transcript import BadLine, ReadBatch
 
 __all__ = ["SessionFollower", "SessionSnapshot", "snapshot_session"]
 
@@ -111,11 +111,7 @@ class SessionFollower:
     def __init__(self, source: SessionSource, config: Config | None = None) -> None:
         self.source = source
         self.config = config or Config()
-        self.reader: TranscriptReader | SqliteTranscriptReader
-        if source.format == "openclaw-sqlite":
-            self.reader = SqliteTranscriptReader(source.path, source.session_id or "")
-        else:
-            self.reader = TranscriptReader(source.path)
+        self.reader: SessionReader = open_reader(source)
         self.token_cache: dict[tuple[int, int, str], int] = {}
         self._path: list[Entry] = []
         self._compactions = 0

@@ -42,14 +42,28 @@ class SessionSource:
     """The OpenClaw state dir this session belongs to, if any."""
 
     @property
+    def in_database(self) -> bool:
+        """The session lives in OpenClaw's SQLite store: no file tail to scan, only the gateway writes it."""
+        return self.format == "openclaw-sqlite"
+
+    @property
     def lock_path(self) -> Path | None:
         """OpenClaw's write lock next to a JSONL transcript (SQLite sessions have none)."""
-        return None if self.format == "openclaw-sqlite" else self.path.with_name(self.path.name + ".lock")
+        return None if self.in_database else self.path.with_name(self.path.name + ".lock")
 
     @property
     def writable(self) -> bool:
         """Whether ctxscope may append to the transcript itself (the jsonl controller)."""
-        return self.format != "openclaw-sqlite" and self.kind == "live"
+        return not self.in_database and self.kind == "live"
+
+    @property
+    def watch_paths(self) -> tuple[Path, ...]:
+        """Files whose changes can mean new entries or a changed right to compact."""
+        path = self.path.resolve()
+        if self.in_database:
+            return (path, path.with_name(path.name + "-wal"))
+        # The lock comes and goes while the agent runs: its changes re-judge who may compact.
+        return (path, path.with_name(path.name + ".lock"))
 
 
 @dataclass(frozen=True, slots=True)
