@@ -256,7 +256,7 @@ def _rusage_cpu() -> float:
 def _idle_in_tmux(directory: Path, count: int, seconds: float, state: Path) -> tuple[float, str]:
     socket = f"ctxscope-bench-{os.getpid()}"
     tmux = ["tmux", "-L", socket, "-f", os.devnull]
-    command = ["exec", "env", f"XDG_CONFIG_HOME={state / 'config'}", sys.executable, "-m", "tui.cli",
+    command = ["exec", "env", f"XDG_CONFIG_HOME={state / 'config'}", sys.executable, "-m", "tui.cli.main",
                "--state-dir", str(state), "tui", str(directory)]
     subprocess.run([*tmux, "new-session", "-d", "-s", "idle", "-x", "120", "-y", "36", " ".join(command)],
                    check=True, cwd=Path(__file__).resolve().parent.parent)

@@ -9,7 +9,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["LLMConfig", "llm_config_from"]
+__all__ = ["NEEDS_LLM", "LLMConfig", "llm_config_from"]
+
+NEEDS_LLM = "needs an `llm:` section in the config file (kind, base_url, model, api_key_env)"
+"""How a command or key that needs the LLM says what is missing (completes "--enrich …")."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from engine.fs.jsonl_append import append_entries
 from engine.sidecar import ContextManager
 from tests.engine._compaction import coding_session, lines_of, snapshot_of, source_of
 from tests.engine._transcripts import assistant, tool_result, user
-from tui import cli
+from tui.cli import main as cli
 
 
 def _busy_session(path: Path) -> Path:

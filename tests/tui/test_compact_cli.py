@@ -34,7 +34,8 @@ from tests.engine._compaction import (
 )
 from tests.engine.test_compaction_apply import FAKE_OPENCLAW
 from tests.engine.test_jsonl_append import last_entry_id
-from tui import cli, compact_commands
+from tui.cli import compact_commands
+from tui.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 CTXSCOPE = ROOT / ".venv" / "bin" / "ctxscope"

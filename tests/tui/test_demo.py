@@ -16,7 +16,8 @@ from textual.notifications import Notify
 from engine.config.loader import Config
 from sim.simulate import DEMO_WINDOW, run_simulation
 from tests.tui.app_factory import FIXED_NOW, wait_until
-from tui import cli, demo
+from tui import demo
+from tui.cli import main as cli
 from tui.follow import ChangeQueue
 from tui.screens.session_view import SessionScreen
 

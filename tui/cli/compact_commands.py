@@ -10,10 +10,11 @@ from engine.accounting.gauge import format_tokens
 from engine.compaction.controllers import CompactionError, CompactionRefusedError, CompactionResult, apply_compaction
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.planner import plan_compaction, select_compaction_layer, tool_output_tokens
+from engine.config.llm_settings import NEEDS_LLM
 from engine.config.loader import Config, resolve_state_dir
 from engine.fs.jsonl_append import AppendError, AppendRefusedError
 from engine.fs.session_lock import LockError, LockHeldError
-from tui.commands import NEEDS_LLM, open_session, print_json
+from tui.cli.read_commands import open_session, print_json
 from tui.confirm import confirm
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = 0, 1, 2, 3, 4, 5

@@ -9,6 +9,7 @@ from typing import Any
 from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
 from engine.checkpoints.inject import InjectRefusedError, apply_inject, plan_inject
 from engine.checkpoints.store import list_checkpoints, read_checkpoint
+from engine.config.llm_settings import NEEDS_LLM
 from engine.config.loader import Config, resolve_state_dir
 from engine.fs.jsonl_append import AppendError
 from engine.fs.session_lock import LockHeldError
@@ -16,7 +17,7 @@ from engine.sidecar import ContextManager
 from engine.stores.discovery import SessionNotFoundError
 from engine.stores.source import SessionSource
 from engine.stores.transcript import TranscriptError
-from tui.commands import NEEDS_LLM, print_json, resolve_session
+from tui.cli.read_commands import print_json, resolve_session
 from tui.confirm import confirm
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = 0, 1, 2, 3, 4, 5
@@ -158,10 +159,10 @@ def diff(args: argparse.Namespace, config: Config) -> int:
     for label, change in (("topic", structured.topic), ("status", structured.status)):
         if change.changed:
             print(f"  {label}: {change.old.strip() or '-'} → {change.new.strip() or '-'}")
-    for name, change in structured.lists:
-        for item in change.added:
+    for name, list_change in structured.lists:
+        for item in list_change.added:
             print(f"  + {name}: {item}")
-        for item in change.removed:
+        for item in list_change.removed:
             print(f"  - {name}: {item}")
     if args.raw:
         print("\n" + raw)

@@ -115,13 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_paths(status)
     status.add_argument("--json", action="store_true", help="print a JSON list")
     status.add_argument("--full", action="store_true", help="index every line (reports malformed lines; slower)")
-    status.set_defaults(handler="tui.commands:status")
+    status.set_defaults(handler="tui.cli.read_commands:status")
 
     inspect = sub.add_parser("inspect", help="the messages in context with ids, roles, tokens, protected/compactable")
     _add_session(inspect)
     inspect.add_argument("--json", action="store_true", help="print a JSON object")
     inspect.add_argument("--keep-recent", type=int, help="protected budget in tokens (default: config, 20000)")
-    inspect.set_defaults(handler="tui.commands:inspect")
+    inspect.set_defaults(handler="tui.cli.read_commands:inspect")
 
     tui = sub.add_parser("tui", help="the live terminal UI on the given paths (default: discovered sessions)")
     _add_paths(tui)
@@ -139,12 +139,12 @@ def build_parser() -> argparse.ArgumentParser:
     checkpoint.add_argument("--enrich", action="store_true",
                             help="merge in decisions found by the LLM in the config's `llm:` section (sends the "
                                  "redacted context to it); written from the heuristics alone if the call fails")
-    checkpoint.set_defaults(handler="tui.checkpoint_commands:checkpoint")
+    checkpoint.set_defaults(handler="tui.cli.checkpoint_commands:checkpoint")
 
     history = sub.add_parser("history", help="checkpoints and compactions of a session")
     _add_session(history)
     history.add_argument("--json", action="store_true", help="print a JSON object")
-    history.set_defaults(handler="tui.checkpoint_commands:history")
+    history.set_defaults(handler="tui.cli.checkpoint_commands:history")
 
     diff = sub.add_parser("diff", help="what changed between two checkpoints (default: the last two)")
     _add_session(diff)
@@ -152,12 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("b", nargs="?", metavar="B", help="newer checkpoint id")
     diff.add_argument("--raw", action="store_true", help="also print the unified YAML diff")
     diff.add_argument("--json", action="store_true", help="print a JSON object (includes the raw diff)")
-    diff.set_defaults(handler="tui.checkpoint_commands:diff")
+    diff.set_defaults(handler="tui.cli.checkpoint_commands:diff")
 
     inject = sub.add_parser("inject", help="append the latest checkpoint to the transcript as a custom message")
     _add_session(inject)
     _add_write_flags(inject)
-    inject.set_defaults(handler="tui.checkpoint_commands:inject")
+    inject.set_defaults(handler="tui.cli.checkpoint_commands:inject")
 
     compact = sub.add_parser("compact", help="compact the context: plan, preview, confirm, then apply")
     _add_session(compact)
@@ -167,12 +167,12 @@ def build_parser() -> argparse.ArgumentParser:
     compact.add_argument("--llm", action="store_true",
                          help="have the configured LLM (config `llm:`) write the summary; costs a call")
     _add_compaction_flags(compact)
-    compact.set_defaults(handler="tui.compact_commands:compact")
+    compact.set_defaults(handler="tui.cli.compact_commands:compact")
 
     prune = sub.add_parser("prune", help="compact with the prune layer: old tool outputs cleared or trimmed")
     _add_session(prune)
     _add_compaction_flags(prune)
-    prune.set_defaults(handler="tui.compact_commands:prune", layer="prune", focus=None)
+    prune.set_defaults(handler="tui.cli.compact_commands:prune", layer="prune", focus=None)
 
     watch = sub.add_parser("watch", help="follow sessions live: capture state and write checkpoints on triggers")
     _add_paths(watch)
@@ -180,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--force-polling", action="store_true", help="poll instead of inotify (WSL, network mounts)")
     watch.add_argument("--auto-compact", action="store_true", default=None,
                        help="compact automatically past the configured threshold (config auto_compact; off by default)")
-    watch.set_defaults(handler="tui.watch_command:watch")
+    watch.set_defaults(handler="tui.cli.watch_command:watch")
 
     codes = sub.add_parser("help-exit-codes", help="list the exit codes")
     codes.set_defaults(handler=lambda args, config: print(__doc__.split("Exit codes:", 1)[1].rstrip()) or 0)
@@ -200,10 +200,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ctxscope: {warning}", file=sys.stderr)
     if args.state_dir is not None:
         config = replace(config, state_dir=args.state_dir.expanduser())
-    handler: Handler | str | None = getattr(args, "handler", None)
-    if isinstance(handler, str):  # "module:function", imported only when that command runs (fast start-up)
-        module_name, _, function = handler.partition(":")
+    named: Handler | str | None = getattr(args, "handler", None)
+    handler: Handler | None
+    if isinstance(named, str):  # "module:function", imported only when that command runs (fast start-up)
+        module_name, _, function = named.partition(":")
         handler = getattr(importlib.import_module(module_name), function)
+    else:
+        handler = named
     if handler is None:  # bare `ctxscope`: the TUI on discovered sessions (SPEC §8)
         args.paths, args.force_polling, args.bare = [], None, True
         handler = _run_tui

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from engine.session.snapshot import SessionFollower, SessionSnapshot
 
 EXIT_OK, EXIT_FAILED, EXIT_NOT_FOUND = 0, 1, 3
-NEEDS_LLM = "needs an `llm:` section in the config file (kind, base_url, model, api_key_env)"
 
 
 def print_json(value: Any) -> None:
@@ -144,7 +143,7 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     keep_recent = args.keep_recent if args.keep_recent is not None else config.keep_recent_tokens
     view = snapshot.view
     cut = find_cut_point(view.path, keep_recent)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for message in view.messages:
         protected = message.role != "compactionSummary" and message.path_index >= cut.first_kept_index
         rows.append(
@@ -160,14 +159,16 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
             }
         )
     first_kept = view.path[cut.first_kept_index] if cut.first_kept_index < len(view.path) else None
+    protected_tokens = sum(r["tokens"] for r in rows if r["protected"])
+    compactable_tokens = sum(r["tokens"] for r in rows if r["compactable"])
     result = {
         **snapshot.to_status(),
         "keep_recent_tokens": keep_recent,
         "cut_point": {
             "first_kept_entry_id": first_kept.id if first_kept else None,
             "split_turn": cut.is_split_turn,
-            "protected_tokens": sum(r["tokens"] for r in rows if r["protected"]),
-            "compactable_tokens": sum(r["tokens"] for r in rows if r["compactable"]),
+            "protected_tokens": protected_tokens,
+            "compactable_tokens": compactable_tokens,
         },
         "context": rows,
     }
@@ -181,9 +182,8 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     known = "unknown" if tokens.tokens is None else f"{tokens.tokens:,}"
     print(f"  context {known} tokens ({tokens.source}); agent's estimate {tokens.agent_estimate:,}; "
           f"compacts at {snapshot.gauge.compaction_line:,}; compactions {snapshot.compactions}")
-    cp = result["cut_point"]
-    print(f"  keep-recent {keep_recent:,}: {cp['protected_tokens']:,} protected, "
-          f"{cp['compactable_tokens']:,} compactable, first kept {cp['first_kept_entry_id'] or '-'}\n")
+    print(f"  keep-recent {keep_recent:,}: {protected_tokens:,} protected, "
+          f"{compactable_tokens:,} compactable, first kept {first_kept.id if first_kept else '-'}\n")
     table = [
         [r["entry_id"], r["role"], f"{r['tokens']:,}", "protected" if r["protected"] else "compactable",
          ", ".join(r["tools"] or [])]
