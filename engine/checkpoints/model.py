@@ -1,8 +1,7 @@
-"""The checkpoint value: schema ``openclaw/checkpoint`` v1 (seed 000 §5.3), validated on read.
+"""The checkpoint value: schema ``openclaw/checkpoint`` v1 (docs/checkpoints.md, Schema), validated on read.
 
-The field names are the YAML keys, so files interoperate with the TypeScript context manager the seed
-describes. Seed 001 adds no fields (its ``last_tool_call`` already sits in ``working``). Timestamps stay
-ISO-8601 strings, as in the file.
+The field names are the YAML keys, so files interoperate with the TypeScript context manager the schema was
+designed for. Timestamps stay ISO-8601 strings, as in the file.
 
 Exceptions: ``ValueError`` ← :class:`CheckpointFormatError` (a dict or file that is not a valid checkpoint).
 """
@@ -45,7 +44,7 @@ EXCHANGE_ROLES: Final = frozenset({"user", "agent"})
 CHECKPOINT_ID_RE: Final = re.compile(r"cp_[0-9]{3,}")
 """``cp_001`` …; three digits minimum, more beyond 999 (full match)."""
 TRIGGER_RE: Final = re.compile(r"auto-[0-9]{1,3}pct|turns|pre-compaction-margin|compaction|manual|session-end")
-"""The triggers of SPEC §5 (a superset of the seed's ``auto-80pct | compaction | session-end``)."""
+"""The triggers (docs/checkpoints.md, Triggers); the original design has only the first three of them."""
 
 
 class CheckpointFormatError(ValueError):
@@ -90,7 +89,7 @@ class CheckpointMeta:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallSummary:
-    """The last tool call before the checkpoint (seed 001 issue 4)."""
+    """The last tool call before the checkpoint."""
 
     name: str
     params_summary: str
