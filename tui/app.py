@@ -2,8 +2,8 @@
 
 The App owns the one follow worker (so a modal never pauses ingestion), the one sidecar
 :class:`~engine.sidecar.ContextManager` that captures state and writes checkpoints on triggers while you
-watch (SPEC §6.7), and the latest snapshot and assessment of each session. Screens get them set on them
-(attributes down) and post what the user chose (messages up). Compaction and pruning go through
+watch (docs/architecture.md, The sidecar loop), and the latest snapshot and assessment of each session. Screens
+get them set on them (attributes down) and post what the user chose (messages up). Compaction and pruning go through
 :class:`~tui.dialogs.compact.CompactDialog` (the control keys live in :mod:`tui.control_actions`).
 """
 

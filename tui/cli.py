@@ -1,4 +1,4 @@
-"""The ``ctxscope`` command line (SPEC §8).
+"""The ``ctxscope`` command line (docs/architecture.md, Command line).
 
 Exit codes:
     0  success
@@ -204,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(handler, str):  # "module:function", imported only when that command runs (fast start-up)
         module_name, _, function = handler.partition(":")
         handler = getattr(importlib.import_module(module_name), function)
-    if handler is None:  # bare `ctxscope`: the TUI on discovered sessions (SPEC §8)
+    if handler is None:  # bare `ctxscope`: the TUI on discovered sessions
         args.paths, args.force_polling, args.bare = [], None, True
         handler = _run_tui
     try:

@@ -120,7 +120,7 @@ class Controls:
 
 
 def session_state_dir(source: SessionSource, config: Config) -> Path:
-    """Where ctxscope keeps a session's checkpoints, state and audit log (SPEC §8 ``--state-dir``)."""
+    """Where ctxscope keeps a session's checkpoints, state and audit log (docs/checkpoints.md, Layout)."""
     return resolve_state_dir(source.state_dir, config)
 
 

@@ -1,4 +1,6 @@
-"""``ctxscope watch``: the headless sidecar — follow sessions live and print one line per event (SPEC §6.7).
+"""``ctxscope watch``: the headless sidecar — follow sessions live and print one line per event.
+
+See docs/architecture.md, The sidecar loop.
 
 Files are watched with ``watchfiles`` (a short debounce, not its 1.6 s default); each change runs the engine's
 :meth:`~engine.sidecar.ContextManager.step` for that session in a worker thread. When OpenClaw archives a
