@@ -1,4 +1,4 @@
-"""Handlers of ``compact`` and ``prune``: show the plan, ask, apply through a controller (SPEC §6, §8)."""
+"""Handlers of ``compact`` and ``prune``: show the plan, ask, apply through a controller (docs/compaction.md)."""
 
 from __future__ import annotations
 

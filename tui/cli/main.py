@@ -1,4 +1,4 @@
-"""The ``ctxscope`` command line (SPEC §8).
+"""The ``ctxscope`` command line (docs/architecture.md, Command line).
 
 Exit codes:
     0  success
@@ -258,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = getattr(importlib.import_module(module_name), function)
     else:
         handler = named
-    if handler is None:  # bare `ctxscope`: the TUI on discovered sessions (SPEC §8)
+    if handler is None:  # bare `ctxscope`: the TUI on discovered sessions
         args.paths, args.force_polling = [], None
         handler = _run_tui
     try:
