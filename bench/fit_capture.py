@@ -1,4 +1,4 @@
-"""Fit the capture heuristics' numbers on labelled data and write them to ``engine/capture_weights.py``.
+"""Fit the capture heuristics' numbers on labelled data and write them to ``engine/capture/weights.py``.
 
 Run from the project root: ``.venv/bin/python -m bench.fit_capture`` (``--check`` only prints the fit).
 
@@ -21,15 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from bench.logistic import fit
-from engine.decision_features import Candidate, candidates
-from engine.decisions import DecisionModel
-from engine.dedup import normalize
+from engine.capture.decision_features import Candidate, candidates
+from engine.capture.decisions import DecisionModel
+from engine.capture.dedup import normalize
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 DECISION_FILES = ("decisions_dev.jsonl", "decisions_dev2.jsonl")
 DEDUP_FILES = ("dedup_dev.jsonl", "dedup_dev2.jsonl")
-WEIGHTS = ROOT / "engine" / "capture_weights.py"
+WEIGHTS = ROOT / "engine" / "capture" / "weights.py"
 L2 = 1.0
 BETA = 0.5
 
@@ -106,7 +106,7 @@ def fit_decisions(rows: Sequence[dict[str, Any]]) -> DecisionModel:
 
 def fit_dedup_threshold(rows: Sequence[dict[str, Any]]) -> float:
     """The similarity threshold that maximises F0.5 on ``rows`` (vetoes and covering rules are fixed)."""
-    from engine.dedup import is_semantic_duplicate
+    from engine.capture.dedup import is_semantic_duplicate
 
     grid = [round(0.25 + 0.05 * i, 2) for i in range(12)]
     values = []
@@ -131,7 +131,7 @@ def _render(model: DecisionModel, dedup_threshold: float) -> str:
         'for these choices are printed by ``python -m bench.quality``.\n"""\n\n'
         "from __future__ import annotations\n\n"
         f"DECISION_WEIGHTS: dict[str, float] = {{\n{weights}\n}}\n"
-        '"""Logistic weights of the decision candidate features (``engine.decision_features``)."""\n'
+        '"""Logistic weights of the decision candidate features (``engine.capture.decision_features``)."""\n'
         f"DECISION_BIAS = {model.bias:.4f}\n"
         f"DECISION_THRESHOLD = {model.threshold:.4f}\n"
         '"""Log-odds the best candidate of a response must reach to be reported."""\n'
@@ -141,7 +141,7 @@ def _render(model: DecisionModel, dedup_threshold: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Fit on all labelled data and write ``engine/capture_weights.py`` (unless ``--check``)."""
+    """Fit on all labelled data and write ``engine/capture/weights.py`` (unless ``--check``)."""
     parser = argparse.ArgumentParser(prog="python -m bench.fit_capture", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="print the fit without writing the file")
     args = parser.parse_args(argv)

@@ -22,7 +22,7 @@ rules (``bench/seed_rules.py``) were written before these sets and fit nothing o
 
 Speed: the mean time per response (extraction) and per pair (dedup) over the same data, best of several
 rounds, printed next to the seed rules measured in the same process. Dedup is timed warm (each text analysed
-once and cached, as in :func:`engine.dedup.dedupe`) and cold (caches cleared before every round).
+once and cached, as in :func:`engine.capture.dedup.dedupe`) and cold (caches cleared before every round).
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from typing import Any
 from bench.fit_capture import DECISION_FILES, DEDUP_FILES, fit_decisions, fit_dedup_threshold, load_all, matches
 from bench.logistic import folds
 from bench.seed_rules import extract_decision_from_response_seed, is_semantic_duplicate_seed
-from engine import canonical
-from engine.decisions import extract_decision_from_response
-from engine.dedup import is_semantic_duplicate
+from engine.capture import canonical
+from engine.capture.decisions import extract_decision_from_response
+from engine.capture.dedup import is_semantic_duplicate
 
 _SR = re.compile(r"[čćšžđ]|\b(?:je|da|za|sa|smo|sam|ću|ćemo|treba|nije|kod|ili|ali)\b", re.I)
 _DE = re.compile(r"\b(?:ich|wir|und|nicht|ist|mit|der|die|das|für|auf)\b", re.I)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from engine.dedup import normalize
+from engine.capture.dedup import normalize
 
 
 def _set(words: str) -> frozenset[str]:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.seed_rules import extract_decision_from_response_seed, is_real_user_message_seed
-from engine.decisions import (
+from engine.capture.decisions import (
     DECISION_MAX_CHARS,
     extract_decision_from_response,
     extract_learnings,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.seed_rules import SEED_STOP_WORDS, extract_keywords_seed, is_semantic_duplicate_seed
-from engine.dedup import (
+from engine.capture.dedup import (
     STOP_WORDS,
     dedupe,
     extract_keywords,

@@ -1,0 +1,460 @@
+"""Candidate decision lines of an agent response, each described by named features.
+
+A response is split into prose lines (code fences, block quotes and tables are context, never candidates);
+each line, each later sentence of a line that opens with a commitment, and each list item is a candidate. A
+candidate's features say what kind of evidence it carries (:mod:`engine.capture.decision_markers`): a label, a choice
+verb, a first-person commitment or an exploratory step, a hedge, its place in a list or after a code fence, its
+position, and what the user's reply points at. :mod:`engine.capture.decisions` scores candidates with weights fit on
+labelled responses. Questions, statements that something is still open, either-or statements, bare headers
+and choices named only by position ("the second option") are never candidates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from engine.capture import decision_markers as m
+from engine.capture.dedup import fold
+from engine.capture.phrases import words
+
+__all__ = ["Candidate", "candidates", "clean", "sentences"]
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_BULLET = re.compile(r"^(?:[-*+•])\s+")
+_NUMBERED = re.compile(r"^(?P<n>\d{1,2})[.)]\s+")
+_HEADING = re.compile(r"^#{1,6}\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_NOT_A_STOP = re.compile(r"(?:\d|\b\w)[.]$")
+_BOLD_LINE = re.compile(r"^\*\*[^*]+\*\*:?$")
+_KV_BULLET = re.compile(r"^(?:[-*+•]|\d{1,2}[.)])\s+\*\*(?P<key>[^*]{1,60}?):?\*\*:?\s*(?P<value>.*)$")
+_BOLD_LED = re.compile(r"^(?:(?:[-*+•]|\d{1,2}[.)])\s+)?\*\*[^*]+\*\*")
+_MAX_LINES = 400
+_MAX_CANDIDATES = 120
+_COMMITTING = ("choice", "intent", "commit", "the_x_is")
+_GATES = ("undecided", "either_or", "ordinal_reference", "label_empty")
+_INTERJECTION_WORDS = 5
+
+
+def _gated(features: dict[str, float]) -> bool:
+    """Never a decision: an open or either-or statement, a bare header, "the second option", or a
+    first-person step that only gathers information ("I'll check the logs", "Proveriću ...")."""
+    if any(name in features for name in _GATES):
+        return True
+    return "explore" in features and not any(name in features for name in _EXPLICIT)
+
+
+def _interjection(sentence: str) -> bool:
+    """A short sentence with no commitment in it: "You're right, sorry.", "Ok.", "Good catch!"."""
+    key = fold(sentence)
+    return len(words(key)) <= _INTERJECTION_WORDS and not m.INTENT.match(key) and not m.CHOICE.match(key)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One line or sentence that might state the response's decision."""
+
+    text: str
+    """The cleaned text (list markers, bold and heading hashes removed), as it would be reported."""
+    features: dict[str, float]
+    """Named feature values; absent features are 0."""
+
+
+@dataclass(slots=True)
+class _Line:
+    raw: str
+    text: str
+    para: int
+    kind: str
+    """One of: text, item, heading, bold, quote, table."""
+    number: int = 0
+    """The number of a numbered list item (0 for other lines)."""
+    after_fence: bool = False
+    group: int = -1
+    """Index of the list group of an item (-1 for other lines)."""
+    key: str = ""
+    """Folded ``text``."""
+    tokens: list[str] = field(default_factory=list)
+    """Words of ``key``."""
+
+
+def clean(line: str) -> str:
+    """A line without list markers, emphasis markers or heading hashes, whitespace collapsed."""
+    line = _NUMBERED.sub("", _BULLET.sub("", _HEADING.sub("", line.strip())))
+    return " ".join(line.replace("**", "").replace("__", "").split())
+
+
+def sentences(line: str) -> list[str]:
+    """``line`` split into sentences; a piece starting in lower case, or after "7." or "d.o.o.", continues."""
+    pieces = _SENTENCE_END.split(line)
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        if piece[0].islower() or _NOT_A_STOP.search(out[-1]):
+            out[-1] += " " + piece
+        else:
+            out.append(piece)
+    return out
+
+
+def _kind(stripped: str) -> tuple[str, int]:
+    if stripped.startswith(">"):
+        return "quote", 0
+    if stripped.startswith("|"):
+        return "table", 0
+    if _HEADING.match(stripped):
+        return "heading", 0
+    numbered = _NUMBERED.match(stripped)
+    if numbered:
+        return "item", int(numbered.group("n"))
+    if _BULLET.match(stripped):
+        return "item", 0
+    return ("bold" if _BOLD_LINE.match(stripped) else "text"), 0
+
+
+def _parse(text: str) -> list[_Line]:
+    """Lines of ``text`` outside code fences with their paragraph, kind, list number and fence context."""
+    lines: list[_Line] = []
+    fence, para, fence_closed, blank = "", 0, False, True
+    for raw in text.splitlines()[:_MAX_LINES]:
+        opener = _FENCE.match(raw)
+        if fence:
+            stripped = raw.strip()
+            if opener and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
+                fence, fence_closed = "", True
+            continue
+        if opener:
+            fence, para = opener.group(1), para + 1
+            continue
+        stripped = raw.strip()
+        if not stripped:
+            para += 0 if blank else 1
+            blank = True
+            continue
+        blank = False
+        kind, number = _kind(stripped)
+        text_ = clean(stripped)
+        key = fold(text_)
+        lines.append(_Line(stripped, text_, para, kind, number, fence_closed, -1, key, words(key)))
+        fence_closed = False
+    group, previous = -1, ""
+    for line in lines:
+        if line.kind == "item":
+            group += previous != "item"
+            line.group = group
+        previous = line.kind
+    return lines
+
+
+def _commitment(key: str) -> tuple[str, str]:
+    """("intent" | "commit" | "", the words after the first-person marker) for a folded line start."""
+    intent = m.INTENT.match(key)
+    if intent:
+        return "intent", intent.group("rest")
+    for pattern in (m.SR_FUTURE, m.SR_1PL, m.SR_1SG):
+        found = pattern.match(key)
+        if found:
+            name = "verb" if found.group("verb") else "verb2"
+            if found.group(name) not in m.SR_NOT_VERBS:
+                return "commit", key[found.start(name) :]
+    for pattern, stop in ((m.DE_1P, m.DE_NOT_COMMIT), (m.ES_1PL, m.ES_NOT_VERBS), (m.ES_1SG, m.ES_NOT_VERBS)):
+        found = pattern.match(key)
+        if found and found.group("verb") not in stop:
+            return "commit", key[found.start("verb") :]
+    found = m.EN_WE_PRESENT.match(key)
+    return ("commit", key[found.start("verb") :]) if found else ("", "")
+
+
+def _label_features(key: str, f: dict[str, float]) -> str:
+    """Features of a leading ``Label:``; returns the text after it (``key`` when there is none)."""
+    label = m.LABEL.match(key)
+    if not label or len(label.group("label").split()) > 4:
+        return key
+    name = label.group("label").strip()
+    if m.DECISION_LABEL.match(name):
+        f["label_decision"] = 1
+    elif m.PROPOSAL_LABEL.match(name):
+        f["label_proposal"] = 1
+    elif m.ANALYSIS_LABEL.match(name):
+        f["label_analysis"] = 1
+    else:
+        f["label_generic"] = 1
+    body = label.group("rest")
+    if not body:
+        f["label_empty"] = 1
+    return body
+
+
+def _marker_features(key: str, tokens: list[str], f: dict[str, float]) -> None:
+    """Features of one folded candidate head ``key`` (its first sentence) with its words ``tokens``."""
+    body = _label_features(key, f)
+    present = frozenset(tokens)
+    if (m.UNDECIDED.search(words(body)) if body is not key else m.UNDECIDED.search(tokens, present)) or (
+        m.OPEN_VALUE.match(body)
+    ):
+        f["undecided"] = 1
+    if m.CHOICE.match(key) or (body is not key and m.CHOICE.match(body)):
+        f["choice"] = 1
+    if m.THE_X_IS.match(key):
+        f["the_x_is"] = 1
+    if m.CONCLUSION.match(key):
+        f["conclusion"] = 1
+    kind, rest = _commitment(body)
+    if kind:
+        f[kind] = 1
+        if m.EXPLORE.match(rest):
+            f["explore"] = 1
+    elif m.EXPLORE.match(body):
+        f["explore_step"] = 1
+    if m.CONDITIONAL.match(key):
+        f["conditional"] = 1
+    if m.FILLER.match(key):
+        f["filler"] = 1
+    if m.PAST_REPORT.match(body) and "choice" not in f:
+        f["past_report"] = 1
+    for name, family in _PHRASE_FEATURES:
+        if family.search(tokens, present):
+            f[name] = 1
+    if len(tokens) < 4:
+        f["short"] = 1
+    elif len(tokens) > 30:
+        f["long"] = 1
+
+
+_PHRASE_FEATURES = (
+    ("recommend", m.RECOMMEND),
+    ("standing", m.STANDING),
+    ("chore", m.CHORE),
+    ("also", m.ALSO),
+    ("preparatory", m.PREPARATORY),
+    ("hedge", m.HEDGE),
+    ("either_or", m.EITHER_OR),
+    ("ordinal_reference", m.ORDINAL_REFERENCE),
+    ("done", m.DONE),
+    ("you", m.YOU),
+)
+
+
+def _reply_features(reply: str | None) -> dict[str, float]:
+    if reply is None:
+        return {"reply_none": 1}
+    key = fold(reply.strip())
+    f: dict[str, float] = {}
+    if m.REPLY_START.search(key):
+        f["reply_start"] = 1
+    if m.REPLY_DEFER.search(key):
+        f["reply_defer"] = 1
+    elif m.REPLY_AFFIRM.search(key):
+        f["reply_affirm"] = 1
+    return f
+
+
+def _document_features(prose: list[_Line], undecided: list[bool], bold_led: int) -> dict[str, float]:
+    f: dict[str, float] = {}
+    if prose and any("?" in ln.text for ln in prose if ln.para == prose[-1].para):
+        f["doc_question_end"] = 1
+    if bold_led >= 2:
+        f["doc_many_bold"] = 1
+    if any(undecided):
+        f["doc_undecided"] = 1
+    if any(m.DOC_EXPLORE.search(ln.tokens) for ln in prose):
+        f["doc_explore"] = 1
+    return f
+
+
+def _header_of(lines: list[_Line], index: int) -> _Line | None:
+    """The line introducing the list that contains ``lines[index]`` (a non-item line ending in ":")."""
+    j = index
+    while j > 0 and lines[j - 1].kind == "item" and lines[j - 1].group == lines[index].group:
+        j -= 1
+    previous = lines[j - 1] if j else None
+    return previous if previous is not None and previous.kind != "item" and previous.text.endswith(":") else None
+
+
+def _referenced_items(lines: list[_Line], groups: dict[int, list[int]]) -> set[int]:
+    """List items that a later recommendation or choice names by position ("my pick is the second option")."""
+    found: set[int] = set()
+    for i, line in enumerate(lines):
+        if not m.ORDINAL_REFERENCE.search(line.tokens):
+            continue
+        key = line.key
+        if not (m.RECOMMEND.search(line.tokens) or m.CHOICE.match(key) or m.THE_X_IS.match(key)
+                or m.LABEL.match(key) or m.INTENT.match(key)):
+            continue
+        ordinal = m.ORDINAL.search(key)
+        if ordinal is None:
+            continue
+        word = ordinal.group("word") or ordinal.group("num") or ""
+        n = m.ORDINAL_INDEX.get(word[:3] if len(word) > 1 else word, 0)
+        before = [g for g, items in groups.items() if items[-1] < i]
+        if n and before and n <= len(groups[before[-1]]):
+            found.add(groups[before[-1]][n - 1])
+    return found
+
+
+def _is_undecided(line: _Line) -> bool:
+    return m.UNDECIDED.search(line.tokens) or bool(m.OPEN_VALUE.match(line.key))
+
+
+def _kv_undecided(line: _Line) -> bool:
+    kv = _KV_BULLET.match(line.raw)
+    if kv is None:
+        return False
+    value = fold(kv.group("value").lstrip("—–-: "))
+    return m.UNDECIDED.search(words(value)) or bool(m.OPEN_VALUE.match(value))
+
+
+def _item_features(
+    lines: list[_Line], index: int, group: list[int], kv_open: list[bool], f: dict[str, float]
+) -> None:
+    """Features of a list item from its list: its place, the list header, key-value siblings."""
+    line = lines[index]
+    f["item"] = 1
+    if group[0] == index:
+        f["first_item"] = 1
+    if line.number:
+        f["numbered"] = 1
+    header = _header_of(lines, index)
+    if header is not None:
+        asks = any(t.startswith(("question", "pitanj", "frage", "pregunt")) for t in header.tokens)
+        if asks or m.UNDECIDED.search(header.tokens):
+            f["under_questions"] = 1
+        elif m.OPTIONS_HEADER.search(header.key):
+            f["under_options"] = 1
+        elif m.PLAN_HEADER.search(header.key):
+            f["under_plan"] = 1
+        elif m.REPORT_HEADER.search(header.key):
+            f["under_report"] = 1
+        if m.PREPARATORY.search(header.tokens):
+            f["under_explore"] = 1
+    if _KV_BULLET.match(line.raw):
+        f["kv"] = 1
+        if any(kv_open[j] for j in group if j != index):
+            f["kv_partial"] = 1
+    elif _BOLD_LED.match(line.raw):
+        f["bold_led"] = 1
+    f["list_explore_share"] = sum(1 for j in group if m.EXPLORE.match(lines[j].key)) / len(group)
+
+
+def _interactions(f: dict[str, float]) -> None:
+    """Products of features whose meaning depends on each other (the model is linear)."""
+    for a, b in _PAIRS:
+        if a in f and b in f:
+            f[f"{a}*{b}"] = f[a] * f[b]
+    if "first_item" in f and "under_plan" in f and "reply_affirm" in f:
+        f["first_item*under_plan*reply_affirm"] = 1
+    f.pop("first_para", None)
+    f.pop("last_para", None)
+
+
+_PAIRS = (
+    ("first_item", "under_plan"),
+    ("first_item", "reply_start"),
+    ("kv", "kv_partial"),
+    ("after_fence", "commit"),
+    ("after_fence", "intent"),
+    ("after_fence", "choice"),
+    ("intent", "explore"),
+    ("commit", "explore"),
+    ("standalone", "after_list"),
+    ("conclusion", "standalone"),
+    ("one_sentence", "after_list"),
+    ("heading", "first_para"),
+    ("last_para", "intent"),
+    ("last_para", "commit"),
+    ("first_para", "past_report"),
+    ("doc_question_end", "intent"),
+    ("first_item", "under_explore"),
+    ("explore_step", "under_plan"),
+    ("doc_explore", "first_item"),
+)
+
+
+def candidates(text: str, reply: str | None = None) -> list[Candidate]:
+    """Every candidate decision in ``text`` with its features (see the module docstring).
+
+    Args:
+        text: the agent response.
+        reply: the user's reply to it, when known; ``None`` leaves the reply features out.
+    """
+    lines = _parse(text)
+    prose_index = [i for i, ln in enumerate(lines) if ln.kind in ("text", "item", "bold", "heading")]
+    prose = [lines[i] for i in prose_index]
+    undecided = [_is_undecided(ln) for ln in prose]
+    kv_open = [ln.kind == "item" and _kv_undecided(ln) for ln in lines]
+    bold_led = sum(1 for ln in lines if _BOLD_LED.match(ln.raw))
+    shared = _document_features(prose, undecided, bold_led) | _reply_features(reply)
+    groups: dict[int, list[int]] = {}
+    para_size: dict[int, int] = {}
+    for i, ln in enumerate(lines):
+        para_size[ln.para] = para_size.get(ln.para, 0) + 1
+        if ln.kind == "item":
+            groups.setdefault(ln.group, []).append(i)
+    referenced = _referenced_items(lines, groups) if groups else set()
+    paragraphs = len({ln.para for ln in prose})
+    out: list[Candidate] = []
+    for i in prose_index:
+        line = lines[i]
+        if not line.text or line.text.endswith(":"):
+            continue
+        f = dict(shared)
+        if paragraphs >= 3:
+            # Where a line sits says something only in a response with a beginning, a middle and an end,
+            # and only together with what the line says (see _interactions).
+            if line.para == prose[0].para:
+                f["first_para"] = 1
+            if line.para == prose[-1].para:
+                f["last_para"] = 1
+        if line.after_fence:
+            f["after_fence"] = 1
+        previous = lines[i - 1] if i else None
+        if previous is not None and previous.para != line.para and previous.kind in ("item", "table"):
+            f["after_list"] = 1
+        if para_size[line.para] == 1 and line.kind in ("text", "bold"):
+            f["standalone"] = 1
+        if line.kind in ("bold", "heading"):
+            f["heading"] = 1
+        if line.kind == "item":
+            _item_features(lines, i, groups[line.group], kv_open, f)
+        if i in referenced:
+            f["referenced"] = 1
+        parts = sentences(line.text)
+        # A line that opens with a short interjection ("You're right, sorry. I'll revert ...") is, after it,
+        # a one-sentence statement like any other.
+        opening = 0
+        while opening < len(parts) - 1 and _interjection(parts[opening]):
+            opening += 1
+        for order, sentence in enumerate(parts[:4]):
+            features = dict(f)
+            key = line.key if len(parts) == 1 else fold(sentence)
+            if order:
+                features["later_sentence" if order > opening else "after_interjection"] = 1
+                features.pop("heading", None)
+            if "standalone" in f and order >= opening and len(parts) == opening + 1:
+                features["one_sentence"] = 1
+            _marker_features(key, line.tokens if len(parts) == 1 else words(key), features)
+            if order and not any(name in features for name in _COMMITTING):
+                continue
+            asks = sentence.endswith("?") or (not order and line.text.endswith("?"))
+            if asks or _gated(features):
+                continue
+            _interactions(features)
+            out.append(Candidate(sentence if order else line.text, features))
+            if len(out) >= _MAX_CANDIDATES:
+                break
+        if len(out) >= _MAX_CANDIDATES:
+            break
+    _context_features(out)
+    return out
+
+
+_EXPLICIT = ("label_decision", "label_proposal", "choice", "the_x_is", "recommend")
+
+
+def _context_features(found: list[Candidate]) -> None:
+    """Mark candidates that compete with an explicitly marked one elsewhere in the response."""
+    explicit = [i for i, c in enumerate(found) if any(name in c.features for name in _EXPLICIT)]
+    if not explicit:
+        return
+    for i, c in enumerate(found):
+        if i not in explicit or len(explicit) > 1:
+            c.features["other_explicit"] = 1

@@ -1,0 +1,260 @@
+"""Semantic duplicate detection for short decision and open-item strings.
+
+Standard library only and no capture imports, so capture and merge code can both use it without cycles.
+
+:func:`is_semantic_duplicate` compares two texts as canonical tokens (:mod:`engine.capture.canonical`): case,
+diacritics, markdown, list markers and labels do not count; inflections, English and Serbian synonyms from a
+curated lexicon, abbreviations (``DB``/``database``, ``k8s``/``Kubernetes``, ``PR``/``pull request``), dates and
+times in any notation (``3/3``/``March 3``, ``Thu 18h``/``Thursday at 6 pm``) count as the same word, and a
+pronoun can stand for a name ("call him" / "Call Jovan"). Then, in order:
+
+* two texts that take opposite positions are different: one negates what the other says ("Don't retry
+  failed webhooks"), or they put an action on opposite sides of an axis (enable/disable, merge/split,
+  keep/delete, lock/unlock; "don't show" and "hide" are the *same* side);
+* conflicting values or names are different (``30s``/``60s``, ``March``/``April``, Jovan/Jovana);
+* two texts that repeat each other except for one slot in the same place are different ("Pay the phone
+  bill" / "Pay the gas bill"; "Deprecate" / "Remove the v1 API");
+* otherwise they are duplicates when one covers the other (at least two shared words and nothing extra on
+  one side: "Book dentist" / "Book dentist appointment for Thursday"), or when the share of matched words
+  reaches ``threshold``.
+
+Light policy words ("adopt", "need", "start", "every") may match but are never a difference, so an action and
+the rule it creates meet ("Adopt Conventional Commits" / "We follow Conventional Commits in every repo").
+
+Misses: paraphrases that share no words and no lexicon entry, rules restated as a slogan, and any word the
+lexicon does not know whose synonym sits in the differing slot. An added head noun reads as elaboration
+("Refactor auth middleware" / "... middleware tests" is a false positive).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from engine.capture import lexicon_en, lexicon_sr
+from engine.capture import weights as capture_weights
+from engine.capture.canonical import CONTENT, LIGHT, NAME, PRONOUN, VALUE, Analysis, Token, analyse, fold
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "NEGATORS",
+    "STOP_WORDS",
+    "dedupe",
+    "extract_keywords",
+    "fold",
+    "is_semantic_duplicate",
+    "jaccard",
+    "merge_unique",
+    "normalize",
+]
+
+DEFAULT_THRESHOLD = capture_weights.DEDUP_THRESHOLD
+"""Share of matched words (matched / (matched + unmatched)) at or above which two texts that neither cover
+the other are duplicates; fit on the labelled pairs (:mod:`engine.capture.weights`)."""
+
+STOP_WORDS = lexicon_en.STOP_WORDS | lexicon_sr.STOP_WORDS
+"""Function words (English and folded Serbian) that never count."""
+NEGATORS = lexicon_en.NEGATORS | lexicon_sr.NEGATORS
+"""Words that flip a statement."""
+
+_MARKDOWN = re.compile(r"[*`]")
+_BULLET = re.compile(r"^(?:(?:[-+•]|\d+[.)])(?:\s+|$))+")
+
+
+@functools.lru_cache(maxsize=8192)
+def normalize(text: str) -> str:
+    """Drop ``*`` and backticks, collapse whitespace, strip leading bullets, lowercase.
+
+    Idempotent: ``normalize(normalize(t)) == normalize(t)`` for every string.
+    """
+    collapsed = " ".join(_MARKDOWN.sub("", text).split())
+    return _BULLET.sub("", collapsed).strip().lower()
+
+
+def extract_keywords(text: str) -> frozenset[str]:
+    """Folded content words of ``text``: stop words dropped, negators, names and values kept."""
+    analysis = analyse(text)
+    words = {t.surface for t in analysis.tokens if t.kind in (CONTENT, NAME, VALUE)}
+    return frozenset(words | ({"not"} if analysis.negations else set()))
+
+
+def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
+    """``|a & b| / |a | b|`` of two word collections; 0.0 when both are empty."""
+    sa, sb = set(a), set(b)
+    union = sa | sb
+    return len(sa & sb) / len(union) if union else 0.0
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _inflected(a: str, b: str) -> bool:
+    """Same word in another inflection: ``users``/``user``, ``merged``/``merge``, ``bazu``/``baze``."""
+    cp = _common_prefix(a, b)
+    if cp >= 4 and len(a) - cp <= 3 and len(b) - cp <= 3:
+        return True
+    return cp >= 3 and min(len(a), len(b)) >= 4 and len(a) - cp <= 1 and len(b) - cp <= 1
+
+
+def _cognate(ka: str, kb: str) -> bool:
+    """Loanword and source ("kalkulator"/"calculator"), or a clipped form ("dev"/"developer"), by spelling key."""
+    shorter = min(len(ka), len(kb))
+    cp = _common_prefix(ka, kb)
+    return (shorter >= 5 and cp >= 5 and cp >= 0.8 * shorter) or (cp == shorter >= 3 and len(ka) != len(kb))
+
+
+def _level(a: Token, b: Token, cross: bool) -> int:
+    """2 = the same word, 1 = an equivalent (synonym, inflection, spelling), 0 = different."""
+    if a.kind == PRONOUN or b.kind == PRONOUN:
+        return 0
+    if not a.concepts.isdisjoint(b.concepts):
+        return 2 if a.surface == b.surface or a.stem == b.stem else 1
+    if a.kind == VALUE or b.kind == VALUE or (a.stem[:3] != b.stem[:3] and a.key[:3] != b.key[:3]):
+        return 0
+    if a.kind == NAME or b.kind == NAME:
+        # Names inflect in Serbian ("Milošu"/"Miloš"), but within one language a different ending is a
+        # different person (Jovan/Jovana).
+        return 1 if cross and a.kind == b.kind == NAME and _inflected(a.stem, b.stem) else 0
+    return 1 if _inflected(a.stem, b.stem) or _cognate(a.key, b.key) else 0
+
+
+def _stands_for(other: Token) -> bool:
+    """Whether a pronoun can stand for ``other``: a name or a person ("the client", "the contractors")."""
+    return other.kind == NAME or bool(other.concepts & lexicon_en.PERSON_CONCEPTS)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """How two analysed texts line up; the basis of the duplicate decision."""
+
+    pairs: tuple[tuple[int, int, int], ...]
+    """Matched ``(index in a, index in b, level)``."""
+    extra_a: tuple[int, ...]
+    """Indices of unmatched content, name and value tokens of ``a`` (light words and pronouns never count)."""
+    extra_b: tuple[int, ...]
+    opposed: bool
+    """The texts take opposite positions (negation or opposite actions)."""
+    conflict: bool
+    """Both texts have a value or a name the other lacks (``30s``/``60s``, Jovan/Jovana)."""
+    one_slot: bool
+    """The unmatched words form one run on each side, in the same place between matched words, and the rest
+    is the same word for word (or the texts are in different languages)."""
+
+    @property
+    def matched(self) -> int:
+        return len(self.pairs)
+
+    @property
+    def similarity(self) -> float:
+        total = self.matched + len(self.extra_a) + len(self.extra_b)
+        return self.matched / total if total else 0.0
+
+
+def _opposed(a: Analysis, b: Analysis) -> bool:
+    for axis in {axis for axis, _ in a.axes} & {axis for axis, _ in b.axes}:
+        signs_a = {sign for name, sign in a.axes if name == axis}
+        signs_b = {sign for name, sign in b.axes if name == axis}
+        if signs_a.isdisjoint(signs_b):
+            return True
+    return a.negations % 2 != b.negations % 2
+
+
+def _one_slot(extra_a: tuple[int, ...], extra_b: tuple[int, ...], pairs: list[tuple[int, int, int]]) -> bool:
+    if not extra_a or not extra_b:
+        return False
+    if extra_a[-1] - extra_a[0] != len(extra_a) - 1 or extra_b[-1] - extra_b[0] != len(extra_b) - 1:
+        return False
+    before_a = sum(1 for i, _, _ in pairs if i < extra_a[0])
+    before_b = sum(1 for _, j, _ in pairs if j < extra_b[0])
+    return before_a == before_b
+
+
+def compare(text_a: str, text_b: str) -> Comparison:
+    """Align the canonical tokens of two texts (greedy: the same words first, then equivalents, then pronouns)."""
+    a, b = analyse(text_a), analyse(text_b)
+    ta, tb = a.tokens, b.tokens
+    cross = a.serbian != b.serbian
+    pairs: dict[int, tuple[int, int]] = {}
+    used: set[int] = set()
+    levels = [[_level(x, y, cross) for y in tb] for x in ta]
+    for wanted in (2, 1):
+        for i in range(len(ta)):
+            if i in pairs:
+                continue
+            for j in range(len(tb)):
+                if j not in used and levels[i][j] == wanted:
+                    pairs[i] = (j, wanted)
+                    used.add(j)
+                    break
+    for i, x in enumerate(ta):
+        for j, y in enumerate(tb):
+            if i in pairs or j in used:
+                continue
+            if (x.kind == PRONOUN and _stands_for(y)) or (y.kind == PRONOUN and _stands_for(x)):
+                pairs[i] = (j, 1)
+                used.add(j)
+    counted = (CONTENT, NAME, VALUE)
+    extra_a = tuple(i for i, x in enumerate(ta) if i not in pairs and x.kind in counted)
+    extra_b = tuple(j for j, y in enumerate(tb) if j not in used and y.kind in counted)
+    conflict = any(ta[i].kind in (VALUE, NAME) for i in extra_a) and any(tb[j].kind in (VALUE, NAME) for j in extra_b)
+    ordered = sorted((i, j, level) for i, (j, level) in pairs.items())
+    # A single differing slot is a contrast when the rest is word for word the same (or a translation);
+    # when the rest is itself reworded, the odd pair is more likely rewording too.
+    literal = cross or all(level == 2 for _, _, level in ordered)
+    one_slot = literal and _one_slot(extra_a, extra_b, ordered)
+    return Comparison(tuple(ordered), extra_a, extra_b, _opposed(a, b), conflict, one_slot)
+
+
+def _duplicate(a: str, b: str, threshold: float) -> bool:
+    if normalize(a) == normalize(b):
+        return True
+    c = compare(a, b)
+    if c.opposed or c.conflict or not c.pairs:
+        return False
+    content = sum(1 for i, _, _ in c.pairs if analyse(a).tokens[i].kind != LIGHT)
+    if not c.extra_a or not c.extra_b:
+        # One text covers the other; a single shared word is too little evidence.
+        return content >= 2 or (content >= 1 and not c.extra_a and not c.extra_b)
+    if c.one_slot:
+        return False
+    return c.similarity >= threshold
+
+
+def is_semantic_duplicate(a: str, b: str, threshold: float = DEFAULT_THRESHOLD) -> bool:
+    """True if ``a`` and ``b`` state the same decision or open item (symmetric; see the module docstring).
+
+    Args:
+        threshold: share of matched words needed when neither text covers the other.
+    """
+    # Canonical argument order makes the greedy alignment, and so the answer, symmetric.
+    first, second = sorted((a, b), key=lambda s: (normalize(s), s))
+    return _duplicate(first, second, threshold)
+
+
+def dedupe(items: Iterable[str], is_duplicate: Callable[[str, str], bool] = is_semantic_duplicate) -> tuple[str, ...]:
+    """Items in their original order, dropping any that duplicates an earlier kept item (keep-first)."""
+    kept: list[str] = []
+    for item in items:
+        if not any(is_duplicate(prev, item) for prev in kept):
+            kept.append(item)
+    return tuple(kept)
+
+
+def merge_unique(
+    primary: Iterable[str],
+    secondary: Iterable[str],
+    is_duplicate: Callable[[str, str], bool] = is_semantic_duplicate,
+) -> tuple[str, ...]:
+    """``primary`` deduplicated, then each ``secondary`` item not covered by what is already kept.
+
+    LLM-enriched decisions come first; heuristic ones are preserved only when new.
+    """
+    return dedupe((*primary, *secondary), is_duplicate)
