@@ -38,9 +38,9 @@ from typing import Any
 from bench.fit_capture import DECISION_FILES, DEDUP_FILES, fit_decisions, fit_dedup_threshold, load_all, matches
 from bench.logistic import folds
 from bench.seed_rules import extract_decision_from_response_seed, is_semantic_duplicate_seed
-from engine.capture import canonical
 from engine.capture.decisions import extract_decision_from_response
 from engine.capture.dedup import is_semantic_duplicate
+from engine.capture.language import canonical
 
 _SR = re.compile(r"[čćšžđ]|\b(?:je|da|za|sa|smo|sam|ću|ćemo|treba|nije|kod|ili|ali)\b", re.I)
 _DE = re.compile(r"\b(?:ich|wir|und|nicht|ist|mit|der|die|das|für|auf)\b", re.I)

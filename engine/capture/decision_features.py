@@ -12,24 +12,17 @@ and choices named only by position ("the second option") are never candidates.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.capture import decision_markers as m
 from engine.capture.dedup import fold
-from engine.capture.phrases import words
+from engine.capture.language.phrases import PhraseFamilies, words
+from engine.capture.response_lines import Line, parse, sentences
 
-__all__ = ["Candidate", "candidates", "clean", "sentences"]
+__all__ = ["Candidate", "candidates"]
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_BULLET = re.compile(r"^(?:[-*+•])\s+")
-_NUMBERED = re.compile(r"^(?P<n>\d{1,2})[.)]\s+")
-_HEADING = re.compile(r"^#{1,6}\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
-_NOT_A_STOP = re.compile(r"(?:\d|\b\w)[.]$")
-_BOLD_LINE = re.compile(r"^\*\*[^*]+\*\*:?$")
 _KV_BULLET = re.compile(r"^(?:[-*+•]|\d{1,2}[.)])\s+\*\*(?P<key>[^*]{1,60}?):?\*\*:?\s*(?P<value>.*)$")
 _BOLD_LED = re.compile(r"^(?:(?:[-*+•]|\d{1,2}[.)])\s+)?\*\*[^*]+\*\*")
-_MAX_LINES = 400
 _MAX_CANDIDATES = 120
 _COMMITTING = ("choice", "intent", "commit", "the_x_is")
 _GATES = ("undecided", "either_or", "ordinal_reference", "label_empty")
@@ -58,91 +51,6 @@ class Candidate:
     """The cleaned text (list markers, bold and heading hashes removed), as it would be reported."""
     features: dict[str, float]
     """Named feature values; absent features are 0."""
-
-
-@dataclass(slots=True)
-class _Line:
-    raw: str
-    text: str
-    para: int
-    kind: str
-    """One of: text, item, heading, bold, quote, table."""
-    number: int = 0
-    """The number of a numbered list item (0 for other lines)."""
-    after_fence: bool = False
-    group: int = -1
-    """Index of the list group of an item (-1 for other lines)."""
-    key: str = ""
-    """Folded ``text``."""
-    tokens: list[str] = field(default_factory=list)
-    """Words of ``key``."""
-
-
-def clean(line: str) -> str:
-    """A line without list markers, emphasis markers or heading hashes, whitespace collapsed."""
-    line = _NUMBERED.sub("", _BULLET.sub("", _HEADING.sub("", line.strip())))
-    return " ".join(line.replace("**", "").replace("__", "").split())
-
-
-def sentences(line: str) -> list[str]:
-    """``line`` split into sentences; a piece starting in lower case, or after "7." or "d.o.o.", continues."""
-    pieces = _SENTENCE_END.split(line)
-    out = [pieces[0]]
-    for piece in pieces[1:]:
-        if piece[0].islower() or _NOT_A_STOP.search(out[-1]):
-            out[-1] += " " + piece
-        else:
-            out.append(piece)
-    return out
-
-
-def _kind(stripped: str) -> tuple[str, int]:
-    if stripped.startswith(">"):
-        return "quote", 0
-    if stripped.startswith("|"):
-        return "table", 0
-    if _HEADING.match(stripped):
-        return "heading", 0
-    numbered = _NUMBERED.match(stripped)
-    if numbered:
-        return "item", int(numbered.group("n"))
-    if _BULLET.match(stripped):
-        return "item", 0
-    return ("bold" if _BOLD_LINE.match(stripped) else "text"), 0
-
-
-def _parse(text: str) -> list[_Line]:
-    """Lines of ``text`` outside code fences with their paragraph, kind, list number and fence context."""
-    lines: list[_Line] = []
-    fence, para, fence_closed, blank = "", 0, False, True
-    for raw in text.splitlines()[:_MAX_LINES]:
-        opener = _FENCE.match(raw)
-        if fence:
-            stripped = raw.strip()
-            if opener and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
-                fence, fence_closed = "", True
-            continue
-        if opener:
-            fence, para = opener.group(1), para + 1
-            continue
-        stripped = raw.strip()
-        if not stripped:
-            para += 0 if blank else 1
-            blank = True
-            continue
-        blank = False
-        kind, number = _kind(stripped)
-        text_ = clean(stripped)
-        key = fold(text_)
-        lines.append(_Line(stripped, text_, para, kind, number, fence_closed, -1, key, words(key)))
-        fence_closed = False
-    group, previous = -1, ""
-    for line in lines:
-        if line.kind == "item":
-            group += previous != "item"
-            line.group = group
-        previous = line.kind
-    return lines
 
 
 def _commitment(key: str) -> tuple[str, str]:
@@ -211,26 +119,27 @@ def _marker_features(key: str, tokens: list[str], f: dict[str, float]) -> None:
         f["filler"] = 1
     if m.PAST_REPORT.match(body) and "choice" not in f:
         f["past_report"] = 1
-    for name, family in _PHRASE_FEATURES:
-        if family.search(tokens, present):
-            f[name] = 1
+    for name in _PHRASE_FEATURES.found(tokens):
+        f[name] = 1
     if len(tokens) < 4:
         f["short"] = 1
     elif len(tokens) > 30:
         f["long"] = 1
 
 
-_PHRASE_FEATURES = (
-    ("recommend", m.RECOMMEND),
-    ("standing", m.STANDING),
-    ("chore", m.CHORE),
-    ("also", m.ALSO),
-    ("preparatory", m.PREPARATORY),
-    ("hedge", m.HEDGE),
-    ("either_or", m.EITHER_OR),
-    ("ordinal_reference", m.ORDINAL_REFERENCE),
-    ("done", m.DONE),
-    ("you", m.YOU),
+_PHRASE_FEATURES = PhraseFamilies(
+    {
+        "recommend": m.RECOMMEND,
+        "standing": m.STANDING,
+        "chore": m.CHORE,
+        "also": m.ALSO,
+        "preparatory": m.PREPARATORY,
+        "hedge": m.HEDGE,
+        "either_or": m.EITHER_OR,
+        "ordinal_reference": m.ORDINAL_REFERENCE,
+        "done": m.DONE,
+        "you": m.YOU,
+    }
 )
 
 
@@ -248,7 +157,7 @@ def _reply_features(reply: str | None) -> dict[str, float]:
     return f
 
 
-def _document_features(prose: list[_Line], undecided: list[bool], bold_led: int) -> dict[str, float]:
+def _document_features(prose: list[Line], undecided: list[bool], bold_led: int) -> dict[str, float]:
     f: dict[str, float] = {}
     if prose and any("?" in ln.text for ln in prose if ln.para == prose[-1].para):
         f["doc_question_end"] = 1
@@ -261,7 +170,7 @@ def _document_features(prose: list[_Line], undecided: list[bool], bold_led: int)
     return f
 
 
-def _header_of(lines: list[_Line], index: int) -> _Line | None:
+def _header_of(lines: list[Line], index: int) -> Line | None:
     """The line introducing the list that contains ``lines[index]`` (a non-item line ending in ":")."""
     j = index
     while j > 0 and lines[j - 1].kind == "item" and lines[j - 1].group == lines[index].group:
@@ -270,7 +179,7 @@ def _header_of(lines: list[_Line], index: int) -> _Line | None:
     return previous if previous is not None and previous.kind != "item" and previous.text.endswith(":") else None
 
 
-def _referenced_items(lines: list[_Line], groups: dict[int, list[int]]) -> set[int]:
+def _referenced_items(lines: list[Line], groups: dict[int, list[int]]) -> set[int]:
     """List items that a later recommendation or choice names by position ("my pick is the second option")."""
     found: set[int] = set()
     for i, line in enumerate(lines):
@@ -291,11 +200,11 @@ def _referenced_items(lines: list[_Line], groups: dict[int, list[int]]) -> set[i
     return found
 
 
-def _is_undecided(line: _Line) -> bool:
+def _is_undecided(line: Line) -> bool:
     return m.UNDECIDED.search(line.tokens) or bool(m.OPEN_VALUE.match(line.key))
 
 
-def _kv_undecided(line: _Line) -> bool:
+def _kv_undecided(line: Line) -> bool:
     kv = _KV_BULLET.match(line.raw)
     if kv is None:
         return False
@@ -304,7 +213,7 @@ def _kv_undecided(line: _Line) -> bool:
 
 
 def _item_features(
-    lines: list[_Line], index: int, group: list[int], kv_open: list[bool], f: dict[str, float]
+    lines: list[Line], index: int, group: list[int], kv_open: list[bool], f: dict[str, float]
 ) -> None:
     """Features of a list item from its list: its place, the list header, key-value siblings."""
     line = lines[index]
@@ -376,7 +285,7 @@ def candidates(text: str, reply: str | None = None) -> list[Candidate]:
         text: the agent response.
         reply: the user's reply to it, when known; ``None`` leaves the reply features out.
     """
-    lines = _parse(text)
+    lines = parse(text)
     prose_index = [i for i, ln in enumerate(lines) if ln.kind in ("text", "item", "bold", "heading")]
     prose = [lines[i] for i in prose_index]
     undecided = [_is_undecided(ln) for ln in prose]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from engine.capture.phrases import Phrases
+from engine.capture.language.phrases import Phrases
 
 
 def _set(words: str) -> frozenset[str]:
@@ -198,7 +198,7 @@ REPLY_DEFER = re.compile(
 )
 
 
-# --- phrase families, found anywhere in a line (see engine.capture.phrases) ---------------------------------------
+# --- phrase families, found anywhere in a line (see engine.capture.language.phrases) ----------------------
 
 UNDECIDED = Phrases(
     "pending | still open | open question* | tbd | to be decided | to be settled | to be confirmed | to be determined"

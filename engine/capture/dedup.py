@@ -2,7 +2,7 @@
 
 Standard library only and no capture imports, so capture and merge code can both use it without cycles.
 
-:func:`is_semantic_duplicate` compares two texts as canonical tokens (:mod:`engine.capture.canonical`): case,
+:func:`is_semantic_duplicate` compares two texts as canonical tokens (:mod:`engine.capture.language.canonical`): case,
 diacritics, markdown, list markers and labels do not count; inflections, English and Serbian synonyms from a
 curated lexicon, abbreviations (``DB``/``database``, ``k8s``/``Kubernetes``, ``PR``/``pull request``), dates and
 times in any notation (``3/3``/``March 3``, ``Thu 18h``/``Thursday at 6 pm``) count as the same word, and a
@@ -33,9 +33,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from engine.capture import lexicon_en, lexicon_sr
 from engine.capture import weights as capture_weights
-from engine.capture.canonical import CONTENT, LIGHT, NAME, PRONOUN, VALUE, Analysis, Token, analyse, fold
+from engine.capture.language import lexicon_en, lexicon_sr, polarity
+from engine.capture.language.canonical import CONTENT, LIGHT, NAME, PRONOUN, VALUE, Analysis, Token, analyse, fold
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -56,7 +56,7 @@ the other are duplicates; fit on the labelled pairs (:mod:`engine.capture.weight
 
 STOP_WORDS = lexicon_en.STOP_WORDS | lexicon_sr.STOP_WORDS
 """Function words (English and folded Serbian) that never count."""
-NEGATORS = lexicon_en.NEGATORS | lexicon_sr.NEGATORS
+NEGATORS = polarity.NEGATORS
 """Words that flip a statement."""
 
 _MARKDOWN = re.compile(r"[*`]")
@@ -167,7 +167,7 @@ def _opposed(a: Analysis, b: Analysis) -> bool:
     return a.negations % 2 != b.negations % 2
 
 
-def _one_slot(extra_a: tuple[int, ...], extra_b: tuple[int, ...], pairs: list[tuple[int, int, int]]) -> bool:
+def _one_slot(extra_a: tuple[int, ...], extra_b: tuple[int, ...], pairs: tuple[tuple[int, int, int], ...]) -> bool:
     if not extra_a or not extra_b:
         return False
     if extra_a[-1] - extra_a[0] != len(extra_a) - 1 or extra_b[-1] - extra_b[0] != len(extra_b) - 1:
@@ -182,35 +182,44 @@ def compare(text_a: str, text_b: str) -> Comparison:
     a, b = analyse(text_a), analyse(text_b)
     ta, tb = a.tokens, b.tokens
     cross = a.serbian != b.serbian
-    pairs: dict[int, tuple[int, int]] = {}
-    used: set[int] = set()
-    levels = [[_level(x, y, cross) for y in tb] for x in ta]
+    # Most pairs share neither a concept nor a first syllable: only the others are compared in full.
+    levels = []
+    index = b.index
+    for x in ta:
+        row = [0] * len(tb)
+        tried: set[int] = set()
+        for key in x.lookup:
+            for j in index.get(key, ()):
+                if j not in tried:
+                    tried.add(j)
+                    row[j] = _level(x, tb[j], cross)
+        levels.append(row)
+    partner_a, partner_b, level_a = [-1] * len(ta), [-1] * len(tb), [0] * len(ta)
     for wanted in (2, 1):
-        for i in range(len(ta)):
-            if i in pairs:
+        for i, row in enumerate(levels):
+            if partner_a[i] >= 0:
                 continue
-            for j in range(len(tb)):
-                if j not in used and levels[i][j] == wanted:
-                    pairs[i] = (j, wanted)
-                    used.add(j)
+            for j, level in enumerate(row):
+                if level == wanted and partner_b[j] < 0:
+                    partner_a[i], partner_b[j], level_a[i] = j, i, wanted
                     break
-    for i, x in enumerate(ta):
-        for j, y in enumerate(tb):
-            if i in pairs or j in used:
-                continue
-            if (x.kind == PRONOUN and _stands_for(y)) or (y.kind == PRONOUN and _stands_for(x)):
-                pairs[i] = (j, 1)
-                used.add(j)
+    if any(x.kind == PRONOUN for x in ta) or any(y.kind == PRONOUN for y in tb):
+        for i, x in enumerate(ta):
+            for j, y in enumerate(tb):
+                if partner_a[i] >= 0 or partner_b[j] >= 0:
+                    continue
+                if (x.kind == PRONOUN and _stands_for(y)) or (y.kind == PRONOUN and _stands_for(x)):
+                    partner_a[i], partner_b[j], level_a[i] = j, i, 1
     counted = (CONTENT, NAME, VALUE)
-    extra_a = tuple(i for i, x in enumerate(ta) if i not in pairs and x.kind in counted)
-    extra_b = tuple(j for j, y in enumerate(tb) if j not in used and y.kind in counted)
+    extra_a = tuple(i for i, x in enumerate(ta) if partner_a[i] < 0 and x.kind in counted)
+    extra_b = tuple(j for j, y in enumerate(tb) if partner_b[j] < 0 and y.kind in counted)
     conflict = any(ta[i].kind in (VALUE, NAME) for i in extra_a) and any(tb[j].kind in (VALUE, NAME) for j in extra_b)
-    ordered = sorted((i, j, level) for i, (j, level) in pairs.items())
+    ordered = tuple((i, j, level_a[i]) for i, j in enumerate(partner_a) if j >= 0)
     # A single differing slot is a contrast when the rest is word for word the same (or a translation);
     # when the rest is itself reworded, the odd pair is more likely rewording too.
     literal = cross or all(level == 2 for _, _, level in ordered)
     one_slot = literal and _one_slot(extra_a, extra_b, ordered)
-    return Comparison(tuple(ordered), extra_a, extra_b, _opposed(a, b), conflict, one_slot)
+    return Comparison(ordered, extra_a, extra_b, _opposed(a, b), conflict, one_slot)
 
 
 def _duplicate(a: str, b: str, threshold: float) -> bool:

@@ -1,7 +1,7 @@
 """Short task or decision text -> canonical tokens, for duplicate detection.
 
 Each word becomes a :class:`Token` with a set of *concepts*: words that mean the same share one (English
-and Serbian synonyms from :mod:`engine.capture.lexicon_en` and :mod:`engine.capture.lexicon_sr`, abbreviations
+and Serbian synonyms from :mod:`~engine.capture.language.lexicon_en` and :mod:`~.lexicon_sr`, abbreviations
 expanded). Dates, times, weekdays, months and numbers become values in one notation ("3/3", "March 3" and
 "3. marta" are all ``d:03-03``). Negations and opposite actions are recorded as signs on axes ("don't show" and
 "hide" are both ``show-``). Names and pronouns are marked so a pronoun can stand for a name. Everything is folded
@@ -16,16 +16,17 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from engine.capture import lexicon_en as en
-from engine.capture import lexicon_sr as sr
-from engine.capture.canonical_values import MONTHS, WEEKDAYS, read_value
+from engine.capture.language import lexicon_en as en
+from engine.capture.language import lexicon_sr as sr
+from engine.capture.language import polarity
+from engine.capture.language.values import MONTHS, WEEKDAYS, read_value
 
 
 def _set(words: str) -> frozenset[str]:
     """The whitespace-separated words of ``words``."""
     return frozenset(words.split())
 
-__all__ = ["Analysis", "Token", "analyse", "cognate_key", "en_stem", "fold"]
+__all__ = ["Analysis", "Token", "analyse", "cognate_key", "en_stem", "fold", "lookup_keys"]
 
 _FOLD_EXTRA = str.maketrans({"đ": "d", "Đ": "D", "ł": "l", "ø": "o", "ß": "ss", "’": "'", "‘": "'"})
 _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
@@ -55,6 +56,8 @@ class Token:
     """Stem of an unknown word (its surface for lexicon words and values), compared for inflections."""
     key: str = ""
     """:func:`cognate_key` of ``stem``, compared for loanwords."""
+    lookup: tuple[str, ...] = ()
+    """Keys under which the token can meet another (see :func:`lookup_keys`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,21 @@ class Analysis:
     negations: int
     """Negations not absorbed by an opposite-action word ("don't notify" -> 1)."""
     serbian: bool
+    index: dict[str, tuple[int, ...]]
+    """Token positions by :func:`lookup_keys`, so a comparison tries only tokens that could match."""
+
+
+def lookup_keys(token: Token) -> tuple[str, ...]:
+    """Keys under which a token can meet another: its concepts and the first letters of its stem and spelling."""
+    return token.lookup
+
+
+def _index(tokens: tuple[Token, ...]) -> dict[str, tuple[int, ...]]:
+    index: dict[str, list[int]] = {}
+    for j, token in enumerate(tokens):
+        for key in token.lookup:
+            index.setdefault(key, []).append(j)
+    return {key: tuple(js) for key, js in index.items()}
 
 
 # --- lexicon tables ----------------------------------------------------------------------------------------
@@ -143,7 +161,6 @@ for _phrase in _SR_PHRASE_LIST:
     _SR_PHRASES.setdefault(_phrase[0][:3], []).append(_phrase)
 _SR_STEM_MAX = max(len(s) for s in _SR_STEMS)
 _STOP = en.STOP_WORDS | sr.STOP_WORDS
-_NEGATORS = en.NEGATORS | sr.NEGATORS
 _SERBIAN_HINTS = _set("da za na sa je se od iz kod ili ali sve svi kad kada jos treba moze mora smo su ce cu "
                            "nije ne bez kroz zbog prema u sam")
 _TOKEN = re.compile(
@@ -307,13 +324,13 @@ def analyse(text: str) -> Analysis:
     while i < len(words) and len(tokens) < _MAX_WORDS:
         word = words[i]
         rolled_back = word == "roll" and words[i + 1 : i + 2] == ["back"]
-        if word in _NEGATORS or word in en.UNDO or word == "notfree" or rolled_back:
+        if word in polarity.NEGATORS or word in polarity.UNDO or word == "notfree" or rolled_back:
             pending, window = pending + 1, 3
             i += 2 if rolled_back else 1
             continue
-        if word in en.NEGATED_FORMS:
+        if word in polarity.NEGATED_FORMS:
             negations += 1
-            word = en.NEGATED_FORMS[word]
+            word = polarity.NEGATED_FORMS[word]
         if word in en.NUMBER_WORDS and not _phrase_at(words, i, serbian):
             word = words[i] = en.NUMBER_WORDS[word]
         elif serbian and word in sr.NUMBER_WORDS:
@@ -321,7 +338,7 @@ def analyse(text: str) -> Analysis:
         value = read_value(words, i) if (word[:1].isdigit() and word not in _EN_WORDS) or word in MONTHS or (
             word in WEEKDAYS or word in ("q1", "q2", "q3", "q4", "first", "second", "third", "fourth")) else None
         if value is not None and value[0]:
-            tokens.append(Token(word, value[0], VALUE, word))
+            tokens.append(Token(word, value[0], VALUE, word, word, tuple(value[0])))
             i += value[1]
             continue
         phrase = _phrase_at(words, i, serbian)
@@ -332,7 +349,7 @@ def analyse(text: str) -> Analysis:
             i += 1
             continue
         elif word in en.PRONOUNS or (serbian and word in sr.PRONOUNS):
-            tokens.append(Token(word, frozenset(), PRONOUN, word))
+            tokens.append(Token(word, frozenset(), PRONOUN, word, word))
             i += 1
             continue
         else:
@@ -343,12 +360,12 @@ def analyse(text: str) -> Analysis:
                 kind, concepts, stem = NAME, frozenset({word}), word
         if kind == CONTENT and concepts <= en.LIGHT:
             kind = LIGHT
-        polar = [en.AXES[c] for c in concepts if c in en.AXES]
+        polar = [polarity.AXES[c] for c in concepts if c in polarity.AXES]
         if polar:
             flip = -1 if pending % 2 else 1
             pending = window = 0
             signed = {(axis, sign * flip) for axis, sign in polar}
-            if "remove" in concepts:
+            if not concepts.isdisjoint(polarity.KEEP_OPPOSITES):
                 signed.add(("keep", -flip))
             axes |= signed
             concepts = concepts | {f"{axis}{'+' if sign > 0 else '-'}" for axis, sign in signed}
@@ -356,9 +373,12 @@ def analyse(text: str) -> Analysis:
             window -= 1
             if window <= 0:
                 negations, pending = negations + pending, 0
-        tokens.append(Token(words[i] if span == 1 else stem, concepts, kind, stem, cognate_key(stem)))
+        key = cognate_key(stem)
+        lookup = (*concepts, "\x01" + stem[:3], "\x02" + key[:3])
+        tokens.append(Token(words[i] if span == 1 else stem, concepts, kind, stem, key, lookup))
         i += span
-    return Analysis(tuple(tokens), frozenset(axes), negations + pending, serbian)
+    found = tuple(tokens)
+    return Analysis(found, frozenset(axes), negations + pending, serbian, _index(found))
 
 
 _KNOWN = frozenset(c for concepts in _EN_WORDS.values() for c in concepts) | frozenset(

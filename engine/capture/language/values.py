@@ -114,7 +114,7 @@ def read_value(words: Sequence[str], i: int) -> tuple[frozenset[str], int] | Non
     """The value starting at folded word ``words[i]`` and how many words it spans, or ``None``.
 
     Args:
-        words: folded words of the text, as split by :mod:`engine.capture.canonical`.
+        words: folded words of the text, as split by :mod:`engine.capture.language.canonical`.
         i: the index to read from.
     """
     word = words[i]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-__all__ = ["Phrases", "words"]
+__all__ = ["PhraseFamilies", "Phrases", "words"]
 
 _WORD = re.compile(r"\w+(?:'\w+)?")
 
@@ -37,7 +37,7 @@ def _follows(tokens: Sequence[str], start: int, rest: tuple[str, ...]) -> bool:
 class Phrases:
     """A set of phrases (see the module docstring), written as ``|``-separated lists."""
 
-    __slots__ = ("_firsts", "_multi", "_prefixes", "_singles", "_stems")
+    __slots__ = ("_firsts", "_heads", "_multi", "_prefixes", "_singles", "_stems")
 
     def __init__(self, *groups: str) -> None:
         singles: set[str] = set()
@@ -58,9 +58,19 @@ class Phrases:
         self._singles = frozenset(singles)
         self._firsts = frozenset(self._multi)
         self._prefixes = tuple(stem for stem, _ in self._stems)
+        if any(len(stem) < 3 for stem in self._prefixes):
+            raise ValueError("a stem needs at least three letters")
+        self._heads = frozenset(stem[:3] for stem in self._prefixes)
 
-    def search(self, tokens: Sequence[str], token_set: Collection[str] | None = None) -> bool:
-        """True if any phrase occurs in ``tokens``; pass ``set(tokens)`` as ``token_set`` when you have it."""
+    def search(
+        self, tokens: Sequence[str], token_set: Collection[str] | None = None, heads: Collection[str] | None = None
+    ) -> bool:
+        """True if any phrase occurs in ``tokens``.
+
+        Args:
+            token_set: ``set(tokens)``, when the caller has it (several families share one).
+            heads: ``{t[:3] for t in tokens}``, likewise.
+        """
         present = token_set if token_set is not None else frozenset(tokens)
         if not self._singles.isdisjoint(present):
             return True
@@ -69,7 +79,7 @@ class Phrases:
                 rests = self._multi.get(token)
                 if rests is not None and any(_follows(tokens, i + 1, rest) for rest in rests):
                     return True
-        if self._prefixes:
+        if self._prefixes and not self._heads.isdisjoint(heads if heads is not None else {t[:3] for t in tokens}):
             for i, token in enumerate(tokens):
                 if token.startswith(self._prefixes) and any(
                     token.startswith(stem) and _follows(tokens, i + 1, rest) for stem, rest in self._stems
@@ -87,3 +97,37 @@ class Phrases:
         if any(_follows(tokens, 1, rest) for rest in self._multi.get(first, ())):
             return True
         return any(first.startswith(stem) and _follows(tokens, 1, rest) for stem, rest in self._stems)
+
+
+class PhraseFamilies:
+    """Several named :class:`Phrases` searched in one pass over the words."""
+
+    __slots__ = ("_multi", "_prefix", "_singles")
+
+    def __init__(self, families: dict[str, Phrases]) -> None:
+        self._singles: dict[str, set[str]] = {}
+        self._multi: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        self._prefix: dict[str, list[tuple[str, tuple[str, ...], str]]] = {}
+        for name, family in families.items():
+            for word in family._singles:
+                self._singles.setdefault(word, set()).add(name)
+            for first, rests in family._multi.items():
+                self._multi.setdefault(first, []).extend((rest, name) for rest in rests)
+            for stem, rest in family._stems:
+                self._prefix.setdefault(stem[:3], []).append((stem, rest, name))
+
+    def found(self, tokens: Sequence[str]) -> set[str]:
+        """Names of the families with a phrase in ``tokens``."""
+        names: set[str] = set()
+        singles, multi, prefix = self._singles, self._multi, self._prefix
+        for i, token in enumerate(tokens):
+            hit = singles.get(token)
+            if hit is not None:
+                names |= hit
+            for rest, name in multi.get(token, ()):
+                if name not in names and _follows(tokens, i + 1, rest):
+                    names.add(name)
+            for stem, rest, name in prefix.get(token[:3], ()):
+                if name not in names and token.startswith(stem) and _follows(tokens, i + 1, rest):
+                    names.add(name)
+        return names
