@@ -113,6 +113,7 @@ EXPLORE = re.compile(
     r"(?:see|check|look|investigate|find|figure|dig|verify|confirm|try|test|ping|ask|think|wait|explore|review"
     r"|explain|show|walk|describe|summari[sz]e|clarify|answer|outline|pull|fetch|grab|gather|collect|read"
     r"|profile|measure|benchmark|compare|reproduce|bisect|inspect|debug|diagnose|audit|survey|sample|estimate"
+    r"|capture|record"
     r"|research|analy[sz]e|trace|diff|double-check|sanity-check|make an inventory|make a list|list|take (?:a |"
     r"some |two |three )?(?:heap |memory )?(?:snapshot|look|step|closer|dump)|run (?:\w+ ){0,3}?(?:locally|"
     r"against|a (?:quick )?test|tests?|benchmarks?|profil\w*)"
@@ -205,7 +206,8 @@ UNDECIDED = Phrases(
     "| not decided | not yet decided | not settled | not yet settled | not chosen | not agreed | not confirmed"
     "| not yet confirmed | undecided | inconclusive | unresolved | no decision | haven't decided | not sure"
     "| depends on | it depends | your call | up to you | no strong preference | don't have a strong preference",
-    "jos nije | jos nismo | nije doneta | nije doneseno | nije dogovoreno | nije odluceno | nismo odlucili"
+    "jos nije | jos nismo | jos otvoren* | i dalje otvoren* | nije doneta | nije doneseno | nije dogovoreno"
+    "| nije odluceno | nismo odlucili"
     "| nismo se dogovorili | zavisi | nije jasno",
     "noch offen | nicht entschieden | noch nicht | hangt davon ab | hangt ab | unklar",
     "pendiente | sin decidir | no decidido | no esta decidido | depende | todavia no | aun no",
