@@ -123,7 +123,8 @@ def fit_dedup_threshold(rows: Sequence[dict[str, Any]]) -> float:
     return best[len(best) // 2]
 
 
-def _render(model: DecisionModel, dedup_threshold: float) -> str:
+def render_weights(model: DecisionModel, dedup_threshold: float) -> str:
+    """The text of ``engine/capture/weights.py`` for a fitted model and dedup threshold."""
     weights = "\n".join(f"    {name!r}: {value:.4f}," for name, value in sorted(model.weights.items()))
     return (
         '"""Numbers fit on the labelled data in ``tests/data``; written by ``python -m bench.fit_capture``.\n\n'
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"decision model: {len(model.weights)} weights, bias {model.bias:.3f}, threshold {model.threshold:.3f}")
     print(f"dedup threshold: {threshold}")
     if not args.check:
-        WEIGHTS.write_text(_render(model, threshold), encoding="utf-8")
+        WEIGHTS.write_text(render_weights(model, threshold), encoding="utf-8")
         print(f"wrote {WEIGHTS.relative_to(ROOT)}")
 
 

@@ -29,6 +29,22 @@ _GATES = ("undecided", "either_or", "ordinal_reference", "label_empty")
 _INTERJECTION_WORDS = 5
 
 
+_QUESTION_MARKS = ("?", "？")
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+_CODE_OR_LINK = re.compile(r"`[^`]*`|\S+://\S+|\S+@\S+")
+
+
+def _unjudgeable(text: str) -> bool:
+    """True for a line with no letters ("---") or whose prose is mostly outside the Latin script: the marker
+    families know English, Serbian (Latin), German and Spanish, so such a line is never reported."""
+    prose = _CODE_OR_LINK.sub(" ", text)
+    letters = len(_LETTER.findall(prose))
+    return letters == 0 or len(_LATIN.findall(prose)) < 0.7 * letters
+
+
 def _gated(features: dict[str, float]) -> bool:
     """Never a decision: an open or either-or statement, a bare header, "the second option", or a
     first-person step that only gathers information ("I'll check the logs", "Proveriću ...")."""
@@ -303,7 +319,7 @@ def candidates(text: str, reply: str | None = None) -> list[Candidate]:
     out: list[Candidate] = []
     for i in prose_index:
         line = lines[i]
-        if not line.text or line.text.endswith(":"):
+        if not line.text or line.text.endswith((":", "：")) or _unjudgeable(line.text):
             continue
         f = dict(shared)
         if paragraphs >= 3:
@@ -343,7 +359,7 @@ def candidates(text: str, reply: str | None = None) -> list[Candidate]:
             _marker_features(key, line.tokens if len(parts) == 1 else words(key), features)
             if order and not any(name in features for name in _COMMITTING):
                 continue
-            asks = sentence.endswith("?") or (not order and line.text.endswith("?"))
+            asks = sentence.endswith(_QUESTION_MARKS) or (not order and line.text.endswith(_QUESTION_MARKS))
             if asks or _gated(features):
                 continue
             _interactions(features)

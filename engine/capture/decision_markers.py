@@ -58,8 +58,7 @@ ANALYSIS_LABEL = re.compile(r"^(?:" + _ANALYSIS_LABELS + r")$")
 # A line ending in ":" that introduces a list: what kind of list follows.
 PLAN_HEADER = re.compile(
     r"\b(?:plan\w*|steps?|order|sequence|redosled|koraci|korak|vorgehen|schritte|reihenfolge|pasos|orden"
-    r"|what i'?ll do|here'?s how|how i'?d do it|rollout|cutover|what changes|changes|concretely|konkretno"
-    r"|application changes|predlazem)\b"
+    r"|what i'?ll do|here'?s how|how i'?d do it|rollout|cutover|concretely|konkretno|predlazem)\b"
 )
 OPTIONS_HEADER = re.compile(
     r"\b(?:options?|alternatives?|candidates?|choices|opcij\w*|varijant\w*|mogucnosti|optionen|varianten"

@@ -19,7 +19,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(r"^(?:[-*+•])\s+")
 _NUMBERED = re.compile(r"^(?P<n>\d{1,2})[.)]\s+")
 _HEADING = re.compile(r"^#{1,6}\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
 _NOT_A_STOP = re.compile(r"(?:\d|\b\w)[.]$")
 _BOLD_LINE = re.compile(r"^\*\*[^*]+\*\*:?$")
 _MAX_LINES = 400

@@ -350,3 +350,19 @@ def test_nothing_inside_a_code_fence_is_ever_a_decision(body: str) -> None:
     response = "```\n" + body + "\n```"
     assert extract_decision_from_response(response) is None
     assert extract_decision_from_response_seed(response) is None
+
+
+def test_committed_weights_are_the_fit_of_the_labelled_data() -> None:
+    """engine/capture/weights.py is exactly what ``python -m bench.fit_capture`` writes: no hand-tuned numbers."""
+    from bench.fit_capture import (
+        DECISION_FILES,
+        DEDUP_FILES,
+        WEIGHTS,
+        fit_decisions,
+        fit_dedup_threshold,
+        load_all,
+        render_weights,
+    )
+
+    written = render_weights(fit_decisions(load_all(DECISION_FILES)), fit_dedup_threshold(load_all(DEDUP_FILES)))
+    assert WEIGHTS.read_text(encoding="utf-8") == written
