@@ -20,8 +20,9 @@ lexicon and the vetoes were written by hand while reading these same sets, so th
 the cross-validated figures are honest about the fitted numbers, not about the hand-written rules. The seed
 rules (``bench/seed_rules.py``) were written before these sets and fit nothing on them.
 
-Speed: the mean time per response (extraction) and per pair (dedup) over the same data, best of several
-rounds, printed next to the seed rules measured in the same process. Dedup is timed warm (each text analysed
+Speed: the mean CPU time of this process (``time.process_time``, so other load on a shared machine does not
+count) per response (extraction) and per pair (dedup) over the same data, best of several rounds, printed next
+to the seed rules measured in the same process. Dedup is timed warm (each text analysed
 once and cached, as in :func:`engine.capture.dedup.dedupe`) and cold (caches cleared before every round).
 """
 
@@ -174,14 +175,14 @@ def seed_dedup(rows: list[dict[str, Any]]) -> Report:
 def _per_call(
     function: Callable[[], object], calls: int, rounds: int = 7, before: Callable[[], None] | None = None
 ) -> float:
-    """Best mean seconds per call of ``function`` (which makes ``calls`` calls) over ``rounds``."""
+    """Best mean CPU seconds per call of ``function`` (which makes ``calls`` calls) over ``rounds``."""
     best = float("inf")
     for _ in range(rounds):
         if before is not None:
             before()
-        start = time.perf_counter()
+        start = time.process_time()
         function()
-        best = min(best, (time.perf_counter() - start) / calls)
+        best = min(best, (time.process_time() - start) / calls)
     return best
 
 

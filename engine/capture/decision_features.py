@@ -30,8 +30,8 @@ _INTERJECTION_WORDS = 5
 
 
 _QUESTION_MARKS = ("?", "？")
-_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
-_LETTER = re.compile(r"[^\W\d_]")
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]+")
+_OTHER_LETTERS = re.compile(r"[^\W\d_A-Za-z\u00c0-\u024f]+")
 
 
 _CODE_OR_LINK = re.compile(r"`[^`]*`|\S+://\S+|\S+@\S+")
@@ -40,9 +40,12 @@ _CODE_OR_LINK = re.compile(r"`[^`]*`|\S+://\S+|\S+@\S+")
 def _unjudgeable(text: str) -> bool:
     """True for a line with no letters ("---") or whose prose is mostly outside the Latin script: the marker
     families know English, Serbian (Latin), German and Spanish, so such a line is never reported."""
+    if text.isascii():
+        return _LATIN.search(text) is None
     prose = _CODE_OR_LINK.sub(" ", text)
-    letters = len(_LETTER.findall(prose))
-    return letters == 0 or len(_LATIN.findall(prose)) < 0.7 * letters
+    latin = sum(len(run) for run in _LATIN.findall(prose))
+    other = sum(len(run) for run in _OTHER_LETTERS.findall(prose))
+    return latin + other == 0 or latin < 0.7 * (latin + other)
 
 
 def _gated(features: dict[str, float]) -> bool:
@@ -108,13 +111,11 @@ def _label_features(key: str, f: dict[str, float]) -> str:
     return body
 
 
-def _marker_features(key: str, tokens: list[str], f: dict[str, float]) -> None:
-    """Features of one folded candidate head ``key`` (its first sentence) with its words ``tokens``."""
+def _marker_features(key: str, tokens: list[str], found: set[str], f: dict[str, float]) -> None:
+    """Features of one folded candidate head ``key`` (its first sentence) with its words ``tokens`` and the
+    phrase families ``found`` in them."""
     body = _label_features(key, f)
-    present = frozenset(tokens)
-    if (m.UNDECIDED.search(words(body)) if body is not key else m.UNDECIDED.search(tokens, present)) or (
-        m.OPEN_VALUE.match(body)
-    ):
+    if "undecided" in found or m.OPEN_VALUE.match(body):
         f["undecided"] = 1
     if m.CHOICE.match(key) or (body is not key and m.CHOICE.match(body)):
         f["choice"] = 1
@@ -135,7 +136,7 @@ def _marker_features(key: str, tokens: list[str], f: dict[str, float]) -> None:
         f["filler"] = 1
     if m.PAST_REPORT.match(body) and "choice" not in f:
         f["past_report"] = 1
-    for name in _PHRASE_FEATURES.found(tokens):
+    for name in found & _HEAD_FAMILIES:
         f[name] = 1
     if len(tokens) < 4:
         f["short"] = 1
@@ -143,7 +144,7 @@ def _marker_features(key: str, tokens: list[str], f: dict[str, float]) -> None:
         f["long"] = 1
 
 
-_PHRASE_FEATURES = PhraseFamilies(
+_FAMILIES = PhraseFamilies(
     {
         "recommend": m.RECOMMEND,
         "standing": m.STANDING,
@@ -155,8 +156,15 @@ _PHRASE_FEATURES = PhraseFamilies(
         "ordinal_reference": m.ORDINAL_REFERENCE,
         "done": m.DONE,
         "you": m.YOU,
+        "undecided": m.UNDECIDED,
+        "doc_explore": m.DOC_EXPLORE,
     }
 )
+"""Every phrase family, searched in one pass per line (and per later sentence)."""
+_HEAD_FAMILIES = frozenset(
+    ["recommend", "standing", "chore", "also", "preparatory", "hedge", "either_or", "ordinal_reference", "done", "you"]
+)
+"""The families that are features of a candidate under their own name."""
 
 
 def _reply_features(reply: str | None) -> dict[str, float]:
@@ -173,36 +181,39 @@ def _reply_features(reply: str | None) -> dict[str, float]:
     return f
 
 
-def _document_features(prose: list[Line], undecided: list[bool], bold_led: int) -> dict[str, float]:
+def _document_features(prose: list[Line], found: list[set[str]], bold_led: int) -> dict[str, float]:
+    """Features every candidate of a response shares; ``found`` holds the phrase families of each prose line."""
     f: dict[str, float] = {}
     if prose and any("?" in ln.text for ln in prose if ln.para == prose[-1].para):
         f["doc_question_end"] = 1
     if bold_led >= 2:
         f["doc_many_bold"] = 1
-    if any(undecided):
+    if any("undecided" in families or m.OPEN_VALUE.match(ln.key) for ln, families in zip(prose, found, strict=True)):
         f["doc_undecided"] = 1
-    if any(m.DOC_EXPLORE.search(ln.tokens) for ln in prose):
+    if any("doc_explore" in families for families in found):
         f["doc_explore"] = 1
     return f
 
 
-def _header_of(lines: list[Line], index: int) -> Line | None:
-    """The line introducing the list that contains ``lines[index]`` (a non-item line ending in ":")."""
+def _header_of(lines: list[Line], index: int) -> int:
+    """Index of the line introducing the list that contains ``lines[index]`` (a non-item line ending in ":"),
+    or -1."""
     j = index
     while j > 0 and lines[j - 1].kind == "item" and lines[j - 1].group == lines[index].group:
         j -= 1
-    previous = lines[j - 1] if j else None
-    return previous if previous is not None and previous.kind != "item" and previous.text.endswith(":") else None
+    if j and lines[j - 1].kind != "item" and lines[j - 1].text.endswith(":"):
+        return j - 1
+    return -1
 
 
-def _referenced_items(lines: list[Line], groups: dict[int, list[int]]) -> set[int]:
+def _referenced_items(lines: list[Line], families: list[set[str]], groups: dict[int, list[int]]) -> set[int]:
     """List items that a later recommendation or choice names by position ("my pick is the second option")."""
     found: set[int] = set()
     for i, line in enumerate(lines):
-        if not m.ORDINAL_REFERENCE.search(line.tokens):
+        if "ordinal_reference" not in families[i]:
             continue
         key = line.key
-        if not (m.RECOMMEND.search(line.tokens) or m.CHOICE.match(key) or m.THE_X_IS.match(key)
+        if not ("recommend" in families[i] or m.CHOICE.match(key) or m.THE_X_IS.match(key)
                 or m.LABEL.match(key) or m.INTENT.match(key)):
             continue
         ordinal = m.ORDINAL.search(key)
@@ -216,10 +227,6 @@ def _referenced_items(lines: list[Line], groups: dict[int, list[int]]) -> set[in
     return found
 
 
-def _is_undecided(line: Line) -> bool:
-    return m.UNDECIDED.search(line.tokens) or bool(m.OPEN_VALUE.match(line.key))
-
-
 def _kv_undecided(line: Line) -> bool:
     kv = _KV_BULLET.match(line.raw)
     if kv is None:
@@ -229,7 +236,8 @@ def _kv_undecided(line: Line) -> bool:
 
 
 def _item_features(
-    lines: list[Line], index: int, group: list[int], kv_open: list[bool], f: dict[str, float]
+    lines: list[Line], families: list[set[str]], index: int, group: list[int], kv_open: list[bool],
+    f: dict[str, float],
 ) -> None:
     """Features of a list item from its list: its place, the list header, key-value siblings."""
     line = lines[index]
@@ -238,10 +246,11 @@ def _item_features(
         f["first_item"] = 1
     if line.number:
         f["numbered"] = 1
-    header = _header_of(lines, index)
-    if header is not None:
+    h = _header_of(lines, index)
+    if h >= 0:
+        header = lines[h]
         asks = any(t.startswith(("question", "pitanj", "frage", "pregunt")) for t in header.tokens)
-        if asks or m.UNDECIDED.search(header.tokens):
+        if asks or "undecided" in families[h]:
             f["under_questions"] = 1
         elif m.OPTIONS_HEADER.search(header.key):
             f["under_options"] = 1
@@ -249,7 +258,7 @@ def _item_features(
             f["under_plan"] = 1
         elif m.REPORT_HEADER.search(header.key):
             f["under_report"] = 1
-        if m.PREPARATORY.search(header.tokens):
+        if "preparatory" in families[h]:
             f["under_explore"] = 1
     if _KV_BULLET.match(line.raw):
         f["kv"] = 1
@@ -304,17 +313,18 @@ def candidates(text: str, reply: str | None = None) -> list[Candidate]:
     lines = parse(text)
     prose_index = [i for i, ln in enumerate(lines) if ln.kind in ("text", "item", "bold", "heading")]
     prose = [lines[i] for i in prose_index]
-    undecided = [_is_undecided(ln) for ln in prose]
+    families = [_FAMILIES.found(ln.tokens) for ln in lines]
     kv_open = [ln.kind == "item" and _kv_undecided(ln) for ln in lines]
     bold_led = sum(1 for ln in lines if _BOLD_LED.match(ln.raw))
-    shared = _document_features(prose, undecided, bold_led) | _reply_features(reply)
+    prose_families = [families[i] for i in prose_index]
+    shared = _document_features(prose, prose_families, bold_led) | _reply_features(reply)
     groups: dict[int, list[int]] = {}
     para_size: dict[int, int] = {}
     for i, ln in enumerate(lines):
         para_size[ln.para] = para_size.get(ln.para, 0) + 1
         if ln.kind == "item":
             groups.setdefault(ln.group, []).append(i)
-    referenced = _referenced_items(lines, groups) if groups else set()
+    referenced = _referenced_items(lines, families, groups) if groups else set()
     paragraphs = len({ln.para for ln in prose})
     out: list[Candidate] = []
     for i in prose_index:
@@ -339,7 +349,7 @@ def candidates(text: str, reply: str | None = None) -> list[Candidate]:
         if line.kind in ("bold", "heading"):
             f["heading"] = 1
         if line.kind == "item":
-            _item_features(lines, i, groups[line.group], kv_open, f)
+            _item_features(lines, families, i, groups[line.group], kv_open, f)
         if i in referenced:
             f["referenced"] = 1
         parts = sentences(line.text)
@@ -356,7 +366,8 @@ def candidates(text: str, reply: str | None = None) -> list[Candidate]:
                 features.pop("heading", None)
             if "standalone" in f and order >= opening and len(parts) == opening + 1:
                 features["one_sentence"] = 1
-            _marker_features(key, line.tokens if len(parts) == 1 else words(key), features)
+            tokens = line.tokens if len(parts) == 1 else words(key)
+            _marker_features(key, tokens, families[i] if len(parts) == 1 else _FAMILIES.found(tokens), features)
             if order and not any(name in features for name in _COMMITTING):
                 continue
             asks = sentence.endswith(_QUESTION_MARKS) or (not order and line.text.endswith(_QUESTION_MARKS))

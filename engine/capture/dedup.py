@@ -159,12 +159,11 @@ class Comparison:
 
 
 def _opposed(a: Analysis, b: Analysis) -> bool:
-    for axis in {axis for axis, _ in a.axes} & {axis for axis, _ in b.axes}:
-        signs_a = {sign for name, sign in a.axes if name == axis}
-        signs_b = {sign for name, sign in b.axes if name == axis}
-        if signs_a.isdisjoint(signs_b):
-            return True
-    return a.negations % 2 != b.negations % 2
+    """One text negates the other, or they put an axis on opposite sides."""
+    if a.negations % 2 != b.negations % 2:
+        return True
+    signs_b = b.signs
+    return any(axis in signs_b and signs.isdisjoint(signs_b[axis]) for axis, signs in a.signs.items())
 
 
 def _one_slot(extra_a: tuple[int, ...], extra_b: tuple[int, ...], pairs: tuple[tuple[int, int, int], ...]) -> bool:
@@ -183,23 +182,20 @@ def compare(text_a: str, text_b: str) -> Comparison:
     ta, tb = a.tokens, b.tokens
     cross = a.serbian != b.serbian
     # Most pairs share neither a concept nor a first syllable: only the others are compared in full.
-    levels = []
+    levels: list[list[tuple[int, int]]] = []
     index = b.index
     for x in ta:
-        row = [0] * len(tb)
         tried: set[int] = set()
         for key in x.lookup:
-            for j in index.get(key, ()):
-                if j not in tried:
-                    tried.add(j)
-                    row[j] = _level(x, tb[j], cross)
+            tried.update(index.get(key, ()))
+        row = [(j, level) for j in sorted(tried) if (level := _level(x, tb[j], cross))]
         levels.append(row)
     partner_a, partner_b, level_a = [-1] * len(ta), [-1] * len(tb), [0] * len(ta)
     for wanted in (2, 1):
         for i, row in enumerate(levels):
             if partner_a[i] >= 0:
                 continue
-            for j, level in enumerate(row):
+            for j, level in row:
                 if level == wanted and partner_b[j] < 0:
                     partner_a[i], partner_b[j], level_a[i] = j, i, wanted
                     break
@@ -225,10 +221,13 @@ def compare(text_a: str, text_b: str) -> Comparison:
 def _duplicate(a: str, b: str, threshold: float) -> bool:
     if normalize(a) == normalize(b):
         return True
-    c = compare(a, b)
-    if c.opposed or c.conflict or not c.pairs:
+    if _opposed(analyse(a), analyse(b)):
         return False
-    content = sum(1 for i, _, _ in c.pairs if analyse(a).tokens[i].kind != LIGHT)
+    c = compare(a, b)
+    if c.conflict or not c.pairs:
+        return False
+    tokens = analyse(a).tokens
+    content = sum(1 for i, _, _ in c.pairs if tokens[i].kind != LIGHT)
     if not c.extra_a or not c.extra_b:
         # One text covers the other; a single shared word is too little evidence.
         return content >= 2 or (content >= 1 and not c.extra_a and not c.extra_b)

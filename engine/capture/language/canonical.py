@@ -72,6 +72,8 @@ class Analysis:
     serbian: bool
     index: dict[str, tuple[int, ...]]
     """Token positions by :func:`lookup_keys`, so a comparison tries only tokens that could match."""
+    signs: dict[str, frozenset[int]]
+    """``axes`` by axis: the signs the text gives each axis it touches."""
 
 
 def lookup_keys(token: Token) -> tuple[str, ...]:
@@ -378,7 +380,8 @@ def analyse(text: str) -> Analysis:
         tokens.append(Token(words[i] if span == 1 else stem, concepts, kind, stem, key, lookup))
         i += span
     found = tuple(tokens)
-    return Analysis(found, frozenset(axes), negations + pending, serbian, _index(found))
+    signs = {axis: frozenset(sign for name, sign in axes if name == axis) for axis, _ in axes}
+    return Analysis(found, frozenset(axes), negations + pending, serbian, _index(found), signs)
 
 
 _KNOWN = frozenset(c for concepts in _EN_WORDS.values() for c in concepts) | frozenset(

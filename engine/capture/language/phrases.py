@@ -119,15 +119,19 @@ class PhraseFamilies:
     def found(self, tokens: Sequence[str]) -> set[str]:
         """Names of the families with a phrase in ``tokens``."""
         names: set[str] = set()
-        singles, multi, prefix = self._singles, self._multi, self._prefix
-        for i, token in enumerate(tokens):
-            hit = singles.get(token)
-            if hit is not None:
-                names |= hit
-            for rest, name in multi.get(token, ()):
-                if name not in names and _follows(tokens, i + 1, rest):
-                    names.add(name)
-            for stem, rest, name in prefix.get(token[:3], ()):
-                if name not in names and token.startswith(stem) and _follows(tokens, i + 1, rest):
-                    names.add(name)
+        present = set(tokens)
+        for word in present.intersection(self._singles):
+            names |= self._singles[word]
+        firsts = present.intersection(self._multi)
+        heads = {token[:3] for token in present}.intersection(self._prefix)
+        if firsts or heads:
+            for i, token in enumerate(tokens):
+                if token in firsts:
+                    for rest, name in self._multi[token]:
+                        if name not in names and _follows(tokens, i + 1, rest):
+                            names.add(name)
+                if token[:3] in heads:
+                    for stem, rest, name in self._prefix[token[:3]]:
+                        if name not in names and token.startswith(stem) and _follows(tokens, i + 1, rest):
+                            names.add(name)
         return names
