@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from engine.capture import weights as capture_weights
 from engine.capture.decision_features import candidates
 from engine.capture.dedup import dedupe, extract_keywords, fold
+from engine.capture.response_lines import clean
 
 __all__ = [
     "DECISION_MAX_CHARS",
@@ -32,7 +33,6 @@ DECISION_MAX_CHARS = 200
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST_MARK = re.compile(r"^(?:[-*+•]|\d+[.)])\s+")
-_HEADING = re.compile(r"^#{1,6}\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
@@ -55,12 +55,6 @@ def _prose_lines(text: str) -> list[str]:
                 fence = ""
             out.append("")
     return out
-
-
-def _clean(line: str) -> str:
-    """A line without list markers, emphasis markers or heading hashes, whitespace collapsed."""
-    line = _LIST_MARK.sub("", _HEADING.sub("", line.strip()))
-    return " ".join(line.replace("**", "").replace("__", "").split())
 
 
 # --- decisions ------------------------------------------------------------------------------------------
@@ -218,7 +212,7 @@ def extract_open_items(text: str) -> tuple[str, ...]:
             continue
         box = _CHECKBOX.match(line)
         is_item = bool(_LIST_MARK.match(line))
-        cleaned = _clean(box.group("rest") if box else line)
+        cleaned = clean(box.group("rest") if box else line)
         label = None if box else _OPEN_LABEL.match(fold(cleaned))
         if label and label.group("rest"):
             items.append(re.sub(r"^.*?(?::|\s[–-])\s*", "", cleaned, count=1))
