@@ -1,38 +1,39 @@
 """Mechanical extraction from conversation text: decisions, real user messages, open items, learnings.
 
-See docs/checkpoints.md (Decisions, Real user messages, Open items and learnings). No LLM: each function is a
-text heuristic that prefers returning nothing over returning noise, and its docstring says what it catches and
-what it misses. The baseline rules stay available (``*_seed``) so ``bench/quality.py`` can report both.
+No LLM: each function is a text heuristic that prefers returning nothing over returning noise, and its
+docstring says what it catches and what it misses. Decisions are scored by a small logistic model whose
+weights are committed in :mod:`engine.capture.weights`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 
+from engine.capture import weights as capture_weights
+from engine.capture.decision_features import candidates
 from engine.capture.dedup import dedupe, extract_keywords, fold
+from engine.capture.response_lines import clean
 
 __all__ = [
     "DECISION_MAX_CHARS",
+    "DEFAULT_MODEL",
+    "DecisionModel",
     "extract_decision_from_response",
-    "extract_decision_from_response_seed",
     "extract_learnings",
     "extract_open_items",
     "is_real_user_message",
-    "is_real_user_message_seed",
+    "rank_decisions",
     "strip_envelope",
 ]
 
 DECISION_MAX_CHARS = 200
-"""Cap, in characters, on a captured decision, open item or learning (docs/checkpoints.md, Decisions)."""
+"""Cap, in characters, on a captured decision, open item or learning."""
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST_MARK = re.compile(r"^(?:[-*+•]|\d+[.)])\s+")
-_HEADING = re.compile(r"^#{1,6}\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
-
-
-def _wordlist(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
 
 
 def _truncate(text: str, limit: int = DECISION_MAX_CHARS) -> str:
@@ -56,185 +57,66 @@ def _prose_lines(text: str) -> list[str]:
     return out
 
 
-def _clean(line: str) -> str:
-    """A line without list markers, emphasis markers or heading hashes, whitespace collapsed."""
-    line = _LIST_MARK.sub("", _HEADING.sub("", line.strip()))
-    return " ".join(line.replace("**", "").replace("__", "").split())
+# --- decisions ------------------------------------------------------------------------------------------
 
 
-# --- decisions: the baseline rules, verbatim (docs/checkpoints.md, Decisions) -----------------------------
+@dataclass(frozen=True, slots=True)
+class DecisionModel:
+    """Weights of the logistic decision scorer (see :mod:`engine.capture.decision_features` for the feature names)."""
 
-_SEED_TIER1 = re.compile(r"^(Decision:|Plan:|Approach:|Going with|Chose|Choosing)", re.I)
-_SEED_TIER2 = re.compile(
-    r"^(I'll|We'll|Let's|I will|We will|I'm going to|We're going to"
-    r"|The approach is|The plan is|The fix is|The solution is)",
-    re.I,
-)
-_SEED_BOLD_BULLET = re.compile(r"^[-*]\s+\*\*[^*]+\*\*")
-_SEED_LIST = re.compile(r"^(?:[-*]\s|\d+\.\s)")
-_SEED_FILLER = re.compile(r"^(you're right|ohoho|haha|hmm|well,|okay so|sure,|yeah|ok |ah |oh )", re.I)
-_SEED_VERBS = _wordlist(
-    "use add remove replace create implement switch move keep skip merge split export import change fix "
-    "update deploy persist store read write inject filter track chose decided"
-)
-_SEED_VERB = re.compile(r"\b(?:" + "|".join([*_SEED_VERBS, "going with"]) + r")\b", re.I)
+    weights: Mapping[str, float]
+    bias: float
+    threshold: float
+    """Log-odds a response's best candidate must reach to be reported."""
+
+    def score(self, features: Mapping[str, float]) -> float:
+        """Log-odds that a candidate with ``features`` is the response's decision."""
+        weights = self.weights
+        return self.bias + sum(weights.get(name, 0.0) * value for name, value in features.items())
 
 
-def _seed_passes(line: str) -> bool:
-    """Baseline quality gate; "a colon after a keyword" is read as a letter directly followed by ``:``."""
-    if _SEED_FILLER.match(line) or line.endswith("?"):
-        return False
-    return bool(
-        _SEED_VERB.search(line) or line.startswith("**") or re.match(r"^[-*]\s", line) or re.search(r"[^\W\d]:", line)
-    )
+DEFAULT_MODEL = DecisionModel(capture_weights.DECISION_WEIGHTS, capture_weights.DECISION_BIAS,
+                              capture_weights.DECISION_THRESHOLD)
+"""The committed model, fit by ``python -m bench.fit_capture`` on the labelled responses in ``tests/data``."""
 
 
-def extract_decision_from_response_seed(text: str) -> str | None:
-    """The baseline rules exactly: four tiers over non-code lines, per-line quality gate, first best match.
+def rank_decisions(
+    text: str, user_reply: str | None = None, model: DecisionModel = DEFAULT_MODEL
+) -> list[tuple[float, str]]:
+    """Every candidate decision of ``text`` with its score, best first (ties keep text order)."""
+    scored = [(model.score(c.features), -i, c.text) for i, c in enumerate(candidates(text, user_reply))]
+    scored.sort(reverse=True)
+    return [(score, line) for score, _, line in scored]
 
-    The line is returned as written (bullets and bold kept), truncated to 200 characters.
+
+def extract_decision_from_response(
+    text: str, user_reply: str | None = None, model: DecisionModel = DEFAULT_MODEL
+) -> str | None:
+    """The decision an agent response states, or ``None``; capped at 200 characters.
+
+    Every prose line, later sentence and list item outside code fences, quotes and tables is a candidate
+    (:func:`engine.capture.decision_features.candidates`); a logistic model weighs what each carries -- labels
+    (``Decision:``, ``Proposal:``, ``Chosen:``, ``Outcome:``, ``Odluka:``, ``Entscheidung:``, ``Decisión:``),
+    choice verbs and first-person commitments in English, Serbian, German and Spanish ("Going with",
+    "Koristićemo", "Ich buche", "Reservo"), against exploration and preparation ("I'll take heap snapshots
+    first", "Proveriću"), follow-up chores ("I'll write this up as an ADR"), hedges, and its place: a key-value
+    bullet in a list whose other entries are still open, a standalone line after a list of alternatives or
+    after a code fence, step 1 of a plan the user answers with "start now". The best candidate is reported
+    when its score reaches the model's threshold. Questions, statements that something is still open,
+    either-or statements and choices named only by position ("the second option") are never reported.
+
+    Args:
+        text: the agent response.
+        user_reply: the user's reply, when known; it lets "start now" or "let me think" count.
+        model: the scorer; the committed one unless a benchmark is fitting its own.
+
+    Misses: decisions only in the user's reply, decisions spread over several lines, and markers the
+    families do not list (the optional LLM enricher is the way to get more).
     """
-    best: tuple[int, int, int, str] | None = None
-    for index, line in enumerate(_prose_lines(text)):
-        if not line:
-            continue
-        rank = 0
-        if _SEED_TIER1.match(line):
-            tier = 1
-        elif _SEED_TIER2.match(line):
-            tier = 2
-        elif line.startswith("**") or _SEED_BOLD_BULLET.match(line):
-            tier = 3
-        elif _SEED_LIST.match(line) and (verb := _SEED_VERB.search(line)):
-            tier = 4
-            rank = 0 if len(line[: verb.start()].split()) < 5 else 1  # verb within the first five words
-        else:
-            continue
-        if _seed_passes(line) and (best is None or (tier, rank, index) < best[:3]):
-            best = (tier, rank, index, line)
-    return _truncate(best[3]) if best else None
-
-
-# --- decisions: default rules -------------------------------------------------------------------------
-# Patterns run on folded text (lower case, no diacritics), so "Rešenje" and "resenje" both match.
-
-_LABELS = (
-    "decision|plan|plana|approach|recommendation|verdict|solution|fix"  # English (and Serbian "plan(a)")
-    "|odluka|pristup|preporuka|predlog|resenje"  # Serbian
-    "|entscheidung|ansatz|empfehlung|vorschlag|losung"  # German
-    "|enfoque|recomendacion|propuesta|solucion"  # Spanish ("decision", "plan" as in English)
-)
-_LABEL = re.compile(
-    r"^(?:here'?s |here is |this is |evo |so )?(?:(?:my|our|the|final|moj|moja|nas|nasa|unser|unsere|"
-    r"der|die|el|la|mi|nuestra|nuestro) )?(?:" + _LABELS + r")\s*:\s*(?P<rest>.*)$"
-)
-_CHOICE = re.compile(
-    r"^(?:(?:(?:i|we)(?:'ve| have|'m| am|'re| are|'ll| will)? |let's )?(?:going|go|went|gone) with"
-    r"|(?:(?:i|we)(?:'ve| have)? )?(?:chose|choosing|picked|selected|settled on|opted for|opting for"
-    r"|decided (?:to|on|that))"
-    r"|(?:idemo|idem|krecemo) (?:sa|s|na)|uzimamo|biramo|izabrali smo|odlucili smo|odlucio sam|odlucila sam"
-    r"|wir (?:nehmen|entscheiden uns|haben uns fur)|vamos con|nos quedamos con|elegimos|optamos por"
-    r"|decidimos)\b"
-)
-_THE_X_IS = re.compile(
-    r"^(?:(?:the|our|my|die|der|el|la|nase|nas|moje|moj) )?(?:approach|plan|fix|solution|decision|choice"
-    r"|recommendation|resenje|pristup|odluka|predlog|preporuka|losung|ansatz|entscheidung|solucion|enfoque)"
-    r" (?:is|will be|je|ist|es)\b"
-)
-_INTENT = re.compile(
-    r"^(?:i'll|i will|we'll|we will|let's|let us|i'm going to|we're going to|i am going to|we are going to"
-    r"|ich werde|wir werden|voy a|vamos a) (?:also |then |now |just |first |probably )?(?P<rest>.*)$"
-)
-# Intent to gather information, to wait or to talk is not a decision ("Let's see what the logs say").
-_EXPLORATORY = re.compile(
-    r"^(?:see|check|look|investigate|find|figure|dig|verify|confirm|try|test|report|ping|ask|think|wait"
-    r"|explore|review|need|have|be|explain|show|walk|describe|summarize|clarify|answer|outline|pull|fetch"
-    r"|grab|gather|collect|read|let you|keep (?:you|an eye)|take a (?:look|step|closer)|get back|follow up"
-    r"|circle back|go (?:through|over))\b"
-)
-_ORDINAL_REFERENCE = re.compile(
-    r"\b(?:first|second|third|last|other|prva|druga|treca|poslednja|erste|zweite|primera|segunda) "
-    r"(?:option|one|approach|choice|opcija|varijanta|opcion|option)\b|\boption [a-c1-3]\b"
-)
-_FILLER = re.compile(
-    r"^(?:you're right|ohoho|haha|hmm|well,|okay|ok\b|sure|yeah|ah\b|oh\b|sorry|thanks|great|done|got it|aha)"
-)
-_BOLD_LED = re.compile(r"^(?:[-*+]\s+)?\*\*[^*]+\*\*")
-_ACTION_STEMS = _wordlist(
-    "use add remov replac creat implement switch mov keep skip merg split export import chang fix updat "
-    "deploy persist stor writ inject filter track chos chose migrat drop delet enabl disabl upgrad install "
-    "configur renam refactor rewrit roll ship run adopt introduc"
-)
-_ACTION = re.compile(r"\b(?:" + "|".join(_ACTION_STEMS) + r")(?:e|es|ed|d|s|ing|ting|ping)?\b")
-
-
-def _good_decision(text: str) -> bool:
-    """Quality gate: a self-contained statement with content, not a question, not filler."""
-    key = fold(text)
-    return bool(
-        text
-        and not text.endswith("?")
-        and not _FILLER.match(key)
-        and not _ORDINAL_REFERENCE.search(key)
-        and len(extract_keywords(text)) >= 2
-    )
-
-
-def _tier(key: str) -> int:
-    """Priority of a cleaned, folded line as a decision statement (0 = not one)."""
-    if _LABEL.match(key) or _CHOICE.match(key):
-        return 1
-    if _THE_X_IS.match(key):
-        return 2
-    intent = _INTENT.match(key)
-    if intent and not _EXPLORATORY.match(intent.group("rest")):
-        return 3
-    return 0
-
-
-def extract_decision_from_response(text: str) -> str | None:
-    """The decision an agent response states, or ``None`` (default rules; docs/checkpoints.md, Decisions).
-
-    Tiers, best first, over lines outside code fences, block quotes and tables: (1) labels and choice verbs --
-    ``Decision:``/``Plan:``/``Approach:``/``My recommendation:``, ``Going with``/``went with``/``Chose``/
-    ``decided to``, with Serbian, German and Spanish equivalents (``Rešenje:``, ``Idemo sa``, ``Uzimamo``,
-    ``Entscheidung:``, ``Vamos con``); a bare ``Plan:``/``Here's the plan:`` header yields the line after it;
-    (2) ``The fix/solution/approach/plan is ...``; (3) ``I'll``/``We'll``/``Let's`` + a verb that is not
-    exploratory (``Let's see``, ``I'll check``, ``I'll report back`` are skipped); (4) a bold heading or
-    bold-led bullet with an action verb, only when it is the response's single bold-led line (several are a
-    comparison of options or a glossary). Within a tier the first line wins. The result has list and bold
-    markers removed and must pass a gate: not a question, not filler, at least two content words, and not an
-    ordinal reference such as "the second option" that means nothing out of context. A marker may also open a
-    later sentence of a line ("You're right, sorry. I'll revert ..."); then that sentence is the result.
-    Capped at 200 characters.
-
-    Misses: decisions phrased without a marker ("Thursday works, booked"), choices made by reference to an
-    option list, future tense in languages that mark it on the verb (Serbian "uradiću"), and anything that is
-    only in the user's reply. Plain action-verb bullets are not used (baseline tier 4): in practice they are
-    advice, summaries of finished work or option lists far more often than decisions.
-    """
-    lines = _prose_lines(text)
-    bold_led = sum(1 for line in lines if _BOLD_LED.match(line))
-    best: tuple[int, int, int, str] | None = None
-    for index, line in enumerate(lines):
-        if not line or line.startswith((">", "|")):
-            continue
-        cleaned = _clean(line)
-        # The whole line first, then each later sentence ("You're right, sorry. I'll revert ...").
-        for order, sentence in enumerate([cleaned, *_SENTENCE_END.split(cleaned)[1:]]):
-            key = fold(sentence)
-            tier = _tier(key)
-            label = _LABEL.match(key) if order == 0 else None
-            candidate = sentence
-            if label and not label.group("rest"):
-                # A header such as "Plan:" introduces the decision on the next prose line.
-                following = next((ln for ln in lines[index + 1 :] if ln and not ln.startswith((">", "|"))), "")
-                candidate = _clean(following)
-            elif not tier and order == 0 and bold_led == 1 and _BOLD_LED.match(line) and _ACTION.search(key):
-                tier = 4
-            if tier and _good_decision(candidate) and (best is None or (tier, index, order) < best[:3]):
-                best = (tier, index, order, candidate)
-    return _truncate(best[3]) if best else None
+    ranked = rank_decisions(text, user_reply, model)
+    if not ranked or ranked[0][0] < model.threshold:
+        return None
+    return _truncate(ranked[0][1])
 
 
 # --- real user messages -------------------------------------------------------------------------------
@@ -253,7 +135,7 @@ _INJECTED_PREFIX = re.compile(
 
 
 def strip_envelope(text: str) -> str:
-    """The user's own words: ``text`` without OpenClaw's envelope (docs/formats.md, OpenClaw content in transcripts).
+    """The user's own words: ``text`` without OpenClaw's envelope.
 
     Removes ``Sender (untrusted metadata):`` blocks, paragraphs of ``System: [...]`` event lines, ``[message_id:
     ...]`` lines and a leading ``[Wed 2026-05-06 16:13 GMT+5:30]`` timestamp.
@@ -261,15 +143,6 @@ def strip_envelope(text: str) -> str:
     text = _MESSAGE_ID.sub("", _METADATA_BLOCK.sub("", text))
     paragraphs = [p for p in re.split(r"\n[ \t]*\n", text) if not p.lstrip().startswith("System: [")]
     return _TIMESTAMP.sub("", "\n\n".join(paragraphs).strip()).strip()
-
-
-def is_real_user_message_seed(text: str) -> bool:
-    """The baseline filter exactly: rejects checkpoint data, two summary prefixes and two gauge prefixes."""
-    if "<checkpoint-data" in text or "schema: openclaw/checkpoint" in text:
-        return False
-    if text.startswith(("Summary unavailable", "This summary covers")):
-        return False
-    return not text.startswith(("Token utilization:", "## Token Gauge"))
 
 
 def is_real_user_message(text: str) -> bool:
@@ -339,7 +212,7 @@ def extract_open_items(text: str) -> tuple[str, ...]:
             continue
         box = _CHECKBOX.match(line)
         is_item = bool(_LIST_MARK.match(line))
-        cleaned = _clean(box.group("rest") if box else line)
+        cleaned = clean(box.group("rest") if box else line)
         label = None if box else _OPEN_LABEL.match(fold(cleaned))
         if label and label.group("rest"):
             items.append(re.sub(r"^.*?(?::|\s[–-])\s*", "", cleaned, count=1))
@@ -371,8 +244,6 @@ _STANDING = re.compile(
 
 def extract_learnings(user_text: str, prior_agent_text: str = "") -> tuple[str, ...]:
     """Sentences in which the user corrects the agent or states a standing preference.
-
-    See docs/checkpoints.md, Open items and learnings.
 
     Catches: replies opening with a correction ("no, use X", "actually ...", "that's wrong", "I said ...",
     Serbian "ne, ...", "zapravo ...") when the agent had not just asked a question (then "no" is an answer,

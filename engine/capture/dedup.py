@@ -1,111 +1,71 @@
-"""Semantic duplicate detection for short decision and open-item strings (docs/checkpoints.md, Deduplication).
+"""Semantic duplicate detection for short decision and open-item strings.
 
-Pure: standard library only, no project imports, so capture and merge code can both use it without cycles.
+Standard library only and no capture imports, so capture and merge code can both use it without cycles.
 
-Two rule sets:
+:func:`is_semantic_duplicate` compares two texts as canonical tokens (:mod:`engine.capture.language.canonical`): case,
+diacritics, markdown, list markers and labels do not count; inflections, English and Serbian synonyms from a
+curated lexicon, abbreviations (``DB``/``database``, ``k8s``/``Kubernetes``, ``PR``/``pull request``), dates and
+times in any notation (``3/3``/``March 3``, ``Thu 18h``/``Thursday at 6 pm``) count as the same word, and a
+pronoun can stand for a name ("call him" / "Call Jovan"). Then, in order:
 
-* :func:`is_semantic_duplicate_seed` is the baseline exactly: normalized equality, keyword Jaccard >= 0.5 when the
-  keyword union has >= 3 words, or containment of a >= 10-character normalized string in the other.
-* :func:`is_semantic_duplicate` (the default) keeps the normalized-equality short-circuit but compares keywords
-  as words rather than strings: inflections (``users``/``user``, ``bazu``/``baze``), clipped forms
-  (``dev``/``developer``), acronyms (``IE11``/``Internet Explorer 11``) and a small English/Serbian thesaurus
-  of task verbs (switch/migrate/move, keep/retain, enable/turn on ...) count as the same word. It then vetoes
-  the baseline's typical false positives: conflicting numbers (``30s``/``60s``), texts that differ only by a
-  negation, and *minimal pairs* -- texts that repeat each other word for word except one slot, in the same
-  place (``Pay internet bill``/``Pay water bill``, ``Keep``/``Remove the fallback``). Otherwise it reports a
-  duplicate when one keyword set covers the other (``Book dentist``/``Book dentist appointment for
-  Thursday``), or when their Jaccard similarity reaches ``threshold``.
+* two texts that take opposite positions are different: one negates what the other says ("Don't retry
+  failed webhooks"), or they put an action on opposite sides of an axis (enable/disable, merge/split,
+  keep/delete, lock/unlock; "don't show" and "hide" are the *same* side);
+* conflicting values or names are different (``30s``/``60s``, ``March``/``April``, Jovan/Jovana);
+* two texts that repeat each other except for one slot in the same place are different ("Pay the phone
+  bill" / "Pay the gas bill"; "Deprecate" / "Remove the v1 API");
+* otherwise they are duplicates when one covers the other (at least two shared words and nothing extra on
+  one side: "Book dentist" / "Book dentist appointment for Thursday"), or when the share of matched words
+  reaches ``threshold``.
 
-Misses, by design or by limits: translations (``Pošalji Milošu ugovor``/``Send Miloš the contract``),
-paraphrases with no shared words (``backup``/``DB snapshot``), stem changes (``pozvati``/``pozovem``), and an
-added head noun is read as elaboration (``Refactor auth middleware`` vs ``... middleware tests`` is a false
-positive). A minimal pair whose slot words are synonyms the thesaurus does not know is treated as distinct.
+Light policy words ("adopt", "need", "start", "every") may match but are never a difference, so an action and
+the rule it creates meet ("Adopt Conventional Commits" / "We follow Conventional Commits in every repo").
+
+Misses: paraphrases that share no words and no lexicon entry, rules restated as a slogan, and any word the
+lexicon does not know whose synonym sits in the differing slot. An added head noun reads as elaboration
+("Refactor auth middleware" / "... middleware tests" is a false positive).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+from engine.capture import weights as capture_weights
+from engine.capture.language import lexicon_en, lexicon_sr, polarity
+from engine.capture.language.canonical import CONTENT, LIGHT, NAME, PRONOUN, VALUE, Analysis, Token, analyse, fold
 
 __all__ = [
     "DEFAULT_THRESHOLD",
     "NEGATORS",
-    "SEED_STOP_WORDS",
-    "SEED_THRESHOLD",
     "STOP_WORDS",
     "dedupe",
     "extract_keywords",
-    "extract_keywords_seed",
     "fold",
     "is_semantic_duplicate",
-    "is_semantic_duplicate_seed",
     "jaccard",
     "merge_unique",
     "normalize",
 ]
 
-DEFAULT_THRESHOLD = 0.4
-"""Keyword Jaccard similarity at or above which :func:`is_semantic_duplicate` reports a duplicate when neither
-text covers the other. Lower than the baseline's 0.5 because the vetoes, not the threshold, now reject contrasting
-pairs; on ``data/dedup_dev.jsonl`` precision is flat from 0.3 to 0.6 and 0.4 sits inside that plateau."""
+DEFAULT_THRESHOLD = capture_weights.DEDUP_THRESHOLD
+"""Share of matched words (matched / (matched + unmatched)) at or above which two texts that neither cover
+the other are duplicates; fit on the labelled pairs (:mod:`engine.capture.weights`)."""
 
-SEED_THRESHOLD = 0.5
-"""The baseline's keyword Jaccard threshold."""
-
-
-def _wordset(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-SEED_STOP_WORDS = _wordset(
-    # English, then Serbian (Latin script), exactly as the baseline lists them.
-    "the a an is are was were be been being to and or in for with that this of i we it he she they you my our "
-    "need should will must have has had do does did can could would not no but if so then "
-    "je su sam si smo ste i ili ali a da ne za na u sa od do iz taj ta to ovo ono ja ti on ona mi vi oni "
-    "treba moze mora ce"
-)
-
-NEGATORS = _wordset(
-    "not no never don't dont doesn't didn't won't can't cannot shouldn't isn't aren't without "
-    "ne nemoj nemojte nije nisu nismo necemo nikad nikada bez"
-)
-"""Words that flip a statement; kept as keywords by the default rules (the baseline drops ``not``/``no``/``ne``)."""
-
-_EXTRA_STOP_WORDS = _wordset(
-    # English function words, pronouns, auxiliaries and fillers common in to-do phrasing.
-    "am nor on at by from into onto about as via per than these those its your their his her him them us me "
-    "needs shall may might also just now there here all every each any some across get gets got let lets "
-    "let's i'll we'll you'll i'm we're you're i've we've i'd we'd it's that's what which who whom whose when "
-    "where how out up too very please want wants going gonna able really maybe still already again "
-    # Serbian (Latin, folded and with diacritics): conjunctions, prepositions, pronouns, clitics, auxiliaries.
-    "s po pri kod prema kroz o k ka ovaj ova ovi ove ovu tu tom toga te ga ih im mu joj nam vam nas vas "
-    "me mene tebe moj moja moje tvoj tvoja biti bi bih bismo će ću ćemo ćete cu cemo cete moram moramo "
-    "može mogu se li još jos sve svi svih sva svaki kao što kako gde kada kad zato pa onda sad sada već vec "
-    "samo jer nego one"
-)
-
-_FOLD_EXTRA = str.maketrans({"đ": "d", "Đ": "D", "ł": "l", "ø": "o", "ß": "ss", "’": "'", "‘": "'"})
-
-
-def fold(text: str) -> str:
-    """Lowercase ``text`` and strip diacritics (``š``->``s``, ``đ``->``d``) so spelling variants compare equal."""
-    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD_EXTRA).lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-
-
-STOP_WORDS = frozenset(w for word in (SEED_STOP_WORDS - NEGATORS) | _EXTRA_STOP_WORDS for w in (word, fold(word)))
-"""Default stop words: the baseline's English + Serbian list (minus negators) plus more function words, with
-diacritic-free spellings so they match folded text."""
+STOP_WORDS = lexicon_en.STOP_WORDS | lexicon_sr.STOP_WORDS
+"""Function words (English and folded Serbian) that never count."""
+NEGATORS = polarity.NEGATORS
+"""Words that flip a statement."""
 
 _MARKDOWN = re.compile(r"[*`]")
 _BULLET = re.compile(r"^(?:(?:[-+•]|\d+[.)])(?:\s+|$))+")
 
 
+@functools.lru_cache(maxsize=8192)
 def normalize(text: str) -> str:
-    """Baseline normalization: drop ``*`` and backticks, collapse whitespace, strip leading bullets, lowercase.
+    """Drop ``*`` and backticks, collapse whitespace, strip leading bullets, lowercase.
 
     Idempotent: ``normalize(normalize(t)) == normalize(t)`` for every string.
     """
@@ -113,9 +73,11 @@ def normalize(text: str) -> str:
     return _BULLET.sub("", collapsed).strip().lower()
 
 
-def extract_keywords_seed(text: str) -> frozenset[str]:
-    """Baseline keywords: whitespace-split normalized text without baseline stop words and words under 3 chars."""
-    return frozenset(w for w in normalize(text).split() if w not in SEED_STOP_WORDS and len(w) >= 3)
+def extract_keywords(text: str) -> frozenset[str]:
+    """Folded content words of ``text``: stop words dropped, negators, names and values kept."""
+    analysis = analyse(text)
+    words = {t.surface for t in analysis.tokens if t.kind in (CONTENT, NAME, VALUE)}
+    return frozenset(words | ({"not"} if analysis.negations else set()))
 
 
 def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
@@ -123,140 +85,6 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     sa, sb = set(a), set(b)
     union = sa | sb
     return len(sa & sb) / len(union) if union else 0.0
-
-
-def is_semantic_duplicate_seed(a: str, b: str, threshold: float = SEED_THRESHOLD) -> bool:
-    """The baseline's three tiers: normalized equality, keyword Jaccard (|union| >= 3), 10-char substring."""
-    na, nb = normalize(a), normalize(b)
-    if na == nb:
-        return True
-    ka, kb = extract_keywords_seed(a), extract_keywords_seed(b)
-    if len(ka | kb) >= 3 and jaccard(ka, kb) >= threshold:
-        return True
-    shorter, longer = sorted((na, nb), key=len)
-    return len(shorter) >= 10 and shorter in longer
-
-
-# --- default rules -------------------------------------------------------------------------------------
-
-# Phrasal verbs rewritten to one word before tokenizing, so "turn on" can meet "enable".
-_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), repl)
-    for pattern, repl in (
-        (r"\b(?:turn|switch)(?:s|ed|ing)? on\b", "ENABLE"),
-        (r"\b(?:turn|switch)(?:s|ed|ing)? off\b", "DISABLE"),
-        (r"\bget(?:s|ting)? rid of\b", "REMOVE"),
-        (r"\blet(?:s|ting)? (\w+) know\b", r"TELL \1"),
-        (r"\blook(?:s|ed|ing)? into\b", "INVESTIGATE"),
-        (r"\bset(?:s|ting)? up\b", "SETUP"),
-    )
-)
-
-# A tiny thesaurus of task verbs (English + Serbian, folded). Antonyms live in different classes.
-_THESAURUS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (sense, re.compile(pattern))
-    for sense, pattern in (
-        ("change", r"(?:switch|migr|mov|replac|convert|transition|prebac|premest|zamen)\w*"),
-        ("use", r"(?:use|used|uses|using|adopt\w*|switch\w*|choos\w*|chose\w*|korist\w*|izabr\w*|odabr\w*)"),
-        ("enable", r"(?:enabl|activat|ukljuc|omogu)\w*"),
-        ("disable", r"(?:disabl|deactivat|iskljuc|onemogu)\w*"),
-        ("remove", r"(?:remov|delet|drop|uklon|obris|izbris)\w*"),
-        ("cease", r"(?:stop|drop|discontinu|ceas|prestan|ukid)\w*"),
-        ("add", r"(?:add|adds|added|adding|creat\w*|introduc\w*|doda\w*)"),
-        ("keep", r"(?:keep\w*|kept|retain\w*|preserv\w*|zadrz\w*|cuva\w*|sacuva\w*)"),
-        ("tell", r"(?:tell\w*|told|inform\w*|notif\w*|javi\w*|obavest\w*)"),
-        ("fix", r"(?:fix|repair|resolv|poprav|isprav)\w*"),
-        ("upgrade", r"(?:upgrad|updat|bump|azurir|nadograd)\w*"),
-        ("postpone", r"(?:postpon|delay|defer|reschedul|odloz)\w*"),
-    )
-)
-
-_NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "jedan": "1", "dva": "2"}
-_LABEL = re.compile(r"^(?:decision|plan|todo|to do|fixme|next steps?|open (?:item|question)|odluka|zadatak)\s*:\s*")
-_TOKEN = re.compile(r"\w+(?:[.:'/]\w+)*")
-_VOWELS = frozenset("aeiou")
-_MAX_WORDS = 64
-
-
-@dataclass(frozen=True, slots=True)
-class _Word:
-    text: str
-    """Folded surface form."""
-    senses: frozenset[str]
-    """Thesaurus classes; two words sharing one are synonyms."""
-    loose: bool = False
-    """True when produced by a phrase rewrite or acronym collapse (not the author's literal wording)."""
-
-    @property
-    def numeric(self) -> bool:
-        return any(ch.isdigit() for ch in self.text)
-
-
-def _senses(token: str) -> frozenset[str]:
-    return frozenset(sense for sense, pattern in _THESAURUS if pattern.fullmatch(token))
-
-
-def _initials(token: str) -> str:
-    if token.isdigit():
-        return token
-    return _NUMBER_WORDS.get(token, token[:1])
-
-
-def _acronym_at(tokens: list[str], start: int, acronyms: list[str]) -> tuple[str, int] | None:
-    """The acronym spelled by the initials of ``tokens[start:end]`` (two or more words), and ``end``."""
-    for acronym in acronyms:
-        initials = ""
-        for j in range(start, len(tokens)):
-            if tokens[j] in STOP_WORDS:
-                break
-            initials += _initials(tokens[j])
-            if not acronym.startswith(initials):
-                break
-            if initials == acronym:
-                if j > start:
-                    return acronym, j + 1
-                break
-    return None
-
-
-@functools.lru_cache(maxsize=4096)
-def _tokens(text: str) -> tuple[str, ...]:
-    """Folded word tokens; words produced by a phrase rewrite are upper case (folded text is lower case)."""
-    folded = _LABEL.sub("", fold(normalize(text)))
-    for pattern, repl in _PHRASES:
-        folded = pattern.sub(repl, folded)
-    return tuple(_TOKEN.findall(folded)[: _MAX_WORDS * 2])
-
-
-def _is_acronym_candidate(token: str) -> bool:
-    return 2 <= len(token) <= 6 and token.isalnum() and token not in STOP_WORDS and not token.isdigit()
-
-
-@functools.lru_cache(maxsize=4096)
-def _words(text: str, other: str) -> tuple[_Word, ...]:
-    """Keywords of ``text`` in order; runs spelling an acronym used by ``other`` become that acronym."""
-    raw = list(_tokens(text))
-    acronyms = sorted({t for t in _tokens(other) if _is_acronym_candidate(t)} - set(raw))
-    words: list[_Word] = []
-    i = 0
-    while i < len(raw) and len(words) < _MAX_WORDS:
-        found = _acronym_at(raw, i, acronyms) if acronyms else None
-        if found is not None:
-            words.append(_Word(found[0], frozenset(), loose=True))
-            i = found[1]
-            continue
-        token, i = raw[i], i + 1
-        if token.isupper():
-            lowered = token.lower()
-            words.append(_Word(lowered, _senses(lowered), loose=True))
-        elif token not in STOP_WORDS and (len(token) >= 2 or token.isdigit()):
-            words.append(_Word(token, _senses(token)))
-    return tuple(words)
-
-
-def extract_keywords(text: str) -> frozenset[str]:
-    """Default keywords: folded words of ``text`` without stop words (negators and numbers are kept)."""
-    return frozenset(w.text for w in _words(text, ""))
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -271,106 +99,150 @@ def _common_prefix(a: str, b: str) -> int:
 def _inflected(a: str, b: str) -> bool:
     """Same word in another inflection: ``users``/``user``, ``merged``/``merge``, ``bazu``/``baze``."""
     cp = _common_prefix(a, b)
-    rest_a, rest_b = a[cp:], b[cp:]
-    if cp >= 4 and len(rest_a) <= 3 and len(rest_b) <= 3:
+    if cp >= 4 and len(a) - cp <= 3 and len(b) - cp <= 3:
         return True
-    # Serbian case endings: a single final vowel differs.
-    return (
-        cp >= 3
-        and min(len(a), len(b)) >= 4
-        and len(rest_a) <= 1
-        and len(rest_b) <= 1
-        and (set(rest_a + rest_b) <= _VOWELS)
-    )
+    return cp >= 3 and min(len(a), len(b)) >= 4 and len(a) - cp <= 1 and len(b) - cp <= 1
 
 
-def _match_level(a: _Word, b: _Word) -> int:
-    """2 = the same word (exact or inflected), 1 = a looser equivalent, 0 = different words."""
-    if a.text == b.text:
-        return 1 if a.loose or b.loose else 2
-    if a.numeric or b.numeric:
+def _cognate(ka: str, kb: str) -> bool:
+    """Loanword and source ("kalkulator"/"calculator"), or a clipped form ("dev"/"developer"), by spelling key."""
+    shorter = min(len(ka), len(kb))
+    cp = _common_prefix(ka, kb)
+    return (shorter >= 5 and cp >= 5 and cp >= 0.8 * shorter) or (cp == shorter >= 3 and len(ka) != len(kb))
+
+
+def _level(a: Token, b: Token, cross: bool) -> int:
+    """2 = the same word, 1 = an equivalent (synonym, inflection, spelling), 0 = different."""
+    if a.kind == PRONOUN or b.kind == PRONOUN:
         return 0
-    if _inflected(a.text, b.text):
-        return 1 if a.loose or b.loose else 2
-    if a.senses & b.senses:
-        return 1
-    short, long = sorted((a.text, b.text), key=len)
-    cp = _common_prefix(short, long)
-    clipped = cp == len(short) >= 3 and len(long) - len(short) >= 3
-    return 1 if clipped or cp >= 5 else 0
+    if not a.concepts.isdisjoint(b.concepts):
+        return 2 if a.surface == b.surface or a.stem == b.stem else 1
+    if a.kind == VALUE or b.kind == VALUE or (a.stem[:3] != b.stem[:3] and a.key[:3] != b.key[:3]):
+        return 0
+    if a.kind == NAME or b.kind == NAME:
+        # Names inflect in Serbian ("Milošu"/"Miloš"), but within one language a different ending is a
+        # different person (Jovan/Jovana).
+        return 1 if cross and a.kind == b.kind == NAME and _inflected(a.stem, b.stem) else 0
+    return 1 if _inflected(a.stem, b.stem) or _cognate(a.key, b.key) else 0
+
+
+def _stands_for(other: Token) -> bool:
+    """Whether a pronoun can stand for ``other``: a name or a person ("the client", "the contractors")."""
+    return other.kind == NAME or bool(other.concepts & lexicon_en.PERSON_CONCEPTS)
 
 
 @dataclass(frozen=True, slots=True)
-class _Alignment:
+class Comparison:
+    """How two analysed texts line up; the basis of the duplicate decision."""
+
     pairs: tuple[tuple[int, int, int], ...]
-    """Matched ``(index in a, index in b, match level)`` triples, ordered by index in a."""
-    only_a: tuple[int, ...]
-    only_b: tuple[int, ...]
+    """Matched ``(index in a, index in b, level)``."""
+    extra_a: tuple[int, ...]
+    """Indices of unmatched content, name and value tokens of ``a`` (light words and pronouns never count)."""
+    extra_b: tuple[int, ...]
+    opposed: bool
+    """The texts take opposite positions (negation or opposite actions)."""
+    conflict: bool
+    """Both texts have a value or a name the other lacks (``30s``/``60s``, Jovan/Jovana)."""
+    one_slot: bool
+    """The unmatched words form one run on each side, in the same place between matched words, and the rest
+    is the same word for word (or the texts are in different languages)."""
 
     @property
-    def exact(self) -> bool:
-        """Every matched pair is the same word (no synonym, clipping or rewrite needed)."""
-        return all(level == 2 for _, _, level in self.pairs)
+    def matched(self) -> int:
+        return len(self.pairs)
 
-    def one_slot(self) -> bool:
-        """The unmatched words form one run in each text, in the same position between matched words."""
-        a, b = self.only_a, self.only_b
-        if not a or not b or a[-1] - a[0] != len(a) - 1 or b[-1] - b[0] != len(b) - 1:
-            return False
-        js = [j for _, j, _ in self.pairs]
-        return js == sorted(js) and a[0] == b[0]
+    @property
+    def similarity(self) -> float:
+        total = self.matched + len(self.extra_a) + len(self.extra_b)
+        return self.matched / total if total else 0.0
 
 
-def _align(wa: tuple[_Word, ...], wb: tuple[_Word, ...]) -> _Alignment:
-    """Greedy one-to-one word matching, same-word matches first, then looser equivalents."""
-    pairs: dict[int, tuple[int, int]] = {}
-    used_b: set[int] = set()
-    for level in (2, 1):
-        for i, a in enumerate(wa):
-            if i in pairs:
+def _opposed(a: Analysis, b: Analysis) -> bool:
+    """One text negates the other, or they put an axis on opposite sides."""
+    if a.negations % 2 != b.negations % 2:
+        return True
+    signs_b = b.signs
+    return any(axis in signs_b and signs.isdisjoint(signs_b[axis]) for axis, signs in a.signs.items())
+
+
+def _one_slot(extra_a: tuple[int, ...], extra_b: tuple[int, ...], pairs: tuple[tuple[int, int, int], ...]) -> bool:
+    if not extra_a or not extra_b:
+        return False
+    if extra_a[-1] - extra_a[0] != len(extra_a) - 1 or extra_b[-1] - extra_b[0] != len(extra_b) - 1:
+        return False
+    before_a = sum(1 for i, _, _ in pairs if i < extra_a[0])
+    before_b = sum(1 for _, j, _ in pairs if j < extra_b[0])
+    return before_a == before_b
+
+
+def compare(text_a: str, text_b: str) -> Comparison:
+    """Align the canonical tokens of two texts (greedy: the same words first, then equivalents, then pronouns)."""
+    a, b = analyse(text_a), analyse(text_b)
+    ta, tb = a.tokens, b.tokens
+    cross = a.serbian != b.serbian
+    # Most pairs share neither a concept nor a first syllable: only the others are compared in full.
+    levels: list[list[tuple[int, int]]] = []
+    index = b.index
+    for x in ta:
+        tried: set[int] = set()
+        for key in x.lookup:
+            tried.update(index.get(key, ()))
+        row = [(j, level) for j in sorted(tried) if (level := _level(x, tb[j], cross))]
+        levels.append(row)
+    partner_a, partner_b, level_a = [-1] * len(ta), [-1] * len(tb), [0] * len(ta)
+    for wanted in (2, 1):
+        for i, row in enumerate(levels):
+            if partner_a[i] >= 0:
                 continue
-            for j, b in enumerate(wb):
-                if j not in used_b and _match_level(a, b) == level:
-                    pairs[i] = (j, level)
-                    used_b.add(j)
+            for j, level in row:
+                if level == wanted and partner_b[j] < 0:
+                    partner_a[i], partner_b[j], level_a[i] = j, i, wanted
                     break
-    return _Alignment(
-        pairs=tuple((i, j, level) for i, (j, level) in sorted(pairs.items())),
-        only_a=tuple(i for i in range(len(wa)) if i not in pairs),
-        only_b=tuple(j for j in range(len(wb)) if j not in used_b),
-    )
+    if any(x.kind == PRONOUN for x in ta) or any(y.kind == PRONOUN for y in tb):
+        for i, x in enumerate(ta):
+            for j, y in enumerate(tb):
+                if partner_a[i] >= 0 or partner_b[j] >= 0:
+                    continue
+                if (x.kind == PRONOUN and _stands_for(y)) or (y.kind == PRONOUN and _stands_for(x)):
+                    partner_a[i], partner_b[j], level_a[i] = j, i, 1
+    counted = (CONTENT, NAME, VALUE)
+    extra_a = tuple(i for i, x in enumerate(ta) if partner_a[i] < 0 and x.kind in counted)
+    extra_b = tuple(j for j, y in enumerate(tb) if partner_b[j] < 0 and y.kind in counted)
+    conflict = any(ta[i].kind in (VALUE, NAME) for i in extra_a) and any(tb[j].kind in (VALUE, NAME) for j in extra_b)
+    ordered = tuple((i, j, level_a[i]) for i, j in enumerate(partner_a) if j >= 0)
+    # A single differing slot is a contrast when the rest is word for word the same (or a translation);
+    # when the rest is itself reworded, the odd pair is more likely rewording too.
+    literal = cross or all(level == 2 for _, _, level in ordered)
+    one_slot = literal and _one_slot(extra_a, extra_b, ordered)
+    return Comparison(ordered, extra_a, extra_b, _opposed(a, b), conflict, one_slot)
 
 
 def _duplicate(a: str, b: str, threshold: float) -> bool:
     if normalize(a) == normalize(b):
         return True
-    wa, wb = _words(a, b), _words(b, a)
-    if not wa or not wb:
+    if _opposed(analyse(a), analyse(b)):
         return False
-    al = _align(wa, wb)
-    extra_a = [wa[i] for i in al.only_a]
-    extra_b = [wb[j] for j in al.only_b]
-    if any(w.numeric for w in extra_a) and any(w.numeric for w in extra_b):
-        return False  # conflicting values: 30s vs 60s, PR 412 vs PR 421
-    if all(w.text in NEGATORS for w in extra_a + extra_b) and (extra_a or extra_b):
-        return False  # "use X" vs "don't use X"
-    matched = len(al.pairs)
-    if not extra_a or not extra_b:
-        # One text covers the other; a single shared keyword is too little evidence.
-        return matched >= 2 or len(wa) == len(wb) == matched
-    if al.exact and al.one_slot():
-        return False  # minimal pair: word for word the same except one slot
-    union = len(wa) + len(wb) - matched
-    return union >= 3 and matched / union >= threshold
+    c = compare(a, b)
+    if c.conflict or not c.pairs:
+        return False
+    tokens = analyse(a).tokens
+    content = sum(1 for i, _, _ in c.pairs if tokens[i].kind != LIGHT)
+    if not c.extra_a or not c.extra_b:
+        # One text covers the other; a single shared word is too little evidence.
+        return content >= 2 or (content >= 1 and not c.extra_a and not c.extra_b)
+    if c.one_slot:
+        return False
+    return c.similarity >= threshold
 
 
 def is_semantic_duplicate(a: str, b: str, threshold: float = DEFAULT_THRESHOLD) -> bool:
-    """True if ``a`` and ``b`` state the same decision or open item (default rules; symmetric).
+    """True if ``a`` and ``b`` state the same decision or open item (symmetric; see the module docstring).
 
     Args:
-        threshold: keyword Jaccard similarity needed when neither text covers the other.
+        threshold: share of matched words needed when neither text covers the other.
     """
-    # Canonical argument order makes the greedy word alignment, and so the answer, symmetric.
+    # Canonical argument order makes the greedy alignment, and so the answer, symmetric.
     first, second = sorted((a, b), key=lambda s: (normalize(s), s))
     return _duplicate(first, second, threshold)
 
@@ -391,7 +263,6 @@ def merge_unique(
 ) -> tuple[str, ...]:
     """``primary`` deduplicated, then each ``secondary`` item not covered by what is already kept.
 
-    The enrichment merge (docs/checkpoints.md, LLM enrichment): LLM-enriched decisions first, heuristic ones
-    preserved only when new.
+    LLM-enriched decisions come first; heuristic ones are preserved only when new.
     """
     return dedupe((*primary, *secondary), is_duplicate)

@@ -10,14 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.seed_rules import extract_decision_from_response_seed, is_real_user_message_seed
 from engine.capture.decisions import (
     DECISION_MAX_CHARS,
     extract_decision_from_response,
-    extract_decision_from_response_seed,
     extract_learnings,
     extract_open_items,
     is_real_user_message,
-    is_real_user_message_seed,
     strip_envelope,
 )
 from tests.conftest import FIXTURES, HEADERLESS, MAIN_SESSION, RESET_ARCHIVE, SUBAGENT, V1_LEGACY
@@ -219,7 +218,6 @@ def test_several_bold_lines_are_a_comparison_not_a_decision() -> None:
     )
     assert extract_decision_from_response(response) == "Uzimamo Bosch KGN39VLEB sa dostavom u subotu."
     assert extract_decision_from_response("- **Use Redis** for caching\n- **Use Memcached** for caching") is None
-    assert extract_decision_from_response("- **Use Redis** for caching\n\nMore text here.") == "Use Redis for caching"
     assert extract_decision_from_response("**Switching the job queue to SQS**\n\nWhy: ...") == (
         "Switching the job queue to SQS"
     )
@@ -352,3 +350,19 @@ def test_nothing_inside_a_code_fence_is_ever_a_decision(body: str) -> None:
     response = "```\n" + body + "\n```"
     assert extract_decision_from_response(response) is None
     assert extract_decision_from_response_seed(response) is None
+
+
+def test_committed_weights_are_the_fit_of_the_labelled_data() -> None:
+    """engine/capture/weights.py is exactly what ``python -m bench.fit_capture`` writes: no hand-tuned numbers."""
+    from bench.fit_capture import (
+        DECISION_FILES,
+        DEDUP_FILES,
+        WEIGHTS,
+        fit_decisions,
+        fit_dedup_threshold,
+        load_all,
+        render_weights,
+    )
+
+    written = render_weights(fit_decisions(load_all(DECISION_FILES)), fit_dedup_threshold(load_all(DEDUP_FILES)))
+    assert WEIGHTS.read_text(encoding="utf-8") == written

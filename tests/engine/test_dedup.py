@@ -8,15 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.seed_rules import SEED_STOP_WORDS, extract_keywords_seed, is_semantic_duplicate_seed
 from engine.capture.dedup import (
-    SEED_STOP_WORDS,
     STOP_WORDS,
     dedupe,
     extract_keywords,
-    extract_keywords_seed,
     fold,
     is_semantic_duplicate,
-    is_semantic_duplicate_seed,
     jaccard,
     merge_unique,
     normalize,
@@ -65,7 +63,7 @@ def test_serbian_stop_words_are_filtered() -> None:
     assert extract_keywords_seed("Treba da pozovem majstora za bojler") == {"pozovem", "majstora", "bojler"}
     assert extract_keywords("- Treba da pozovem majstora za bojler") == {"pozovem", "majstora", "bojler"}
     assert {"je", "su", "da", "za", "treba", "mora"} <= SEED_STOP_WORDS
-    assert {"će", "ce", "ćemo", "još", "jos"} <= STOP_WORDS
+    assert {"ce", "cemo", "jos"} <= STOP_WORDS  # compared with folded words: "će", "ćemo", "još"
     assert is_semantic_duplicate_seed("Treba da pošaljem ponudu klijentu", "Pošaljem ponudu klijentu")
     assert is_semantic_duplicate("Mora da se pošalje ponuda", "pošalje ponuda")
 
@@ -164,8 +162,9 @@ def test_default_rules_on_unseen_pairs(a: str, b: str, expected: bool) -> None:
     assert is_semantic_duplicate(a, b) is expected
 
 
-def test_known_limits_translation_and_added_head_noun() -> None:
-    assert not is_semantic_duplicate("Pošalji Milošu ugovor", "Send Miloš the contract")
+def test_translation_is_a_duplicate_but_an_added_head_noun_is_a_known_limit() -> None:
+    # The English-Serbian lexicon and name inflection (Milošu/Miloš) make the translation the same item.
+    assert is_semantic_duplicate("Pošalji Milošu ugovor", "Send Miloš the contract")
     # An added head noun changes the referent, but reads as elaboration: a false positive we accept.
     assert is_semantic_duplicate("Refactor auth middleware", "Refactor auth middleware tests")
 

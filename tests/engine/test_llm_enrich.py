@@ -26,27 +26,54 @@ def _checkpoint(tmp_path: Path, session: Path, capsys: pytest.CaptureFixture[str
 
 @pytest.fixture
 def legacy(tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> Path:  # noqa: F811
-    """A copy of the v1 fixture (one heuristic decision), with the LLM configured."""
+    """A copy of the v1 fixture (the heuristics find no decision in it), with the LLM configured."""
     configure_llm(tmp_path, fake_llm, monkeypatch)
     return Path(shutil.copy(V1_LEGACY, tmp_path / "s.jsonl"))
 
 
+HEURISTIC = "Going with a Postgres-backed job queue, so queued jobs survive a broker restart together with the data."
+
+
+@pytest.fixture
+def decided(tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> Path:  # noqa: F811
+    """A session with one decision the heuristics find (``HEURISTIC``), with the LLM configured."""
+    configure_llm(tmp_path, fake_llm, monkeypatch)
+    return write(tmp_path / "d.jsonl", [
+        user("u1", None, "The job queue keeps losing messages whenever the broker restarts."),
+        assistant("a1", "u1", "I compared a durable RabbitMQ queue with moving the jobs into Postgres, which we "
+                  "already back up and replicate.\n\n" + HEURISTIC + "\n\nThe worker changes stay in one module.",
+                  900),
+        user("u2", "a1", "yeah, do it"),
+    ])
+
+
 def test_llm_decisions_come_first_and_heuristic_paraphrases_are_dropped(
-    tmp_path: Path, legacy: Path, fake_llm: FakeLLM, capsys: pytest.CaptureFixture[str]  # noqa: F811
+    tmp_path: Path, decided: Path, fake_llm: FakeLLM, capsys: pytest.CaptureFixture[str]  # noqa: F811
 ) -> None:
-    # The heuristics find one decision here ("Let's create a summary of what we've done:"); the LLM restates it
-    # and adds one of its own.
-    answer = '["Ship themes as JSON files loaded at start-up", "Create a summary of what we have done"]'
+    # The heuristics find one decision here (HEURISTIC); the LLM restates it and adds one of its own.
+    answer = '["Alert when the queue is older than five minutes", "Use a Postgres-backed job queue"]'
     fake_llm.replies.append(Reply(body=_chat(answer)))
-    checkpoint, message = _checkpoint(tmp_path, legacy, capsys)
+    checkpoint, message = _checkpoint(tmp_path, decided, capsys)
     assert [d["what"] for d in checkpoint["decisions"]] == [
-        "Ship themes as JSON files loaded at start-up",
-        "Create a summary of what we have done",
+        "Alert when the queue is older than five minutes",
+        "Use a Postgres-backed job queue",
     ]
     assert "enriched by qwen3-max" in message
     request = fake_llm.requests[0]["json"]["messages"]
-    assert "Let's create a summary of what we've done:" in request[0]["content"]  # the heuristics are shown to it
-    assert "[User]: yeah, do it all" in request[-1]["content"]  # the latest turn is always sent
+    assert HEURISTIC in request[0]["content"]  # the heuristics are shown to it
+    assert "[User]: yeah, do it" in request[-1]["content"]  # the latest turn is always sent
+
+
+def test_the_v1_fixture_has_no_heuristic_decision_and_its_latest_turn_is_sent(
+    tmp_path: Path, legacy: Path, fake_llm: FakeLLM, capsys: pytest.CaptureFixture[str]  # noqa: F811
+) -> None:
+    # Its only candidate at a decision point ("Let's create a summary of what we've done:") is not a decision.
+    fake_llm.replies.append(Reply(body=_chat('["Ship themes as JSON files loaded at start-up"]')))
+    checkpoint, _ = _checkpoint(tmp_path, legacy, capsys)
+    assert [d["what"] for d in checkpoint["decisions"]] == ["Ship themes as JSON files loaded at start-up"]
+    request = fake_llm.requests[0]["json"]["messages"]
+    assert "(none yet)" in request[0]["content"]
+    assert "[User]: yeah, do it all" in request[-1]["content"]
 
 
 def test_enrichment_redacts_what_it_sends_and_keeps_heuristics_it_does_not_restate(
@@ -71,12 +98,12 @@ def test_enrichment_redacts_what_it_sends_and_keeps_heuristics_it_does_not_resta
 
 
 def test_a_failed_call_still_writes_the_heuristic_checkpoint(
-    tmp_path: Path, legacy: Path, fake_llm: FakeLLM, capsys: pytest.CaptureFixture[str]  # noqa: F811
+    tmp_path: Path, decided: Path, fake_llm: FakeLLM, capsys: pytest.CaptureFixture[str]  # noqa: F811
 ) -> None:
     fake_llm.replies.append(Reply(status=500, body={"error": "overloaded"}))
-    checkpoint, message = _checkpoint(tmp_path, legacy, capsys)
+    checkpoint, message = _checkpoint(tmp_path, decided, capsys)
     assert "LLM enrichment failed" in message and "heuristic decisions only" in message
-    assert [d["what"] for d in checkpoint["decisions"]] == ["Let's create a summary of what we've done:"]
+    assert [d["what"] for d in checkpoint["decisions"]] == [HEURISTIC]
     assert KEY not in message
 
 

@@ -1,0 +1,1 @@
+"""Language tools for capture: phrase matching, canonical tokens, values, the English-Serbian lexicon."""
