@@ -6,7 +6,8 @@ path to a file with an extension, ``C:\\x``); a file name with a known extension
 UUID) with both digits and letters; ``host:port``; a version (``v1.2``, ``1.2.3``, ``pkg@1.2.3``); a ticket or
 id with a separator (``JIRA-12``, ``cp_012``); a number of six digits or more; a symbol (``snake_case``,
 ``camelCase``, ``PascalCase``, ``dotted.name``, ``call()``); a command-line flag (``--dry-run``); or anything
-written in backticks (commands such as ``npm run check``, names such as ``refactor``), up to 120 characters.
+written in backticks that is a name (``refactor``) or a command (``npm run check``: at most eight words led by a
+lower-case program name, without code punctuation), up to 120 characters.
 
 Generic tokens that identify nothing in particular (``/dev/null``, ``/tmp``, ``/usr/bin/env``) are skipped. The
 caller passes text that was already redacted and never cut: a token is only ever taken from text as written, so a
@@ -19,7 +20,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-__all__ = ["GENERIC_IDENTIFIERS", "extract_identifiers", "is_identifier", "minimal_identifiers"]
+__all__ = ["GENERIC_IDENTIFIERS", "extract_identifiers", "is_identifier", "is_location", "minimal_identifiers"]
 
 GENERIC_IDENTIFIERS: Final = frozenset({
     "/", "~", ".", "..", "./", "../", "~/", "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty",
@@ -31,12 +32,15 @@ GENERIC_IDENTIFIERS: Final = frozenset({
 
 _MAX_CHARS: Final = 200
 _MAX_BACKTICK: Final = 120
-_EXTENSIONS: Final = frozenset(
-    "py pyi ts tsx js jsx mjs cjs json jsonl md mdx yaml yml toml lua rs go java kt kts c h cc cpp hpp cs rb php sh "
-    "bash zsh fish ps1 sql html htm css scss sass less txt log lock ini cfg conf env xml csv tsv proto swift ex exs "
-    "erl vue svelte dart scala clj r jl pl pm tf tfvars gradle properties dockerfile makefile mk cmake nix ipynb "
-    "png jpg jpeg gif svg webp pdf zip tar gz tgz whl wasm so dll dylib exe bin db sqlite sqlite3 parquet pem crt".split()
-)
+_EXTENSIONS: Final = frozenset({
+    "py", "pyi", "ts", "tsx", "js", "jsx", "mjs", "cjs", "json", "jsonl", "md", "mdx", "yaml", "yml", "toml",
+    "lua", "rs", "go", "java", "kt", "kts", "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php", "sh", "bash", "zsh",
+    "fish", "ps1", "sql", "html", "htm", "css", "scss", "sass", "less", "txt", "log", "lock", "ini", "cfg", "conf",
+    "env", "xml", "csv", "tsv", "proto", "swift", "ex", "exs", "erl", "vue", "svelte", "dart", "scala", "clj", "r",
+    "jl", "pl", "pm", "tf", "tfvars", "gradle", "properties", "dockerfile", "makefile", "mk", "cmake", "nix",
+    "ipynb", "png", "jpg", "jpeg", "gif", "svg", "webp", "pdf", "zip", "tar", "gz", "tgz", "whl", "wasm", "so",
+    "dll", "dylib", "exe", "bin", "db", "sqlite", "sqlite3", "parquet", "pem", "crt"
+})
 _BACKTICKS: Final = re.compile(r"`([^`\n]+)`")
 _LEAD: Final = "([{<\"'*“‘«"
 _TRAIL: Final = ")]}>\"',;:.!?*”’»"
@@ -55,6 +59,9 @@ _SNAKE: Final = re.compile(r"^_{0,2}[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_{0,2
 _CAMEL: Final = re.compile(r"^_?(?:[a-z]+[A-Z]|[A-Z][a-z0-9]+[A-Z])[A-Za-z0-9]*(?:\(\))?$")
 _DOTTED: Final = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?$")
 _CALL: Final = re.compile(r"^[A-Za-z_$][\w$.]*\(\)$")
+_WORD: Final = re.compile(r"^[A-Za-z][\w-]*$")
+_CODE_PUNCTUATION: Final = re.compile(r"[(){}\[\];=\"'`]|\+ |, ")
+_COMMAND_HEAD: Final = re.compile(r"^[a-z][\w.-]*$")
 _FLAG: Final = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 
 
@@ -105,14 +112,31 @@ def is_identifier(token: str) -> bool:
 
 
 def _backtick(span: str) -> str | None:
+    """A backtick span worth keeping whole: a name (one token) or a command (words, no code punctuation)."""
     span = span.strip()
-    if len(span) < 3 or len(span) > _MAX_BACKTICK or span in GENERIC_IDENTIFIERS:
+    if len(span) < 3 or len(span) > _MAX_BACKTICK or span in GENERIC_IDENTIFIERS or not any(c.isalnum() for c in span):
         return None
-    return span if any(c.isalnum() for c in span) else None
+    words = span.split()
+    if len(words) == 1:
+        token = _strip(span)
+        return token if is_identifier(token) or (len(token) >= 4 and _WORD.match(token)) else None
+    if len(words) > 8 or _CODE_PUNCTUATION.search(span) or not _COMMAND_HEAD.match(words[0]):
+        return None
+    return span
 
 
-def extract_identifiers(texts: Iterable[str]) -> list[str]:
-    """Identifiers in ``texts`` in order of first appearance, each once (see the module docstring)."""
+def is_location(token: str) -> bool:
+    """Whether a stripped token is a URL or a path (what a shell command names that is worth keeping)."""
+    return (len(token) >= 3 and token not in GENERIC_IDENTIFIERS
+            and bool(_URL.match(token) or _WINDOWS_PATH.match(token) or _is_path(token)))
+
+
+def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -> list[str]:
+    """Identifiers in ``texts`` in order of first appearance, each once (see the module docstring).
+
+    ``locations_only`` keeps URLs and paths only (for shell commands, whose other tokens are flags and words).
+    """
+    accept = is_location if locations_only else is_identifier
     seen: set[str] = set()
     found: list[str] = []
 
@@ -125,17 +149,15 @@ def extract_identifiers(texts: Iterable[str]) -> list[str]:
         if not text:
             continue
         rest = text
-        if "`" in text:
+        if "`" in text and not locations_only:
             for match in _BACKTICKS.finditer(text):
                 span = _backtick(match.group(1))
-                if span is not None and (" " in span or not is_identifier(_strip(span))):
+                if span is not None:
                     add(span)
-                elif span is not None:
-                    add(_strip(span))
             rest = _BACKTICKS.sub(" ", text)
         for raw in rest.split():
             token = _strip(raw)
-            if is_identifier(token):
+            if accept(token):
                 add(token)
     return found
 
