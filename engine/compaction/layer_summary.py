@@ -167,11 +167,13 @@ def layer_summary(
     now: datetime,
     count: Callable[[str], int],
     fmt: str | None = None,
+    kept: Sequence[SpanMessage] = (),
 ) -> LayerSummary:
     """The summary ``layer`` writes for ``span`` (``files`` = read-only and modified files).
 
     ``fmt`` overrides the summary format of the session's agent (:func:`summary_format_for`); ``count`` is the
-    token counter the summarize/full budget is measured with.
+    token counter the summarize/full budget is measured with; ``kept`` are the messages after the cut (they
+    only close or supersede summary items).
     """
     if layer == "drop-only":
         return _drop_only(snapshot, config, header, span, now)
@@ -181,5 +183,6 @@ def layer_summary(
     redacted = [replace(s, parts=redacted_parts(s.parts)) for s in span]
     built = structured_summary(header, redacted, fmt=fmt or summary_format_for(snapshot.source),
                                read_files=files[0], modified_files=files[1], turn_start=turn_start,
-                               max_tokens=summary_budget(layer, snapshot.window.tokens), count=count)
+                               max_tokens=summary_budget(layer, snapshot.window.tokens), count=count,
+                               kept=[replace(s, parts=redacted_parts(s.parts)) for s in kept])
     return LayerSummary(built.text, omitted=len(built.omitted))

@@ -250,8 +250,9 @@ def plan_compaction(
     # One figure for the summarized tokens: the header states the plan's own count.
     header = SummaryHeader(layer, len(summarized), tokens_summarized, (first_kept.id or "") if first_kept else "",
                            focus)
+    after_cut = build_span(kept, objects, {}) if layer in ("summarize", "full") else []
     built = layer_summary(layer, snapshot, span, header, config=config, files=files, turn_start=turn_start,
-                          now=now, count=counter.count, fmt=summary_format)
+                          now=now, count=counter.count, fmt=summary_format, kept=after_cut)
     if built.problem and summarized:
         blocked.append(built.problem)
     if built.omitted:

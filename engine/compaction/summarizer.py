@@ -185,6 +185,7 @@ def structured_summary(
     turn_start: int | None = None,
     max_tokens: int | None = None,
     count: Callable[[str], int] | None = None,
+    kept: Sequence[SpanMessage] = (),
 ) -> RenderedSummary:
     """The summarize/full layers: earlier summaries in ``span`` merged item by item with the span's facts,
     written in ``fmt`` (``pi`` or ``openclaw``) within ``max_tokens`` (counted with ``count``).
@@ -192,6 +193,7 @@ def structured_summary(
     ``span`` must already be redacted (:func:`~engine.compaction.summary_extract.redacted_parts`): every item
     and identifier is extracted from it. Earlier summaries are the compaction summary that opens the span and
     any branch summaries in it; their pinned messages are carried whole, as are the span's pinned messages.
+    ``kept`` (redacted too) are the messages after the cut: they only close or supersede items.
     """
     previous: list[SummaryItem] = []
     pinned: list[str] = []
@@ -209,7 +211,7 @@ def structured_summary(
     facts = span_facts([s for s in span if s.parts.role not in ("compactionSummary", "branchSummary")],
                        turn_start=None)
     turn = span_facts(span[turn_start:], turn_start=0).turn if turn_start is not None else None
-    items = merge_items(previous, facts)
+    items = merge_items(previous, facts, span_facts(kept) if kept else None)
     carried = "\n".join(pinned).strip("\n")
     pinned_lines = ([carried] if carried else []) + _pinned_block(span)
     parts = SummaryParts(tuple(header.lines()), tuple(items), tuple(pinned_lines), turn,

@@ -12,7 +12,9 @@ Rules, applied to the span's facts in message order:
 * everything else is added; earlier items are never dropped here (only the size budget of
   :mod:`engine.compaction.summary_format` may leave whole items out, and it says where they are kept).
 
-Identifiers are added when new (exact match). References (how many messages of the span mention an item) are
+The kept messages after the cut are read too, only to close or supersede items (never to add them): the
+summary must not call current what the messages right after it finish or replace. Identifiers are added when
+new (exact match). References (how many messages of the span mention an item) are
 counted for every item, for the budget's choice of what to leave out.
 """
 
@@ -43,9 +45,18 @@ _NEGATION: Final = re.compile(r"\b(?:not|no|never|don't|dont|do not|without|nemo
 _DONE_PREFIX: Final = re.compile(r"^(?:done|completed|fixed|finished|resolved|shipped)\s*[:–—-]?\s*", re.IGNORECASE)
 
 
+def _stem(word: str) -> str:
+    """A word without one common English ending, cut to five letters: ``cache``/``cached``, ``lookup``/``lookups``
+    and ``page``/``paging`` meet."""
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:5]
+
+
 def _stems(text: str) -> set[str]:
-    """Keywords cut to five letters, so ``cache``/``cached`` and ``lookup``/``lookups`` meet."""
-    return {word[:5] for word in extract_keywords(text) if not word.replace(".", "").isdigit()}
+    return {_stem(word) for word in extract_keywords(text) if not word.replace(".", "").isdigit()}
 
 
 def conflicts(older: str, newer: str) -> bool:
@@ -53,10 +64,12 @@ def conflicts(older: str, newer: str) -> bool:
     least two) and ``newer`` changes a number (``30 s`` → ``120 s``), flips a negation, or says so
     (``instead``, ``no longer``, ``switch to``, ``revert``, ``actually`` …).
 
-    Misses a replacement stated with no shared words or no marker ("Use Memcached for the sliding window" after
-    "Use Redis sorted sets for the sliding window"): both stay current. Never true for duplicates.
+    Checked before the dedup: "Actually, deploying on Fridays is fine" shares enough words with "Never deploy on
+    Fridays" for the dedup to call them one item, but it replaces it. Misses a replacement stated with no shared
+    words or no marker ("Use Memcached for the sliding window" after "Use Redis sorted sets for the sliding
+    window"): both stay current.
     """
-    if is_semantic_duplicate(older, newer):
+    if item_key(older).lower() == item_key(newer).lower():
         return False
     a, b = _stems(older), _stems(newer)
     shared = a & b
@@ -85,7 +98,7 @@ def _references(items: Sequence[SummaryItem], texts: Sequence[str]) -> list[Summ
     three of its keywords, or all of them when it has fewer)."""
     if not texts:
         return list(items)
-    words = [{w[:5] for w in re.findall(r"[\w./@:-]+", text.lower())} for text in texts]
+    words = [{_stem(w) for w in re.findall(r"[\w./@:-]+", text.lower())} for text in texts]
     out: list[SummaryItem] = []
     for item in items:
         if item.kind == "identifiers":
@@ -106,13 +119,45 @@ def _add_identifiers(items: list[SummaryItem], found: Iterable[tuple[str, str]],
             items.append(SummaryItem(identifier, "identifiers", source=f"entry {entry_id}", order=start + offset))
 
 
-def merge_items(previous: Sequence[SummaryItem], facts: SpanFacts) -> list[SummaryItem]:
+def _distinct(items: Sequence[SummaryItem]) -> list[SummaryItem]:
+    """One item per text: a split turn's request and progress are summarized again as asks and done work, and
+    the same words may sit in two sections. Superseded or done wins over current (the later state), else the
+    first one."""
+    chosen: dict[str, SummaryItem] = {}
+    for item in items:
+        key = item_key(item.text)
+        held = chosen.get(key)
+        if held is None or (item.kind in ("superseded", "done") and held.kind not in ("superseded", "done")):
+            chosen[key] = item
+    keep = {id(item) for item in chosen.values()}
+    return [item for item in items if id(item) in keep]
+
+
+def _apply_later(items: list[SummaryItem], later: SpanFacts) -> None:
+    """What the kept messages say about the summary's items: a completion there closes an open item, a
+    conflicting decision or constraint there supersedes one. Nothing is added (the kept messages hold it)."""
+    for fact in later.facts:
+        for i, item in enumerate(items):
+            if fact.kind == "done" and item.kind in OPEN_KINDS and resolves(fact.text, item.text):
+                items[i] = replace(item, kind="done")
+            elif fact.kind in SUPERSEDING_KINDS and item.kind == fact.kind and conflicts(item.text, fact.text):
+                items[i] = replace(item, kind="superseded")
+
+
+def merge_items(previous: Sequence[SummaryItem], facts: SpanFacts, later: SpanFacts | None = None
+                ) -> list[SummaryItem]:
     """The items of the new summary: ``previous`` (earlier summaries' items, oldest first) with ``facts`` merged
-    in by the module's rules; ctxscope's old status lines are replaced by the span's."""
-    items = [item for item in previous if item.kind in CARRIED_KINDS]
+    in by the module's rules; ctxscope's old status lines are replaced by the span's. ``later`` are the facts
+    of the messages the compaction keeps: they only close or supersede items, so the summary never presents as
+    current what the kept messages already finished or replaced."""
+    items = _distinct([item for item in previous if item.kind in CARRIED_KINDS])
     start = max((item.order for item in items), default=-1) + 1
     for fact in facts.facts:
         order = start + fact.order
+        same_text = next((i for i, item in enumerate(items) if item_key(item.text) == item_key(fact.text)), None)
+        if same_text is not None and fact.kind != "done":
+            items[same_text] = replace(items[same_text], refs=items[same_text].refs + 1)
+            continue  # the very same statement again (whatever section it is in now) adds nothing
         if fact.kind == "done":
             closed = False
             for i, item in enumerate(items):
@@ -124,18 +169,20 @@ def merge_items(previous: Sequence[SummaryItem], facts: SpanFacts) -> list[Summa
                 items.append(SummaryItem(fact.text, "done", source=f"entry {fact.entry_id}", order=order))
             continue
         same = [i for i, item in enumerate(items) if item.kind == fact.kind]
-        duplicate = next((i for i in same if item_key(items[i].text) == item_key(fact.text)
-                          or is_semantic_duplicate(fact.text, items[i].text)), None)
+        replaced = [i for i in same if fact.kind in SUPERSEDING_KINDS and conflicts(items[i].text, fact.text)]
+        duplicate = next((i for i in same if i not in replaced and (item_key(items[i].text) == item_key(fact.text)
+                          or is_semantic_duplicate(fact.text, items[i].text))), None)
         if duplicate is not None:
             items[duplicate] = replace(items[duplicate], refs=items[duplicate].refs + 1)
             continue
         if fact.kind == "todos" and any(item.kind == "done" and is_semantic_duplicate(fact.text, item.text)
                                         for item in items):
             continue  # a step listed again after it was reported done stays done
-        for i in same if fact.kind in SUPERSEDING_KINDS else ():
-            if conflicts(items[i].text, fact.text):
-                items[i] = replace(items[i], kind="superseded")
+        for i in replaced:
+            items[i] = replace(items[i], kind="superseded")
         items.append(SummaryItem(fact.text, fact.kind, source=f"entry {fact.entry_id}", order=order))
+    if later is not None:
+        _apply_later(items, later)
     _add_identifiers(items, facts.identifiers, start + len(facts.facts) + 1)
     if facts.goal and not any(item.kind == "goal" for item in items):
         items.append(SummaryItem(facts.goal, "goal", source="", order=start))

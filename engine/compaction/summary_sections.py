@@ -48,7 +48,7 @@ _HEADINGS: Final = {
     "in progress": "in_progress", "current work": "in_progress",
     "blocked": "blocked", "blockers": "blocked",
     "done": "done", "completed": "done", "completed work": "done", "early progress": "done",
-    "pending user asks": "asks", "user asks": "asks", "original request": "asks", "pending asks": "asks",
+    "pending user asks": "asks", "user asks": "asks", "pending asks": "asks", "original request": "context",
     "exact identifiers": "identifiers", "identifiers": "identifiers",
     "critical context": "context", "context for suffix": "context", "key context": "context",
     "superseded": "superseded", "superseded (no longer current)": "superseded",
