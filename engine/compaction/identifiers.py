@@ -26,7 +26,12 @@ GENERIC_IDENTIFIERS: Final = frozenset({
     "/", "~", ".", "..", "./", "../", "~/", "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty",
     "/dev/zero", "/dev/urandom", "/tmp", "/tmp/", "/var/tmp", "/bin/sh", "/bin/bash", "/bin/zsh", "/usr/bin/env",
     "/usr/bin", "/usr/local/bin", "/usr/local", "/usr", "/etc", "/home", "/root", "/var", "/opt", "localhost",
-    "http://", "https://", "e.g.", "i.e.", "etc.", "vs.", "N/A", "n/a", "and/or", "I/O",
+    "http://", "https://", "e.g.", "i.e.", "etc.", "vs.", "N/A", "n/a", "and/or", "I/O", "NO_REPLY", "HEARTBEAT_OK",
+    # Product and company names look like PascalCase symbols but name nothing in the session.
+    "OpenAI", "GitHub", "GitLab", "WhatsApp", "iMessage", "iPhone", "iPad", "macOS", "iOS", "PowerShell",
+    "JavaScript", "TypeScript", "PostgreSQL", "MySQL", "MongoDB", "YouTube", "LinkedIn", "MiniMax", "DeepSeek",
+    "OpenClaw", "ClawdBot", "Clawdbot", "SaaS", "PaaS", "IaaS", "DevOps", "FastAPI", "GraphQL", "WebSocket", "NodeJS",
+    "LaTeX", "ChatGPT", "OAuth", "OpenRouter", "TikTok", "PayPal", "DigitalOcean", "CloudFlare", "VSCode", "JetBrains",
 })
 """Tokens that look like identifiers but name nothing specific to a session."""
 
@@ -97,8 +102,7 @@ def is_identifier(token: str) -> bool:
         return token.split("://", 1)[1] != ""
     if _WINDOWS_PATH.match(token) or _is_path(token):
         return True
-    file = _FILE.match(token)
-    if file and file.group(1).lower() in _EXTENSIONS and not token[0].isdigit():
+    if _is_file(token):
         return True
     if _VERSION.match(token) or _HEX.match(token) or _HOST_PORT.match(token) or _NUMBER.match(token):
         return True
@@ -125,10 +129,15 @@ def _backtick(span: str) -> str | None:
     return span
 
 
+def _is_file(token: str) -> bool:
+    file = _FILE.match(token)
+    return bool(file and file.group(1).lower() in _EXTENSIONS and not token[0].isdigit())
+
+
 def is_location(token: str) -> bool:
-    """Whether a stripped token is a URL or a path (what a shell command names that is worth keeping)."""
+    """Whether a stripped token is a URL, a path or a file name (what a shell command names worth keeping)."""
     return (len(token) >= 3 and token not in GENERIC_IDENTIFIERS
-            and bool(_URL.match(token) or _WINDOWS_PATH.match(token) or _is_path(token)))
+            and bool(_URL.match(token) or _WINDOWS_PATH.match(token) or _is_path(token) or _is_file(token)))
 
 
 def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -> list[str]:

@@ -63,8 +63,9 @@ _DONE_HEADER: Final = re.compile(
 """A report of finished work: ``Done.``/``Done!`` opening a message, or a ``Completed:`` header; the list
 items after it are completions."""
 _REQUEST: Final = re.compile(
-    r"\?|\b(?:please|pls|can you|could you|would you|will you|i want|i need|we need|need to|i'd like|let's|lets"
-    r"|make sure|should we|how about)\b|(?:^|[.!;]\s+|\n)(?:(?:ok(?:ay)?|alright|so|now|then|and|also|next|first"
+    r"[?？]|[吗呢吧](?:[。.!！\s]|$)|\b(?:please|pls|can you|could you|would you|will you|i want|i need|we need"
+    r"|need to|i'd like|let's|lets|make sure|should we|how about)\b"
+    r"|(?:^|[.!;]\s+|\n)(?:(?:ok(?:ay)?|alright|so|now|then|and|also|next|first"
     r"|great|good|cool|thanks),?\s+)*(?:add|remove|delete|move|rename|read|write|fix|update|create|make|implement"
     r"|run|test|check|commit|push|deploy|refactor|split|merge|investigate|look|review|explain|tell|show|give"
     r"|continue|tackle|find|search|change|use|replace|revert|install|build|try|clean|document|describe|list|set"
@@ -73,6 +74,12 @@ _REQUEST: Final = re.compile(
     re.IGNORECASE,
 )
 """A user message asks for something: a question, a request phrase, or a sentence led by an imperative verb."""
+_CONFIRMATION: Final = re.compile(
+    r"(?:(?:ok(?:ay)?|yes|yep|yeah|sure|sounds good|looks good|go ahead|go for it|do it|lgtm|ship it|thanks"
+    r"|thank you|great|perfect|nice|cool|please|let's do (?:it|that)|proceed|continue)[\s,.!]*)+",
+    re.IGNORECASE,
+)
+"""A reply that only confirms ("ok go ahead", "sounds good, do it") asks for nothing new."""
 _OPEN_WORK: Final = re.compile(
     r"\b(?:remaining|still|open|todo|to do|next|pending|left|outstanding|follow[- ]?ups?|blocked)\b", re.IGNORECASE
 )
@@ -193,7 +200,7 @@ def _user_facts(text: str, agent_text: str, entry_id: str, order: int) -> list[S
     rest = flatten(text)
     for learning in learnings:
         rest = rest.replace(learning, " ")
-    if len(extract_keywords(rest)) >= 3 and _REQUEST.search(rest):
+    if len(extract_keywords(rest)) >= 3 and _REQUEST.search(rest) and not _CONFIRMATION.fullmatch(rest.strip()):
         ask = whole_sentences(text, ASK_CHARS)
         if ask.endswith(ELLIPSIS):
             ask += f" (full text: entry {entry_id})"
@@ -215,7 +222,8 @@ def _turn_context(prefix: Sequence[SpanMessage]) -> TurnContext:
         if s.parts.role != "assistant":
             continue
         if s.parts.text.strip():
-            progress.append(whole_sentences(s.parts.text, 300))
+            line = whole_sentences(s.parts.text, 300)
+            progress.append(line + f" (full text: entry {s.message.entry_id})" if line.endswith(ELLIPSIS) else line)
         progress += [short_tool_call(name, args) for name, args in s.parts.tool_calls]
     return TurnContext(request, tuple(progress))
 

@@ -85,7 +85,9 @@ def _plain(item: SummaryItem, style: str, number: int) -> str:
     if form == "para":
         return item.text
     marker = {"number": f"{number}. ", "check": "- [ ] ", "checked": "- [x] "}.get(form, "- ")
-    return marker + item.text
+    first, *rest = item.text.split("\n")
+    # Continuation lines sit under the text, past the marker, so they read back as part of this item.
+    return "\n".join([marker + first, *(" " * len(marker) + line if line else "" for line in rest)])
 
 
 def _section_lines(section: _Section) -> list[str]:

@@ -140,6 +140,8 @@ class _Block:
     indent: int = 0
     checked: bool | None = None
     table: str = ""
+    column: int = 0
+    """Where the text after the list marker starts: continuation lines are kept relative to it."""
 
 
 def _blocks(lines: list[str]) -> Iterator[_Block]:
@@ -199,14 +201,16 @@ def _blocks(lines: list[str]) -> Iterator[_Block]:
                 yield current
             text = bullet.group(3)
             check = _CHECK.match(text)
+            column = bullet.start(3)
             if check:
-                current = _Block([check.group(2)], "check", indent, checked=check.group(1) in "xX")
+                current = _Block([check.group(2)], "check", indent, checked=check.group(1) in "xX",
+                                 column=column + check.start(2))
             else:
-                current = _Block([text], "number" if bullet.group(2) else "bullet", indent)
+                current = _Block([text], "number" if bullet.group(2) else "bullet", indent, column=column)
             i += 1
             continue
         if current is not None and current.form in ("bullet", "number", "check"):
-            base = current.indent + 2
+            base = current.column
             current.lines.append(raw[base:] if raw[:base].strip() == "" else raw.strip())
         elif current is not None and current.form == "para":
             current.lines.append(stripped)
