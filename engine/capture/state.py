@@ -3,7 +3,9 @@
 :func:`capture` folds new context entries into a :class:`CapturedState`: tools used, files read and modified,
 tool failures, the last tool call, decisions (a short real user reply after a long agent response), open items
 and learnings. Everything is deduplicated with :func:`engine.capture.dedup.is_semantic_duplicate` as it arrives and
-capped (50 decisions, 100 tools, 100 files). The fold is pure: the same entries give the same state.
+capped (50 decisions, 100 tools, 100 files). Items are stored whole: where an extractor cut one at its
+200-character limit, the whole sentence is taken back from the message (:func:`engine.capture.whole_text.whole_item`),
+and other text is shortened between words. The fold is pure: the same entries give the same state.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from engine.capture.decisions import (
     strip_envelope,
 )
 from engine.capture.dedup import is_semantic_duplicate
+from engine.capture.whole_text import clip_words, whole_item
 from engine.stores.entries import Entry, message_text
 
 __all__ = [
@@ -194,8 +197,7 @@ def params_summary(arguments: Any, limit: int = 120) -> str:
         ):
             text = str(value)
             parts.append(f"{key}={text[:40]}")
-    summary = " ".join(parts).replace("\n", " ")
-    return summary if len(summary) <= limit else summary[: limit - 1] + "…"
+    return clip_words(" ".join(parts), limit)
 
 
 def _add_unique(items: tuple[str, ...], new: Iterable[str], cap: int) -> tuple[str, ...]:
@@ -285,9 +287,11 @@ def capture(
             )
             if text.strip() and entry.provider != "openclaw":
                 agent_text = text
-                open_items = _add_semantic(open_items, extract_open_items(text), MAX_OPEN_ITEMS)
+                found = [whole_item(item, text) for item in extract_open_items(text)]
+                open_items = _add_semantic(open_items, found, MAX_OPEN_ITEMS)
         elif entry.role == "toolResult":
-            failures.append(ToolFailure(entry.tool_name or "?", entry.timestamp, entry.id, message_text(message)[:200]))
+            failures.append(ToolFailure(entry.tool_name or "?", entry.timestamp, entry.id,
+                                        clip_words(message_text(message)[:4000], 200)))
             failures = failures[-MAX_FAILURES:]
         else:
             text = message_text(message)
@@ -297,10 +301,12 @@ def capture(
             text = strip_envelope(text)
             if len(text) < SHORT_REPLY_CHARS and len(agent_text) >= LONG_RESPONSE_CHARS:
                 decision = extract_decision_from_response(agent_text)
+                decision = whole_item(decision, agent_text) if decision else None
                 if decision and not any(is_semantic_duplicate(decision, d.what) for d in decisions):
                     decisions.append(CapturedDecision(decision, entry.timestamp, entry.id))
                     decisions = decisions[-MAX_DECISIONS:]
-            learnings = _add_semantic(learnings, extract_learnings(text, agent_text), MAX_LEARNINGS)
+            found = [whole_item(item, text) for item in extract_learnings(text, agent_text)]
+            learnings = _add_semantic(learnings, found, MAX_LEARNINGS)
             agent_text = ""
     return replace(
         state,

@@ -2,8 +2,10 @@
 
 Sections fill a token budget in selective-loading priority (working, open items, decisions,
 thread, resources, learnings): first a few items of each, then the rest, newest first, so a huge list
-cannot starve the sections after it. Omitted items are counted in the block. Every value is flattened to
-one line, stripped of control characters, and cannot close the block early.
+cannot starve the sections after it. The budget is met by choosing whole items, never by cutting one: an item
+that does not fit is left out (and counted in the block) while smaller ones after it may still fit. Other
+values (topic, tool arguments) are shortened between words. Every value is flattened to one line, stripped of
+control characters, and cannot close the block early.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Final
 
 from engine.accounting.gauge import format_tokens
 from engine.accounting.tokens import count_tokens, get_counter
+from engine.capture.whole_text import clip_words
 from engine.checkpoints.model import Checkpoint
 from engine.checkpoints.yaml_io import replace_lone_surrogates
 
@@ -44,10 +47,11 @@ class RenderedCheckpoint:
         return bool(self.omitted)
 
 
-def _clean(text: str, cap: int) -> str:
+def _clean(text: str, cap: int | None = None) -> str:
+    """One line, control characters and block tags defused, shortened between words to ``cap`` if given."""
     text = _CONTROL.sub("", " ".join(replace_lone_surrogates(text).split()))
     text = _TAG.sub(r"<\1checkpoint_data", text)
-    return text if len(text) <= cap else text[: cap - 1].rstrip() + "…"
+    return text if cap is None else clip_words(text, cap)
 
 
 def _attr(text: str) -> str:
@@ -117,19 +121,19 @@ def _sections(cp: Checkpoint) -> list[_Section]:
         exchanges.order.insert(2, 0)
     summary = _clean(cp.thread.summary, 250)
 
-    def texts(items: tuple[str, ...], cap: int) -> list[str]:
+    def texts(items: tuple[str, ...], cap: int | None = None) -> list[str]:
         return [_clean(x, cap) for x in items]
 
     return [
         _section("working details", "", working, 2, "bare"),
-        _section("open items", "Open items:", texts(cp.open_items, 200), 3),
-        _section("decisions", "Decisions made:", [f"{_clean(d.what, 200)}{_clock(d.when, day)}" for d in decisions], 5),
+        _section("open items", "Open items:", texts(cp.open_items), 3),
+        _section("decisions", "Decisions made:", [f"{_clean(d.what)}{_clock(d.when, day)}" for d in decisions], 5),
         _section("thread summary", "", [f"Thread: {summary}"] if summary else [], 1, "bare"),
         exchanges,
         _section("files modified", "Files modified:", texts(res.files_modified, 120), 5, "inline"),
         _section("files read", "Files read:", texts(res.files_read, 120), 3, "inline"),
         _section("tools", "Tools used:", texts(res.tools_used, 40), 8, "inline"),
-        _section("learnings", "Learnings (consider storing to long-term memory):", texts(cp.learnings, 200), 2),
+        _section("learnings", "Learnings (consider storing to long-term memory):", texts(cp.learnings), 2),
     ]
 
 
@@ -194,7 +198,7 @@ def render_checkpoint(cp: Checkpoint, *, max_tokens: int = 700) -> RenderedCheck
                     continue
                 cost = count_tokens(section.lines[i]) + 2
                 if used + cost > max_tokens:
-                    break
+                    continue  # a whole item or none: a smaller one further on may still fit
                 used += cost
                 section.chosen.add(i)
                 added.append((section, i))
@@ -208,14 +212,14 @@ def render_checkpoint(cp: Checkpoint, *, max_tokens: int = 700) -> RenderedCheck
         tokens = count_tokens(text)
     for section in sections:
         for i in section.order:
-            if i in section.chosen:
+            if i in section.chosen or count_tokens(section.lines[i]) > max_tokens - tokens:
                 continue
             section.chosen.add(i)
             candidate = _compose(head, sections)
             size = count_tokens(candidate)
             if size > max_tokens:
                 section.chosen.discard(i)
-                break
+                continue
             text, tokens = candidate, size
     omitted = tuple(f"{s.name}: {len(s.lines) - len(s.chosen)}" for s in sections if len(s.chosen) < len(s.lines))
     return RenderedCheckpoint(text, tokens, get_counter().method, omitted)

@@ -1,10 +1,9 @@
 """The summary each compaction layer writes, from the summarized span: the planner's layer step.
 
-See docs/compaction.md, Summaries.
-
-Gathers what :mod:`engine.compaction.summarizer` needs — the span's messages split into parts, their pins (pi ``label``
-entries and configured ids), the previous summary, a checkpoint built over the span for summarize/full, the
-memory-archive record for drop-only — and returns the summary text (not yet redacted) with the archive plan.
+Gathers what :mod:`engine.compaction.summarizer` needs — the span's messages split into parts, their pins (pi
+``label`` entries and configured ids), for summarize/full the span redacted before anything is extracted from it,
+the reading agent's format and the size budget, for drop-only the memory-archive record — and returns the summary
+text with the archive plan. The planner redacts the finished text once more.
 """
 
 from __future__ import annotations
@@ -14,25 +13,36 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
-from engine.accounting.context import ContextMessage, context_from_path
+from engine.accounting.context import ContextMessage
 from engine.capture.redact import redact_secrets
-from engine.capture.state import CapturedState, capture
-from engine.checkpoints.builder import build_checkpoint
-from engine.checkpoints.store import LoadedCheckpoint
 from engine.compaction.archive import ArchivedMessage, archive_file
 from engine.compaction.plan import ArchivePlan, MessagePreview
 from engine.compaction.span_text import message_parts, one_line, tool_call_line
 from engine.compaction.summarizer import SpanMessage, SummaryHeader, drop_placeholder, prune_summary, structured_summary
+from engine.compaction.summary_extract import redacted_parts
 from engine.config.loader import Config
 from engine.session.snapshot import SessionSnapshot
 from engine.stores.entries import Entry
 from engine.stores.source import SessionSource
 
-__all__ = ["LayerSummary", "build_span", "layer_summary", "pins_on_path", "preview", "session_workspace"]
+__all__ = [
+    "SUMMARY_SHARE",
+    "LayerSummary",
+    "build_span",
+    "layer_summary",
+    "pins_on_path",
+    "preview",
+    "session_workspace",
+    "summary_budget",
+    "summary_format_for",
+]
+
+SUMMARY_SHARE: Final = {"summarize": 0.06, "full": 0.04}
+"""The share of the context window a structured summary may take (issue 13: 12,000 tokens at 200k)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +53,13 @@ class LayerSummary:
     archive: ArchivePlan | None = None
     problem: str | None = None
     """Why the layer cannot be applied (e.g. drop-only without a workspace)."""
+    omitted: int = 0
+    """Whole items the summary's size budget left out (the summary says which and where they are kept)."""
 
 
 def pins_on_path(path: Sequence[Entry], configured: Sequence[str]) -> dict[str, str]:
-    """Entry id → why it is pinned: pi ``label`` entries on the path (last one wins, an empty label clears)
-    and ids listed in the config (docs/compaction.md, Pins and focus)."""
+    """Entry id → why it is pinned: pi ``label`` entries on the path (last one wins, an empty label clears,
+    docs/formats.md, Labels) and ids listed in the config."""
     pins = {entry_id: "pinned in config" for entry_id in configured}
     labels: dict[str, str] = {}
     for entry in path:
@@ -133,27 +145,14 @@ def _drop_only(
     return LayerSummary(drop_placeholder(header, reference, span, previous), plan)
 
 
-def _structured(
-    snapshot: SessionSnapshot,
-    span: Sequence[SpanMessage],
-    load: Callable[[Entry], Mapping[str, Any]],
-    header: SummaryHeader,
-    latest: LoadedCheckpoint | None,
-    now: datetime,
-    files: tuple[tuple[str, ...], tuple[str, ...]],
-    turn_start: int | None,
-) -> str:
-    # The checkpoint sees only the summarized span: a view of the path up to the cut, captured from scratch,
-    # with the latest checkpoint carried forward (its decisions predate this span).
-    path = snapshot.view.path[: span[-1].message.path_index + 1] if span else ()
-    prefix = replace(snapshot, view=context_from_path(path, path[-1] if path else None))
-    state = capture(CapturedState(), [s.message.entry for s in span if s.message.role != "compactionSummary"], load)
-    checkpoint = build_checkpoint(prefix, state, load, trigger="compaction",
-                                  previous=latest.checkpoint if latest else None, now=now,
-                                  interrupted=turn_start is not None)
-    previous = span[0].parts.text if span and span[0].message.role == "compactionSummary" else None
-    return structured_summary(header, checkpoint, span, previous_summary=previous, read_files=files[0],
-                              modified_files=files[1], turn_start=turn_start)
+def summary_format_for(source: SessionSource) -> str:
+    """The summary format the session's agent reads: ``pi`` for pi sessions, ``openclaw`` for OpenClaw's."""
+    return "pi" if source.format == "pi-jsonl" else "openclaw"
+
+
+def summary_budget(layer: str, window: int) -> int:
+    """The most tokens a ``layer`` summary may take: a share of the context window (6% for summarize)."""
+    return max(1, int(window * SUMMARY_SHARE.get(layer, SUMMARY_SHARE["summarize"])))
 
 
 def layer_summary(
@@ -163,16 +162,27 @@ def layer_summary(
     header: SummaryHeader,
     *,
     config: Config,
-    load: Callable[[Entry], Mapping[str, Any]],
-    latest: LoadedCheckpoint | None,
     files: tuple[tuple[str, ...], tuple[str, ...]],
     turn_start: int | None,
     now: datetime,
+    count: Callable[[str], int],
+    fmt: str | None = None,
+    kept: Sequence[SpanMessage] = (),
 ) -> LayerSummary:
-    """The summary ``layer`` writes for ``span`` (``files`` = read-only and modified files)."""
+    """The summary ``layer`` writes for ``span`` (``files`` = read-only and modified files).
+
+    ``fmt`` overrides the summary format of the session's agent (:func:`summary_format_for`); ``count`` is the
+    token counter the summarize/full budget is measured with; ``kept`` are the messages after the cut (they
+    only close or supersede summary items).
+    """
     if layer == "drop-only":
         return _drop_only(snapshot, config, header, span, now)
     if layer == "prune":
         return LayerSummary(prune_summary(header, span, config.compaction.prune_output, read_files=files[0],
                                           modified_files=files[1], turn_start=turn_start))
-    return LayerSummary(_structured(snapshot, span, load, header, latest, now, files, turn_start))
+    redacted = [replace(s, parts=redacted_parts(s.parts)) for s in span]
+    built = structured_summary(header, redacted, fmt=fmt or summary_format_for(snapshot.source),
+                               read_files=files[0], modified_files=files[1], turn_start=turn_start,
+                               max_tokens=summary_budget(layer, snapshot.window.tokens), count=count,
+                               kept=[replace(s, parts=redacted_parts(s.parts)) for s in kept])
+    return LayerSummary(built.text, omitted=len(built.omitted))

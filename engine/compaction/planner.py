@@ -33,6 +33,7 @@ from engine.compaction.layer_summary import build_span, layer_summary, pins_on_p
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.span_text import Loader, file_operations
 from engine.compaction.summarizer import SummaryHeader
+from engine.compaction.summary_sections import parse_summary
 from engine.config.compaction_settings import LAYERS
 from engine.config.loader import Config, resolve_state_dir
 from engine.fs.session_lock import inspect_lock
@@ -182,6 +183,7 @@ def plan_compaction(
     auto_compactions: int = 0,
     now: datetime | None = None,
     token_cache: TokenCache | None = None,
+    summary_format: str | None = None,
 ) -> CompactionPlan:
     """Plan a compaction of ``snapshot`` with ``layer``; reads the transcript and state dir, writes nothing.
 
@@ -192,6 +194,7 @@ def plan_compaction(
         state_dir: where checkpoints live (default: :func:`engine.config.loader.resolve_state_dir`).
         controller: ``auto``/``jsonl``/``gateway``/``none`` (default: the config's).
         automatic: planned by the sidecar; the guard then counts ``auto_compactions``.
+        summary_format: ``pi`` or ``openclaw`` to override the format of the session's agent (summarize/full).
 
     Raises:
         ValueError: unknown ``layer`` or a negative ``keep_recent``.
@@ -237,21 +240,27 @@ def plan_compaction(
     if cut.is_split_turn and has_cut:
         turn_start = next((i for i, s in enumerate(span) if s.message.path_index >= cut.turn_start_index), None)
     previous = objects(view.compaction) if view.compaction is not None and summarized else {}
-    files = file_operations((s.parts for s in span), previous.get("details"))
+    files = _with_summary_files(file_operations((s.parts for s in span), previous.get("details")),
+                                previous.get("summary"))
     first_kept = path[first] if has_cut else None
-    header = SummaryHeader(layer, len(summarized), sum(m.entry.pi_tokens for m in summarized),
-                           (first_kept.id or "") if first_kept else "", focus)
     latest = latest_checkpoint(state_dir, source.key)
-    built = layer_summary(layer, snapshot, span, header, config=config, load=objects, latest=latest, files=files,
-                          turn_start=turn_start, now=now)
-    if built.problem and summarized:
-        blocked.append(built.problem)
-    summary = redact_secrets(built.text)
-    summary_tokens = counter.count(summary)
     join_counts()
     tokens = {id(m): message_tokens(m, objects, counter=counter, cache=cache) for m in view.messages}
     tokens_summarized = sum(tokens[id(m)] for m in summarized)
     tokens_kept = sum(tokens[id(m)] for m in kept)
+    # One figure for the summarized tokens: the header states the plan's own count.
+    header = SummaryHeader(layer, len(summarized), tokens_summarized, (first_kept.id or "") if first_kept else "",
+                           focus)
+    after_cut = build_span(kept, objects, {}) if layer in ("summarize", "full") else []
+    built = layer_summary(layer, snapshot, span, header, config=config, files=files, turn_start=turn_start,
+                          now=now, count=counter.count, fmt=summary_format, kept=after_cut)
+    if built.problem and summarized:
+        blocked.append(built.problem)
+    if built.omitted:
+        warnings.append(f"{built.omitted} whole items of the summary were left out for size; the summary names "
+                        "the entries that hold them verbatim")
+    summary = redact_secrets(built.text)
+    summary_tokens = counter.count(summary)
 
     loaded = latest if chosen == "jsonl" else None
     rendered = render_checkpoint(loaded.checkpoint) if loaded is not None else None
@@ -329,6 +338,19 @@ def plan_compaction(
         created_at=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         automatic=automatic,
     )
+
+
+def _with_summary_files(
+    files: tuple[tuple[str, ...], tuple[str, ...]], summary: Any
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """pi's file lists with those the previous summary's ``<read-files>``/``<modified-files>`` blocks name
+    (a compaction without ``details``, as pi's legacy files have, keeps its lists only there)."""
+    if not isinstance(summary, str) or "-files>" not in summary:
+        return files
+    parsed = parse_summary(summary)
+    modified = set(files[1]) | set(parsed.modified_files)
+    read = (set(files[0]) | set(parsed.read_files)) - modified
+    return tuple(sorted(read)), tuple(sorted(modified))
 
 
 def _activity_warnings(snapshot: SessionSnapshot, controller: str, now: datetime) -> list[str]:

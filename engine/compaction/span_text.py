@@ -16,15 +16,18 @@ from typing import Any
 import orjson
 
 from engine.accounting.context import ContextMessage
+from engine.capture.whole_text import clip_words
 from engine.stores.entries import Entry
 
 __all__ = [
     "Loader",
     "MessageParts",
+    "SpanMessage",
     "file_operations",
     "format_file_operations",
     "message_parts",
     "one_line",
+    "short_tool_call",
     "tool_call_line",
 ]
 
@@ -54,6 +57,16 @@ class MessageParts:
     """A ``bashExecution``'s command."""
     is_error: bool = False
     images: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SpanMessage:
+    """One summarized message with its parts and pin."""
+
+    message: ContextMessage
+    parts: MessageParts
+    pin: str | None = None
+    """Why the message is pinned (its pi label, or ``config``); ``None`` when it is not."""
 
 
 def _blocks(content: Any) -> tuple[str, str, list[tuple[str, Mapping[str, Any]]], int]:
@@ -111,13 +124,12 @@ def message_parts(message: ContextMessage, obj: Mapping[str, Any]) -> MessagePar
 
 
 def one_line(text: str, limit: int) -> str:
-    """Whitespace collapsed to single spaces and cut to ``limit`` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: max(1, limit - 1)].rstrip() + "…"
+    """Whitespace collapsed to single spaces and cut at a word boundary to ``limit`` characters with ``…``."""
+    return clip_words(text, limit)
 
 
 def tool_call_line(name: str, arguments: Mapping[str, Any], limit: int = _ARG_CHARS) -> str:
-    """pi's serialization of a tool call, ``name(k="v", …)``, each value cut to ``limit`` characters."""
+    """pi's serialization of a tool call, ``name(k="v", …)``, each value cut (between words) to ``limit``."""
     parts = []
     for key, value in arguments.items():
         try:
@@ -125,6 +137,23 @@ def tool_call_line(name: str, arguments: Mapping[str, Any], limit: int = _ARG_CH
         except TypeError:
             rendered = repr(value)
         parts.append(f"{key}={one_line(rendered, limit)}")
+    return f"{name}({', '.join(parts)})"
+
+
+def short_tool_call(name: str, arguments: Mapping[str, Any], limit: int = 160) -> str:
+    """A tool call on one line with nothing cut: values up to ``limit`` characters whole, longer ones (file
+    contents, patches) replaced by their size, e.g. ``edit(path="src/a.py", oldText=<412 chars>)``."""
+    parts = []
+    for key, value in arguments.items():
+        try:
+            rendered = orjson.dumps(value).decode()
+        except TypeError:
+            rendered = repr(value)
+        if "\n" in rendered or len(rendered) > limit:
+            size = len(value) if isinstance(value, str | list | dict) else len(rendered)
+            unit = "chars" if isinstance(value, str) else "items" if isinstance(value, list | dict) else "chars"
+            rendered = f"<{size:,} {unit}>"
+        parts.append(f"{key}={rendered}")
     return f"{name}({', '.join(parts)})"
 
 

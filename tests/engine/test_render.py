@@ -139,3 +139,20 @@ def test_any_checkpoint_renders_one_well_formed_block_within_budget(cp: Checkpoi
     assert r.text.startswith(OPEN) and r.text.endswith(CLOSE)
     assert r.text.count(CLOSE) == 1
     r.text.encode("utf-8")
+
+
+def test_the_budget_is_met_by_choosing_whole_items() -> None:
+    long = " ".join(["keep the shard router stateless and reload its range table on SIGHUP"] * 4)
+    cp = sample_checkpoint()
+    decisions = tuple(dataclasses.replace(d, what=f"{i}: {long}") for i, d in enumerate(cp.decisions * 4))
+    items = (*(f"open {i}: {long}" for i in range(12)), "short open item")
+    cp = dataclasses.replace(cp, decisions=decisions, open_items=items,
+                             learnings=tuple(f"learning {i}: {long}" for i in range(6)))
+    r = render_checkpoint(cp, max_tokens=700)
+    assert r.tokens <= 700 and r.trimmed
+    shown = [line[2:] for line in r.text.splitlines() if line.startswith("- ") and not line.startswith("- … (+")]
+    whole = {d.what for d in cp.decisions} | set(cp.open_items) | set(cp.learnings)
+    for line in shown:
+        text = line.rsplit(" (", 1)[0] if line.rsplit(" (", 1)[0] in whole else line
+        assert text in whole, line  # an item is shown whole or not at all
+    assert "short open item" in shown  # a big item that does not fit does not block a smaller one after it

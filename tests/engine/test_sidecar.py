@@ -71,6 +71,32 @@ def test_capture_collects_tools_files_failures_and_decisions(tmp_path: Path) -> 
     assert split == state
 
 
+def test_capture_stores_whole_items_never_cut_mid_word(tmp_path: Path) -> None:
+    decision = ("Decision: keep the shard router stateless so that every pod can route a merchant without a "
+                "lookup, move the range table into the config service, reload it on SIGHUP, and fall back to "
+                "the previous table when the new one fails validation.")
+    todo = ("document how the shard router reloads its range table on SIGHUP, what happens when validation "
+            "fails, and which metric and which dashboard panel tell the on-call engineer that the fallback range "
+            "table is in use")
+    learning = ("Never change the shard ranges during business hours because the settlement batch reads them "
+                "and a half-applied table makes the nightly settlement totals disagree with the export the bank sends "
+                "us every night.")
+    session = write(tmp_path / "s.jsonl", [
+        user("u1", None, "Please design the shard router."),
+        assistant("a1", "u1", f"Here is the plan.\n\n{decision}\n\nTODO: {todo}\n" + "Details follow. " * 20,
+                  1000),
+        user("u2", "a1", "ok go"),
+        user("u3", "u2", learning),
+    ])
+    reader = read_transcript(session)
+    view = build_context(reader.entries, reader.by_id, reader.leaf)
+    state = capture(CapturedState(), view.path, reader.read_object)
+    assert len(decision) > 200 and len(todo) > 200 and len(learning) > 200  # the extractors' cut is 200
+    assert [d.what for d in state.decisions] == [decision]
+    assert todo in state.open_items
+    assert state.learnings == (learning,)
+
+
 def test_state_files_round_trip_and_stale_state_is_discarded(tmp_path: Path) -> None:
     reader = read_transcript(_decision_session(tmp_path / "s.jsonl"))
     view = build_context(reader.entries, reader.by_id, reader.leaf)

@@ -1,0 +1,185 @@
+"""Exact identifiers for a compaction summary: whole tokens, kept verbatim, never fragments, never generic.
+
+A token is what stands between whitespace (or inside one pair of backticks), stripped of the punctuation that
+wraps it in prose. It is kept when it is one of: a URL; a path (``/abs``, ``~/x``, ``./x``, ``a/b/c``, a relative
+path to a file with an extension, ``C:\\x``); a file name with a known extension; a hex id (git SHA, hash,
+UUID) with both digits and letters; ``host:port``; a version (``v1.2``, ``1.2.3``, ``pkg@1.2.3``); a ticket or
+id with a separator (``JIRA-12``, ``cp_012``); a number of six digits or more; a symbol (``snake_case``,
+``camelCase``, ``PascalCase``, ``dotted.name``, ``call()``); a command-line flag (``--dry-run``); or anything
+written in backticks that is a name (``refactor``) or a command (``npm run check``: at most eight words led by a
+lower-case program name, without code punctuation), up to 120 characters.
+
+Generic tokens that identify nothing in particular (``/dev/null``, ``/tmp``, ``/usr/bin/env``) are skipped. The
+caller passes text that was already redacted and never cut: a token is only ever taken from text as written, so a
+truncated line can never yield a fragment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Final
+
+__all__ = ["GENERIC_IDENTIFIERS", "extract_identifiers", "is_identifier", "is_location", "minimal_identifiers"]
+
+GENERIC_IDENTIFIERS: Final = frozenset({
+    "/", "~", ".", "..", "./", "../", "~/", "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty",
+    "/dev/zero", "/dev/urandom", "/tmp", "/tmp/", "/var/tmp", "/bin/sh", "/bin/bash", "/bin/zsh", "/usr/bin/env",
+    "/usr/bin", "/usr/local/bin", "/usr/local", "/usr", "/etc", "/home", "/root", "/var", "/opt", "localhost",
+    "http://", "https://", "e.g.", "i.e.", "etc.", "vs.", "N/A", "n/a", "and/or", "I/O", "NO_REPLY", "HEARTBEAT_OK",
+    # Product and company names look like PascalCase symbols but name nothing in the session.
+    "OpenAI", "GitHub", "GitLab", "WhatsApp", "iMessage", "iPhone", "iPad", "macOS", "iOS", "PowerShell",
+    "JavaScript", "TypeScript", "PostgreSQL", "MySQL", "MongoDB", "YouTube", "LinkedIn", "MiniMax", "DeepSeek",
+    "OpenClaw", "ClawdBot", "Clawdbot", "SaaS", "PaaS", "IaaS", "DevOps", "FastAPI", "GraphQL", "WebSocket", "NodeJS",
+    "LaTeX", "ChatGPT", "OAuth", "OpenRouter", "TikTok", "PayPal", "DigitalOcean", "CloudFlare", "VSCode", "JetBrains",
+})
+"""Tokens that look like identifiers but name nothing specific to a session."""
+
+_MAX_CHARS: Final = 200
+_MAX_BACKTICK: Final = 120
+_EXTENSIONS: Final = frozenset({
+    "py", "pyi", "ts", "tsx", "js", "jsx", "mjs", "cjs", "json", "jsonl", "md", "mdx", "yaml", "yml", "toml",
+    "lua", "rs", "go", "java", "kt", "kts", "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php", "sh", "bash", "zsh",
+    "fish", "ps1", "sql", "html", "htm", "css", "scss", "sass", "less", "txt", "log", "lock", "ini", "cfg", "conf",
+    "env", "xml", "csv", "tsv", "proto", "swift", "ex", "exs", "erl", "vue", "svelte", "dart", "scala", "clj", "r",
+    "jl", "pl", "pm", "tf", "tfvars", "gradle", "properties", "dockerfile", "makefile", "mk", "cmake", "nix",
+    "ipynb", "png", "jpg", "jpeg", "gif", "svg", "webp", "pdf", "zip", "tar", "gz", "tgz", "whl", "wasm", "so",
+    "dll", "dylib", "exe", "bin", "db", "sqlite", "sqlite3", "parquet", "pem", "crt"
+})
+_BACKTICKS: Final = re.compile(r"`([^`\n]+)`")
+_LEAD: Final = "([{<\"'*“‘«"
+_TRAIL: Final = ")]}>\"',;:.!?*”’»"
+_URL: Final = re.compile(r"^(?:https?|wss?|ftp|file|git|ssh|s3|gs|redis|postgres(?:ql)?|mysql|mongodb)://[^\s]+$", re.I)
+_WINDOWS_PATH: Final = re.compile(r"^[A-Za-z]:\\[\w\\. -]+$")
+_PATH: Final = re.compile(r"^(?:~|\.{1,2}|@)?/?[\w@.+~-]+(?:/[\w@.+~-]*)+$")
+_FILE: Final = re.compile(r"^[\w-][\w.-]*\.([A-Za-z0-9]{1,11})$")
+_HEX: Final = re.compile(r"^(?=[0-9a-fA-F-]*\d)(?=[0-9a-fA-F-]*[a-fA-F])[0-9a-fA-F]{7,}(?:-[0-9a-fA-F]{4,})*$")
+_HOST_PORT: Final = re.compile(r"^[A-Za-z0-9][\w.-]*:\d{2,5}$")
+_VERSION: Final = re.compile(
+    r"^(?:v\d+(?:\.\d+)+|\d+\.\d+\.\d+)(?:[-+][\w.]+)?$|^[\w@/.-]+(?:@|==|>=|<=|~=)v?\d+(?:\.\d+)+[\w.+-]*$"
+)
+_TICKET: Final = re.compile(r"^(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+$")
+_NUMBER: Final = re.compile(r"^\d{6,}$")
+_SNAKE: Final = re.compile(r"^_{0,2}[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_{0,2}(?:\(\))?$")
+_CAMEL: Final = re.compile(r"^_?(?:[a-z]+[A-Z]|[A-Z][a-z0-9]+[A-Z])[A-Za-z0-9]*(?:\(\))?$")
+_DOTTED: Final = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?$")
+_CALL: Final = re.compile(r"^[A-Za-z_$][\w$.]*\(\)$")
+_WORD: Final = re.compile(r"^[A-Za-z][\w-]*$")
+_CODE_PUNCTUATION: Final = re.compile(r"[(){}\[\];=\"'`]|\+ |, ")
+_COMMAND_HEAD: Final = re.compile(r"^[a-z][\w.-]*$")
+_FLAG: Final = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+
+
+def _strip(token: str) -> str:
+    """The token without the punctuation prose wraps it in (a trailing ``()`` of a call is kept)."""
+    token = token.lstrip(_LEAD)
+    while token and token[-1] in _TRAIL:
+        if token.endswith("()") and len(token) > 2:
+            return token
+        token = token[:-1]
+    if token.count("(") < token.count(")") and token.endswith(")"):
+        token = token[:-1]
+    if token.endswith("(") and not token.endswith("()"):
+        token = token[:-1]
+    return token
+
+
+def _is_path(token: str) -> bool:
+    if not _PATH.match(token) or not any(c.isalpha() for c in token):
+        return False
+    if token.startswith(("/", "~/", "./", "../", "@")):
+        return True
+    last = token.rstrip("/").rsplit("/", 1)[-1]
+    extension = _FILE.match(last)
+    return token.count("/") >= 2 or bool(extension and extension.group(1).lower() in _EXTENSIONS)
+
+
+def is_identifier(token: str) -> bool:
+    """Whether a stripped bare token (not from backticks) is worth keeping verbatim."""
+    if len(token) < 3 or len(token) > _MAX_CHARS or token in GENERIC_IDENTIFIERS:
+        return False
+    if _URL.match(token):
+        return token.split("://", 1)[1] != ""
+    if _WINDOWS_PATH.match(token) or _is_path(token):
+        return True
+    if _is_file(token):
+        return True
+    if _VERSION.match(token) or _HEX.match(token) or _HOST_PORT.match(token) or _NUMBER.match(token):
+        return True
+    if _FLAG.match(token) or _TICKET.match(token) or _SNAKE.match(token) or _CAMEL.match(token):
+        return True
+    if _CALL.match(token):
+        return True
+    if _DOTTED.match(token):
+        return all(len(part) >= 2 for part in token.removesuffix("()").split("."))
+    return False
+
+
+def _backtick(span: str) -> str | None:
+    """A backtick span worth keeping whole: a name (one token) or a command (words, no code punctuation)."""
+    span = span.strip()
+    if len(span) < 3 or len(span) > _MAX_BACKTICK or span in GENERIC_IDENTIFIERS or not any(c.isalnum() for c in span):
+        return None
+    words = span.split()
+    if len(words) == 1:
+        token = _strip(span)
+        return token if is_identifier(token) or (len(token) >= 4 and _WORD.match(token)) else None
+    if len(words) > 8 or _CODE_PUNCTUATION.search(span) or not _COMMAND_HEAD.match(words[0]):
+        return None
+    return span
+
+
+def _is_file(token: str) -> bool:
+    file = _FILE.match(token)
+    return bool(file and file.group(1).lower() in _EXTENSIONS and not token[0].isdigit())
+
+
+def is_location(token: str) -> bool:
+    """Whether a stripped token is a URL, a path or a file name (what a shell command names worth keeping)."""
+    return (len(token) >= 3 and token not in GENERIC_IDENTIFIERS
+            and bool(_URL.match(token) or _WINDOWS_PATH.match(token) or _is_path(token) or _is_file(token)))
+
+
+def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -> list[str]:
+    """Identifiers in ``texts`` in order of first appearance, each once (see the module docstring).
+
+    ``locations_only`` keeps URLs and paths only (for shell commands, whose other tokens are flags and words).
+    """
+    accept = is_location if locations_only else is_identifier
+    seen: set[str] = set()
+    found: list[str] = []
+
+    def add(item: str) -> None:
+        if item not in seen:
+            seen.add(item)
+            found.append(item)
+
+    for text in texts:
+        if not text:
+            continue
+        rest = text
+        if "`" in text and not locations_only:
+            for match in _BACKTICKS.finditer(text):
+                span = _backtick(match.group(1))
+                if span is not None:
+                    add(span)
+            rest = _BACKTICKS.sub(" ", text)
+        for raw in rest.split():
+            token = _strip(raw)
+            if accept(token):
+                add(token)
+    return found
+
+
+def minimal_identifiers(identifiers: Iterable[str], also_present: str = "") -> list[str]:
+    """``identifiers`` without those another one contains, or that ``also_present`` (the rest of the summary)
+    already holds verbatim: the summary still contains every one of them, in fewer tokens."""
+    items = list(dict.fromkeys(identifiers))
+    by_length = sorted(items, key=len, reverse=True)
+    kept: list[str] = []
+    for item in by_length:
+        if any(item in longer for longer in kept) or (also_present and item in also_present):
+            continue
+        kept.append(item)
+    keep = set(kept)
+    return [item for item in items if item in keep]

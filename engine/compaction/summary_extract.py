@@ -1,0 +1,271 @@
+"""What a summarized span adds to the summary: decisions, constraints, open TODOs, blockers, completions,
+pending user asks, exact identifiers, and the split turn's context. No LLM.
+
+Every text is redacted (:func:`engine.capture.redact.redact_secrets`) before anything is extracted from it, so
+no item or identifier can hold part of a secret that redacting the finished summary would no longer recognise.
+The rules, per message (the capture heuristics of :mod:`engine.capture.decisions`, applied line by line so that
+every marked statement counts, not only the best one):
+
+* assistant text — a decision per line that states one (``Decision:``, ``Going with``, ``We'll …``, ``The fix
+  is …``); open items (``TODO:``, ``Next steps:``, ``- [ ]``, questions left for the user); ``Blocked on: …``
+  lines as blockers; completion lines (``Done: …``, ``Completed: …``, ``Fixed: …``, ``Resolved: …``, ``✅ …``,
+  ``- [x] …``), which resolve the TODOs and asks they match;
+* user text (real messages only, envelope stripped) — corrections and standing preferences as constraints
+  (``Don't …``, ``Always …``, ``From now on …``); the message itself as a pending ask when it carries at least
+  three content words and is not only such a preference;
+* identifiers (:mod:`engine.compaction.identifiers`) from user and assistant text, and paths and URLs from tool
+  call arguments and shell commands — never from tool output, which is mostly noise.
+
+Items are whole: an extractor's 200-character cut is undone from the source line, and a long ask is shortened to
+its leading whole sentences with a pointer to the entry that holds it verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from engine.capture.decisions import (
+    extract_decision_from_response,
+    extract_learnings,
+    extract_open_items,
+    is_real_user_message,
+    strip_envelope,
+)
+from engine.capture.dedup import extract_keywords
+from engine.capture.redact import redact_obj, redact_secrets
+from engine.capture.whole_text import ELLIPSIS, flatten, whole_item, whole_sentences
+from engine.compaction.identifiers import extract_identifiers
+from engine.compaction.span_text import MessageParts, SpanMessage, short_tool_call
+
+__all__ = ["ASK_CHARS", "SpanFact", "SpanFacts", "TurnContext", "redacted_parts", "span_facts"]
+
+ASK_CHARS: Final = 400
+"""A pending ask longer than this keeps its leading whole sentences and points at its entry."""
+_LOCATION_KEYS: Final = frozenset({"path", "file_path", "filePath", "file", "url", "uri", "cwd", "directory", "dir"})
+_FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_DONE: Final = re.compile(
+    r"^(?:[-*+]\s+\[[xX]\]\s+|✅\s*|done[.!]\s+|(?:done|completed|fixed|finished|resolved|shipped)\s*[:–—-]\s+)"
+    r"(?P<rest>\S.*[^:])$",
+    re.IGNORECASE,
+)
+_BLOCKED: Final = re.compile(
+    r"^(?:[-*+]\s+)?(?:\*\*)?(?:blocked(?: on| by)?|blocker)(?:\*\*)?\s*[:–—-]\s*(?P<rest>\S.*)$", re.IGNORECASE
+)
+_MARKER: Final = re.compile(r"^(?:[-*+•]\s+|\d+[.)]\s+)")
+_DONE_HEADER: Final = re.compile(
+    r"^(?:\*\*|#+\s*)?(?:done[.!]|(?:completed|done|finished|accomplished|changes made|what (?:was|i) (?:done|did)"
+    r"|summary of changes)\b[^:]*:(?:\*\*)?$)",
+    re.IGNORECASE,
+)
+"""A report of finished work: ``Done.``/``Done!`` opening a message, or a ``Completed:`` header; the list
+items after it are completions."""
+_REQUEST: Final = re.compile(
+    r"[?？]|[吗呢吧](?:[。.!！\s]|$)|\b(?:please|pls|can you|could you|would you|will you|i want|i need|we need"
+    r"|need to|i'd like|let's|lets|make sure|should we|how about)\b"
+    r"|(?:^|[.!;]\s+|\n)(?:(?:ok(?:ay)?|alright|so|now|then|and|also|next|first"
+    r"|great|good|cool|thanks),?\s+)*(?:add|remove|delete|move|rename|read|write|fix|update|create|make|implement"
+    r"|run|test|check|commit|push|deploy|refactor|split|merge|investigate|look|review|explain|tell|show|give"
+    r"|continue|tackle|find|search|change|use|replace|revert|install|build|try|clean|document|describe|list|set"
+    r"|bump|send|open|close|start|stop|debug|measure|compare|help|do|go|keep|skip|drop|port|migrate|wire|hook"
+    r"|summarize|draft|prepare|plan|ship|release|publish|profile|benchmark|verify|ensure|handle)\b",
+    re.IGNORECASE,
+)
+"""A user message asks for something: a question, a request phrase, or a sentence led by an imperative verb."""
+_CONFIRMATION: Final = re.compile(
+    r"(?:(?:ok(?:ay)?|yes|yep|yeah|sure|sounds good|looks good|go ahead|go for it|do it|lgtm|ship it|thanks"
+    r"|thank you|great|perfect|nice|cool|please|let's do (?:it|that)|proceed|continue)[\s,.!]*)+",
+    re.IGNORECASE,
+)
+"""A reply that only confirms ("ok go ahead", "sounds good, do it") asks for nothing new."""
+_OPEN_WORK: Final = re.compile(
+    r"\b(?:remaining|still|open|todo|to do|next|pending|left|outstanding|follow[- ]?ups?|blocked)\b", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SpanFact:
+    """One item the span states."""
+
+    kind: str
+    """``decisions``, ``constraints``, ``todos``, ``blocked``, ``asks`` or ``done``."""
+    text: str
+    entry_id: str
+    order: int
+    """Position of its message in the span."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    """pi's split-turn block: the turn's request and what happened before the cut."""
+
+    request: str
+    progress: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SpanFacts:
+    """Everything the span contributes, in message order."""
+
+    facts: tuple[SpanFact, ...] = ()
+    identifiers: tuple[tuple[str, str], ...] = ()
+    """``(identifier, entry id)`` in order of first appearance."""
+    goal: str = ""
+    status: tuple[str, ...] = ()
+    texts: tuple[str, ...] = ()
+    """The redacted text of each user and assistant message, for counting references."""
+    turn: TurnContext | None = None
+
+
+def redacted_parts(parts: MessageParts) -> MessageParts:
+    """``parts`` with secrets redacted in its text, command and tool-call arguments (thinking left out)."""
+    calls = tuple((name, redact_obj(args)) for name, args in parts.tool_calls)
+    return replace(parts, text=redact_secrets(parts.text), thinking="", tool_calls=calls,
+                   command=redact_secrets(parts.command) if parts.command is not None else None)
+
+
+def _prose(text: str) -> list[str]:
+    """Stripped lines outside code fences."""
+    out: list[str] = []
+    fence = ""
+    for raw in text.splitlines():
+        opener = _FENCE.match(raw)
+        if fence:
+            if opener and raw.strip().startswith(fence):
+                fence = ""
+            continue
+        if opener:
+            fence = opener.group(1)
+            continue
+        if raw.strip():
+            out.append(raw.strip())
+    return out
+
+
+def _clean(line: str) -> str:
+    return flatten(_MARKER.sub("", line).replace("**", ""))
+
+
+def _locations(arguments: Mapping[str, Any]) -> list[str]:
+    texts: list[str] = []
+    for key, value in arguments.items():
+        if isinstance(value, str) and (key in _LOCATION_KEYS or key in ("command", "cmd")) and len(value) <= 4000:
+            texts.append(value)
+    return extract_identifiers(texts, locations_only=True)
+
+
+def _assistant_facts(text: str, entry_id: str, order: int) -> list[SpanFact]:
+    facts: list[SpanFact] = []
+    claimed: set[str] = set()
+    reporting = False
+    for line in _prose(text):
+        is_item = bool(_MARKER.match(line))
+        if _DONE_HEADER.match(line):
+            reporting = True
+            continue
+        if reporting and is_item:
+            claimed.add(_clean(line))
+            facts.append(SpanFact("done", _clean(line), entry_id, order))
+            continue
+        if reporting and not line.startswith("#"):
+            # A heading keeps the report going; another list header or prose ends it.
+            reporting = line.endswith((":", ":**")) and not _OPEN_WORK.search(line)
+        done = _DONE.match(line)
+        blocked = _BLOCKED.match(line)
+        if done or blocked:
+            rest = _clean((done or blocked).group("rest"))  # type: ignore[union-attr]
+            facts.append(SpanFact("done" if done else "blocked", rest, entry_id, order))
+            claimed.add(rest)
+            continue
+        if line.endswith(":") or line.startswith(("**", "#")):
+            continue  # headers: the whole-response pass below judges bold lead-ins and "Plan:" headers
+        decision = extract_decision_from_response(line)
+        if decision:
+            facts.append(SpanFact("decisions", whole_item(decision, line), entry_id, order))
+    whole = extract_decision_from_response(text)
+    if whole and not any(f.text.startswith(whole.rstrip(ELLIPSIS)) for f in facts):
+        facts.append(SpanFact("decisions", whole_item(whole, text), entry_id, order))
+    for item in extract_open_items(text):
+        item = whole_item(item, text)
+        if item not in claimed and not any(item in c or c in item for c in claimed):
+            facts.append(SpanFact("todos", item, entry_id, order))
+    return facts
+
+
+def _user_facts(text: str, agent_text: str, entry_id: str, order: int) -> list[SpanFact]:
+    learnings = [whole_item(x, text) for x in extract_learnings(text, agent_text)]
+    facts = [SpanFact("constraints", x, entry_id, order) for x in learnings]
+    rest = flatten(text)
+    for learning in learnings:
+        rest = rest.replace(learning, " ")
+    if len(extract_keywords(rest)) >= 3 and _REQUEST.search(rest) and not _CONFIRMATION.fullmatch(rest.strip()):
+        ask = whole_sentences(text, ASK_CHARS)
+        if ask.endswith(ELLIPSIS):
+            ask += f" (full text: entry {entry_id})"
+        facts.append(SpanFact("asks", ask, entry_id, order))
+    return facts
+
+
+def _turn_context(prefix: Sequence[SpanMessage]) -> TurnContext:
+    first = next((s for s in prefix if s.parts.role in ("user", "bashExecution", "custom")), None)
+    request = ""
+    if first is not None:
+        text = strip_envelope(first.parts.text) if first.parts.role == "user" else (first.parts.command or
+                                                                                    first.parts.text)
+        request = whole_sentences(text, 600)
+        if request.endswith(ELLIPSIS):
+            request += f" (full text: entry {first.message.entry_id})"
+    progress: list[str] = []
+    for s in prefix:
+        if s.parts.role != "assistant":
+            continue
+        if s.parts.text.strip():
+            line = whole_sentences(s.parts.text, 300)
+            progress.append(line + f" (full text: entry {s.message.entry_id})" if line.endswith(ELLIPSIS) else line)
+        progress += [short_tool_call(name, args) for name, args in s.parts.tool_calls]
+    return TurnContext(request, tuple(progress))
+
+
+def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None) -> SpanFacts:
+    """The facts of ``span`` (its parts must already be redacted: :func:`redacted_parts`)."""
+    facts: list[SpanFact] = []
+    identifiers: dict[str, str] = {}
+    texts: list[str] = []
+    goal = ""
+    agent_text = ""
+    for order, s in enumerate(span):
+        parts, entry_id = s.parts, s.message.entry_id
+        if parts.role == "user":
+            if not is_real_user_message(parts.text):
+                continue
+            text = strip_envelope(parts.text)
+            texts.append(text)
+            user = _user_facts(text, agent_text, entry_id, order)
+            facts += user
+            if not goal:
+                goal = next((f.text for f in user if f.kind == "asks"), "")
+            found = extract_identifiers([text])
+            agent_text = ""
+        elif parts.role == "assistant":
+            texts.append(parts.text)
+            facts += _assistant_facts(parts.text, entry_id, order)
+            found = extract_identifiers([parts.text])
+            for _name, args in parts.tool_calls:
+                found += _locations(args)
+            if parts.text.strip():
+                agent_text = parts.text
+        elif parts.role == "bashExecution" and parts.command:
+            found = extract_identifiers([parts.command], locations_only=True)
+        else:
+            continue
+        for identifier in found:
+            identifiers.setdefault(identifier, entry_id)
+    status: list[str] = []
+    last = span[-1] if span else None
+    if last is not None and last.parts.role == "assistant" and last.parts.tool_calls:
+        name, args = last.parts.tool_calls[-1]
+        status.append(f"Last step before the cut: {short_tool_call(name, args)}")
+    turn = _turn_context(span[turn_start:]) if turn_start is not None else None
+    return SpanFacts(tuple(facts), tuple(identifiers.items()), goal, tuple(status), tuple(texts), turn)

@@ -1,0 +1,60 @@
+"""Exact identifiers are whole tokens of the text they come from, never fragments, never generic ones."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.compaction.identifiers import GENERIC_IDENTIFIERS, extract_identifiers, is_location, minimal_identifiers
+
+TEXT = (
+    "See /Users/badlogic/workspaces/pi-mono/packages/coding-agent/src/cli.ts and ./core/exports.ts, then run "
+    "`npm run check` (or `npx tsx src/cli-new.ts`). Commit 83378aad7e fixed PAY-4121 in v2.14.3; the primary is "
+    "redis-primary.internal:6379 and the docs are at https://github.com/badlogic/pi-mono/issues/12. Call "
+    "AgentSession.prompt() and _disconnectFromAgent(), set MAX_DECISIONS, order 246813579, pin "
+    "@mariozechner/pi-tui@0.14.2 and pydantic==2.9.2, pass --dry-run. Pipe to /dev/null, not /tmp; e.g. and/or "
+    "3.5 1/2 read/write are words. `this.ui.addChild(new Text(x, 1))` is code, `refactor` is a branch."
+)
+
+
+def test_the_kinds_of_identifier_are_found_whole() -> None:
+    found = extract_identifiers([TEXT])
+    assert found == [
+        "npm run check", "npx tsx src/cli-new.ts", "refactor",
+        "/Users/badlogic/workspaces/pi-mono/packages/coding-agent/src/cli.ts", "./core/exports.ts", "83378aad7e",
+        "PAY-4121", "v2.14.3", "redis-primary.internal:6379", "https://github.com/badlogic/pi-mono/issues/12",
+        "AgentSession.prompt()", "_disconnectFromAgent()", "MAX_DECISIONS", "246813579",
+        "@mariozechner/pi-tui@0.14.2", "pydantic==2.9.2", "--dry-run",
+    ]
+
+
+def test_generic_ones_and_code_are_skipped() -> None:
+    found = extract_identifiers([TEXT])
+    assert not set(found) & GENERIC_IDENTIFIERS
+    assert not any("addChild" in f or f in ("e.g.", "and/or", "1/2", "read/write", "3.5") for f in found)
+
+
+def test_locations_only_keeps_paths_and_urls() -> None:
+    assert extract_identifiers(["cd /srv/app && curl -s https://x.example/h --retry 3 > out.log 2>/dev/null"],
+                               locations_only=True) == ["/srv/app", "https://x.example/h", "out.log"]
+    assert is_location("src/a/b.py") and not is_location("MAX_DECISIONS")
+
+
+_WORDS = st.lists(st.sampled_from([
+    "src/a.py", "/etc/app/x.yaml", "https://h.example/p?q=1", "deadbeef12", "v1.2.3", "foo_bar", "fooBar()",
+    "word", "the", "(", ")", ",", ".", "`npm test`", "/dev/null", "JIRA-7", "a/b", "x:80", "host.local:8080",
+]), max_size=30)
+
+
+@given(words=_WORDS, seps=st.lists(st.sampled_from([" ", "\n", ", ", " (", ") "]), min_size=30, max_size=30))
+def test_every_identifier_is_a_whole_token_of_its_text(words: list[str], seps: list[str]) -> None:
+    text = "".join(w + s for w, s in zip(words, seps, strict=False))
+    for identifier in extract_identifiers([text]):
+        assert re.search(r"(?<![\w./@~-])" + re.escape(identifier) + r"(?![\w/@-])", text), (identifier, text)
+
+
+def test_minimal_identifiers_drops_only_what_is_still_there() -> None:
+    ids = ["services/a.py", "a.py", "PAY-1", "https://h.example/x"]
+    assert minimal_identifiers(ids, "see https://h.example/x") == ["services/a.py", "PAY-1"]
