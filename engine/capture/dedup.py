@@ -119,11 +119,17 @@ def _level(a: Token, b: Token, cross: bool) -> int:
         return 2 if a.surface == b.surface or a.stem == b.stem else 1
     if a.kind == VALUE or b.kind == VALUE or (a.stem[:3] != b.stem[:3] and a.key[:3] != b.key[:3]):
         return 0
+    if _has_digit(a.stem) or _has_digit(b.stem):
+        return 0  # identifiers (app0/app1, T-41/T-42, v2/v3) are equal only when written the same
     if a.kind == NAME or b.kind == NAME:
         # Names inflect in Serbian ("Milošu"/"Miloš"), but within one language a different ending is a
         # different person (Jovan/Jovana).
         return 1 if cross and a.kind == b.kind == NAME and _inflected(a.stem, b.stem) else 0
     return 1 if _inflected(a.stem, b.stem) or _cognate(a.key, b.key) else 0
+
+
+def _has_digit(word: str) -> bool:
+    return any(ch.isdigit() for ch in word)
 
 
 def _stands_for(other: Token) -> bool:

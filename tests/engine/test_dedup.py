@@ -249,3 +249,10 @@ def test_dedupe_is_idempotent(items: list[str]) -> None:
     once = dedupe(items)
     assert dedupe(once) == once
     assert set(once) <= set(items)
+
+
+def test_items_that_differ_only_in_an_identifier_with_digits_stay_apart() -> None:
+    # Seen when merging summaries: six "add a regression test for appN." TODOs folded into one.
+    assert not is_semantic_duplicate("add a regression test for app0.", "add a regression test for app1.")
+    assert not is_semantic_duplicate("Close ticket T-41", "Close ticket T-42")
+    assert is_semantic_duplicate("add a regression test for app0.", "Add regression tests for app0")
