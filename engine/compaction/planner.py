@@ -31,7 +31,7 @@ from engine.checkpoints.store import latest_checkpoint
 from engine.compaction.degradation import assess_degradation, check_guard, evaluate_degradation
 from engine.compaction.layer_summary import build_span, layer_summary, pins_on_path, preview
 from engine.compaction.plan import CompactionPlan
-from engine.compaction.span_text import Loader, file_operations
+from engine.compaction.span_text import Loader, file_operations, redacted_loader
 from engine.compaction.summarizer import SummaryHeader
 from engine.config.compaction_settings import LAYERS
 from engine.config.loader import Config, resolve_state_dir
@@ -202,6 +202,8 @@ def plan_compaction(
     config = config or Config()
     settings = config.compaction
     now = now or datetime.now(UTC)
+    # The focus goes into the summary, the audit log and the LLM prompt: a pasted secret must not.
+    focus = redact_secrets(focus) if focus else focus
     source, view = snapshot.source, snapshot.view
     path = view.path
     objects = _Objects(load or _default_loader(source))
@@ -231,7 +233,9 @@ def plan_compaction(
     counter = get_counter()
     cache: TokenCache = token_cache if token_cache is not None else {}
     join_counts = _count_tokens_in_background(list(view.messages), objects, counter, cache)
-    span = build_span(summarized, objects, pins_on_path(path, settings.pinned))
+    # Derivations read redacted objects; the token counts above and below read the transcript as it is.
+    redacted = redacted_loader(objects)
+    span = build_span(summarized, redacted, pins_on_path(path, settings.pinned))
     turn_start = None
     if cut.is_split_turn and has_cut:
         turn_start = next((i for i, s in enumerate(span) if s.message.path_index >= cut.turn_start_index), None)
@@ -241,7 +245,7 @@ def plan_compaction(
     header = SummaryHeader(layer, len(summarized), sum(m.entry.pi_tokens for m in summarized),
                            (first_kept.id or "") if first_kept else "", focus)
     latest = latest_checkpoint(state_dir, source.key)
-    built = layer_summary(layer, snapshot, span, header, config=config, load=objects, latest=latest, files=files,
+    built = layer_summary(layer, snapshot, span, header, config=config, load=redacted, latest=latest, files=files,
                           turn_start=turn_start, now=now)
     if built.problem and summarized:
         blocked.append(built.problem)
