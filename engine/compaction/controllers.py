@@ -171,7 +171,8 @@ def _apply_jsonl(
                 raise CompactionRefusedError("the session changed while compacting: " + "; ".join(reasons))
             final[0] = current
         if current.archive is not None:
-            archived.append(append_archive_record(current.archive.path, current.archive.record()))
+            archived.append(append_archive_record(current.archive.path, current.archive.record(),
+                                                  workspace=current.archive.workspace))
             record_action(state_dir, "archive", plan.session_key,
                           params={"path": str(current.archive.path), "record_id": current.archive.record_id},
                           plan={"messages": len(current.archive.messages), "bytes": archived[0].length,
