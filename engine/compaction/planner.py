@@ -100,6 +100,8 @@ def choose_controller(source: SessionSource, requested: str = "auto") -> tuple[s
         return "gateway", None
     if source.kind != "live":
         return "none", f"{source.path} is an archived transcript; nothing reads it any more, so it is never compacted"
+    if source.read_only_reason is not None:
+        return "none", source.read_only_reason
     return "jsonl", None
 
 
