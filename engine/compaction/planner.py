@@ -215,6 +215,9 @@ def plan_compaction(
     warnings: list[str] = []
     if chosen == "jsonl":
         blocked += _jsonl_problems(snapshot)
+        lock = inspect_lock(source.path)
+        if lock is not None and lock.problem is not None:
+            blocked.append(lock.problem)
 
     budget = keep_recent if keep_recent is not None else min(
         settings.layer(layer).protect_recent, max(1, snapshot.window.tokens // 2))
@@ -341,7 +344,9 @@ def _activity_warnings(snapshot: SessionSnapshot, controller: str, now: datetime
     source = snapshot.source
     if controller == "jsonl":
         info = inspect_lock(source.path)
-        if info is not None and info.pid == os.getpid():
+        if info is not None and info.problem is not None:
+            pass  # blocked above: nobody can take that lock
+        elif info is not None and info.pid == os.getpid():
             pass  # our own lock: the controller re-plans while holding it
         elif info is not None and not info.stale:
             warnings.append(f"{info.path.name} is held by pid {info.pid} since {info.created_at or '?'}: applying "
