@@ -4,7 +4,8 @@ Five files, each written atomically: ``decisions.json``, ``thread.json``, ``reso
 ``open_items.json`` and ``last_tool_call.json``. They hold what was captured since the last checkpoint;
 a checkpoint bundles them and the state starts over. State whose ``captured_at`` is older than the latest
 checkpoint is stale (left by a process that died before bundling, or already bundled) and is discarded on
-load, never merged. Free text is redacted before it is written.
+load, never merged. Free text is redacted before it is written. Each file names its ``session_key``; a file of
+another session is ignored on load.
 """
 
 from __future__ import annotations
@@ -67,7 +68,9 @@ def save_state(state_dir: Path, key: str, state: CapturedState, *, now: datetime
     """Write the five state files atomically; returns their directory."""
     directory = session_state_dir(state_dir, key)
     for name, payload in _split(state, now or datetime.now(UTC)).items():
-        write_atomic(directory / name, orjson.dumps(payload, option=orjson.OPT_INDENT_2))
+        if isinstance(payload, dict) and name != "last_tool_call.json":
+            payload = {"session_key": key, **payload}
+        write_atomic(directory / name, orjson.dumps(payload, option=orjson.OPT_INDENT_2), root=state_dir)
     return directory
 
 
@@ -91,6 +94,10 @@ def load_state(state_dir: Path, key: str, *, latest_checkpoint_at: datetime | No
             continue
         if not isinstance(payload, dict):
             problems.append(f"{path}: expected an object; ignored")
+            continue
+        owner = payload.pop("session_key", key)
+        if owner != key:
+            problems.append(f"{path}: belongs to session {owner!r}; ignored")
             continue
         stamp = parse_iso(payload.pop("captured_at", None))
         if stamp is not None and (captured is None or stamp < captured):

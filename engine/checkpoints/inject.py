@@ -74,6 +74,8 @@ def plan_inject(source: SessionSource, state_dir: Path) -> InjectPlan:
         )
     if source.kind != "live":
         raise InjectRefusedError(f"{source.path} is an archived transcript; nothing reads it any more.")
+    if source.read_only_reason is not None:
+        raise InjectRefusedError(source.read_only_reason)
     loaded = latest_checkpoint(state_dir, source.key)
     if loaded is None:
         raise InjectRefusedError(

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,11 +24,18 @@ from typing import Final
 import orjson
 
 from engine.capture.redact import REDACTED_RE, redact_secrets
+from engine.checkpoints.legacy_dirs import (
+    checkpoint_owner,
+    migrate_legacy_checkpoints,
+    readable_checkpoint_dir,
+    same_session,
+)
 from engine.checkpoints.model import CHECKPOINT_ID_RE, Checkpoint, CheckpointFormatError, map_text, validate_checkpoint
 from engine.checkpoints.yaml_io import dump_checkpoint, load_checkpoint, replace_lone_surrogates
-from engine.fs.atomic import fsync_dir, write_atomic
+from engine.fs.atomic import write_atomic
 from engine.fs.audit import record_action
 from engine.fs.layout import session_checkpoint_dir
+from engine.fs.safe_path import open_dir, open_leaf
 
 try:
     import fcntl
@@ -111,14 +120,29 @@ def _scan(directory: Path) -> list[int]:
     return sorted(numbers)
 
 
+def _session_numbers(directory: Path, key: str, shared: bool) -> list[int]:
+    numbers = _scan(directory)
+    if shared:  # a legacy directory other sessions may share: only this session's files
+        numbers = [n for n in numbers if same_session(checkpoint_owner(_ref(key, directory, n).path), key)]
+    return numbers
+
+
 def list_checkpoints(state_dir: Path, key: str) -> tuple[CheckpointRef, ...]:
     """The session's checkpoint files, oldest first (valid or not)."""
-    directory = session_checkpoint_dir(state_dir, key)
-    return tuple(_ref(key, directory, n) for n in _scan(directory))
+    directory, shared = readable_checkpoint_dir(state_dir, key)
+    return tuple(_ref(key, directory, n) for n in _session_numbers(directory, key, shared))
 
 
 def _read_text(path: Path) -> str:
-    with path.open("rb") as f:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise CheckpointFormatError(["is a symlink; ctxscope reads only its own files"]) from None
+        raise
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise CheckpointFormatError(["not a regular file"])
         data = f.read(MAX_CHECKPOINT_BYTES + 1)
     if len(data) > MAX_CHECKPOINT_BYTES:
         raise CheckpointFormatError([f"file larger than {MAX_CHECKPOINT_BYTES} bytes"])
@@ -133,9 +157,16 @@ def read_checkpoint(ref: CheckpointRef) -> Checkpoint:
 
     Raises:
         OSError: the file cannot be read (e.g. deleted by retention meanwhile).
-        CheckpointFormatError: it is not a valid checkpoint.
+        CheckpointFormatError: it is not a valid checkpoint, or belongs to another session (``meta.session_key``).
     """
-    return load_checkpoint(_read_text(ref.path))
+    cp = load_checkpoint(_read_text(ref.path))
+    if not same_session(cp.meta.session_key, ref.session_key):
+        raise CheckpointFormatError([_foreign(cp.meta.session_key)])
+    return cp
+
+
+def _foreign(owner: str) -> str:
+    return f"belongs to another session (meta.session_key {owner!r})"
 
 
 def _read_pointer(directory: Path, numbers: set[int]) -> tuple[int | None, str | None]:
@@ -182,12 +213,14 @@ def latest_checkpoint(state_dir: Path, key: str) -> LoadedCheckpoint | None:
     reason, then ``previous_checkpoint`` is followed when the file still parses, names itself correctly and
     links to a file that exists; otherwise the next older file is tried.
     """
-    directory = session_checkpoint_dir(state_dir, key)
-    numbers = _scan(directory)
+    directory, shared = readable_checkpoint_dir(state_dir, key)
+    numbers = _session_numbers(directory, key, shared)
     if not numbers:
         return None
     present = set(numbers)
     pointed, pointer_problem = _read_pointer(directory, present)
+    if shared:
+        pointer_problem = f"read from {directory.name}/, shared with other sessions by an earlier version"
     if pointed is not None and pointed != numbers[-1]:
         pointer_problem = f"{LATEST_NAME} points to cp_{pointed:03d}, but cp_{numbers[-1]:03d} is newer"
 
@@ -209,9 +242,12 @@ def latest_checkpoint(state_dir: Path, key: str) -> LoadedCheckpoint | None:
             skipped.append(SkippedCheckpoint(ref, "; ".join(exc.problems)))
             document = exc.document
         else:
-            if cp.meta.checkpoint_id == ref.checkpoint_id:
+            if not same_session(cp.meta.session_key, key):
+                skipped.append(SkippedCheckpoint(ref, _foreign(cp.meta.session_key)))
+            elif cp.meta.checkpoint_id == ref.checkpoint_id:
                 return LoadedCheckpoint(ref, cp, text, tuple(skipped), pointer_problem)
-            skipped.append(SkippedCheckpoint(ref, f"meta.checkpoint_id is {cp.meta.checkpoint_id!r}"))
+            else:
+                skipped.append(SkippedCheckpoint(ref, f"meta.checkpoint_id is {cp.meta.checkpoint_id!r}"))
         link = _previous_of(document, ref.checkpoint_id)
         if link is not None and link in present and link not in visited:
             current = link
@@ -221,11 +257,11 @@ def latest_checkpoint(state_dir: Path, key: str) -> LoadedCheckpoint | None:
 
 
 @contextlib.contextmanager
-def _session_lock(directory: Path) -> Iterator[None]:
+def _session_lock(dir_fd: int, directory: Path) -> Iterator[None]:
     if fcntl is None:  # pragma: no cover
         yield
         return
-    fd = os.open(directory / _LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = open_leaf(dir_fd, _LOCK_NAME, os.O_RDWR | os.O_CREAT, directory / _LOCK_NAME)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -233,20 +269,21 @@ def _session_lock(directory: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def _remove_stale_temps(directory: Path) -> None:
+def _remove_stale_temps(dir_fd: int) -> None:
     # Under the session lock every matching temp file belongs to a writer that died mid-write.
-    for name in os.listdir(directory):
+    for name in os.listdir(dir_fd):
         if _TEMP_RE.fullmatch(name):
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(directory / name)
+                os.unlink(name, dir_fd=dir_fd)
 
 
 def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: int = DEFAULT_RETENTION) -> CheckpointRef:
     """Write ``cp`` as the session's next checkpoint and return where it went.
 
-    ``meta.checkpoint_id`` (next number) and ``meta.previous_checkpoint`` (the newest file present) are
-    assigned here, whatever the caller set; every transcript-derived string is redacted first. Temp files of
-    killed writers are removed, and files beyond the newest ``retention`` deleted, after the pointer.
+    ``meta.session_key`` (``key``), ``meta.checkpoint_id`` (next number) and ``meta.previous_checkpoint`` (the
+    newest file present) are assigned here, whatever the caller set; every transcript-derived string is redacted
+    first. Temp files of killed writers are removed, and files beyond the newest ``retention`` deleted, after the
+    pointer. Files of this session left in a directory an earlier version shared are moved in first.
 
     Raises:
         ValueError: ``retention`` < 1.
@@ -258,42 +295,35 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
     directory = session_checkpoint_dir(state_dir, key)
     params = {"trigger": replace_lone_surrogates(cp.meta.trigger), "retention": retention}
     audit_key = replace_lone_surrogates(key)  # the audit log is JSON, which cannot hold lone surrogates
+    migrated: list[str] = []
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        with _session_lock(directory):
-            _remove_stale_temps(directory)
-            numbers = _scan(directory)
-            ref = _ref(key, directory, (numbers[-1] + 1) if numbers else 1)
-            previous = f"cp_{numbers[-1]:03d}" if numbers else None
-            redactions = 0
-
-            def redact(text: str) -> str:
-                nonlocal redactions
-                clean = redact_secrets(text)
-                if clean != text:
-                    redactions += len(REDACTED_RE.findall(clean)) - len(REDACTED_RE.findall(text))
-                return clean
-
-            redacted = map_text(cp, redact)
-            final = dataclasses.replace(
-                redacted,
-                meta=dataclasses.replace(redacted.meta, checkpoint_id=ref.checkpoint_id, previous_checkpoint=previous),
-            )
-            problems = validate_checkpoint(final.to_dict())
-            if problems:
-                raise CheckpointFormatError(problems)
-            text = dump_checkpoint(final)
-            # One directory fsync for both renames: readers start from the newest file and only report a
-            # pointer that lags or names a missing file, so the two need no order between them. It comes
-            # before retention deletes anything, so a crash never loses old checkpoints but not the new one.
-            write_atomic(ref.path, text.encode("utf-8"), sync_dir=False)
-            pointer = {"checkpoint_id": ref.checkpoint_id, "path": str(ref.path.absolute())}
-            write_atomic(directory / LATEST_NAME, orjson.dumps(pointer), sync_dir=False)
-            fsync_dir(directory)
-            deleted = _apply_retention(directory, [*numbers, ref.number], retention)
+        dir_fd = open_dir(state_dir, directory)
+        try:
+            with _session_lock(dir_fd, directory):
+                migrated = migrate_legacy_checkpoints(state_dir, key, dir_fd)
+                _remove_stale_temps(dir_fd)
+                numbers = _scan(directory)
+                ref = _ref(key, directory, (numbers[-1] + 1) if numbers else 1)
+                previous = f"cp_{numbers[-1]:03d}" if numbers else None
+                final, redactions = _redacted(cp, key, ref.checkpoint_id, previous)
+                text = dump_checkpoint(final)
+                # One directory fsync for both renames: readers start from the newest file and only report a
+                # pointer that lags or names a missing file, so the two need no order between them. It comes
+                # before retention deletes anything, so a crash never loses old checkpoints but not the new one.
+                write_atomic(ref.path, text.encode("utf-8"), sync_dir=False, root=state_dir)
+                pointer = {"checkpoint_id": ref.checkpoint_id, "path": str(ref.path.absolute())}
+                write_atomic(directory / LATEST_NAME, orjson.dumps(pointer), sync_dir=False, root=state_dir)
+                with contextlib.suppress(OSError):
+                    os.fsync(dir_fd)
+                deleted = _apply_retention(dir_fd, [*numbers, ref.number], retention)
+        finally:
+            os.close(dir_fd)
     except (OSError, CheckpointFormatError) as exc:
         error = replace_lone_surrogates(str(exc)[:500])
-        record_action(state_dir, "checkpoint", audit_key, params=params, result="failed", error=error)
+        # A state dir that cannot take the checkpoint usually cannot take the audit line either: the
+        # checkpoint's own error is the one to report.
+        with contextlib.suppress(OSError):
+            record_action(state_dir, "checkpoint", audit_key, params=params, result="failed", error=error)
         raise
     record_action(
         state_dir,
@@ -307,15 +337,38 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
             "bytes": len(text.encode("utf-8")),
             "redactions": redactions,
             "deleted": deleted,
+            **({"migrated": migrated} if migrated else {}),
         },
     )
     return ref
 
 
-def _apply_retention(directory: Path, numbers: list[int], retention: int) -> list[str]:
+def _redacted(cp: Checkpoint, key: str, checkpoint_id: str, previous: str | None) -> tuple[Checkpoint, int]:
+    """``cp`` with every transcript-derived string redacted and its key, id and link set; and the redaction count."""
+    redactions = 0
+
+    def redact(text: str) -> str:
+        nonlocal redactions
+        clean = redact_secrets(text)
+        if clean != text:
+            redactions += len(REDACTED_RE.findall(clean)) - len(REDACTED_RE.findall(text))
+        return clean
+
+    redacted = map_text(cp, redact)
+    final = dataclasses.replace(
+        redacted, meta=dataclasses.replace(redacted.meta, session_key=key, checkpoint_id=checkpoint_id,
+                                           previous_checkpoint=previous),
+    )
+    problems = validate_checkpoint(final.to_dict())
+    if problems:
+        raise CheckpointFormatError(problems)
+    return final, redactions
+
+
+def _apply_retention(dir_fd: int, numbers: list[int], retention: int) -> list[str]:
     deleted = []
     for n in numbers[: max(0, len(numbers) - retention)]:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(directory / f"cp_{n:03d}.yaml")
+            os.unlink(f"cp_{n:03d}.yaml", dir_fd=dir_fd)
             deleted.append(f"cp_{n:03d}")
     return deleted  # not synced: a deletion lost in a crash leaves one old file for the next write to remove

@@ -18,8 +18,8 @@ inside a body can never end a record early. Secrets are redacted before anything
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +31,7 @@ import orjson
 
 from engine.capture.redact import redact_secrets
 from engine.fs.atomic import fsync_dir
+from engine.fs.safe_path import append_once
 
 __all__ = [
     "ArchiveRecord",
@@ -42,6 +43,7 @@ __all__ = [
     "archive_file",
     "read_archive",
     "render_archive_record",
+    "validate_workspace",
 ]
 
 ARCHIVE_VERSION: Final = 1
@@ -162,33 +164,56 @@ def render_archive_record(
     return begin + body + f"<!-- ctxscope-archive:end id={record_id} -->\n".encode()
 
 
-def append_archive_record(path: Path, record: bytes) -> ArchiveWrite:
+_SYSTEM_DIRS: Final = frozenset(Path(p) for p in ("/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib64", "/proc",
+                                                  "/sbin", "/sys", "/usr", "/var"))
+
+
+def validate_workspace(
+    candidate: Path, *, configured: bool, roots: Sequence[Path] = (), home: Path | None = None
+) -> tuple[Path | None, str | None]:
+    """The real directory drop-only may archive into, or ``(None, why not)``.
+
+    A workspace must exist as a directory, have no ``..`` component, and not be ``/`` or a system directory.
+    One taken from the session header (not ``configured``) must also lie inside the user's home or one of
+    ``roots`` (``compaction.workspace_roots``): a transcript's ``cwd`` is data, not permission to write.
+    """
+    if ".." in candidate.parts:
+        return None, f"the workspace {candidate} has a '..' component"
+    try:
+        resolved = candidate.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None, f"the workspace {candidate} does not exist (ctxscope never creates it)"
+    if not resolved.is_dir():
+        return None, f"the workspace {candidate} is not a directory"
+    if resolved in _SYSTEM_DIRS or len(resolved.parts) < 2:
+        return None, f"the workspace {candidate} is a system directory"
+    if not configured:
+        allowed = [Path(home if home is not None else Path.home()), *roots]
+        inside = False
+        for root in allowed:
+            with contextlib.suppress(OSError, RuntimeError):
+                inside = inside or resolved.is_relative_to(root.resolve())
+        if not inside:
+            return None, (f"the session's cwd {candidate} is outside your home directory; set compaction.workspace "
+                          "or list its parent in compaction.workspace_roots")
+    return resolved, None
+
+
+def append_archive_record(path: Path, record: bytes, *, workspace: Path | None = None) -> ArchiveWrite:
     """Append ``record`` to the archive file in one ``write()`` (creating ``memory/`` if needed), then fsync.
 
+    ``workspace`` (default: the parent of ``memory/``) is the root below which no symlink is followed: neither
+    ``memory/`` nor the file may be a symlink, and the file must be a regular file with one link.
+
     Raises:
+        engine.fs.safe_path.UnsafePathError: ``memory/`` or the file is a symlink or not what it must be.
         OSError: the file could not be opened or written; a short write is truncated away when nothing
             was appended after it, and reported either way.
     """
     path = Path(path)
-    created_dir = not path.parent.exists()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        # A separating newline keeps our begin marker at the start of a line after any torn or foreign tail.
-        data = (b"\n" if os.fstat(fd).st_size else b"") + record
-        written = os.write(fd, data)
-        end = os.lseek(fd, 0, os.SEEK_CUR)
-        offset = end - written
-        if written != len(data):
-            if os.fstat(fd).st_size == end:
-                os.ftruncate(fd, offset)
-            os.fsync(fd)
-            raise OSError(f"short write to {path} ({written} of {len(data)} bytes; disk full?)")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    if created_dir:
-        fsync_dir(path.parent.parent)
+    # A separating newline keeps our begin marker at the start of a line after any torn or foreign tail.
+    offset, written = append_once(workspace if workspace is not None else path.parent.parent, path, record,
+                                  separate=True)
     fsync_dir(path.parent)
     return ArchiveWrite(path, offset, written)
 

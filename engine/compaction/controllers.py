@@ -2,11 +2,11 @@
 
 See docs/compaction.md, Controllers.
 
-* ``jsonl`` appends, under OpenClaw's lock and in ONE write, the ``compaction`` entry and — when the session has a
-  checkpoint — a ``custom_message`` carrying it (:func:`engine.fs.jsonl_append.append_entries` re-reads the leaf
-  under the lock). If the agent moved the leaf since planning, the plan is recomputed from the new path under the
-  lock, so the cut is always on the path the entry is chained to. Drop-only writes its memory archive record
-  under the same lock, just before the append.
+* ``jsonl`` appends, in ONE write, the ``compaction`` entry and — when the session has a checkpoint — a
+  ``custom_message`` carrying it. Everything is prepared before OpenClaw's lock is taken: the leaf is read, the
+  plan recomputed when the agent moved it (so the cut is always on the path the entry is chained to), the
+  entries serialized, the drop-only archive record written. Under the lock only the re-check (same file, same
+  size, same last bytes) and the write happen; if the file moved, nothing is written and a fresh attempt starts.
 * ``gateway`` runs ``openclaw gateway call sessions.compact --params '{"key": …}' --json`` (never ``maxLines``,
   which truncates) or, with a focus, ``chat.send`` with ``/compact <focus>``, and reports the gateway's answer.
 * ``none`` refuses.
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from engine.compaction.plan import CompactionPlan
 from engine.compaction.planner import plan_compaction
 from engine.config.loader import Config, resolve_state_dir
 from engine.fs.audit import record_action
-from engine.fs.jsonl_append import append_entries
+from engine.fs.jsonl_append import AppendMovedError, AppendRefusedError, commit_append, prepare_append
 from engine.session.snapshot import SessionFollower
 
 __all__ = [
@@ -147,54 +148,138 @@ def apply_compaction(
     return _apply_jsonl(plan, follower, config, state_dir, lock_timeout)
 
 
+_ATTEMPTS = 5
+"""Fresh reads of the leaf tried when the agent keeps appending between preparing and the locked re-check."""
+
+
+class _LeafMoved(AppendMovedError):
+    """The follower's re-read ended past the leaf the batch is being prepared for: read again."""
+
+
+@dataclass(slots=True)
+class _Attempt:
+    """The plan the entries come from (re-planned when the leaf moved) and what happened on the way."""
+
+    plan: CompactionPlan
+    follower: SessionFollower | None
+    replanned: bool = False
+    extended: int = 0
+    """Entries the agent appended on the planned branch after planning (kept verbatim after the cut)."""
+
+
+def _extends(attempt: _Attempt, leaf_id: str | None, config: Config) -> bool:
+    """Whether the agent only appended on the planned branch since planning (no branch, no compaction of its own).
+
+    Then the plan stays right as it is: its cut and summary cover the same span, and everything appended since
+    lies after the first kept entry, so it is kept verbatim when the compaction entry is chained to the new leaf.
+    """
+    plan = attempt.plan
+    attempt.follower = attempt.follower or SessionFollower(plan.source, config)
+    path = attempt.follower.refresh().view.path
+    if not path or path[-1].id != leaf_id:
+        raise _LeafMoved(f"the agent appended again while the batch was being prepared (leaf {leaf_id})")
+    ids = [entry.id for entry in path]
+    if plan.leaf_id not in ids or plan.first_kept_entry_id not in ids:
+        return False
+    after = path[ids.index(plan.leaf_id) + 1 :]
+    if any(entry.type == "compaction" for entry in after):
+        return False
+    attempt.extended += len(after)
+    return True
+
+
+def _replan(attempt: _Attempt, original: CompactionPlan, leaf_id: str | None, config: Config,
+            state_dir: Path) -> CompactionPlan:
+    if original.summary_source != "deterministic":
+        # An LLM summary cannot be recomputed silently: it would cost a call and differ.
+        raise CompactionRefusedError("the session changed since the LLM summary was written; run the compaction again")
+    attempt.follower = attempt.follower or SessionFollower(original.source, config)
+    snapshot = attempt.follower.refresh()
+    current = plan_compaction(
+        snapshot, original.layer, original.focus, keep_recent=original.keep_recent_tokens, config=config,
+        load=attempt.follower.reader.read_object, state_dir=state_dir, controller="jsonl",
+        automatic=original.automatic, token_cache=attempt.follower.token_cache,
+    )
+    if current.blocked:
+        raise CompactionRefusedError("the session changed while compacting: " + "; ".join(current.blocked))
+    if current.leaf_id != leaf_id:
+        raise _LeafMoved(f"the leaf moved again while re-planning ({leaf_id} → {current.leaf_id})")
+    attempt.plan, attempt.replanned = current, True
+    return current
+
+
+def _write_archive(plan: CompactionPlan, state_dir: Path, session_key: str) -> ArchiveWrite:
+    assert plan.archive is not None
+    write = append_archive_record(plan.archive.path, plan.archive.record(), workspace=plan.archive.workspace)
+    record_action(state_dir, "archive", session_key,
+                  params={"path": str(plan.archive.path), "record_id": plan.archive.record_id},
+                  plan={"messages": len(plan.archive.messages), "bytes": write.length, "offset": write.offset})
+    return write
+
+
 def _apply_jsonl(
     plan: CompactionPlan, follower: SessionFollower | None, config: Config, state_dir: Path, lock_timeout: float
 ) -> CompactionResult:
-    final: list[CompactionPlan] = [plan]
+    """Apply with the ``jsonl`` controller, holding OpenClaw's lock only for a re-check and one write.
+
+    Before the lock: read the leaf, re-plan when the agent moved it, build and serialize the entries, write
+    and fsync the drop-only archive record. Under the lock (:func:`engine.fs.jsonl_append.commit_append`) the
+    file must be exactly as it was read, or nothing is written and a fresh attempt starts — at most
+    :data:`_ATTEMPTS`, within ``lock_timeout`` seconds; then the compaction is refused.
+    """
+    attempt = _Attempt(plan, follower)
     archived: list[ArchiveWrite] = []
+    records: set[str] = set()
+    moves: list[str] = []
+    deadline = time.monotonic() + lock_timeout
 
     def build(leaf_id: str | None) -> Sequence[Mapping[str, Any]]:
-        current = plan
-        if leaf_id != plan.leaf_id and plan.summary_source != "deterministic":
-            # An LLM summary cannot be recomputed silently under the lock: it would cost a call and differ.
-            raise CompactionRefusedError(
-                "the session changed since the LLM summary was written; run the compaction again"
-            )
-        if leaf_id != plan.leaf_id:
-            # The agent appended (or branched) since planning: plan again from the path as it is now.
-            nonlocal follower
-            follower = follower or SessionFollower(plan.source, config)
-            snapshot = follower.refresh()
-            current = plan_compaction(
-                snapshot, plan.layer, plan.focus, keep_recent=plan.keep_recent_tokens, config=config,
-                load=follower.reader.read_object, state_dir=state_dir, controller="jsonl", automatic=plan.automatic,
-                token_cache=follower.token_cache,
-            )
-            if current.blocked or current.leaf_id != leaf_id:
-                reasons = current.blocked or (f"the leaf is {leaf_id}, the re-read path ends at {current.leaf_id}",)
-                raise CompactionRefusedError("the session changed while compacting: " + "; ".join(reasons))
-            final[0] = current
-        if current.archive is not None:
-            archived.append(append_archive_record(current.archive.path, current.archive.record()))
-            record_action(state_dir, "archive", plan.session_key,
-                          params={"path": str(current.archive.path), "record_id": current.archive.record_id},
-                          plan={"messages": len(current.archive.messages), "bytes": archived[0].length,
-                                "offset": archived[0].offset})
+        # The first time the leaf moved, plan again (the protected budget then counts from the new leaf); after
+        # a re-check found the file moved, keep the plan when the agent only appended on its branch, so a
+        # busy agent cannot starve the compaction.
+        current = attempt.plan
+        if leaf_id != current.leaf_id and not (moves and _extends(attempt, leaf_id, config)):
+            current = _replan(attempt, plan, leaf_id, config, state_dir)
         return current.entries()
 
+    appended = None
     try:
-        appended = append_entries(plan.path, build, lock_timeout=lock_timeout)
-    except CompactionRefusedError as exc:
-        _audit(state_dir, final[0], "refused", str(exc))
+        for _ in range(_ATTEMPTS):
+            try:
+                prepared = prepare_append(plan.path, build, rechain=True)
+                current = attempt.plan
+                if current.archive is not None and current.archive.record_id not in records:
+                    archived.append(_write_archive(current, state_dir, plan.session_key))
+                    records.add(current.archive.record_id)
+                appended = commit_append(prepared, lock_timeout=max(0.05, deadline - time.monotonic()))
+                break
+            except AppendMovedError as exc:
+                moves.append(str(exc))
+                if time.monotonic() >= deadline:
+                    break
+        if appended is None:
+            raise CompactionRefusedError(
+                f"the session kept changing while compacting ({len(moves)} attempt(s); last: {moves[-1]}); "
+                "nothing was written to the transcript. Run it again when the agent is idle."
+            )
+    except (CompactionRefusedError, AppendRefusedError) as exc:
+        _audit(state_dir, attempt.plan, "refused", str(exc), archive_written=bool(archived), attempts=len(moves) + 1)
         raise
     except Exception as exc:
-        _audit(state_dir, final[0], "failed", str(exc), archive_written=bool(archived))
+        _audit(state_dir, attempt.plan, "failed", str(exc), archive_written=bool(archived))
         raise
-    applied = final[0]
-    warnings = (appended.agent_active_warning,) if appended.agent_active_warning else ()
+    applied = attempt.plan
+    warnings = tuple(w for w in (appended.agent_active_warning,) if w)
+    if attempt.extended or appended.parent_id != applied.leaf_id:
+        warnings += (f"the agent appended entries after planning (now ending at {appended.parent_id}); they follow "
+                     "the cut and are kept verbatim, so the context is that much larger than planned",)
+    if moves:
+        warnings += (f"the agent wrote while compacting: {len(moves)} attempt(s) found the file changed and wrote "
+                     "nothing; the last one was applied",)
     _audit(state_dir, applied, "ok", entry_ids=list(appended.entry_ids), parent_id=appended.parent_id,
-           offset=appended.offset, bytes=appended.bytes_written, replanned=applied is not plan,
-           agent_active_warning=appended.agent_active_warning)
+           offset=appended.offset, bytes=appended.bytes_written, replanned=attempt.replanned,
+           agent_active_warning=appended.agent_active_warning, attempts=len(moves) + 1, extended=attempt.extended,
+           lock_held_ms=round(appended.lock_held_seconds * 1000, 2))
     return CompactionResult(
         plan=applied,
         controller="jsonl",
@@ -202,8 +287,8 @@ def _apply_jsonl(
         parent_id=appended.parent_id,
         offset=appended.offset,
         bytes_written=appended.bytes_written,
-        replanned=applied is not plan,
-        archive=archived[0] if archived else None,
+        replanned=attempt.replanned,
+        archive=archived[-1] if archived else None,
         warnings=warnings,
     )
 

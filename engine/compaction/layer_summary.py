@@ -19,7 +19,7 @@ import orjson
 
 from engine.accounting.context import ContextMessage
 from engine.capture.redact import redact_secrets
-from engine.compaction.archive import ArchivedMessage, archive_file
+from engine.compaction.archive import ArchivedMessage, archive_file, validate_workspace
 from engine.compaction.plan import ArchivePlan, MessagePreview
 from engine.compaction.span_text import message_parts, one_line, tool_call_line
 from engine.compaction.summarizer import SpanMessage, SummaryHeader, drop_placeholder, prune_summary, structured_summary
@@ -124,12 +124,14 @@ def session_workspace(source: SessionSource, config: Config) -> Path | None:
 def _drop_only(
     snapshot: SessionSnapshot, config: Config, header: SummaryHeader, span: Sequence[SpanMessage], now: datetime
 ) -> LayerSummary:
-    workspace = session_workspace(snapshot.source, config)
+    candidate = session_workspace(snapshot.source, config)
+    workspace, refusal = (None, None) if candidate is None else validate_workspace(
+        candidate, configured=config.compaction.workspace is not None, roots=config.compaction.workspace_roots)
     if workspace is None:
         return LayerSummary(
             drop_placeholder(header, "memory/ (no workspace known)", span),
             problem="drop-only needs a workspace for memory/: set compaction.workspace in the config "
-            "(the session header has no cwd usable on this machine)",
+            + (f"({refusal})" if refusal else "(the session header has no cwd usable on this machine)"),
         )
     target = archive_file(workspace, now)
     messages = tuple(
@@ -139,7 +141,7 @@ def _drop_only(
     record_id = "ctx-" + hashlib.sha256(seed).hexdigest()[:16]
     created = now.isoformat(timespec="seconds").replace("+00:00", "Z")
     plan = ArchivePlan(target, record_id, messages, snapshot.key, created, header.first_kept_entry_id or None,
-                       header.tokens)
+                       header.tokens, workspace)
     previous = span[0].parts.text if span and span[0].message.role == "compactionSummary" else None
     reference = f"memory/{target.name} (record {record_id})"
     return LayerSummary(drop_placeholder(header, reference, span, previous), plan)

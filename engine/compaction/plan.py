@@ -51,6 +51,8 @@ class ArchivePlan:
     created_at: str
     first_kept_entry_id: str | None
     tokens: int
+    workspace: Path | None = None
+    """The validated workspace: no symlink below it is followed when the record is written."""
 
     def record(self) -> bytes:
         """The complete record, markers included, secrets redacted (rendered on demand: redaction is not free)."""

@@ -31,7 +31,7 @@ from engine.checkpoints.store import latest_checkpoint
 from engine.compaction.degradation import assess_degradation, check_guard, evaluate_degradation
 from engine.compaction.layer_summary import build_span, layer_summary, pins_on_path, preview
 from engine.compaction.plan import CompactionPlan
-from engine.compaction.span_text import Loader, file_operations
+from engine.compaction.span_text import Loader, file_operations, redacted_loader
 from engine.compaction.summarizer import SummaryHeader
 from engine.compaction.summary_sections import parse_summary
 from engine.config.compaction_settings import LAYERS
@@ -101,6 +101,8 @@ def choose_controller(source: SessionSource, requested: str = "auto") -> tuple[s
         return "gateway", None
     if source.kind != "live":
         return "none", f"{source.path} is an archived transcript; nothing reads it any more, so it is never compacted"
+    if source.read_only_reason is not None:
+        return "none", source.read_only_reason
     return "jsonl", None
 
 
@@ -206,6 +208,8 @@ def plan_compaction(
     config = config or Config()
     settings = config.compaction
     now = now or datetime.now(UTC)
+    # The focus goes into the summary, the audit log and the LLM prompt: a pasted secret must not.
+    focus = redact_secrets(focus) if focus else focus
     source, view = snapshot.source, snapshot.view
     path = view.path
     objects = _Objects(load or _default_loader(source))
@@ -215,6 +219,9 @@ def plan_compaction(
     warnings: list[str] = []
     if chosen == "jsonl":
         blocked += _jsonl_problems(snapshot)
+        lock = inspect_lock(source.path)
+        if lock is not None and lock.problem is not None:
+            blocked.append(lock.problem)
 
     budget = keep_recent if keep_recent is not None else min(
         settings.layer(layer).protect_recent, max(1, snapshot.window.tokens // 2))
@@ -235,7 +242,9 @@ def plan_compaction(
     counter = get_counter()
     cache: TokenCache = token_cache if token_cache is not None else {}
     join_counts = _count_tokens_in_background(list(view.messages), objects, counter, cache)
-    span = build_span(summarized, objects, pins_on_path(path, settings.pinned))
+    # Derivations read redacted objects; the token counts above and below read the transcript as it is.
+    redacted = redacted_loader(objects)
+    span = build_span(summarized, redacted, pins_on_path(path, settings.pinned))
     turn_start = None
     if cut.is_split_turn and has_cut:
         turn_start = next((i for i, s in enumerate(span) if s.message.path_index >= cut.turn_start_index), None)
@@ -251,7 +260,7 @@ def plan_compaction(
     # One figure for the summarized tokens: the header states the plan's own count.
     header = SummaryHeader(layer, len(summarized), tokens_summarized, (first_kept.id or "") if first_kept else "",
                            focus)
-    after_cut = build_span(kept, objects, {}) if layer in ("summarize", "full") else []
+    after_cut = build_span(kept, redacted, {}) if layer in ("summarize", "full") else []
     built = layer_summary(layer, snapshot, span, header, config=config, files=files, turn_start=turn_start,
                           now=now, count=counter.count, fmt=summary_format, kept=after_cut)
     if built.problem and summarized:
@@ -358,7 +367,9 @@ def _activity_warnings(snapshot: SessionSnapshot, controller: str, now: datetime
     source = snapshot.source
     if controller == "jsonl":
         info = inspect_lock(source.path)
-        if info is not None and info.pid == os.getpid():
+        if info is not None and info.problem is not None:
+            pass  # blocked above: nobody can take that lock
+        elif info is not None and info.pid == os.getpid():
             pass  # our own lock: the controller re-plans while holding it
         elif info is not None and not info.stale:
             warnings.append(f"{info.path.name} is held by pid {info.pid} since {info.created_at or '?'}: applying "

@@ -1,5 +1,9 @@
 """The text of a compacted span, message by message: for the prune summary, the archive and pinned messages.
 
+Everything derived from a span starts from :func:`redacted_loader`: secrets are replaced while the text that
+marks them (``Bearer``, ``password=``, a URL's user info) is still next to them, before any extraction cuts
+identifiers, decisions or asks out of their context (``docs/redaction.md``).
+
 Works on the JSON objects of context entries (``message``, ``custom_message``, ``branch_summary``,
 ``compaction``). Also pi's file bookkeeping for compaction entries (docs/compaction.md, Files read and
 modified): files read and modified by ``read``/``write``/``edit`` tool calls with a ``path`` argument, merged
@@ -16,6 +20,7 @@ from typing import Any
 import orjson
 
 from engine.accounting.context import ContextMessage
+from engine.capture.redact import redact_obj
 from engine.capture.whole_text import clip_words
 from engine.stores.entries import Entry
 
@@ -27,12 +32,29 @@ __all__ = [
     "format_file_operations",
     "message_parts",
     "one_line",
+    "redacted_loader",
     "short_tool_call",
     "tool_call_line",
 ]
 
 Loader = Callable[[Entry], Mapping[str, Any]]
 """Re-reads the full JSON object of an entry (``TranscriptReader.read_object``)."""
+
+
+
+def redacted_loader(load: Loader) -> Loader:
+    """``load`` with every string of every object redacted, each entry redacted once (the derivation boundary)."""
+    cache: dict[tuple[int, int], Mapping[str, Any]] = {}
+
+    def read(entry: Entry) -> Mapping[str, Any]:
+        key = (entry.line_no, entry.offset)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = redact_obj(load(entry))
+        return found
+
+    return read
+
 
 _READ_TOOLS = frozenset({"read"})
 _WRITE_TOOLS = frozenset({"write", "edit"})

@@ -12,6 +12,7 @@ Parsed from the ``compaction:`` and ``auto_compact:`` keys of the config file (:
       max_auto_compactions: 5
       controller: auto          # auto | jsonl | gateway | none
       workspace: ~/clawd        # drop-only archives go to <workspace>/memory/YYYY-MM-DD.md
+      workspace_roots: [/srv/projects]   # where a header cwd outside ~ may serve as the workspace
       pinned: [3dccd1ba]        # entry ids carried verbatim into every summary
       prune_output: {max_chars: 4000, head_chars: 1500, tail_chars: 1500, keep_last: 5}
     auto_compact: {enabled: false, threshold: 0.88, layer: auto}
@@ -92,6 +93,8 @@ class CompactionSettings:
     controller: str = "auto"
     workspace: Path | None = None
     """Where drop-only archives go (``<workspace>/memory/``); ``None`` = the session header's ``cwd``."""
+    workspace_roots: tuple[Path, ...] = ()
+    """Directories outside the home directory in which a session header's ``cwd`` may serve as the workspace."""
     pinned: tuple[str, ...] = ()
     """Entry ids never lost: carried verbatim into the summary when they fall before the cut."""
     prune_output: PruneOutputSettings = field(default_factory=PruneOutputSettings)
@@ -177,6 +180,10 @@ def _compaction(current: CompactionSettings, data: Mapping[str, Any], warnings: 
             changes[key] = value
         elif key == "workspace":
             changes[key] = None if value is None else Path(str(value)).expanduser()
+        elif key == "workspace_roots":
+            if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+                raise SettingsError("compaction.workspace_roots: expected a list of directory paths")
+            changes[key] = tuple(Path(x).expanduser() for x in value)
         elif key == "pinned":
             if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
                 raise SettingsError("compaction.pinned: expected a list of entry ids")

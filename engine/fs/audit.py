@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -12,6 +11,7 @@ from typing import Any
 import orjson
 
 from engine.fs.layout import audit_path
+from engine.fs.safe_path import append_once
 
 __all__ = ["AuditRecord", "read_audit", "record_action"]
 
@@ -67,18 +67,16 @@ def record_action(
     error: str | None = None,
     now: datetime | None = None,
 ) -> AuditRecord:
-    """Append one record with a single ``write()`` on an ``O_APPEND`` descriptor, then fsync."""
+    """Append one record with a single ``write()`` on an ``O_APPEND`` descriptor, then fsync.
+
+    Raises:
+        engine.fs.safe_path.UnsafePathError: ``context/`` or the log is a symlink or not what it must be.
+        OSError: the log could not be written (read-only state dir, disk full).
+    """
     when = (now or datetime.now(UTC)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     record = AuditRecord(when, action, session_key, params or {}, plan or {}, result, error)
-    path = audit_path(state_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
     line = orjson.dumps(record.to_dict(), option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SORT_KEYS) + b"\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(fd, line)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    append_once(state_dir, audit_path(state_dir), line)
     return record
 
 

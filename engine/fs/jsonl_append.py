@@ -1,72 +1,77 @@
-"""Appending whole entries to a live pi/OpenClaw JSONL transcript.
+"""Appending whole entries to a live pi/OpenClaw JSONL transcript (docs/compaction.md, Locks and appends).
 
-See docs/formats.md (Writing rules) and docs/compaction.md (Locks and appends).
+Two phases, so that OpenClaw's ``<transcript>.lock`` is held only for a re-check and one write:
 
-Under ``<transcript>.lock`` we re-read the leaf (the last entry in file order), let the caller build the
-entries for that leaf, chain them (first ``parentId`` = leaf, then each to the previous one), and write
-all their lines with ONE ``write()`` on an ``O_APPEND`` descriptor, then ``fsync``.
+1. :func:`prepare_append` — without the lock: check the header, require the file to end on a complete line,
+   read the leaf (the last entry in file order), let the caller build the entries for that leaf, chain them
+   (first ``parentId`` = leaf, then each to the previous one), scan the ids already used, serialize.
+2. :func:`commit_append` — under the lock: re-check that the file is the same inode, has exactly the size
+   the batch was prepared for, still ends with a newline and with the same bytes; if anything moved (an agent
+   appended, a writer that ignores the lock is mid-line) nothing is written and :class:`AppendMovedError`
+   says what moved. Otherwise the lines go out in ONE ``write()`` on an ``O_APPEND`` descriptor, the lock is
+   released, and only then is the file fsynced.
 
-Why one write: on a local filesystem (ext4, xfs, btrfs, tmpfs) a ``write()`` to a regular file holds the
-inode lock for the whole call and ``O_APPEND`` positions it at the end inside that lock, so a batch of a
-few MB lands contiguously even next to a writer that ignores our lock (pi itself never takes OpenClaw's
-lock). NFS and other network filesystems give no such guarantee. A second ``write()`` to finish a short
-one would be a separate append that another writer could precede, so a short write (disk full, file size
-limit) is never completed: our torn tail is truncated away when nothing follows it, else reported.
+:func:`append_entries` runs both and prepares again when the file moved, until ``lock_timeout`` runs out.
 
-The one gap: Linux checks for a fatal signal between the pages of a buffered write, so SIGKILL inside a
-batch that spans a page boundary can leave a prefix of it. Before writing we record the batch's offset
-and length in our lock (:meth:`~engine.fs.session_lock.SessionLock.note_append`); whoever breaks that stale
-lock with :func:`append_entries` trims the torn line, and only it, before appending.
-
-Ids: pi checks new 8-hex ids against every id in the file. We do the same with a byte scan for
-``"id":"…"`` (about 1 GB/s; it over-approximates by also catching nested ids, which only avoids more).
-The bulk of the scan runs before taking the lock; under the lock only the bytes appended since are scanned,
-so an agent waiting on the lock is not held up by our reading of a large file.
+Why one write: on a local filesystem (ext4, xfs, btrfs, tmpfs) a ``write()`` to a regular file holds the inode
+lock for the whole call and ``O_APPEND`` positions it at the end inside that lock, so a batch of a few MB lands
+contiguously even next to a writer that ignores our lock (pi itself never takes OpenClaw's lock). NFS and other
+network filesystems give no such guarantee. A short write (disk full, file size limit) is never completed: our
+torn tail is truncated away when nothing follows it, else reported. Linux checks for a fatal signal between
+the pages of a buffered write, so SIGKILL inside a batch can leave a prefix of it: before writing we record
+the batch's offset and length in our lock (:meth:`~engine.fs.session_lock.SessionLock.note_append`), and
+whoever breaks that stale lock trims the torn line, and only it, before appending. The transcript is opened
+with ``O_NOFOLLOW``: a transcript that is a symlink is never appended to.
 
 Exceptions::
 
     AppendError              the append failed (I/O error, short write)
      └── AppendRefusedError  the file is not one we may append to; nothing was written
+          └── AppendMovedError   the file changed between preparing and the locked re-check; nothing written
     engine.fs.session_lock.LockError / LockHeldError propagate unchanged.
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import re
-import secrets
 import stat
 import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
-from engine.fs.session_lock import DEFAULT_STALE_AFTER, SessionLock, acquire_lock
+from engine.fs.jsonl_entries import HeaderProblem, chain_entries, check_header, new_entry_id, scan_ids
+from engine.fs.session_lock import DEFAULT_STALE_AFTER, SessionLock, acquire_lock, inspect_lock
 from engine.fs.tail import last_entry
 
 __all__ = [
     "MAX_APPEND_BYTES",
+    "MAX_RECHAIN_BYTES",
     "AppendError",
+    "AppendMovedError",
     "AppendRefusedError",
     "AppendResult",
+    "PreparedAppend",
     "append_entries",
+    "commit_append",
     "new_entry_id",
+    "prepare_append",
 ]
 
-MAX_APPEND_BYTES = 16 << 20
+MAX_APPEND_BYTES: Final = 16 << 20
 """Largest batch written in one call; far below Linux's 2 GiB per-write cap, and plenty for a summary."""
-_HEADER_MAX = 64 * 1024
-_ID_PATTERN = re.compile(rb'"id":"([^"\\]{1,120})"')
-_SCAN_BLOCK = 8 << 20
-_SCAN_OVERLAP = 128
-"""Longer than any ``"id":"…"`` match the pattern allows, so no match is lost at a block edge."""
-_BOM = b"\xef\xbb\xbf"
+MAX_RECHAIN_BYTES: Final = 1 << 20
+"""Most bytes an agent may have appended since preparing for the batch to be re-chained under the lock."""
+_TAIL_CHECK: Final = 4096
+"""Bytes at the end of the file compared at the re-check (besides inode and size)."""
+_READ_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+Builder = Callable[[str | None], Sequence[Mapping[str, Any]]]
+"""Returns the entries to append after the given leaf id (``None``: the file holds only its header)."""
 
 
 class AppendError(Exception):
@@ -77,9 +82,17 @@ class AppendRefusedError(AppendError):
     """The transcript may not be appended to (wrong format or mid-write); nothing was written."""
 
 
+class AppendMovedError(AppendRefusedError):
+    """The transcript changed between preparing the batch and the locked re-check; nothing was written."""
+
+
+class _PartialTail(AppendRefusedError):
+    """The file ends without a newline: a writer is mid-line, or a killed appender left a torn line."""
+
+
 @dataclass(frozen=True, slots=True)
 class AppendResult:
-    """What :func:`append_entries` wrote."""
+    """What :func:`commit_append` wrote."""
 
     entry_ids: tuple[str, ...]
     parent_id: str | None
@@ -88,129 +101,210 @@ class AppendResult:
     offset: int
     """Byte offset in the transcript where the first appended line starts."""
     agent_active_warning: str | None
-    """Set when the file changed within ``recent_write_seconds`` or another writer slipped in."""
+    """Set when the file changed within ``recent_write_seconds`` of the append."""
     trimmed_bytes: int = 0
     """Bytes of a torn line, left by a killed ctxscope appender, removed before this append."""
-
-
-def new_entry_id(existing: AbstractSet[str]) -> str:
-    """A fresh pi-style id: 8 hex chars not in ``existing``, a full UUID after 100 collisions (as pi)."""
-    for _ in range(100):
-        candidate = secrets.token_hex(4)
-        if candidate not in existing:
-            return candidate
-    return str(uuid.uuid4())
-
-
-def _now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _scan_ids(fd: int, start: int, end: int) -> set[str]:
-    ids: set[str] = set()
-    pos = start
-    while pos < end:
-        lo = max(start, pos - _SCAN_OVERLAP)
-        hi = min(end, pos + _SCAN_BLOCK)
-        data = os.pread(fd, hi - lo, lo)
-        ids.update(raw.decode("utf-8", "replace") for raw in _ID_PATTERN.findall(data))
-        if len(data) < hi - lo:
-            break
-        pos = hi
-    return ids
+    lock_held_seconds: float = 0.0
+    """How long OpenClaw's lock was held for this append (taken to released)."""
 
 
 @dataclass(frozen=True, slots=True)
-class _KnownIds:
+class PreparedAppend:
+    """A batch serialized for one state of the transcript: valid only while the file is exactly that."""
+
+    transcript: Path
     dev: int
     ino: int
     size: int
-    ids: frozenset[str]
+    """The file size the batch was prepared for: the write must land exactly here."""
+    tail: bytes
+    """The last bytes of the file at that size (compared again under the lock)."""
+    mtime: float
+    leaf_id: str | None
+    entry_ids: tuple[str, ...]
+    data: bytes
+    entries: tuple[dict[str, Any], ...] = ()
+    """The chained entries ``data`` serializes (re-chained when the agent appended on the same branch)."""
+    rechain: bool = False
+    """Under the lock, chain the batch to a new leaf the agent appended on the same branch (see :func:`_rechained`)."""
 
 
-def _prescan(transcript: Path) -> _KnownIds | None:
+def _open_read(transcript: Path) -> int:
     try:
-        fd = os.open(transcript, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return None
+        return os.open(transcript, _READ_FLAGS)
+    except FileNotFoundError as exc:
+        raise AppendRefusedError(f"{transcript} does not exist") from exc
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise AppendRefusedError(f"{transcript} is a symlink; ctxscope appends only to the file itself") from exc
+        raise AppendError(f"cannot open {transcript}: {exc.strerror}") from exc
+
+
+def prepare_append(transcript: Path, build: Builder, *, rechain: bool = False) -> PreparedAppend:
+    """Read the leaf and serialize ``build(leaf)`` for the file as it is now, without taking the lock.
+
+    Raises:
+        AppendRefusedError: missing, symlinked or non-regular file, no v3+ session header, a partial last line,
+            or a batch over :data:`MAX_APPEND_BYTES`.
+        AppendError: the file could not be read.
+        ValueError, TypeError: ``build`` returned malformed entries.
+    """
+    transcript = Path(transcript)
+    fd = _open_read(transcript)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            return None
-        return _KnownIds(st.st_dev, st.st_ino, st.st_size, frozenset(_scan_ids(fd, 0, st.st_size)))
-    except OSError:
-        return None
+            raise AppendRefusedError(f"{transcript} is not a regular file")
+        try:
+            check_header(fd, transcript)
+        except HeaderProblem as exc:
+            raise AppendRefusedError(str(exc)) from None
+        size = st.st_size
+        tail = os.pread(fd, min(_TAIL_CHECK, size), size - min(_TAIL_CHECK, size))
+        if not tail.endswith(b"\n"):
+            raise _PartialTail(
+                f"{transcript} ends with a partial line (a writer is mid-line or crashed mid-line); "
+                "ctxscope will not glue entries onto it. Retry in a moment."
+            )
+        leaf = last_entry(fd, size)
+        leaf_id: str | None = leaf[1]["id"] if leaf is not None else None
+        entries, ids = chain_entries(build(leaf_id), leaf_id, scan_ids(fd, 0, size))
+    except OSError as exc:
+        raise AppendError(f"cannot read {transcript}: {exc.strerror or exc}") from exc
     finally:
         os.close(fd)
+    data = b"".join(orjson.dumps(entry) + b"\n" for entry in entries)
+    if len(data) > MAX_APPEND_BYTES:
+        raise AppendRefusedError(f"batch of {len(data)} bytes exceeds the {MAX_APPEND_BYTES}-byte single write")
+    return PreparedAppend(transcript, st.st_dev, st.st_ino, size, tail, st.st_mtime, leaf_id, ids, data,
+                          tuple(entries), rechain)
 
 
-def _existing_ids(fd: int, st: os.stat_result, known: _KnownIds | None) -> set[str]:
-    if known is not None and (known.dev, known.ino) == (st.st_dev, st.st_ino) and known.size <= st.st_size:
-        # Append-only file, same inode, not shrunk: only the bytes added since the pre-scan are new.
-        return set(known.ids) | _scan_ids(fd, max(0, known.size - _SCAN_OVERLAP), st.st_size)
-    return _scan_ids(fd, 0, st.st_size)
+def _moved(fd: int, prepared: PreparedAppend) -> tuple[PreparedAppend, str | None]:
+    """The batch to write now (``prepared``, or re-chained) and why nothing may be written (``None``: write)."""
+    st = os.fstat(fd)
+    name = prepared.transcript.name
+    if (st.st_dev, st.st_ino) != (prepared.dev, prepared.ino):
+        return prepared, f"{name} was replaced (another file is at its path now)"
+    check = len(prepared.tail)
+    if st.st_size < prepared.size or os.pread(fd, check, prepared.size - check) != prepared.tail:
+        return prepared, f"{name} was truncated or rewritten since its leaf was read"
+    if st.st_size == prepared.size:
+        return prepared, None
+    grew = f"{name} grew by {st.st_size - prepared.size:,} bytes since its leaf was read (an agent is writing)"
+    if not prepared.rechain:
+        return prepared, grew
+    return _rechained(fd, prepared, st.st_size, grew)
 
 
-def _check_header(fd: int, transcript: Path) -> None:
-    head = os.pread(fd, _HEADER_MAX, 0)
-    nl = head.find(b"\n")
-    if nl < 0:
-        raise AppendRefusedError(f"{transcript} has no complete first line, so no session header")
-    line = head[:nl].removesuffix(b"\r").removeprefix(_BOM)
+def _rechained(fd: int, prepared: PreparedAppend, size: int, grew: str) -> tuple[PreparedAppend, str | None]:
+    """``prepared`` chained to the leaf the agent appended, when it only extended the same branch.
+
+    Bounded work under the lock: at most :data:`MAX_RECHAIN_BYTES` of appended lines are parsed. Refused when
+    they end mid-line, branch away from the prepared leaf, hold a compaction (the agent compacted itself), or
+    reuse one of our ids.
+    """
+    added = size - prepared.size
+    if added > MAX_RECHAIN_BYTES:
+        return prepared, f"{grew}: more than {MAX_RECHAIN_BYTES:,} bytes to re-check under the lock"
+    data = os.pread(fd, added, prepared.size)
+    if len(data) != added or not data.endswith(b"\n"):
+        return prepared, f"{grew}, ending mid-line (a writer that ignores the lock is mid-write)"
+    parents: dict[str, str | None] = {}
+    leaf: str | None = None
+    for raw in data.splitlines():
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(obj, dict) or not isinstance(obj.get("id"), str) or obj.get("type") == "session":
+            continue
+        if obj.get("type") == "compaction":
+            return prepared, f"{grew}, including a compaction of its own"
+        parent = obj.get("parentId")
+        parents[obj["id"]] = parent if isinstance(parent, str) else None
+        leaf = obj["id"]
+    if leaf is None:
+        return prepared, grew
+    node: str | None = leaf
+    while node in parents:
+        node = parents[node]
+    if node != prepared.leaf_id:
+        return prepared, f"{grew}, on another branch (from {node}, not {prepared.leaf_id})"
+    if set(prepared.entry_ids) & parents.keys():
+        return prepared, f"{grew}, reusing an id of the batch"
+    entries = [dict(entry) for entry in prepared.entries]
+    entries[0]["parentId"] = leaf
+    batch = b"".join(orjson.dumps(entry) + b"\n" for entry in entries)
+    chained = replace(prepared, size=size, tail=data[-_TAIL_CHECK:], leaf_id=leaf, data=batch, entries=tuple(entries))
+    return chained, None
+
+
+def commit_append(
+    prepared: PreparedAppend,
+    *,
+    lock_timeout: float = 10.0,
+    recent_write_seconds: float = 3.0,
+    stale_after: float = DEFAULT_STALE_AFTER,
+) -> AppendResult:
+    """Under the lock, re-check the file and write the prepared batch in one ``write()`` — or nothing.
+
+    Raises:
+        AppendMovedError: the file is not exactly as prepared (nothing written; prepare again).
+        AppendError: the write failed or was short.
+        LockHeldError: a live process held the lock for ``lock_timeout`` seconds.
+    """
+    transcript = prepared.transcript
+    if not prepared.data:
+        return AppendResult((), prepared.leaf_id, 0, prepared.size, None)
+    with acquire_lock(transcript, timeout=lock_timeout, stale_after=stale_after) as lock:
+        taken = time.monotonic()
+        try:
+            fd = os.open(transcript, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as exc:
+            raise AppendMovedError(f"{transcript} cannot be reopened for appending: {exc.strerror}") from exc
+        try:
+            prepared, offset, written = _write_locked(fd, prepared, lock)
+        except BaseException:
+            os.close(fd)
+            raise
+        lock.release()
+        held = time.monotonic() - taken
     try:
-        header = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        header = None
-    if not isinstance(header, dict) or header.get("type") != "session" or not isinstance(header.get("id"), str):
-        raise AppendRefusedError(
-            f"{transcript} does not start with a session header; pi would discard it and start a new "
-            "session, so ctxscope only reads it (docs/formats.md, Header)"
-        )
-    version = header.get("version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        version = 1
-    if version < 3:
-        raise AppendRefusedError(
-            f"{transcript} is a version {version} session; pi migrates and rewrites such files when it "
-            "opens them, so ctxscope only reads them (docs/formats.md, Versions and migration). "
-            "Open it once in pi or OpenClaw first."
-        )
+        os.fsync(fd)  # durability needs no lock: the bytes are in place, only their flush is left
+    except OSError as exc:
+        raise AppendError(f"cannot flush {transcript}: {exc.strerror}") from exc
+    finally:
+        os.close(fd)
+    age = time.time() - prepared.mtime
+    warning = None
+    if age < recent_write_seconds:
+        warning = (f"{transcript.name} changed {max(age, 0.0):.1f} s before the append: an agent may be mid-run; it "
+                   "keeps its leaf in memory, so its next entry may branch around the appended ones")
+    return AppendResult(prepared.entry_ids, prepared.leaf_id, written, offset, warning, lock_held_seconds=held)
 
 
-def _prepare(
-    raw_entries: Sequence[Mapping[str, Any]], leaf_id: str | None, existing: set[str]
-) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
-    taken = set(existing)
-    parent = leaf_id
-    now = _now_iso()
-    entries: list[dict[str, Any]] = []
-    for index, raw in enumerate(raw_entries):
-        if not isinstance(raw, Mapping):
-            raise TypeError(f"entry {index} is a {type(raw).__name__}, not a mapping")
-        kind = raw.get("type")
-        if not isinstance(kind, str) or not kind or kind == "session":
-            raise ValueError(f"entry {index}: type must be a non-empty string other than 'session'")
-        entry_id = raw.get("id")
-        if entry_id is None:
-            entry_id = new_entry_id(taken)
-        elif not isinstance(entry_id, str) or not entry_id:
-            raise ValueError(f"entry {index}: id must be a non-empty string")
-        elif entry_id in taken:
-            raise ValueError(f"entry {index}: id {entry_id!r} is already used in the transcript or batch")
-        if "parentId" in raw and raw["parentId"] != parent:
-            raise ValueError(
-                f"entry {index}: parentId {raw['parentId']!r} would break the chain (expected {parent!r}); "
-                "leave parentId out, the writer chains entries to the leaf"
-            )
-        timestamp = raw.get("timestamp", now)
-        if not isinstance(timestamp, str):
-            raise ValueError(f"entry {index}: timestamp must be an ISO string")
-        taken.add(entry_id)
-        entry: dict[str, Any] = {"type": kind, "id": entry_id, "parentId": parent, "timestamp": timestamp}
-        entry.update((key, value) for key, value in raw.items() if key not in entry)
-        entries.append(entry)
-        parent = entry_id
-    return entries, tuple(entry["id"] for entry in entries)
+def _write_locked(fd: int, prepared: PreparedAppend, lock: SessionLock) -> tuple[PreparedAppend, int, int]:
+    prepared, moved = _moved(fd, prepared)
+    if moved is not None:
+        raise AppendMovedError(f"nothing written: {moved}")
+    lock.note_append(prepared.size, len(prepared.data))
+    try:
+        written = _write_once(fd, prepared.data)
+    except OSError as exc:
+        raise AppendError(f"cannot append to {prepared.transcript}: {exc.strerror}") from exc
+    # O_APPEND leaves the descriptor just past our bytes, which tells where they landed without a race.
+    offset = os.lseek(fd, 0, os.SEEK_CUR) - written
+    if written != len(prepared.data):
+        raise _undo_short_write(fd, prepared.transcript, offset, written, len(prepared.data))
+    if offset != prepared.size:
+        # A writer that ignores the lock appended in the microseconds between the re-check and our write.
+        raise AppendError(
+            f"another writer appended {offset - prepared.size} bytes to {prepared.transcript.name} without the lock "
+            f"between the re-check and the write; the new entries ({', '.join(prepared.entry_ids)}) follow its bytes "
+            f"at offset {offset} and chain to {prepared.leaf_id}, which is no longer the entry before them"
+        )
+    return prepared, offset, written
 
 
 def _write_once(fd: int, data: bytes) -> int:
@@ -231,9 +325,36 @@ def _undo_short_write(fd: int, transcript: Path, offset: int, written: int, want
     )
 
 
+def recover_torn_tail(transcript: Path, *, lock_timeout: float, stale_after: float = DEFAULT_STALE_AFTER) -> int:
+    """Trim the torn line a killed ctxscope appender left, if its stale lock says which bytes; returns bytes cut.
+
+    Only a stale lock whose payload records our append intent is broken for this; anything else (a live
+    holder, a writer mid-line that ignores the lock) leaves the file alone and returns 0.
+    """
+    info = inspect_lock(transcript, stale_after=stale_after)
+    if info is None or not info.stale or info.append_intent is None:
+        return 0
+    with acquire_lock(transcript, timeout=lock_timeout, stale_after=stale_after) as lock:
+        intent = lock.replaced.append_intent if lock.replaced is not None else None
+        if intent is None:
+            return 0
+        fd = os.open(transcript, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            size = os.fstat(fd).st_size
+            offset, length = intent
+            if not offset < size < offset + length or os.pread(fd, 1, offset - 1) != b"\n":
+                return 0
+            cut = offset + os.pread(fd, size - offset, offset).rfind(b"\n") + 1
+            os.ftruncate(fd, cut)
+            os.fsync(fd)
+            return size - cut
+        finally:
+            os.close(fd)
+
+
 def append_entries(
     transcript: Path,
-    build: Callable[[str | None], Sequence[Mapping[str, Any]]],
+    build: Builder,
     *,
     lock_timeout: float = 10.0,
     recent_write_seconds: float = 3.0,
@@ -241,96 +362,38 @@ def append_entries(
 ) -> AppendResult:
     """Append the entries ``build(leaf_id)`` returns, chained to the current leaf, in one locked write.
 
-    ``build`` runs under the lock and gets the leaf id (None for a header-only file). Its entries need a
-    ``type``; ``id`` (fresh 8-hex when absent) and ``timestamp`` (now, ISO ms Z, when absent) may be given;
-    ``parentId`` is set by the writer. An empty sequence writes nothing.
+    ``build`` runs without the lock and may run again (with the new leaf) when the file moved before the
+    locked re-check; ``lock_timeout`` bounds the whole. Its entries need a ``type``; ``id`` (fresh 8-hex when
+    absent) and ``timestamp`` (now, ISO ms Z, when absent) may be given; ``parentId`` is set by the writer. An
+    empty sequence writes nothing.
 
     Raises:
-        AppendRefusedError: missing or non-regular file, no v3+ session header, a partial last line, or a
-            batch over :data:`MAX_APPEND_BYTES`.
+        AppendRefusedError: missing, symlinked or non-regular file, no v3+ session header, a partial last line,
+            or a batch over :data:`MAX_APPEND_BYTES`.
+        AppendMovedError: the file kept moving until ``lock_timeout`` ran out.
         AppendError: the write failed or was short (see the module docstring).
         LockHeldError: a live process held ``<transcript>.lock`` for ``lock_timeout`` seconds.
         ValueError, TypeError: ``build`` returned malformed entries.
     """
     transcript = Path(transcript)
-    known = _prescan(transcript)
-    with acquire_lock(transcript, timeout=lock_timeout, stale_after=stale_after) as lock:
+    deadline = time.monotonic() + lock_timeout
+    trimmed = 0
+    while True:
         try:
-            fd = os.open(transcript, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
-        except FileNotFoundError as exc:
-            raise AppendRefusedError(f"{transcript} does not exist") from exc
-        except OSError as exc:
-            raise AppendError(f"cannot open {transcript} for appending: {exc.strerror}") from exc
+            prepared = prepare_append(transcript, build, rechain=True)
+        except _PartialTail:
+            cut = 0 if trimmed else recover_torn_tail(transcript, lock_timeout=lock_timeout, stale_after=stale_after)
+            if not cut:
+                raise
+            trimmed = cut
+            continue
+        remaining = max(0.05, deadline - time.monotonic())
         try:
-            return _append_locked(fd, transcript, lock, build, known, recent_write_seconds)
-        finally:
-            os.close(fd)
-
-
-def _trim_torn_tail(fd: int, size: int, lock: SessionLock) -> int:
-    """Cut a torn line left by the dead holder of the lock we broke; returns the new size."""
-    intent = lock.replaced.append_intent if lock.replaced is not None else None
-    if intent is None:
-        return size
-    offset, length = intent
-    if not offset < size < offset + length or os.pread(fd, 1, offset - 1) != b"\n":
-        return size
-    cut = offset + os.pread(fd, size - offset, offset).rfind(b"\n") + 1
-    os.ftruncate(fd, cut)
-    os.fsync(fd)
-    return cut
-
-
-def _append_locked(
-    fd: int,
-    transcript: Path,
-    lock: SessionLock,
-    build: Callable[[str | None], Sequence[Mapping[str, Any]]],
-    known: _KnownIds | None,
-    recent_write_seconds: float,
-) -> AppendResult:
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        raise AppendRefusedError(f"{transcript} is not a regular file")
-    _check_header(fd, transcript)
-    size = trimmed_from = st.st_size
-    if os.pread(fd, 1, size - 1) != b"\n":
-        size = _trim_torn_tail(fd, size, lock)
-    if os.pread(fd, 1, size - 1) != b"\n":
-        raise AppendRefusedError(
-            f"{transcript} ends with a partial line (a writer is mid-line or crashed mid-line); "
-            "ctxscope will not glue entries onto it. Retry in a moment."
-        )
-    leaf = last_entry(fd, size)
-    leaf_id: str | None = leaf[1]["id"] if leaf is not None else None
-    entries, ids = _prepare(build(leaf_id), leaf_id, _existing_ids(fd, st, known))
-    age = time.time() - st.st_mtime
-    warning = None
-    if age < recent_write_seconds:
-        warning = (
-            f"{transcript.name} changed {max(age, 0.0):.1f} s ago: an agent may be mid-run; it keeps its "
-            "leaf in memory, so its next entry may branch around the appended ones"
-        )
-    trimmed = trimmed_from - size
-    if not entries:
-        return AppendResult((), leaf_id, 0, size, warning, trimmed)
-    data = b"".join(orjson.dumps(entry) + b"\n" for entry in entries)
-    if len(data) > MAX_APPEND_BYTES:
-        raise AppendRefusedError(f"batch of {len(data)} bytes exceeds the {MAX_APPEND_BYTES}-byte single write")
-    lock.note_append(size, len(data))
-    try:
-        written = _write_once(fd, data)
-    except OSError as exc:
-        raise AppendError(f"cannot append to {transcript}: {exc.strerror}") from exc
-    # O_APPEND leaves the descriptor just past our bytes, which tells where they landed without a race.
-    offset = os.lseek(fd, 0, os.SEEK_CUR) - written
-    if written != len(data):
-        raise _undo_short_write(fd, transcript, offset, written, len(data))
-    os.fsync(fd)
-    if offset != size:
-        warning = (
-            f"another writer appended {offset - size} bytes to {transcript.name} without the lock between "
-            f"reading the leaf and writing; the new entries chain to {leaf_id}, which is no longer the last "
-            "entry before them"
-        )
-    return AppendResult(ids, leaf_id, written, offset, warning, trimmed)
+            result = commit_append(prepared, lock_timeout=remaining, recent_write_seconds=recent_write_seconds,
+                                   stale_after=stale_after)
+        except AppendMovedError:
+            if time.monotonic() >= deadline:
+                raise
+            continue
+        return AppendResult(result.entry_ids, result.parent_id, result.bytes_written, result.offset,
+                            result.agent_active_warning, trimmed, result.lock_held_seconds)

@@ -1,7 +1,10 @@
 """Where ctxscope keeps what it writes: checkpoints, captured state and the audit log under a state dir.
 
 The only module that knows the ``<stateDir>/context/…`` layout (see ``docs/checkpoints.md``); every reader and
-writer asks it for paths, so a session key always maps to the same single directory component.
+writer asks it for paths, so a session key always maps to the same single directory component — and two keys
+never to the same one: the name is a readable prefix plus a hash of the exact key (:func:`safe_key`). Earlier
+versions used the sanitised key alone (:func:`legacy_safe_key`), under which ``agent:main:dm:Иван`` and
+``agent:main:dm:Олег`` shared a directory; the checkpoint store migrates such directories on its next write.
 """
 
 from __future__ import annotations
@@ -11,31 +14,55 @@ import re
 from pathlib import Path
 from typing import Final
 
-__all__ = ["audit_path", "checkpoints_root", "safe_key", "session_checkpoint_dir", "session_state_dir"]
+__all__ = [
+    "audit_path",
+    "checkpoints_root",
+    "legacy_safe_key",
+    "legacy_session_checkpoint_dir",
+    "safe_key",
+    "session_checkpoint_dir",
+    "session_state_dir",
+]
 
 _UNSAFE_CHAR: Final = re.compile(r"[^a-zA-Z0-9._-]")
 _MAX_KEY_CHARS: Final = 100
+_PREFIX_CHARS: Final = 64
 _WINDOWS_RESERVED: Final = frozenset(
     {"con", "prn", "aux", "nul", "conin$", "conout$"} | {f"{dev}{n}" for dev in ("com", "lpt") for n in "0123456789"}
 )
 
 
-def safe_key(key: str) -> str:
-    """The directory name of a session key: always one safe path component.
+def _sanitised(key: str) -> str:
+    # JavaScript's replace() sees UTF-16 code units: one astral character becomes two underscores.
+    return _UNSAFE_CHAR.sub(lambda m: "__" if ord(m.group()) > 0xFFFF else "_", key)
 
-    ``re.sub(r"[^a-zA-Z0-9._-]", "_", key)`` as the TypeScript ``sanitizeSessionKeyForPath`` does, counting
-    UTF-16 code units like JavaScript does (a non-BMP character becomes ``__``), so both tools pick the same
-    directory. Results that are not a usable name — empty, only dots (``.``, ``..``), ending in a dot, a
-    Windows device name (``con``, ``com1.x``), or longer than 100 characters — become
-    ``<first 64 chars without edge dots>~<16 hex of sha256(key)>``; ``~`` never appears in a sanitised
-    name, so escaped names cannot collide with plain ones.
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def safe_key(key: str) -> str:
+    """The directory name of a session key: one safe path component, different for every key.
+
+    ``<readable prefix>~<16 hex of sha256(key)>``: the prefix is the key with every character outside
+    ``[a-zA-Z0-9._-]`` replaced by ``_`` (as the TypeScript tools sanitise), edge dots removed, at most 64
+    characters. The hash of the exact key makes the mapping injective (``a/b`` and ``a\\0b``, ``Иван`` and
+    ``Олег`` differ); ``~`` never appears in a prefix.
     """
-    name = _UNSAFE_CHAR.sub(lambda m: "__" if ord(m.group()) > 0xFFFF else "_", key)
+    return f"{_sanitised(key).strip('.')[:_PREFIX_CHARS]}~{_digest(key)}"
+
+
+def legacy_safe_key(key: str) -> str:
+    """The directory name earlier versions used: the sanitised key alone when usable (NOT injective).
+
+    Results that were not a usable name — empty, only dots, ending in a dot, a Windows device name, or longer
+    than 100 characters — were already escaped like :func:`safe_key`.
+    """
+    name = _sanitised(key)
     stem = name.split(".", 1)[0].lower()
     if name.strip(".") and not name.endswith(".") and len(name) <= _MAX_KEY_CHARS and stem not in _WINDOWS_RESERVED:
         return name
-    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"{name.strip('.')[:64]}~{digest}"
+    return f"{name.strip('.')[:_PREFIX_CHARS]}~{_digest(key)}"
 
 
 def checkpoints_root(state_dir: Path) -> Path:
@@ -46,6 +73,11 @@ def checkpoints_root(state_dir: Path) -> Path:
 def session_checkpoint_dir(state_dir: Path, key: str) -> Path:
     """The directory holding one session's checkpoints (a direct child of :func:`checkpoints_root`)."""
     return checkpoints_root(state_dir) / safe_key(key)
+
+
+def legacy_session_checkpoint_dir(state_dir: Path, key: str) -> Path:
+    """Where earlier versions kept the session's checkpoints (possibly shared with other sessions)."""
+    return checkpoints_root(state_dir) / legacy_safe_key(key)
 
 
 def session_state_dir(state_dir: Path, key: str) -> Path:

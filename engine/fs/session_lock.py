@@ -26,10 +26,13 @@ Before appending, a ctxscope holder adds ``"ctxscopeAppend": {"offset", "length"
 between the pages of a ``write()``, so a SIGKILL can leave part of a batch; whoever breaks that lock learns
 exactly which torn bytes it may trim (:attr:`SessionLock.replaced`).
 
+Judging a lock (stale or held, and by whom) lives in :mod:`engine.fs.lock_info`; its names are re-exported here.
+
 Exceptions::
 
-    LockError            the lock could not be taken (I/O error creating or writing it)
-     └── LockHeldError   a live process holds it and the timeout ran out; ``.info`` says who
+    LockError                the lock could not be taken (I/O error creating or writing it)
+     ├── ForeignLockError    the ``.lock`` path is a symlink, a directory or not a regular file
+     └── LockHeldError       a live process holds it and the timeout ran out; ``.info`` says who
 """
 
 from __future__ import annotations
@@ -41,17 +44,34 @@ import random
 import re
 import secrets
 import time
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
 import orjson
 
+from engine.fs.lock_info import (
+    DEFAULT_STALE_AFTER,
+    INTENT_KEY,
+    MALFORMED_GRACE,
+    ForeignLockError,
+    LockError,
+    LockHeldError,
+    LockInfo,
+    Observed,
+    inspect_lock,
+    judge,
+    lock_path_for,
+    now_iso,
+    observe,
+    pid_alive,
+    process_starttime,
+)
+
 __all__ = [
     "DEFAULT_STALE_AFTER",
     "INTENT_KEY",
     "MALFORMED_GRACE",
+    "ForeignLockError",
     "LockError",
     "LockHeldError",
     "LockInfo",
@@ -62,202 +82,21 @@ __all__ = [
     "process_starttime",
 ]
 
-DEFAULT_STALE_AFTER = 1800.0
-"""Seconds after which any lock is stale (OpenClaw ``DEFAULT_STALE_MS``)."""
-MALFORMED_GRACE = 5.0
-"""Seconds a lock without a readable payload is still presumed held (its writer may be mid-write)."""
-INTENT_KEY = "ctxscopeAppend"
-"""Extra payload key (OpenClaw ignores unknown keys) naming the append a ctxscope holder is doing."""
-_MAX_PAYLOAD = 64 * 1024
 _NO_HARD_LINKS = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.ENOSYS})
-
-
-class LockError(Exception):
-    """The session lock could not be taken."""
-
-
-class LockHeldError(LockError):
-    """A live process holds the session lock and the wait timed out."""
-
-    def __init__(self, info: LockInfo, timeout: float, stale_after: float = 1800.0) -> None:
-        self.info = info
-        self.timeout = timeout
-        holder = f"pid {info.pid}" if info.pid is not None else "a process that has not written its pid yet"
-        since = f" since {info.created_at}" if info.created_at else ""
-        super().__init__(
-            f"{info.path} is held by {holder}{since}; waited {timeout:g} s. "
-            "An agent is probably writing this session: retry when its run has finished, or stop that "
-            "process. ctxscope never breaks a live lock; it becomes stale when that process exits or "
-            f"{stale_after / 60:g} minutes after it was taken."
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class LockInfo:
-    """What a lock file says about its holder, judged now."""
-
-    path: Path
-    pid: int | None
-    created_at: str | None
-    """``createdAt`` as written (ISO-8601), or None when missing or unreadable."""
-    starttime: int | None
-    """The holder's ``/proc/<pid>/stat`` start time in clock ticks, when recorded."""
-    alive: bool
-    """True when the process that took the lock is still running (False for a recycled pid)."""
-    stale: bool
-    reason: str
-    """``held``, ``held-malformed`` or the stale reasons, comma-separated: ``dead-pid``,
-    ``recycled-pid``, ``too-old``, ``malformed``."""
-    age_seconds: float | None = None
-    """Seconds since ``createdAt`` (since the file's mtime when ``createdAt`` is unreadable)."""
-    append_intent: tuple[int, int] | None = None
-    """``(offset, length)`` in bytes of the transcript append a ctxscope holder had started, if any."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Observed:
-    """The exact lock file that was judged: identity and bytes, for the move-verify step."""
-
-    dev: int
-    ino: int
-    data: bytes
-    mtime: float
-
-
-def lock_path_for(transcript: Path) -> Path:
-    """The lock file OpenClaw uses for ``transcript``: ``<realpath of its dir>/<name>.lock``."""
-    transcript = Path(transcript)
-    return Path(os.path.realpath(transcript.parent)) / f"{transcript.name}.lock"
-
-
-def _proc_stat(pid: int) -> list[bytes] | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-    except OSError:
-        return None
-    # comm (field 2) is parenthesised and may hold spaces: fields 3.. follow the last ")".
-    return stat[stat.rfind(b")") + 2 :].split()
-
-
-def process_starttime(pid: int) -> int | None:
-    """Field 22 of ``/proc/<pid>/stat`` (start time in clock ticks), or None off Linux or if unreadable."""
-    fields = _proc_stat(pid)
-    try:
-        return int(fields[19]) if fields else None
-    except (IndexError, ValueError):
-        return None
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except PermissionError:
-        pass  # exists under another user: alive (OpenClaw would call it dead; we never break it)
-    except (OSError, OverflowError):
-        return False
-    fields = _proc_stat(pid)
-    return not (fields and fields[0] == b"Z")  # an unreaped zombie holds nothing
-
-
-def _now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _parse_time(text: str) -> float | None:
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
-
-
-def _observe(lock: Path) -> _Observed | None:
-    try:
-        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
-    except FileNotFoundError:
-        return None
-    try:
-        st = os.fstat(fd)
-        data = os.read(fd, _MAX_PAYLOAD)
-    finally:
-        os.close(fd)
-    return _Observed(st.st_dev, st.st_ino, data, st.st_mtime)
-
-
-def _judge(lock: Path, seen: _Observed, stale_after: float, malformed_grace: float) -> LockInfo:
-    now = time.time()
-    try:
-        payload = orjson.loads(seen.data)
-    except orjson.JSONDecodeError:
-        payload = None
-    if not isinstance(payload, dict):
-        payload = {}
-    pid = payload.get("pid")
-    pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
-    created_at = payload.get("createdAt") if isinstance(payload.get("createdAt"), str) else None
-    starttime = payload.get("starttime")
-    starttime = starttime if isinstance(starttime, int) and not isinstance(starttime, bool) else None
-    created = _parse_time(created_at) if created_at is not None else None
-    age = max(0.0, now - (created if created is not None else seen.mtime))
-    intent = _intent(payload.get(INTENT_KEY))
-
-    if pid is None:
-        # No owner to check: a writer may sit between O_EXCL and write(), so only the mtime can tell.
-        stale = now - seen.mtime > malformed_grace
-        reason = "malformed" if stale else "held-malformed"
-        return LockInfo(lock, None, created_at, starttime, False, stale, reason, age, intent)
-
-    reasons: list[str] = []
-    alive = _pid_alive(pid)
-    if not alive:
-        reasons.append("dead-pid")
-    elif starttime is not None:
-        current = process_starttime(pid)
-        if current is not None and current != starttime:
-            alive = False
-            reasons.append("recycled-pid")
-    if age > stale_after:
-        reasons.append("too-old")
-    reason = ", ".join(reasons) or "held"
-    return LockInfo(lock, pid, created_at, starttime, alive, bool(reasons), reason, age, intent)
-
-
-def _intent(value: object) -> tuple[int, int] | None:
-    if not isinstance(value, dict):
-        return None
-    offset, length = value.get("offset"), value.get("length")
-    if isinstance(offset, int) and isinstance(length, int) and offset >= 0 and length > 0:
-        return offset, length
-    return None
-
-
-def inspect_lock(
-    transcript: Path,
-    *,
-    stale_after: float = DEFAULT_STALE_AFTER,
-    malformed_grace: float = MALFORMED_GRACE,
-) -> LockInfo | None:
-    """Read and judge ``<transcript>.lock``; None when there is no lock. Never modifies anything."""
-    lock = lock_path_for(transcript)
-    seen = _observe(lock)
-    return None if seen is None else _judge(lock, seen, stale_after, malformed_grace)
 
 
 def _side_name(lock: Path, suffix: str) -> Path:
     return lock.with_name(f".{lock.name}.{os.getpid()}-{secrets.token_hex(4)}.{suffix}")
 
 
-def _remove_if_unchanged(lock: Path, seen: _Observed) -> bool:
+def _remove_if_unchanged(lock: Path, seen: Observed) -> bool:
     """Remove ``lock`` only if it is still exactly the file ``seen``; True when removed."""
     grave = _side_name(lock, "gone")
     try:
         os.rename(lock, grave)
     except FileNotFoundError:
         return False
-    moved = _observe(grave)
+    moved = observe(grave)
     if moved is not None and (moved.dev, moved.ino, moved.data) == (seen.dev, seen.ino, seen.data):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(grave)
@@ -276,7 +115,7 @@ def _sweep_strays(lock: Path) -> None:
     with contextlib.suppress(OSError), os.scandir(lock.parent) as entries:
         for entry in entries:
             match = pattern.fullmatch(entry.name)
-            if match and not _pid_alive(int(match.group(1))):
+            if match and not pid_alive(int(match.group(1))):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
 
@@ -289,7 +128,7 @@ class SessionLock:
         transcript: Path,
         path: Path,
         fields: dict[str, object],
-        seen: _Observed,
+        seen: Observed,
         replaced: LockInfo | None,
     ) -> None:
         self.transcript = transcript
@@ -307,7 +146,7 @@ class SessionLock:
         return self._seen.data
 
     def _still_ours(self) -> bool:
-        current = _observe(self.path)
+        current = observe(self.path)
         return current is not None and (current.dev, current.ino, current.data) == (
             self._seen.dev, self._seen.ino, self._seen.data
         )
@@ -333,7 +172,7 @@ class SessionLock:
                 os.close(fd)
         except OSError as exc:
             raise LockError(f"cannot update {self.path}: {exc.strerror or exc}") from exc
-        self._seen = _Observed(self._seen.dev, self._seen.ino, data, 0.0)
+        self._seen = Observed(self._seen.dev, self._seen.ino, data, 0.0)
 
     def release(self) -> bool:
         """Remove the lock if it is still ours; False when it was already gone or replaced.
@@ -365,7 +204,7 @@ class SessionLock:
 
 def _payload() -> tuple[dict[str, object], bytes]:
     pid = os.getpid()
-    fields: dict[str, object] = {"pid": pid, "createdAt": _now_iso()}
+    fields: dict[str, object] = {"pid": pid, "createdAt": now_iso()}
     starttime = process_starttime(pid)
     if starttime is not None:
         fields["starttime"] = starttime
@@ -390,7 +229,7 @@ def _unlink_quietly(path: Path) -> None:
         os.unlink(path)
 
 
-def _create(lock: Path) -> tuple[dict[str, object], _Observed]:
+def _create(lock: Path) -> tuple[dict[str, object], Observed]:
     """Make the lock exist with our payload in it; raises FileExistsError when it is taken."""
     fields, data = _payload()
     tmp = _side_name(lock, "tmp")
@@ -414,7 +253,7 @@ def _create(lock: Path) -> tuple[dict[str, object], _Observed]:
         raise
     finally:
         os.close(fd)
-    return fields, _Observed(st.st_dev, st.st_ino, data, st.st_mtime)
+    return fields, Observed(st.st_dev, st.st_ino, data, st.st_mtime)
 
 
 def acquire_lock(
@@ -445,12 +284,14 @@ def acquire_lock(
         else:
             return SessionLock(transcript, lock, fields, mine, replaced)
         try:
-            seen = _observe(lock)
+            seen = observe(lock)
+        except ForeignLockError:
+            raise
         except OSError as exc:
             raise LockError(f"cannot read {lock}: {exc.strerror or exc}") from exc
         if seen is None:
             continue  # released between our attempt and our read
-        info = _judge(lock, seen, stale_after, malformed_grace)
+        info = judge(lock, seen, stale_after, malformed_grace)
         if info.stale:
             try:
                 if _remove_if_unchanged(lock, seen):

@@ -21,7 +21,7 @@ import orjson
 
 from engine.capture.dedup import dedupe, merge_unique
 from engine.capture.redact import redact_secrets
-from engine.config.llm_settings import LLMConfig
+from engine.config.llm_settings import LLMConfig, check_base_url
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -62,6 +62,10 @@ def _read_key(config: LLMConfig, env: Mapping[str, str] | None) -> str:
 
 
 def _endpoint(config: LLMConfig) -> str:
+    try:
+        check_base_url(config.base_url, allow_insecure_http=config.allow_insecure_http)
+    except ValueError as exc:
+        raise LLMError(str(exc)) from None
     base = config.base_url.rstrip("/")
     if config.kind == "openai":
         return f"{base}/chat/completions"
@@ -110,8 +114,8 @@ def _answer_text(config: LLMConfig, data: Any) -> str:
 def _complete(
     config: LLMConfig, system: str, user: str, *, max_tokens: int, env: Mapping[str, str] | None
 ) -> str:
-    key = _read_key(config, env)
     url = _endpoint(config)
+    key = _read_key(config, env)
     headers, body = _request(config, key, system, user, max_tokens)
     error: str | None = None
     data: Any = None

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from engine.accounting.context import ContextMessage
 from engine.accounting.tokens import get_counter
 from engine.compaction.plan import CompactionPlan
-from engine.compaction.span_text import Loader, format_file_operations, message_parts, tool_call_line
+from engine.compaction.span_text import Loader, format_file_operations, message_parts, redacted_loader, tool_call_line
 from engine.config.llm_settings import LLMConfig
 from engine.llm.client import LLMError, summarize_with_llm
 from engine.session.snapshot import SessionSnapshot
@@ -33,6 +33,7 @@ def serialize_messages(messages: Iterable[ContextMessage], load: Loader) -> tupl
     """``messages`` as pi's summarizer sees them, and the text of a compaction summary among them (if any)."""
     lines: list[str] = []
     previous: str | None = None
+    load = redacted_loader(load)
     for message in messages:
         parts = message_parts(message, load(message.entry))
         if parts.role == "compactionSummary":

@@ -11,12 +11,14 @@ See docs/formats.md (Discovery, File kinds, sessions.json).
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from engine.stores.placement import confinement_problem, file_problem, openclaw_place, read_regular
 from engine.stores.source import Discovery, FileKind, SessionSource, classify_file
 
 __all__ = [
@@ -40,12 +42,16 @@ def default_roots(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
     return tuple(roots)
 
 
+_MAX_STORE_BYTES = 256 << 20
+"""A ``sessions.json`` larger than this is reported, not parsed (real stores are a few MB at most)."""
+
+
 def load_store(path: Path) -> tuple[dict[str, Mapping[str, Any]], str | None]:
-    """Read a ``sessions.json`` store: ``({key: entry}, problem)``; never raises on bad content."""
+    """Read a ``sessions.json`` store: ``({key: entry}, problem)``; never raises on bad content, never blocks."""
     try:
-        data = orjson.loads(path.read_bytes())
+        data = orjson.loads(read_regular(path, _MAX_STORE_BYTES))
     except OSError as exc:
-        return {}, f"{path}: cannot read ({exc.strerror})"
+        return {}, f"{path}: cannot read ({exc.strerror or exc}); skipped"
     except orjson.JSONDecodeError as exc:
         return {}, f"{path}: not valid JSON ({exc})"
     if not isinstance(data, dict):
@@ -62,7 +68,7 @@ def _first_line(path: Path) -> tuple[bool, str | None]:
     """
     # pi's own listing reads only the first 512 bytes; a long header still fits in 4 KiB.
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
             first = os.pread(fd, 4096, 0).partition(b"\n")[0]
         finally:
@@ -80,16 +86,6 @@ def _first_line(path: Path) -> tuple[bool, str | None]:
     return "type" in obj, None
 
 
-def _place_of(directory: Path) -> tuple[Path | None, str | None]:
-    """``(OpenClaw state dir, agent id)`` of a resolved sessions directory (``<state>/agents/<id>/…``)."""
-    parts = directory.parts
-    if "agents" not in parts:
-        return None, None
-    index = len(parts) - 1 - parts[::-1].index("agents")
-    state_dir = Path(*parts[:index]) if index > 0 else None
-    return state_dir, parts[index + 1] if index + 1 < len(parts) else None
-
-
 class _Collector:
     def __init__(self) -> None:
         self.sessions: dict[tuple[str, str | None], SessionSource] = {}
@@ -98,36 +94,43 @@ class _Collector:
         self.locks: list[Path] = []
         self.problems: list[str] = []
         self._stores: dict[Path, dict[str, Mapping[str, Any]]] = {}
-        self._store_names: dict[Path, list[Path]] = {}
+        self._listings: dict[Path, list[str]] = {}
         self._store_index: dict[Path, dict[str, tuple[str, Mapping[str, Any]]]] = {}
         self._places: dict[str, tuple[Path, Path | None, str | None]] = {}
 
     def place(self, path: Path) -> tuple[Path, Path | None, str | None]:
-        """``(resolved path, state dir, agent id)`` of a file.
+        """``(resolved path, state dir, agent id)`` of a file: the state dir is that of the directory the file
+        was found in, never of a symlink's target.
 
-        ``Path.resolve`` costs an ``lstat`` per path component; with thousands of transcripts in one
-        directory, the directory is resolved once and only symlinked files are resolved on their own.
+        The directory is resolved once (``realpath`` costs an ``lstat`` per component and thousands of
+        transcripts share it); only symlinked files are resolved on their own.
         """
         directory, name = os.path.split(path)
         known = self._places.get(directory)
         if known is None:
-            resolved_dir = Path(directory or ".").resolve()
-            known = self._places[directory] = (resolved_dir, *_place_of(resolved_dir))
-        if os.path.islink(path):
-            resolved = path.resolve()
-            return resolved, *_place_of(resolved.parent)
-        return known[0] / name, known[1], known[2]
+            resolved_dir = Path(os.path.realpath(directory or "."))
+            known = self._places[directory] = (resolved_dir, *openclaw_place(resolved_dir))
+        resolved = Path(os.path.realpath(path)) if os.path.islink(path) else known[0] / name
+        return resolved, known[1], known[2]
+
+    def listing(self, directory: Path) -> list[str]:
+        """The names in ``directory``, listed once per discovery (a store may name thousands of sessions)."""
+        names = self._listings.get(directory)
+        if names is None:
+            try:
+                names = sorted(os.listdir(directory))
+            except OSError as exc:
+                self.problems.append(f"{directory}: cannot list ({exc.strerror or exc})")
+                names = []
+            self._listings[directory] = names
+        return names
 
     def stores_near(self, directory: Path) -> list[tuple[Path, dict[str, Mapping[str, Any]]]]:
         found = []
-        candidates = self._store_names.get(directory)
-        if candidates is None:  # listed once per directory: a sessions dir may hold thousands of transcripts
-            try:
-                candidates = sorted(directory / n for n in os.listdir(directory) if n.endswith("sessions.json"))
-            except OSError:
-                candidates = []
-            self._store_names[directory] = candidates
-        for store_path in candidates:
+        for name in self.listing(directory):
+            if not name.endswith("sessions.json"):
+                continue
+            store_path = directory / name
             if store_path not in self._stores:
                 entries, problem = load_store(store_path)
                 if problem:
@@ -137,17 +140,14 @@ class _Collector:
         return found
 
     def _index_of(self, store_path: Path) -> dict[str, tuple[str, Mapping[str, Any]]]:
-        """Transcript file name → (key, entry) for one store, built once."""
+        """Transcript file name → (key, entry) for one store, built once. Names come from data, so only plain
+        file names (no separators, no dot names) are indexed: nothing outside the store can be named."""
         index = self._store_index.get(store_path)
         if index is None:
             index = {}
             for store_key, value in self._stores.get(store_path, {}).items():
-                session_file = value.get("sessionFile")
-                session_id = value.get("sessionId")
-                if isinstance(session_file, str):
-                    index.setdefault(Path(session_file).name, (store_key, value))
-                if isinstance(session_id, str):
-                    index.setdefault(f"{session_id}.jsonl", (store_key, value))
+                for name in _store_names(value):
+                    index.setdefault(name, (store_key, value))
             self._store_index[store_path] = index
         return index
 
@@ -158,6 +158,10 @@ class _Collector:
         if kind == "sidecar" and not explicit:
             self.sidecars.append(path)
             return
+        problem = file_problem(path)
+        if problem is not None:
+            self.problems.append(problem)
+            return
         transcript_like, header_id = _first_line(path)
         if not transcript_like and not explicit:
             return
@@ -165,11 +169,7 @@ class _Collector:
         entry: Mapping[str, Any] | None = None
         store_path: Path | None = None
         for candidate_path, _entries in self.stores_near(path.parent):
-            by_name = self._index_of(candidate_path)
-            match = by_name.get(path.name) or (by_name.get(f"{header_id}.jsonl") if header_id else None)
-            if match is None:
-                # OpenClaw names files <sessionId>.jsonl; copies may carry a prefix (as the test fixtures do).
-                match = next((m for n, m in by_name.items() if path.name.endswith(n)), None)
+            match = _match_in(self._index_of(candidate_path), path.name, header_id)
             if match is not None:
                 key, entry = match
                 store_path = candidate_path
@@ -186,12 +186,17 @@ class _Collector:
             session_id=(entry or {}).get("sessionId") or header_id,
             agent_id=agent_id,
             state_dir=state_dir,
+            read_only_reason=confinement_problem(path, path.parent),
         )
         self.sessions.setdefault((str(resolved), None), source)
 
     def add_sqlite(self, db: Path) -> None:
         from engine.stores.sqlite import list_sqlite_sessions  # local: only SQLite users pay for it
 
+        problem = file_problem(db)
+        if problem is not None:
+            self.problems.append(problem)
+            return
         try:
             found = list_sqlite_sessions(db)
         except Exception as exc:  # noqa: BLE001 - a broken database is reported, not fatal to discovery
@@ -201,27 +206,24 @@ class _Collector:
             self.sessions.setdefault((str(db.resolve()), source.session_id), source)
 
     def add_store(self, store_path: Path) -> None:
-        entries = dict(self.stores_near(store_path.parent)).get(store_path, {})
+        directory = store_path.parent
+        entries = dict(self.stores_near(directory)).get(store_path, {})
+        names = set(self.listing(directory))
+        suffixes = _suffix_index(names)
         for value in entries.values():
-            candidates = []
-            session_file = value.get("sessionFile")
-            session_id = value.get("sessionId")
-            if isinstance(session_file, str):
-                candidates.append(store_path.parent / Path(session_file).name)
-            if isinstance(session_id, str):
-                candidates += sorted(store_path.parent.glob(f"*{session_id}.jsonl"))
-            for candidate in candidates:
-                if candidate.is_file():
+            for name in _store_names(value):
+                # An exact name, else one carrying a prefix (copies, as in the test fixtures): never a glob.
+                found = name if name in names else suffixes.get(name)
+                if found is not None:
+                    candidate = directory / found
                     self.add_transcript(candidate, classify_file(candidate), explicit=False)
                     break
 
     def scan_dir(self, directory: Path) -> None:
-        try:
-            walker = list(os.walk(directory))
-        except OSError as exc:
-            self.problems.append(f"{directory}: cannot list ({exc.strerror})")
-            return
-        for root, dirs, files in walker:
+        def report(exc: OSError) -> None:
+            self.problems.append(f"{exc.filename or directory}: cannot list ({exc.strerror or exc})")
+
+        for root, dirs, files in os.walk(directory, onerror=report):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "session-sqlite-import-archive")
             base = Path(root)
             for name in sorted(files):  # os.walk lists directories apart: no stat needed here
@@ -245,6 +247,45 @@ class _Collector:
             self.add_transcript(path, kind, explicit=explicit)
 
 
+def _plain_name(name: str) -> bool:
+    return bool(name) and "/" not in name and "\\" not in name and "\0" not in name and name not in (".", "..")
+
+
+def _store_names(value: Mapping[str, Any]) -> list[str]:
+    """The transcript file names a store entry gives: ``sessionFile``'s base name, then ``<sessionId>.jsonl``."""
+    names = []
+    session_file = value.get("sessionFile")
+    session_id = value.get("sessionId")
+    if isinstance(session_file, str) and _plain_name(Path(session_file).name):
+        names.append(Path(session_file).name)
+    if isinstance(session_id, str) and _plain_name(f"{session_id}.jsonl"):
+        names.append(f"{session_id}.jsonl")
+    return names
+
+
+def _suffix_index(names: Iterable[str]) -> dict[str, str]:
+    """``<suffix>.jsonl`` → listed name, for names that carry a prefix before ``_``/``-``/``.`` (copies)."""
+    index: dict[str, str] = {}
+    for name in names:
+        if not name.endswith(".jsonl"):
+            continue
+        for i in range(1, len(name) - 6):
+            if name[i - 1] in "_-.":
+                index.setdefault(name[i:], name)
+    return index
+
+
+def _match_in(
+    index: Mapping[str, tuple[str, Mapping[str, Any]]], name: str, header_id: str | None
+) -> tuple[str, Mapping[str, Any]] | None:
+    match = index.get(name) or (index.get(f"{header_id}.jsonl") if header_id else None)
+    if match is None:
+        # OpenClaw names files <sessionId>.jsonl; copies may carry a prefix (as the test fixtures do).
+        match = next((index[name[i:]] for i in range(1, len(name)) if name[i - 1] in "_-." and name[i:] in index),
+                     None)
+    return match
+
+
 def discover_sessions(paths: Iterable[Path] | None = None, *, env: Mapping[str, str] | None = None) -> Discovery:
     """Find sessions under ``paths`` (files or directories), or under :func:`default_roots` when none are given."""
     collector = _Collector()
@@ -257,7 +298,14 @@ def discover_sessions(paths: Iterable[Path] | None = None, *, env: Mapping[str, 
             collector.add_path(path, explicit=True)
     else:
         for root in default_roots(env):
-            if root.is_dir():
+            try:
+                is_dir = stat.S_ISDIR(os.stat(root).st_mode)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                collector.problems.append(f"{root}: cannot read ({exc.strerror or exc})")
+                continue
+            if is_dir:
                 collector.scan_dir(root)
     sessions = sorted(collector.sessions.values(), key=lambda s: (s.format, str(s.path), s.session_id or ""))
     return Discovery(
@@ -282,9 +330,9 @@ def find_session(discovery: Discovery, spec: str) -> SessionSource:
     sessions = discovery.sessions
     path = Path(spec).expanduser()
     if path.exists():
-        resolved = path.resolve()
+        resolved = os.path.realpath(path)
         for source in sessions:
-            if source.path.resolve() == resolved:
+            if os.path.realpath(source.path) == resolved:
                 return source
     lowered = spec.lower()
     exact = [s for s in sessions if s.key == spec]
@@ -301,6 +349,8 @@ def find_session(discovery: Discovery, spec: str) -> SessionSource:
     if prefixed:
         names = ", ".join(s.key for s in prefixed[:8])
         raise SessionNotFoundError(f"{spec!r} matches several sessions: {names}. Give the full key or a path.")
+    problems = "".join(f"\n  {problem}" for problem in discovery.problems[:5])
     raise SessionNotFoundError(
         f"no session matches {spec!r}. Run `ctxscope status` to list sessions, or pass a transcript path."
+        + (f" While looking:{problems}" if problems else "")
     )

@@ -40,6 +40,9 @@ class SessionSource:
     agent_id: str | None = None
     state_dir: Path | None = None
     """The OpenClaw state dir this session belongs to, if any."""
+    read_only_reason: str | None = field(default=None, compare=False)
+    """Why ctxscope may only read this session although it is a live JSONL transcript (e.g. a symlink that
+    resolves outside its sessions directory)."""
 
     @property
     def in_database(self) -> bool:
@@ -54,7 +57,7 @@ class SessionSource:
     @property
     def writable(self) -> bool:
         """Whether ctxscope may append to the transcript itself (the jsonl controller)."""
-        return not self.in_database and self.kind == "live"
+        return not self.in_database and self.kind == "live" and self.read_only_reason is None
 
     @property
     def watch_paths(self) -> tuple[Path, ...]:

@@ -23,7 +23,7 @@ from engine.checkpoints.model import Checkpoint
 from engine.checkpoints.store import LATEST_NAME, latest_checkpoint, list_checkpoints, read_checkpoint, write_checkpoint
 from engine.checkpoints.yaml_io import dump_checkpoint, load_checkpoint
 from engine.fs.audit import read_audit
-from engine.fs.layout import checkpoints_root, safe_key, session_checkpoint_dir
+from engine.fs.layout import checkpoints_root, legacy_safe_key, safe_key, session_checkpoint_dir
 from tests.engine._checkpoints import sample_checkpoint
 
 KEY = "agent:main:telegram:user123"
@@ -74,13 +74,19 @@ def _tree(root: Path) -> dict[str, tuple[int, int, bytes]]:
 
 
 class TestSafeKey:
-    def test_ordinary_keys_are_sanitised_like_the_typescript_tool(self) -> None:
-        assert safe_key("agent:main:main") == "agent_main_main"
-        assert safe_key("telegram:user123") == "telegram_user123"
-        assert safe_key("a.b_c-d") == "a.b_c-d"
+    def test_names_are_the_sanitised_key_then_a_hash_of_the_exact_key(self) -> None:
+        assert re.fullmatch(r"agent_main_main~[0-9a-f]{16}", safe_key("agent:main:main"))
+        assert safe_key("telegram:user123").startswith("telegram_user123~")
+        assert safe_key("a.b_c-d").startswith("a.b_c-d~")
         # JavaScript's replace() sees UTF-16 code units: one astral character is two underscores.
-        assert safe_key("a😀b") == "a__b"
-        assert safe_key("aéb") == "a_b"
+        assert safe_key("a😀b").startswith("a__b~")
+        assert safe_key("aéb").startswith("a_b~")
+        assert legacy_safe_key("agent:main:main") == "agent_main_main"
+
+    def test_keys_that_sanitise_alike_get_different_directories(self) -> None:
+        alike = ["agent:main:dm:Иван", "agent:main:dm:Олег", "a/b", "a\0b", "a_b", "a:b"]
+        assert len({safe_key(k) for k in alike}) == len(alike)
+        assert legacy_safe_key(alike[0]) == legacy_safe_key(alike[1])  # the collision the hash removes
 
     def test_unusable_names_are_escaped_distinctly(self) -> None:
         names = {safe_key(k) for k in (".", "..", "", "...", "con", "x" * 300, "x" * 301)}

@@ -150,15 +150,17 @@ def test_prune_clears_old_outputs_trims_recent_ones_and_keeps_text(tmp_path: Pat
 
 def test_drop_only_archives_verbatim_and_writes_a_one_line_placeholder(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
+    workspace.mkdir()
     header = {**HEADER, "cwd": str(workspace)}
     session = coding_session(tmp_path / "s.jsonl", turns=6, header=header)
-    _, plan = plan_for(session, "drop-only", tmp_path / "state", keep_recent=3000)
+    config = Config(compaction=CompactionSettings(workspace_roots=(tmp_path,)))  # tmp_path is outside $HOME
+    _, plan = plan_for(session, "drop-only", tmp_path / "state", keep_recent=3000, config=config)
     assert "\n" not in plan.summary
     assert plan.archive is not None
     assert plan.archive.path.parent == workspace / "memory"
     assert re.fullmatch(r"\d{4}-\d\d-\d\d\.md", plan.archive.path.name)
     assert plan.archive.record_id in plan.summary and f"memory/{plan.archive.path.name}" in plan.summary
-    assert not workspace.exists()  # planning writes nothing
+    assert not (workspace / "memory").exists()  # planning writes nothing
     record = plan.archive.record()
     path = plan.archive.path
     path.parent.mkdir(parents=True)
@@ -176,6 +178,7 @@ def test_drop_only_archives_verbatim_and_writes_a_one_line_placeholder(tmp_path:
 
 def test_drop_only_uses_the_configured_workspace(tmp_path: Path) -> None:
     session = coding_session(tmp_path / "s.jsonl", turns=4)
+    (tmp_path / "elsewhere").mkdir()
     config = Config(compaction=CompactionSettings(workspace=tmp_path / "elsewhere"))
     _, plan = plan_for(session, "drop-only", tmp_path / "state", keep_recent=2000, config=config)
     assert plan.archive is not None and plan.archive.path.parent == tmp_path / "elsewhere" / "memory"

@@ -23,6 +23,7 @@ from engine.checkpoints.inject import CHECKPOINT_CUSTOM_TYPE
 from engine.compaction.archive import read_archive
 from engine.compaction.controllers import CompactionRefusedError, GatewayError, apply_compaction, gateway_argv
 from engine.compaction.planner import plan_compaction
+from engine.config.compaction_settings import CompactionSettings
 from engine.config.loader import Config
 from engine.fs.audit import read_audit
 from engine.fs.jsonl_append import append_entries
@@ -217,8 +218,10 @@ def test_compactions_next_to_a_concurrent_writer_chain_to_the_true_leaf(tmp_path
 
 def test_drop_only_writes_the_archive_then_the_compaction_and_audits_both(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
+    workspace.mkdir()
     session = coding_session(tmp_path / "s.jsonl", turns=6, header={**HEADER, "cwd": str(workspace)})
-    follower, plan = plan_for(session, "drop-only", tmp_path / "state", keep_recent=2000)
+    config = Config(compaction=CompactionSettings(workspace_roots=(tmp_path,)))  # tmp_path is outside $HOME
+    follower, plan = plan_for(session, "drop-only", tmp_path / "state", keep_recent=2000, config=config)
     result = apply_compaction(plan, follower=follower, state_dir=tmp_path / "state")
     assert result.archive is not None and plan.archive is not None
     scan = read_archive(result.archive.path)
@@ -381,16 +384,18 @@ def test_agent_activity_is_warned_about(tmp_path: Path) -> None:
 
 def test_pinned_messages_survive_successive_compactions(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
+    workspace.mkdir()
     session = coding_session(tmp_path / "s.jsonl", turns=6, labels=[("u1", "the original ask")],
                              header={**HEADER, "cwd": str(workspace)})
+    config = Config(compaction=CompactionSettings(workspace_roots=(tmp_path,)))  # tmp_path is outside $HOME
     pinned_text = "turn 1: please fix services/app1.py, see https://tracker.example.com/T-1"
     for layer in ("summarize", "prune", "full", "drop-only"):
         turns = [{k: v for k, v in e.items() if k not in ("id", "parentId")}
                  for n in range(6) for e in turn(layer, n, random.Random(n))]
         append_entries(session, lambda _leaf, turns=turns: turns)
-        follower, plan = plan_for(session, layer, tmp_path / "state", keep_recent=800)
+        follower, plan = plan_for(session, layer, tmp_path / "state", keep_recent=800, config=config)
         assert plan.applicable, plan.blocked
-        apply_compaction(plan, follower=follower, state_dir=tmp_path / "state")
+        apply_compaction(plan, follower=follower, state_dir=tmp_path / "state", config=config)
         view, _ = context_of(session)
         assert pinned_text in lines_of(session.read_bytes())[-1]["summary"], layer
         assert view.messages[0].role == "compactionSummary"

@@ -43,6 +43,7 @@ def _exercise(path: Path) -> TranscriptReader:
 
 def _nonblank_lines(data: bytes) -> int:
     body = data if data.endswith(b"\n") else data[: data.rfind(b"\n") + 1]
+    body = body.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark opening the file is not content
     return sum(1 for raw in body.split(b"\n")[:-1] if raw.strip(b" \t\r\n\x0b\x0c"))
 
 

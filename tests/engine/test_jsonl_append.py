@@ -279,7 +279,7 @@ def test_torn_tail_without_a_recorded_intent_is_refused(session: Path) -> None:
 def test_new_entry_id_avoids_existing_ids_and_falls_back_to_a_uuid(monkeypatch: pytest.MonkeyPatch) -> None:
     fresh = new_entry_id({"00000000"})
     assert re.fullmatch(r"[0-9a-f]{8}", fresh)
-    monkeypatch.setattr("engine.fs.jsonl_append.secrets.token_hex", lambda _n: "deadbeef")
+    monkeypatch.setattr("engine.fs.jsonl_entries.secrets.token_hex", lambda _n: "deadbeef")
     assert new_entry_id({"cafebabe"}) == "deadbeef"
     assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", new_entry_id({"deadbeef"}))
 

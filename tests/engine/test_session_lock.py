@@ -20,11 +20,11 @@ import pytest
 from engine.fs.session_lock import (
     LockError,
     LockHeldError,
-    _observe,
     _remove_if_unchanged,
     acquire_lock,
     inspect_lock,
     lock_path_for,
+    observe,
     process_starttime,
 )
 from tests.conftest import MAIN_SESSION
@@ -225,7 +225,7 @@ def test_breaking_a_stale_lock_spares_a_fresh_lock_that_replaced_it(
     transcript: Path, sleeper: subprocess.Popen[bytes]
 ) -> None:
     lock = write_lock(transcript, {"pid": dead_pid(), "createdAt": iso(datetime.now(UTC))})
-    seen = _observe(lock)
+    seen = observe(lock)
     assert seen is not None
     # Another breaker removed the stale lock and took a fresh one before we acted on what we saw.
     os.unlink(lock)
@@ -235,7 +235,7 @@ def test_breaking_a_stale_lock_spares_a_fresh_lock_that_replaced_it(
     assert snapshot(lock)[:2] == before[:2]
     assert leftovers(transcript.parent) == []
 
-    seen = _observe(lock)
+    seen = observe(lock)
     assert seen is not None
     assert _remove_if_unchanged(lock, seen) is True
     assert not lock.exists()

@@ -114,6 +114,7 @@ def test_dry_run_leaves_every_file_byte_identical(tmp_path: Path, layer: str, ca
     config = tmp_path_factory.mktemp("config")
     (config / "ctxscope").mkdir()
     (config / "ctxscope" / "config.yaml").write_text(f"compaction: {{workspace: {tmp_path / 'workspace'}}}\n")
+    (tmp_path / "workspace").mkdir()
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
     for fixture in (MAIN_SESSION, SUBAGENT):
         copy_fixture(fixture, tmp_path / "sessions")

@@ -1,0 +1,85 @@
+"""What a file found in a sessions directory may be trusted with: is it a regular file, whose store is it, where
+would ctxscope write for it (see ``docs/hostile-input.md``).
+
+* Only regular files are ever opened (a FIFO named ``x.jsonl`` or ``sessions.json`` would block every reader),
+  and never with a blocking ``open``: :func:`read_regular` opens with ``O_NONBLOCK`` and checks ``fstat``.
+* A session belongs to the directory it was found in. A transcript that is a symlink resolving outside that
+  directory is read, but read-only: its state dir and writes stay with the store, never the link's target.
+* A directory is an OpenClaw agent's sessions directory only in the exact layout
+  ``<stateDir>/agents/<agentId>/sessions``; a pi session somewhere below a directory that happens to be named
+  ``agents`` is not.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+__all__ = ["confinement_problem", "file_problem", "openclaw_place", "read_regular"]
+
+
+def file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be read as a session file (one line naming it), or ``None`` for a regular file."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"{path}: a symlink loop; skipped"
+        if exc.errno == errno.ENOENT and os.path.islink(path):
+            return f"{path}: a dangling symlink; skipped"
+        return f"{path}: cannot read ({exc.strerror or exc}); skipped"
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else ("a directory" if stat.S_ISDIR(st.st_mode) else
+                                                           "not a regular file")
+        return f"{path}: {kind}, not a regular file; skipped"
+    return None
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """Up to ``limit`` bytes of the regular file ``path`` (never blocks on a FIFO or device).
+
+    Raises:
+        OSError: it cannot be opened, is not a regular file (``EINVAL``), or is larger than ``limit`` (``EFBIG``).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        if st.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def confinement_problem(path: Path, store_dir: Path) -> str | None:
+    """Why ``path`` (found in ``store_dir``) must be read-only: it resolves outside that directory."""
+    try:
+        real = Path(os.path.realpath(path))
+        home = Path(os.path.realpath(store_dir))
+    except (OSError, ValueError):
+        return f"{path} cannot be resolved"
+    if real.parent != home and not real.is_relative_to(home):
+        return f"{path} is a symlink to {real}, outside its sessions directory; ctxscope only reads it"
+    return None
+
+
+def openclaw_place(directory: Path) -> tuple[Path | None, str | None]:
+    """``(OpenClaw state dir, agent id)`` of a resolved directory laid out as ``<state>/agents/<id>/sessions``."""
+    parts = directory.parts
+    if len(parts) >= 4 and parts[-1] == "sessions" and parts[-3] == "agents" and parts[-2] not in ("", ".", ".."):
+        return Path(*parts[:-3]), parts[-2]
+    return None, None
