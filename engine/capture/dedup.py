@@ -216,6 +216,9 @@ def compare(text_a: str, text_b: str) -> Comparison:
     extra_a = tuple(i for i, x in enumerate(ta) if partner_a[i] < 0 and x.kind in counted)
     extra_b = tuple(j for j, y in enumerate(tb) if partner_b[j] < 0 and y.kind in counted)
     conflict = any(ta[i].kind in (VALUE, NAME) for i in extra_a) and any(tb[j].kind in (VALUE, NAME) for j in extra_b)
+    # Identifiers with digits left over on both sides (p95/p99, app0/app1) name different things.
+    digits_a, digits_b = (any(_has_digit(ta[i].stem) for i in extra_a), any(_has_digit(tb[j].stem) for j in extra_b))
+    conflict = conflict or (digits_a and digits_b)
     ordered = tuple((i, j, level_a[i]) for i, j in enumerate(partner_a) if j >= 0)
     # A single differing slot is a contrast when the rest is word for word the same (or a translation);
     # when the rest is itself reworded, the odd pair is more likely rewording too.

@@ -45,6 +45,10 @@ _NEGATION: Final = re.compile(r"\b(?:not|no|never|don't|dont|do not|without|nemo
 _DONE_PREFIX: Final = re.compile(r"^(?:done|completed|fixed|finished|resolved|shipped)\s*[:–—-]?\s*", re.IGNORECASE)
 
 
+MERGE_THRESHOLD = 0.5
+"""Dedup threshold for merging summaries: stricter than capture's, because a false "same item" here drops an
+item from the only record the agent keeps ("added the Grafana panel" must not close "add a p95 latency panel")."""
+
 def _stem(word: str) -> str:
     """A word without one common English ending, cut to five letters: ``cache``/``cached``, ``lookup``/``lookups``
     and ``page``/``paging`` meet."""
@@ -87,7 +91,7 @@ def resolves(done: str, item: str) -> bool:
     """Whether the completion statement ``done`` reports ``item`` as finished (the project's dedup on the text
     after the ``Done:`` marker, or every keyword of the item named in the statement)."""
     statement = _DONE_PREFIX.sub("", done)
-    if is_semantic_duplicate(statement, item):
+    if is_semantic_duplicate(statement, item, MERGE_THRESHOLD):
         return True
     wanted = _stems(item)
     return len(wanted) >= 3 and wanted <= _stems(statement)
@@ -164,19 +168,20 @@ def merge_items(previous: Sequence[SummaryItem], facts: SpanFacts, later: SpanFa
                 if item.kind in OPEN_KINDS and resolves(fact.text, item.text):
                     items[i] = replace(item, kind="done", refs=item.refs + 1)
                     closed = True
-            known = any(item.kind == "done" and is_semantic_duplicate(fact.text, item.text) for item in items)
+            known = any(item.kind == "done" and is_semantic_duplicate(fact.text, item.text, MERGE_THRESHOLD)
+                        for item in items)
             if not closed and not known:
                 items.append(SummaryItem(fact.text, "done", source=f"entry {fact.entry_id}", order=order))
             continue
         same = [i for i, item in enumerate(items) if item.kind == fact.kind]
         replaced = [i for i in same if fact.kind in SUPERSEDING_KINDS and conflicts(items[i].text, fact.text)]
         duplicate = next((i for i in same if i not in replaced and (item_key(items[i].text) == item_key(fact.text)
-                          or is_semantic_duplicate(fact.text, items[i].text))), None)
+                          or is_semantic_duplicate(fact.text, items[i].text, MERGE_THRESHOLD))), None)
         if duplicate is not None:
             items[duplicate] = replace(items[duplicate], refs=items[duplicate].refs + 1)
             continue
-        if fact.kind == "todos" and any(item.kind == "done" and is_semantic_duplicate(fact.text, item.text)
-                                        for item in items):
+        if fact.kind == "todos" and any(
+                item.kind == "done" and is_semantic_duplicate(fact.text, item.text, MERGE_THRESHOLD) for item in items):
             continue  # a step listed again after it was reported done stays done
         for i in replaced:
             items[i] = replace(items[i], kind="superseded")
