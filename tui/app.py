@@ -130,7 +130,7 @@ class CtxscopeApp(App[None]):
         return ControlPolicy(self.config)
 
     def get_default_screen(self) -> Screen[None]:
-        return SessionListScreen(clock=self.clock, where=self._where)
+        return SessionListScreen(clock=self.clock, where=self._where, metrics_host=self.config.metrics.host)
 
     @property
     def session_list(self) -> SessionListScreen:
@@ -394,7 +394,7 @@ class CtxscopeApp(App[None]):
             KeyHelp(self.get_key_display(active.binding), active.binding.tooltip or active.binding.description,
                     self.unavailable(active.binding.action) if active.binding.action in CONTROL_ACTIONS else None)
             for active in self.screen.active_bindings.values()
-            if active.binding.show and active.binding.description
+            if (active.binding.show or active.binding.tooltip) and active.binding.description
         ]
         keys.append(KeyHelp("ctrl+p", "Command palette: every action by name"))
         self.push_screen(HelpScreen(keys))
@@ -431,6 +431,8 @@ class CtxscopeApp(App[None]):
         if isinstance(screen, SessionListScreen):
             yield SystemCommand("Filter sessions", "Show only sessions whose key, file or model matches",
                                 screen.action_filter)
+            yield SystemCommand("Exported metrics", "Show or hide the values `ctxscope watch --metrics` exports",
+                                screen.action_toggle_metrics)
         if isinstance(screen, SessionScreen):
             yield SystemCommand("Back to sessions", "Return to the session list", self.pop_screen)
             for tab in TABS:
