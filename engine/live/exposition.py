@@ -10,6 +10,8 @@ has the figures). The two outputs are byte-identical; the tests hold them to it.
 
 from __future__ import annotations
 
+import bisect
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,6 +23,7 @@ from prometheus_client.utils import floatToGoString
 from engine.config.metrics_settings import MetricsSettings
 from engine.live.activity import Activity, ActivityRecorder
 from engine.live.metrics import (
+    Reuse,
     SessionMetrics,
     SidecarHealth,
     TrackerView,
@@ -29,15 +32,35 @@ from engine.live.metrics import (
     sidecar_health,
 )
 
-__all__ = ["CONTENT_TYPE", "SESSION_LABELS", "SESSION_METRICS", "Scrape", "SessionMetric", "SidecarCollector"]
+__all__ = [
+    "CONTENT_TYPE",
+    "EXPORTED_NAMES",
+    "SESSION_LABELS",
+    "SESSION_METRICS",
+    "Scrape",
+    "SessionMetric",
+    "SidecarCollector",
+    "render_text",
+    "session_lines",
+]
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 SESSION_LABELS = ("agent", "host", "model", "session")
 """Labels of every per-session series, in the sorted order the text format writes them."""
 
 Value = float | int | None
-_number: Callable[[float], str] = floatToGoString
-"""``prometheus_client``'s own number format (Go's), so both renderings agree to the byte."""
+_go_number: Callable[[float], str] = floatToGoString
+
+
+def _number(value: float) -> str:
+    """``prometheus_client``'s number format (Go's), so both renderings agree to the byte; numbers below a million
+    (most values here) take a shortcut that writes the same text."""
+    kind = type(value)
+    if kind is int and -10**15 < value < 1_000_000:
+        return f"{value}.0"
+    if kind is float and -1e15 < value < 1_000_000:  # finite, and short of Go's switch to an exponent
+        return repr(value)
+    return _go_number(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +127,11 @@ _HEALTH = (
     ("ctxscope_parse_errors", "Malformed lines in the followed sessions' files."),
     ("ctxscope_event_loop_lag_seconds", "Worst lateness of the sidecar's event loop over the last minute."),
 )
+
+EXPORTED_NAMES: tuple[str, ...] = (
+    *(m.name for m in SESSION_METRICS), *(f"{name}_total" for name, _, _ in _COUNTERS), *(name for name, _ in _HEALTH)
+)
+"""Every metric name in the exposition (besides ``prometheus_client``'s ``process_*``), as a query spells it."""
 
 
 def _escape(value: str) -> str:
@@ -174,11 +202,15 @@ class SidecarCollector(Collector):
         self.settings = settings or MetricsSettings()
         self.host = self.settings.host or default_host()
         self.clock = clock or (lambda: datetime.now(UTC))
+        self._lock = threading.Lock()
+        self._values: Reuse = {}
+        self._lines: dict[str, tuple[SessionMetrics, tuple[str, ...]]] = {}
 
     def scrape(self) -> Scrape:
-        """Read the values of one scrape."""
-        sessions = exported_sessions(self.tracker, now=self.clock(), host=self.host,
-                                     idle_after_seconds=self.settings.idle_after_seconds)
+        """Read the values of one scrape (a session unchanged since the previous scrape is not read again)."""
+        with self._lock:
+            sessions = exported_sessions(self.tracker, now=self.clock(), host=self.host,
+                                         idle_after_seconds=self.settings.idle_after_seconds, reuse=self._values)
         return Scrape(self.host, sessions, sidecar_health(self.tracker, len(sessions)), self.recorder.totals())
 
     def collect(self) -> Iterator[Metric]:
@@ -205,31 +237,64 @@ class SidecarCollector(Collector):
             yield gauge
 
     def render(self) -> bytes:
-        """The families of :meth:`collect` in the text format, as ``generate_latest`` writes them."""
-        return render_text(self.scrape())
+        """The families of :meth:`collect` in the text format, as ``generate_latest`` writes them.
+
+        The lines of a session whose values did not change since the previous scrape are kept, not written again:
+        on an idle fleet a scrape is mostly joining strings.
+        """
+        scrape = self.scrape()
+        with self._lock:
+            kept, self._lines = self._lines, {}
+
+            def lines_of(row: SessionMetrics) -> tuple[str, ...]:
+                found = kept.get(row.session)
+                lines = found[1] if found is not None and found[0] is row else session_lines(row)
+                self._lines[row.session] = (row, lines)
+                return lines
+
+            return render_text(scrape, lines_of)
+
+    def forget(self) -> None:
+        """Drop what was kept from previous scrapes (the next one reads and writes every session again)."""
+        with self._lock:
+            self._values.clear()
+            self._lines.clear()
 
 
-def render_text(scrape: Scrape) -> bytes:
-    """``scrape`` in the Prometheus text format 0.0.4."""
+_PLAIN = tuple((i, m.name, m.value) for i, m in enumerate(SESSION_METRICS) if m.value is not None)
+_LABELLED = tuple((i, m.name, m.label, m.values, bisect.bisect(SESSION_LABELS, m.label))
+                  for i, m in enumerate(SESSION_METRICS) if m.values is not None and m.label is not None)
+
+
+def session_lines(row: SessionMetrics) -> tuple[str, ...]:
+    """The sample lines of one session, one string per :data:`SESSION_METRICS` entry (``""`` when it has none)."""
+    # The session's labels are escaped once and shared by all of its series (in SESSION_LABELS order).
+    parts = (f'agent="{_escape(row.agent)}"', f'host="{_escape(row.host)}"', f'model="{_escape(row.model)}"',
+             f'session="{_escape(row.session)}"')
+    plain = "{" + ",".join(parts) + "}"
+    chunks = [""] * len(SESSION_METRICS)
+    for index, name, getter in _PLAIN:
+        value = getter(row)
+        if value is not None:
+            chunks[index] = f"{name}{plain} {_number(value)}\n"
+    for index, name, label, values, at in _LABELLED:
+        head, tail = ",".join(parts[:at]), ",".join(parts[at:])
+        lines = []
+        for extra, value in values(row):
+            if value is not None:
+                joined = ",".join(p for p in (head, f'{label}="{_escape(extra)}"', tail) if p)
+                lines.append(f"{name}{{{joined}}} {_number(value)}\n")
+        chunks[index] = "".join(lines)
+    return tuple(chunks)
+
+
+def render_text(scrape: Scrape, lines_of: Callable[[SessionMetrics], tuple[str, ...]] = session_lines) -> bytes:
+    """``scrape`` in the Prometheus text format 0.0.4 (``lines_of`` may return lines kept from a previous scrape)."""
     out: list[str] = []
-    bases = [(row, [("agent", row.agent), ("host", row.host), ("model", row.model), ("session", row.session)])
-             for row in scrape.sessions]
-    plain = [_labels(pairs) for _, pairs in bases]
-    for metric in SESSION_METRICS:
-        name = metric.name
-        out.append(_header(name, metric.help, "gauge"))
-        if metric.label is None:
-            getter = metric.value
-            assert getter is not None
-            for (row, _), labels in zip(bases, plain, strict=True):
-                value = getter(row)
-                if value is not None:
-                    out.append(f"{name}{labels} {_number(value)}\n")
-            continue
-        for row, pairs in bases:
-            for extra, value in metric.samples(row):
-                if value is not None:
-                    out.append(f"{name}{_labels([*pairs, (metric.label, str(extra))])} {_number(value)}\n")
+    rows = [lines_of(row) for row in scrape.sessions]
+    for index, metric in enumerate(SESSION_METRICS):
+        out.append(_header(metric.name, metric.help, "gauge"))
+        out.extend(lines[index] for lines in rows)
     host = ("host", scrape.host)
     for name, doc, names, samples in scrape.counter_samples():
         out.append(_header(f"{name}_total", doc, "counter"))

@@ -8,6 +8,7 @@ the number of label sets bounded on a host that has run agents for months.
 from __future__ import annotations
 
 import socket
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -18,6 +19,7 @@ from engine.session.snapshot import SessionSnapshot
 
 __all__ = [
     "DEGRADATION_LEVELS",
+    "Reuse",
     "SessionMetrics",
     "SidecarHealth",
     "TrackerView",
@@ -108,20 +110,36 @@ class TrackerView(Protocol):
     def insight(self, key: str) -> SessionInsight | None: ...
 
 
+Reuse = MutableMapping[str, tuple[SessionSnapshot, SessionInsight | None, SessionMetrics]]
+"""Values read at the previous scrape, by key: kept while the session's snapshot and insight are the same objects."""
+
+
 def exported_sessions(
-    tracker: TrackerView, *, now: datetime, idle_after_seconds: float, host: str
+    tracker: TrackerView, *, now: datetime, idle_after_seconds: float, host: str, reuse: Reuse | None = None
 ) -> list[SessionMetrics]:
     """The values of every followed, readable session active within ``idle_after_seconds``, in key order.
 
     Safe from another thread than the one stepping the tracker: snapshots and insights are immutable values that
-    are replaced whole.
+    are replaced whole. With ``reuse`` (owned by one caller), a session whose snapshot and insight did not change
+    since the previous call returns the same :class:`SessionMetrics` object, so renderings of it can be kept too.
     """
     rows: list[SessionMetrics] = []
     for key in sorted(tracker.keys):
         snapshot = tracker.snapshot(key)
         if snapshot is None or is_idle(snapshot, now, idle_after_seconds):
             continue
-        rows.append(session_metrics(snapshot, tracker.insight(key), host))
+        insight = tracker.insight(key)
+        kept = reuse.get(key) if reuse is not None else None
+        if kept is not None and kept[0] is snapshot and kept[1] is insight and kept[2].host == host:
+            rows.append(kept[2])
+            continue
+        row = session_metrics(snapshot, insight, host)
+        if reuse is not None:
+            reuse[key] = (snapshot, insight, row)
+        rows.append(row)
+    if reuse is not None:
+        for gone in reuse.keys() - {row.session for row in rows}:
+            del reuse[gone]
     return rows
 
 

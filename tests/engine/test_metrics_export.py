@@ -8,14 +8,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.utils import floatToGoString
 
 from engine.compaction.summarizer import SummaryHeader
 from engine.config.loader import Config
 from engine.config.metrics_settings import MetricsSettings
 from engine.live.activity import ActivityRecorder, compaction_heads
-from engine.live.exposition import SESSION_METRICS, SidecarCollector, render_text
+from engine.live.exposition import SESSION_METRICS, SidecarCollector, _number, render_text
 from engine.live.insight import SessionInsight
 from engine.live.metrics import exported_sessions, session_metrics
 from engine.live.tracker import Refreshed, SessionTracker
@@ -246,3 +249,29 @@ def test_checkpoints_written_keeps_counting_past_retention(tmp_path: Path) -> No
     insight = tracker.step(KEY, reassess=True).insight
     assert insight is not None
     assert (insight.checkpoints, insight.checkpoints_written) == (5, 7)  # retention keeps the newest five
+
+
+def test_kept_lines_follow_every_change_and_match_a_fresh_rendering(tmp_path: Path) -> None:
+    tracker, transcript = _tracker(tmp_path)
+    collector = _collector(tracker, now=NOW + timedelta(days=400), idle=1e9)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(collector)
+    first = collector.render()
+    rows = {row.session: row for row in collector.scrape().sessions}
+    assert collector.render() == first  # nothing changed: the same text from kept lines
+    append(transcript, reply("r1", LEAF, 123_456))
+    tracker.step(KEY)
+    changed = collector.render()
+    assert _value(_samples(changed), "ctxscope_session_context_tokens", KEY) == 123_456
+    again = {row.session: row for row in collector.scrape().sessions}
+    assert again[KEY] is not rows[KEY]  # re-read: its snapshot changed
+    assert all(again[key] is rows[key] for key in rows if key != KEY)  # the others were kept
+    assert changed == generate_latest(registry)
+    collector.forget()
+    assert collector.render() == changed
+
+
+@given(st.one_of(st.integers(min_value=-(10**18), max_value=10**18),
+                 st.floats(allow_nan=True, allow_infinity=True)))
+def test_numbers_are_written_as_prometheus_client_writes_them(value: float) -> None:
+    assert _number(value) == floatToGoString(value)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SUBAGENT
+from tests.engine.test_grafana_dashboard import dashboard_queries
 from tests.tui.transcript_lines import Entry, append, compaction, reply
 
 KEY = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
@@ -87,6 +89,15 @@ def _query(port: int, promql: str) -> list[dict[str, object]]:
     except OSError:
         return []
     return list(answer["data"]["result"]) if answer.get("status") == "success" else []
+
+
+def _answer(port: int, promql: str) -> dict[str, object]:
+    url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": promql})
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return dict(json.loads(response.read()))
+    except urllib.error.HTTPError as exc:  # a query Prometheus rejects answers 400 with its reason
+        return dict(json.loads(exc.read()))
 
 
 def _value(port: int, promql: str) -> float | None:
@@ -185,6 +196,16 @@ def test_prometheus_sees_the_sessions_tokens_and_a_compaction_move(tmp_path: Pat
         _until("the context tokens move down", lambda: _value(port, tokens) == 42_000, log)
         assert _value(port, f'ctxscope_session_compactions{{session="{KEY}"}}') == 1.0
         assert _value(port, 'sum(ctxscope_checkpoints_written_total{trigger="compaction"})') == 1.0
+        # Every query of the Grafana dashboard in docs/ runs on this Prometheus, and the per-session ones find it.
+        for query in dashboard_queries():
+            promql = query.replace("$host", ".*").replace("$agent", ".*")
+            variable = re.fullmatch(r"label_values\((.*), (\w+)\)", promql)
+            if variable:  # a Grafana template variable: the values of a label of a selector
+                promql = f"count by ({variable.group(2)}) ({variable.group(1)})"
+            answer = _answer(port, promql)
+            assert answer.get("status") == "success", (query, answer)
+            if "ctxscope_session_" in query:
+                assert answer["data"]["result"], f"no series for {query}"  # type: ignore[index]
     finally:
         _stop(prometheus)
         _stop(watch)
