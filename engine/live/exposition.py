@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import cast
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -69,7 +70,8 @@ class SessionMetric:
 
     name: str
     help: str
-    value: Callable[[SessionMetrics], Value] | None = None
+    field: str | None = None
+    """The :class:`~engine.live.metrics.SessionMetrics` field holding the value."""
     label: str | None = None
     values: Callable[[SessionMetrics], Sequence[tuple[str, Value]]] | None = None
 
@@ -77,8 +79,8 @@ class SessionMetric:
         """``(extra label value or None, value)`` pairs of ``row``."""
         if self.values is not None:
             return self.values(row)
-        assert self.value is not None
-        return ((None, self.value(row)),)
+        assert self.field is not None
+        return ((None, getattr(row, self.field)),)
 
 
 def _degradation(row: SessionMetrics) -> Sequence[tuple[str, Value]]:
@@ -91,26 +93,26 @@ def _cost(row: SessionMetrics) -> Sequence[tuple[str, Value]]:
 
 SESSION_METRICS: tuple[SessionMetric, ...] = (
     SessionMetric("ctxscope_session_context_tokens", "Tokens the next request of the session carries (absent after "
-                  "a compaction until the agent reports the size).", lambda r: r.context_tokens),
+                  "a compaction until the agent reports the size).", "context_tokens"),
     SessionMetric("ctxscope_session_context_window_tokens", "Context window of the session's model.",
-                  lambda r: r.window_tokens),
+                  "window_tokens"),
     SessionMetric("ctxscope_session_context_utilization_ratio", "Context tokens over the window (0-1, may exceed 1).",
-                  lambda r: r.utilization),
+                  "utilization"),
     SessionMetric("ctxscope_session_compaction_line_tokens", "Context size at which the agent compacts by itself.",
-                  lambda r: r.compaction_line_tokens),
-    SessionMetric("ctxscope_session_compactions", "Compactions of the session so far.", lambda r: r.compactions),
+                  "compaction_line_tokens"),
+    SessionMetric("ctxscope_session_compactions", "Compactions of the session so far.", "compactions"),
     SessionMetric("ctxscope_session_degradation_level", "Degradation after compactions: 0 low, 1 medium, 2 high, "
                   "3 critical; the level label names it.", label="level", values=_degradation),
     SessionMetric("ctxscope_session_checkpoints_written", "Checkpoints written for the session (highest sequence "
-                  "number).", lambda r: r.checkpoints_written),
+                  "number).", "checkpoints_written"),
     SessionMetric("ctxscope_session_last_activity_timestamp_seconds", "Unix time of the session's last entry.",
-                  lambda r: r.last_activity),
+                  "last_activity"),
     SessionMetric("ctxscope_session_cost_usd", "Spend of the session in USD: recorded by the agent, or estimated "
                   "from list prices for calls that recorded none.", label="basis", values=_cost),
     SessionMetric("ctxscope_session_cache_read_tokens", "Prompt-cache read tokens of the session's calls.",
-                  lambda r: r.cache_read_tokens),
+                  "cache_read_tokens"),
     SessionMetric("ctxscope_session_cache_write_tokens", "Prompt-cache write tokens of the session's calls.",
-                  lambda r: r.cache_write_tokens),
+                  "cache_write_tokens"),
 )
 
 _COUNTERS = (
@@ -261,7 +263,8 @@ class SidecarCollector(Collector):
             self._lines.clear()
 
 
-_PLAIN = tuple((i, m.name, m.value) for i, m in enumerate(SESSION_METRICS) if m.value is not None)
+_PLAIN = tuple((i, m.name, SessionMetrics._fields.index(m.field))
+               for i, m in enumerate(SESSION_METRICS) if m.field is not None)
 _LABELLED = tuple((i, m.name, m.label, m.values, bisect.bisect(SESSION_LABELS, m.label))
                   for i, m in enumerate(SESSION_METRICS) if m.values is not None and m.label is not None)
 
@@ -273,8 +276,8 @@ def session_lines(row: SessionMetrics) -> tuple[str, ...]:
              f'session="{_escape(row.session)}"')
     plain = "{" + ",".join(parts) + "}"
     chunks = [""] * len(SESSION_METRICS)
-    for index, name, getter in _PLAIN:
-        value = getter(row)
+    for index, name, field in _PLAIN:
+        value = cast(Value, row[field])  # a number field: _PLAIN holds indices of numeric fields only
         if value is not None:
             chunks[index] = f"{name}{plain} {_number(value)}\n"
     for index, name, label, values, at in _LABELLED:

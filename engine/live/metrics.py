@@ -11,7 +11,7 @@ import socket
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from engine.compaction.degradation import Level
 from engine.live.insight import SessionInsight
@@ -34,9 +34,12 @@ DEGRADATION_LEVELS: tuple[Level, ...] = ("low", "medium", "high", "critical")
 """The degradation levels in order: a level's index is its number in ``ctxscope_session_degradation_level``."""
 
 
-@dataclass(frozen=True, slots=True)
-class SessionMetrics:
-    """One session's exported values; ``None`` means unknown (the sample is left out, never reported as 0)."""
+class SessionMetrics(NamedTuple):
+    """One session's exported values; ``None`` means unknown (the sample is left out, never reported as 0).
+
+    A named tuple rather than a frozen dataclass: a scrape of 1,000 changed sessions builds 1,000 of them, and a
+    tuple is built several times faster.
+    """
 
     host: str
     agent: str

@@ -237,7 +237,7 @@ def test_session_metrics_is_one_read_of_the_engine_values(tmp_path: Path) -> Non
 def test_the_exposition_has_no_samples_of_unassessed_sessions_for_insight_values(tmp_path: Path) -> None:
     tracker, _ = _tracker(tmp_path)
     scrape = _collector(tracker, now=NOW + timedelta(days=400), idle=1e9).scrape()
-    rows = [replace(row, degradation=None, checkpoints_written=None) for row in scrape.sessions]
+    rows = [row._replace(degradation=None, checkpoints_written=None) for row in scrape.sessions]
     body = render_text(replace(scrape, sessions=rows)).decode()
     assert "ctxscope_session_degradation_level{" not in body and "ctxscope_session_checkpoints_written{" not in body
 
