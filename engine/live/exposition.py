@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import cast
+from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -267,27 +267,32 @@ _PLAIN = tuple((i, m.name, SessionMetrics._fields.index(m.field))
                for i, m in enumerate(SESSION_METRICS) if m.field is not None)
 _LABELLED = tuple((i, m.name, m.label, m.values, bisect.bisect(SESSION_LABELS, m.label))
                   for i, m in enumerate(SESSION_METRICS) if m.values is not None and m.label is not None)
+assert all(0 < at < len(SESSION_LABELS) for *_, at in _LABELLED), "an extra label sorts among the session's"
 
 
 def session_lines(row: SessionMetrics) -> tuple[str, ...]:
-    """The sample lines of one session, one string per :data:`SESSION_METRICS` entry (``""`` when it has none)."""
-    # The session's labels are escaped once and shared by all of its series (in SESSION_LABELS order).
+    """The sample lines of one session, one string per :data:`SESSION_METRICS` entry (``""`` when it has none).
+
+    Written for speed (a scrape of 1,000 changed sessions calls it 1,000 times): the session's labels are escaped
+    once and shared by all of its series, and whole numbers take :func:`_number`'s shortcut inline.
+    """
     parts = (f'agent="{_escape(row.agent)}"', f'host="{_escape(row.host)}"', f'model="{_escape(row.model)}"',
              f'session="{_escape(row.session)}"')
     plain = "{" + ",".join(parts) + "}"
     chunks = [""] * len(SESSION_METRICS)
+    value: Any
     for index, name, field in _PLAIN:
-        value = cast(Value, row[field])  # a number field: _PLAIN holds indices of numeric fields only
-        if value is not None:
+        value = row[field]
+        if value is None:
+            continue
+        if type(value) is int and -10**15 < value < 1_000_000:
+            chunks[index] = f"{name}{plain} {value}.0\n"
+        else:
             chunks[index] = f"{name}{plain} {_number(value)}\n"
     for index, name, label, values, at in _LABELLED:
         head, tail = ",".join(parts[:at]), ",".join(parts[at:])
-        lines = []
-        for extra, value in values(row):
-            if value is not None:
-                joined = ",".join(p for p in (head, f'{label}="{_escape(extra)}"', tail) if p)
-                lines.append(f"{name}{{{joined}}} {_number(value)}\n")
-        chunks[index] = "".join(lines)
+        chunks[index] = "".join(f'{name}{{{head},{label}="{_escape(extra)}",{tail}}} {_number(value)}\n'
+                                for extra, value in values(row) if value is not None)
     return tuple(chunks)
 
 
