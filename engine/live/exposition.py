@@ -4,7 +4,7 @@
 current snapshots and insights (:mod:`engine.live.metrics`) and the sidecar's counters (:mod:`engine.live.activity`)
 and yields metric families. Its :meth:`~SidecarCollector.render` writes the same families in the Prometheus text
 format (version 0.0.4) directly: ``prometheus_client.generate_latest`` validates every label name of every
-sample, which makes a scrape of 1,000 sessions about 20 times slower than formatting the lines (``docs/fleet.md``
+sample, which makes a scrape of 1,000 sessions about ten times slower than formatting the lines (``docs/fleet.md``
 has the figures). The two outputs are byte-identical; the tests hold them to it.
 """
 

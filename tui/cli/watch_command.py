@@ -43,17 +43,24 @@ def _report(result: Refreshed) -> None:
 
 def _heads(tracker: SessionTracker, key: str) -> HeadReader:
     """Reads the summaries of new compaction entries of ``key`` under its lock (to tell ctxscope's from the agent's)."""
-    return lambda first, end: tracker.with_follower(key, lambda f: compaction_heads(f, first, end))
+
+    def read(first: int, end: int) -> list[str | None]:
+        try:
+            return tracker.with_follower(key, lambda f: compaction_heads(f, first, end))
+        except KeyError:  # no longer followed: its compactions count as the agent's
+            return []
+
+    return read
 
 
 def _step_all(tracker: SessionTracker, keys: Iterable[str], recorder: ActivityRecorder | None = None) -> None:
     for key in keys:
         try:
             result = tracker.step(key)
-            if recorder is not None:
-                recorder.record(result, _heads(tracker, key))
         except KeyError:  # no longer followed (re-keyed by its store)
             continue
+        if recorder is not None:
+            recorder.record(result, _heads(tracker, key))
         _report(result)
 
 
