@@ -7,9 +7,12 @@ Each row is measured in this run next to a baseline measured in the same run (se
   watching 50 sessions vs a 2-second re-read poll loop;
 * ``bench.checkpoints``: checkpoint write vs ``json.dump`` + fsync + rename;
 * ``bench.compaction``: a deterministic plan for a 200k-token context vs pi's plain algorithm;
-* ``bench.status``: ``status`` over 1,000 sessions vs ``status --full``.
+* ``bench.status``: ``status`` over 1,000 sessions vs ``status --full``;
+* ``bench.metrics``: a ``watch --metrics`` scrape of 1,000 sessions vs a plain formatter; the exporter's CPU on an
+  idle ``watch`` of 50 sessions vs the same ``watch`` without it.
 
-``--quick`` shrinks the sizes (20 MB / 0.1 GB sessions, 200 status sessions, fewer trials) for a smoke run.
+``--quick`` shrinks the sizes (20 MB / 0.1 GB sessions, 200 status and metrics sessions, fewer trials) for a smoke
+run.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench import checkpoints, compaction, index, status, tui_latency
+from bench import checkpoints, compaction, index, metrics, status, tui_latency
 from bench.table import Row, print_table
 
 
@@ -46,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer trials")
     parser.add_argument("--skip", action="append", default=[], choices=("index", "tui", "status", "checkpoints",
-                                                                           "compaction"))
+                                                                           "compaction", "metrics"))
     args = parser.parse_args(argv)
     quick = args.quick
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
@@ -71,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         if "status" not in args.skip:
             count = 200 if quick else 1000
             rows += status.bench_status(status.make_sessions(work / "status", count), count)
+        if "metrics" not in args.skip:
+            (work / "metrics").mkdir()
+            rows += metrics.bench_scrape(work / "metrics", 200 if quick else 1000, 7 if quick else 21)
+            rows.append(metrics.bench_idle(work / "metrics", 50, 15.0 if quick else 60.0, 15.0))
     print_table(rows)
     return 0
 

@@ -49,6 +49,8 @@ class SidecarEvent:
     time: datetime
     trigger: str | None = None
     checkpoint: CheckpointRef | None = None
+    layer: str | None = None
+    """The layer of an automatic compaction attempt (``auto-compact``, ``refused``, or its ``error``)."""
 
     def line(self) -> str:
         """One line for ``ctxscope watch``."""
@@ -161,6 +163,9 @@ class ContextManager:
             )
             if trigger is not None:
                 events.append(self.write(key, trigger))
+        else:
+            # Without trigger bookkeeping the compaction would be reported again on every later step.
+            session.triggers = replace(session.triggers, compactions_seen=snapshot.compactions_in_file)
         if self.auto_compact:
             events += self._auto_compact(session, snapshot)
         if fresh and not any(e.kind == "checkpoint" for e in events):
@@ -183,7 +188,7 @@ class ContextManager:
         events = [self.write(session.key, "pre-compaction-margin")]
         outcome = run_auto_compaction(session.follower, session.state_dir, self.config, layer, now=self.clock())
         session.auto_compact_tried_at = None if outcome.kind == "auto-compact" else snapshot.entries
-        events.append(self._event(outcome.kind, session, outcome.message))
+        events.append(self._event(outcome.kind, session, outcome.message, layer=layer))
         return [e for e in events if e.kind != "skipped"]
 
     def write(self, key: str, trigger: str, *, enrich: LLMConfig | None = None) -> SidecarEvent:

@@ -197,6 +197,12 @@ async def _degradation(pilot: Pilot[None]) -> None:
     await open_session(pilot, "agent:main:main")
 
 
+async def _session_metrics(pilot: Pilot[None]) -> None:
+    await settle(pilot)
+    await pilot.press("m")
+    await settle(pilot)
+
+
 @dataclass(frozen=True, slots=True)
 class Shot:
     """One SVG: which scene, what to do before saving it."""
@@ -205,6 +211,7 @@ class Shot:
     what: str
     scene: Scene
     action: Action
+    size: tuple[int, int] = SIZE
 
 
 SHOTS: tuple[Shot, ...] = (
@@ -215,6 +222,8 @@ SHOTS: tuple[Shot, ...] = (
          _checkpoint_diff),
     Shot("compact-modal", "the compact modal with its live dry-run preview (k)", build_scene, _compact_modal),
     Shot("degradation", "a real session after three compactions: degradation risk", build_degraded, _degradation),
+    Shot("session-metrics", "the session list showing what `watch --metrics` exports (m)", build_scene,
+         _session_metrics, (160, 36)),
 )
 
 
@@ -243,7 +252,7 @@ async def take(shot: Shot, scenes: Scenes, work: Path, out: Path) -> Path:
     paths, state = scenes.copy(shot.scene, work)
     app = CtxscopeApp(paths, Config(state_dir=state), clock=lambda: NOW)
     app.animation_level = "none"
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=shot.size) as pilot:
         await shot.action(pilot)
         return Path(app.save_screenshot(filename=f"{shot.name}.svg", path=str(out)))
 

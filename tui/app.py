@@ -135,7 +135,7 @@ class CtxscopeApp(App[None]):
         return ControlPolicy(self.config)
 
     def get_default_screen(self) -> Screen[None]:
-        return SessionListScreen(clock=self.clock, where=self._where)
+        return SessionListScreen(clock=self.clock, where=self._where, metrics_host=self.config.metrics.host)
 
     @property
     def session_list(self) -> SessionListScreen:

@@ -46,6 +46,7 @@ __all__ = [
     "SpanMessage",
     "SummaryHeader",
     "drop_placeholder",
+    "header_layer",
     "prune_summary",
     "structured_summary",
 ]
@@ -76,6 +77,15 @@ class SummaryHeader:
             f" | kept from entry {self.first_kept_entry_id}]"
         )
         return [head, f"Focus: {one_line(self.focus, 400)}"] if self.focus else [head]
+
+
+_HEADER_LAYER = re.compile(re.escape(HEADER_PREFIX) + r" \| layer: ([a-z-]+) \|")
+
+
+def header_layer(summary: str) -> str | None:
+    """The layer a summary written by ctxscope names on its first line, or ``None`` when ctxscope did not write it."""
+    match = _HEADER_LAYER.match(summary)
+    return match.group(1) if match else None
 
 
 def _role_label(parts: MessageParts) -> str:

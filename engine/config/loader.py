@@ -14,6 +14,7 @@ Example::
     compaction: {max_auto_compactions: 5, controller: auto}   # see engine.config.compaction_settings
     auto_compact: {enabled: false, threshold: 0.88, layer: auto}
     auto_checkpoints: true    # the sidecar's checkpoints on its triggers (the TUI and `watch`)
+    metrics: {idle_after: 24h}   # `watch --metrics`: see engine.config.metrics_settings
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 from engine.accounting.gauge import OPENCLAW_RESERVE_FLOOR, PI_RESERVE_TOKENS, Thresholds
 from engine.config.compaction_settings import CompactionSettings, SettingsError, apply_compaction_key
 from engine.config.llm_settings import LLMConfig, llm_config_from
+from engine.config.metrics_settings import MetricsSettings, metrics_settings_from
 
 __all__ = ["Config", "ConfigError", "config_path", "load_config", "resolve_state_dir"]
 
@@ -57,6 +59,8 @@ class Config:
     --enrich``)."""
     auto_checkpoints: bool = True
     """The sidecar writes checkpoints on its triggers (``ctxscope tui --no-auto-checkpoints`` turns it off too)."""
+    metrics: MetricsSettings = MetricsSettings()
+    """What ``ctxscope watch --metrics`` exports (``docs/fleet.md``)."""
 
     def reserve_floor_for(self, fmt: str) -> int:
         """The reserve floor for a session of format ``fmt``."""
@@ -122,6 +126,14 @@ def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
                 changes["llm"] = llm_config_from(value)
             except ValueError as exc:
                 raise ConfigError(f"{origin}: {exc}") from exc
+        elif key == "metrics":
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"{origin}: metrics: expected a mapping (idle_after, host)")
+            try:
+                changes["metrics"], notes = metrics_settings_from(value)
+            except ValueError as exc:
+                raise ConfigError(f"{origin}: {exc}") from exc
+            warnings += [f"{origin}: {note}" for note in notes]
         elif key in ("compaction", "auto_compact"):
             try:
                 settings, notes = apply_compaction_key(changes.get("compaction", config.compaction), key, value)

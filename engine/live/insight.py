@@ -33,6 +33,9 @@ class SessionInsight:
     """The transcript's write lock as judged at the refresh, or ``None`` when there is none."""
     checkpoints: int
     """Valid checkpoints of the session in its state dir."""
+    checkpoints_written: int = 0
+    """Checkpoints ever written for the session: the highest sequence number on disk (retention deletes the
+    oldest files, the numbers keep counting)."""
 
     @property
     def risk(self) -> str:
@@ -94,4 +97,10 @@ def assess_session(
         cost=session_cost(snapshot, now=now),
         lock=read_lock(snapshot.source),
         checkpoints=len(found),
+        checkpoints_written=max((_sequence(cp.meta.checkpoint_id) for cp in found), default=0),
     )
+
+
+def _sequence(checkpoint_id: str) -> int:
+    """3 for ``cp_003`` (validated checkpoints only carry ids of that shape)."""
+    return int(checkpoint_id[3:])

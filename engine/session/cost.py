@@ -183,6 +183,10 @@ class SessionCost:
     """Calls whose spend came from ``usage.cost.total``."""
     unpriced_calls: int = 0
     """Calls with tokens but no recorded cost and no known price (left out of :attr:`spend_usd`)."""
+    recorded_usd: float = 0.0
+    """The part of :attr:`spend_usd` the agent recorded (``usage.cost.total``)."""
+    estimated_usd: float = 0.0
+    """The part of :attr:`spend_usd` priced from the table (calls that recorded no cost)."""
 
 
 def _is_call(entry: Entry) -> bool:
@@ -208,7 +212,7 @@ def session_cost(
     """
     calls = [e for e in (snapshot.view.path if entries is None else entries) if _is_call(e)]
     session_price = price_for(snapshot.model, snapshot.provider)
-    spend = 0.0
+    spend = recorded = estimated = 0.0
     write_spend = 0.0
     shared_spend = 0.0  # spend of the calls whose write share is known
     from_usage = from_table = unpriced = 0
@@ -222,11 +226,13 @@ def session_cost(
         # A zero cost on a call with tokens means the agent had no rates for the model, not a free call.
         if usage.cost_total is not None and usage.cost_total > 0:
             cost = usage.cost_total
+            recorded += cost
             from_usage += 1
         elif usage.is_zero:
             continue  # no tokens: nothing was billed
         elif price is not None:
             cost = call_cost(usage, price, ttl_seconds=cache_ttl_seconds)
+            estimated += cost
             from_table += 1
         else:
             unpriced += 1
@@ -279,6 +285,8 @@ def session_cost(
         calls=len(calls),
         priced_from_usage=from_usage,
         unpriced_calls=unpriced,
+        recorded_usd=recorded,
+        estimated_usd=estimated,
     )
 
 

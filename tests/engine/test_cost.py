@@ -123,6 +123,9 @@ def test_each_call_is_priced_by_its_own_model() -> None:
     assert cost.spend_source == "mixed"
     assert cost.priced_from_usage == len(_recorded_costs(MAIN_SESSION))
     assert cost.spend_usd == pytest.approx(sum(_recorded_costs(MAIN_SESSION)) + table_part)
+    # The split `watch --metrics` exports: what the agent recorded, and what the table estimated.
+    assert cost.recorded_usd == pytest.approx(sum(_recorded_costs(MAIN_SESSION)))
+    assert cost.estimated_usd == pytest.approx(table_part) and table_part > 0
 
 
 def test_synthetic_and_empty_calls_are_not_billed(tmp_path: Path) -> None:

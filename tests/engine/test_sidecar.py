@@ -192,6 +192,19 @@ def test_compaction_detected_live_writes_a_compaction_checkpoint(tmp_path: Path)
     assert next(e for e in events if e.kind == "checkpoint").trigger == "compaction"
 
 
+def test_without_automatic_checkpoints_a_compaction_is_reported_once(tmp_path: Path) -> None:
+    path = write(tmp_path / "c.jsonl", [user("u1", None, "start"), assistant("a1", "u1", "ok", 9000)])
+    manager = ContextManager(Config(state_dir=tmp_path / "state"), clock=Clock(), auto_checkpoints=False)
+    manager.add_all(discover_sessions([path]).sessions)
+    manager.step_all()
+    with path.open("ab") as handle:
+        handle.write(orjson.dumps(compaction("k1", "a1", "u1")) + b"\n")
+    assert [e.kind for e in manager.step_all()].count("compaction") == 1
+    with path.open("ab") as handle:
+        handle.write(orjson.dumps(user("u2", "k1", "go on")) + b"\n")
+    assert "compaction" not in [e.kind for e in manager.step_all()]
+
+
 def test_manual_checkpoint_then_inject_appends_a_custom_message(tmp_path: Path) -> None:
     live = tmp_path / "agent.jsonl"
     shutil.copy(MAIN_SESSION, live)

@@ -202,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--force-polling", action="store_true", help="poll instead of inotify (WSL, network mounts)")
     watch.add_argument("--auto-compact", action="store_true", default=None,
                        help="compact automatically past the configured threshold (config auto_compact; off by default)")
+    watch.add_argument("--metrics", metavar="HOST:PORT",
+                       help="serve Prometheus metrics at http://HOST:PORT/metrics (a bare PORT listens on 127.0.0.1; "
+                            "0.0.0.0:PORT on every interface); see docs/fleet.md")
     watch.set_defaults(handler="tui.cli.watch_command:watch")
 
     codes = sub.add_parser("help-exit-codes", help="list the exit codes")

@@ -5,6 +5,9 @@ It runs the same follow rule as the TUI: a :class:`~engine.live.tracker.SessionT
 debounce). :meth:`~engine.live.tracker.SessionTracker.absorb` maps each batch of changes to the sessions to step,
 re-reads ``sessions.json`` stores, discovers new transcripts, and writes a ``session-end`` checkpoint when OpenClaw
 archives a transcript on ``/new`` or ``/reset``.
+
+With ``--metrics HOST:PORT`` it also serves Prometheus metrics read from that tracker at scrape time
+(:mod:`engine.live.exposition`; ``docs/fleet.md``).
 """
 
 from __future__ import annotations
@@ -14,12 +17,17 @@ import asyncio
 import signal
 import sys
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from engine.config.loader import Config
+from engine.live.activity import ActivityRecorder, HeadReader, compaction_heads, probe_loop_lag
 from engine.live.tracker import Refreshed, SessionTracker
 from engine.sidecar import ContextManager, SidecarEvent
 
-EXIT_OK, EXIT_NOT_FOUND = 0, 3
+if TYPE_CHECKING:
+    from engine.live.metrics_server import MetricsServer
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
 
 
 def _emit(events: Iterable[SidecarEvent]) -> None:
@@ -33,15 +41,32 @@ def _report(result: Refreshed) -> None:
     _emit(result.events)
 
 
-def _step_all(tracker: SessionTracker, keys: Iterable[str]) -> None:
+def _heads(tracker: SessionTracker, key: str) -> HeadReader:
+    """Reads the summaries of new compaction entries of ``key`` under its lock (to tell ctxscope's from the agent's)."""
+
+    def read(first: int, end: int) -> list[str | None]:
+        try:
+            return tracker.with_follower(key, lambda f: compaction_heads(f, first, end))
+        except KeyError:  # no longer followed: its compactions count as the agent's
+            return []
+
+    return read
+
+
+def _step_all(tracker: SessionTracker, keys: Iterable[str], recorder: ActivityRecorder | None = None) -> None:
     for key in keys:
         try:
-            _report(tracker.step(key))
+            result = tracker.step(key)
         except KeyError:  # no longer followed (re-keyed by its store)
             continue
+        if recorder is not None:
+            recorder.record(result, _heads(tracker, key))
+        _report(result)
 
 
-async def _follow(tracker: SessionTracker, *, force_polling: bool | None, stop: asyncio.Event) -> None:
+async def _follow(
+    tracker: SessionTracker, *, force_polling: bool | None, stop: asyncio.Event, recorder: ActivityRecorder | None
+) -> None:
     from tui.follow import watch_changes, watch_targets  # watchfiles loads only for a live watch
 
     changes = watch_changes(force_polling=force_polling, stop=stop)
@@ -50,34 +75,82 @@ async def _follow(tracker: SessionTracker, *, force_polling: bool | None, stop: 
         absorbed = await asyncio.to_thread(tracker.absorb, batch, catch_up=first)
         first = False
         _emit(absorbed.ended)
+        if recorder is not None:
+            recorder.record_events(absorbed.ended)
         for problem in absorbed.problems:
             print(f"ctxscope: {problem}", file=sys.stderr, flush=True)
-        await asyncio.to_thread(_step_all, tracker, absorbed.keys)
+        await asyncio.to_thread(_step_all, tracker, absorbed.keys, recorder)
+
+
+def _serve_metrics(address: str, tracker: SessionTracker, recorder: ActivityRecorder, config: Config) -> MetricsServer:
+    """Bind and start the metrics endpoint (prometheus_client loads only when ``--metrics`` is given).
+
+    Raises:
+        ListenAddressError: ``address`` is not ``PORT`` or ``HOST:PORT``.
+        OSError: the address cannot be bound.
+    """
+    from engine.live.exposition import SidecarCollector
+    from engine.live.metrics_server import MetricsServer, parse_listen_address
+
+    host, port = parse_listen_address(address)
+    return MetricsServer(SidecarCollector(tracker, recorder, config.metrics), host, port).start()
 
 
 def watch(args: argparse.Namespace, config: Config) -> int:
-    """``ctxscope watch [PATH…] [--auto-compact]``: run the sidecar until interrupted (or once with ``--once``)."""
+    """``ctxscope watch [PATH…] [--auto-compact] [--metrics HOST:PORT]``: run the sidecar until interrupted (or
+    once with ``--once``)."""
+    from tui.follow import watch_targets
+
     manager = ContextManager(config, auto_compact=getattr(args, "auto_compact", None))
     tracker = SessionTracker(list(args.paths), config, manager=manager)
+    metrics: str | None = getattr(args, "metrics", None)
+    if metrics is not None and args.once:
+        print("ctxscope: --metrics serves while watch runs; it cannot be combined with --once", file=sys.stderr)
+        return EXIT_USAGE
     discovery = tracker.discover()
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
-    if not tracker.keys:
+    # An exporter on a fleet host waits for its first agent instead of exiting (its scrape target stays up).
+    if not tracker.keys and (metrics is None or not watch_targets(tracker.paths)):
         print("ctxscope: no sessions to watch. Pass a sessions directory or transcript, or try `ctxscope demo`.",
               file=sys.stderr)
         return EXIT_NOT_FOUND
-    auto = " with automatic compaction" if manager.auto_compact else ""
-    print(f"watching {len(tracker.keys)} session(s){auto}; Ctrl-C to stop", flush=True)
-    _step_all(tracker, tracker.keys)
-    if args.once:
-        return EXIT_OK
+    recorder = ActivityRecorder() if metrics is not None else None
+    server: MetricsServer | None = None
+    if metrics is not None and recorder is not None:
+        from engine.live.metrics_server import ListenAddressError
 
-    async def main() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await _follow(tracker, force_polling=args.force_polling, stop=stop)
-
-    asyncio.run(main())
+        try:
+            server = _serve_metrics(metrics, tracker, recorder, config)
+        except ListenAddressError as exc:
+            print(f"ctxscope: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        except OSError as exc:
+            print(f"ctxscope: --metrics {metrics}: cannot listen there ({exc})", file=sys.stderr)
+            return EXIT_FAILED
+    try:
+        auto = " with automatic compaction" if manager.auto_compact else ""
+        print(f"watching {len(tracker.keys)} session(s){auto}; Ctrl-C to stop", flush=True)
+        if server is not None:
+            print(f"metrics at {server.url}", flush=True)
+        _step_all(tracker, tracker.keys, recorder)
+        if args.once:
+            return EXIT_OK
+        asyncio.run(_main(tracker, args.force_polling, recorder))
+    finally:
+        if server is not None:
+            server.close()
     return EXIT_OK
+
+
+async def _main(tracker: SessionTracker, force_polling: bool | None, recorder: ActivityRecorder | None) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    probe = asyncio.create_task(probe_loop_lag(recorder)) if recorder is not None else None
+    try:
+        await _follow(tracker, force_polling=force_polling, stop=stop, recorder=recorder)
+    finally:
+        if probe is not None:
+            probe.cancel()

@@ -19,6 +19,8 @@ def screen_commands(screen: Screen[object], back: Callable[[], object]) -> Itera
     if isinstance(screen, SessionListScreen):
         yield SystemCommand("Filter sessions", "Show only sessions whose key, file or model matches",
                             screen.action_filter)
+        yield SystemCommand("Exported metrics", "Show or hide the values `ctxscope watch --metrics` exports",
+                            screen.action_toggle_metrics)
     if isinstance(screen, SessionScreen):
         yield SystemCommand("Back to sessions", "Return to the session list", back)
         for tab in TABS:

@@ -39,6 +39,8 @@ class SessionListScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", key_display="/"),
         Binding("escape", "clear_filter", "Clear filter"),
+        Binding("m", "toggle_metrics", "Metrics", show=False,
+                tooltip="Show the values `ctxscope watch --metrics` exports for each session (m again: back)"),
     ]
 
     AUTO_FOCUS = "#sessions"
@@ -50,10 +52,12 @@ class SessionListScreen(Screen[None]):
     loaded: reactive[bool] = reactive(False)
     problems: reactive[tuple[str, ...]] = reactive(())
 
-    def __init__(self, *, clock: Callable[[], datetime], where: str) -> None:
+    def __init__(self, *, clock: Callable[[], datetime], where: str, metrics_host: str | None = None) -> None:
         super().__init__(id="session-list")
         self._clock = clock
         self._where = where
+        self._metrics_host = metrics_host
+        """The ``host`` label configured for ``watch --metrics`` (``None``: this machine's name)."""
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -127,6 +131,10 @@ class SessionListScreen(Screen[None]):
         self.add_class("-filtering")
         self.query_one("#filter", Input).focus()
         self.refresh_bindings()
+
+    def action_toggle_metrics(self) -> None:
+        """Show the exported metrics of every session, or the usual columns again."""
+        self.table.show_metrics(not self.table.metrics, self._metrics_host)
 
     def action_clear_filter(self) -> None:
         """Clear and hide the filter."""

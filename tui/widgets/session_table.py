@@ -12,21 +12,51 @@ from textual.widgets import DataTable
 
 from engine.accounting.gauge import format_tokens
 from engine.live.insight import SessionInsight
+from engine.live.metrics import SessionMetrics, default_host, session_metrics
 from engine.session.snapshot import SessionSnapshot
 from tui.widgets.labels import ago, money, session_label
 from tui.widgets.levels import LEVEL_COLOR, RISK_COLOR
 
-__all__ = ["SessionTable", "matches", "ordered"]
+__all__ = ["SessionTable", "matches", "metric_cells", "ordered"]
 
 _COLUMNS: tuple[tuple[str, str], ...] = (
     ("session", "Session"), ("context", "Context"), ("tokens", "Tokens"), ("model", "Model"),
     ("compactions", "Cmp"), ("risk", "Risk"), ("spend", "Spend"), ("active", "Active"),
 )
 _NARROW_COLUMNS = tuple(c for c in _COLUMNS if c[0] != "model")  # the preview box names the model
+_METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("session", "Session"), ("m_tokens", "Tokens"), ("m_window", "Window"), ("m_util", "Util"),
+    ("m_line", "Cmp line"), ("m_compactions", "Cmp"), ("m_degradation", "Degradation"), ("m_checkpoints", "Ckpts"),
+    ("m_recorded", "Recorded $"), ("m_estimated", "Estimated $"), ("m_cache_read", "Cache read"),
+    ("m_cache_write", "Cache write"), ("active", "Active"),
+)
+"""The values ``ctxscope watch --metrics`` exports (:func:`engine.live.metrics.session_metrics`), as exported."""
 _NARROW = 100
 """Below this width (cells) the table drops the model column and shortens session names."""
 _BAR = 8
-_RIGHT = frozenset({"tokens", "compactions", "spend", "active"})
+_RIGHT = frozenset({"tokens", "compactions", "spend", "active"} | {k for k, _ in _METRIC_COLUMNS if k.startswith("m_")}
+                   - {"m_degradation"})
+
+
+def _number(value: float | None, spec: str = ",") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def metric_cells(row: SessionMetrics) -> dict[str, str]:
+    """The exported values of one session as the metrics columns show them (``-``: not exported, unknown)."""
+    return {
+        "m_tokens": _number(row.context_tokens),
+        "m_window": _number(row.window_tokens),
+        "m_util": _number(row.utilization, ".3f"),
+        "m_line": _number(row.compaction_line_tokens),
+        "m_compactions": _number(row.compactions),
+        "m_degradation": "-" if row.degradation is None else f"{row.degradation_level} {row.degradation}",
+        "m_checkpoints": _number(row.checkpoints_written),
+        "m_recorded": _number(row.cost_recorded_usd, ".4f"),
+        "m_estimated": _number(row.cost_estimated_usd, ".4f"),
+        "m_cache_read": _number(row.cache_read_tokens),
+        "m_cache_write": _number(row.cache_write_tokens),
+    }
 
 
 def ordered(snapshots: Sequence[SessionSnapshot]) -> list[SessionSnapshot]:
@@ -57,12 +87,26 @@ class SessionTable(DataTable[Text]):
         self._now: datetime | None = None
         self._insights: Mapping[str, SessionInsight] = {}
         self._columns = _COLUMNS
+        self._metrics = False
+        self._host = default_host()
         self._set_columns(self.app.size.width < _NARROW)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
 
+    @property
+    def metrics(self) -> bool:
+        """Whether the table shows the exported metrics instead of the usual columns."""
+        return self._metrics
+
+    def show_metrics(self, on: bool, host: str | None = None) -> None:
+        """Switch to the columns ``watch --metrics`` exports (``host``: the configured host label) and back."""
+        self._metrics = on
+        self._host = host or self._host
+        self._set_columns(self._narrow)
+        self._redraw()
+
     def _set_columns(self, narrow: bool) -> None:
         self._narrow = narrow
-        self._columns = _NARROW_COLUMNS if narrow else _COLUMNS
+        self._columns = _METRIC_COLUMNS if self._metrics else _NARROW_COLUMNS if narrow else _COLUMNS
         self.clear(columns=True)
         for key, label in self._columns:
             self.add_column(Text(label, justify="right" if key in _RIGHT else "left"), key=key)
@@ -93,7 +137,10 @@ class SessionTable(DataTable[Text]):
         risk = Text(insight.risk, style=self._color(f"text-{RISK_COLOR[insight.risk]}")) if insight else Text(
             "…", style=muted)
         spend = money(insight.cost.spend_usd, short=True) if insight else "…"
+        exported = metric_cells(session_metrics(snapshot, insight, self._host)) if self._metrics else {}
         return {
+            **{key: Text(value, justify="left" if key == "m_degradation" else "right") for key, value in
+               exported.items()},
             "session": Text(session_label(snapshot.source, 16 if self._narrow else 32)),
             "context": context,
             "tokens": Text(f"{tokens}/{format_tokens(reading.window.tokens)}", justify="right"),
