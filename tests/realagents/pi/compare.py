@@ -98,10 +98,15 @@ def extract(view: dict[str, Any], name: str) -> Any:
     return view.get(name, MISSING)
 
 
+def comparable(pi: dict[str, Any], theirs: Any, mine: Any) -> tuple[Any, Any]:
+    """pi's and ctxscope's values with entry ids made comparable (v1 files: both named by file line)."""
+    ids = _pi_id_map(pi)
+    return _rename(theirs, ids), _ctx_rename(mine, bool(ids))
+
+
 def compare(pi: dict[str, Any], ours: dict[str, Any], name: str) -> tuple[Any, Any]:
     """(pi's value, ctxscope's value) of field ``name``, ids made comparable for v1 files."""
-    ids = _pi_id_map(pi)
-    return _rename(extract(pi, name), ids), _ctx_rename(extract(ours, name), bool(ids))
+    return comparable(pi, extract(pi, name), extract(ours, name))
 
 
 @dataclass
