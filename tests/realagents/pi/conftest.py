@@ -23,19 +23,20 @@ def pi() -> PiInstall:
         pytest.skip(f"pi {PI_VERSION} cannot be installed: {exc}")
 
 
-@pytest.fixture(autouse=True)
-def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+@pytest.fixture(scope="session", autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """ctxscope and pi read no user config: empty XDG config/state dirs and an empty pi agent dir."""
     home = tmp_path_factory.mktemp("home")
-    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME"):
-        (home / name).mkdir()
-        monkeypatch.setenv(name, str(home / name))
-    (home / "pi-agent").mkdir()
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(home / "pi-agent"))
-    for name in list(os.environ):
-        if name.startswith("CTXSCOPE_") and name != "CTXSCOPE_PI_VERSION":
-            monkeypatch.delenv(name)
-    yield home
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+            (home / name).mkdir()
+            mp.setenv(name, str(home / name))
+        (home / "pi-agent").mkdir()
+        mp.setenv("PI_CODING_AGENT_DIR", str(home / "pi-agent"))
+        for name in list(os.environ):
+            if name.startswith("CTXSCOPE_") and name != "CTXSCOPE_PI_VERSION":
+                mp.delenv(name)
+        yield home
 
 
 @pytest.fixture(scope="session")
