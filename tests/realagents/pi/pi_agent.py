@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,3 +69,52 @@ def install_pi(version: str = PI_VERSION) -> PiInstall:
     """
     prefix = npm_cache.install(PACKAGE, version, f"pi-{version}")
     return PiInstall(prefix, version)
+
+
+PI_RUN_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class PiRun:
+    """One finished ``pi`` command."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_pi(
+    install: PiInstall, args: list[str], *, cwd: Path, env: dict[str, str], timeout: float = PI_RUN_TIMEOUT_S
+) -> PiRun:
+    """Run ``pi ARGS`` in its own process group and wait (bounded); the group is killed by its id if it lingers.
+
+    Raises:
+        RuntimeError: pi did not finish within ``timeout``.
+    """
+    node, _ = npm_cache.require_node()
+    proc = subprocess.Popen(
+        [node, str(install.cli), *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise RuntimeError(f"pi {' '.join(args)} ran over {timeout:.0f} s") from exc
+    finally:
+        if proc.poll() is None:
+            _kill_group(proc.pid)
+            proc.wait(10)
+    return PiRun(proc.returncode, out, err)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        return
