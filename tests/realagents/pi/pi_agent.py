@@ -15,6 +15,7 @@ from tests.realagents import npm_cache
 PACKAGE = "@mariozechner/pi-coding-agent"
 PI_VERSION = os.environ.get("CTXSCOPE_PI_VERSION") or "0.73.1"
 ORACLE = Path(__file__).with_name("oracle.mjs")
+CONFIG_ORACLE = Path(__file__).with_name("pi_config.mjs")
 ORACLE_TIMEOUT_S = 180.0
 KEEPS = (2000, 20000)
 
@@ -59,6 +60,18 @@ class PiInstall:
             if "error" in report:
                 raise RuntimeError(f"pi oracle failed on {name}:\n{report['error']}")
         return files_out
+
+
+    def config(self, cwd: Path, provider: str, model_id: str, agent_dir: Path) -> dict[str, Any]:
+        """pi's own resolution of the model's context window and the compaction settings (pi_config.mjs)."""
+        node, _ = npm_cache.require_node()
+        cmd = [node, str(CONFIG_ORACLE), str(self.package_dir), str(cwd), provider, model_id]
+        env = {**os.environ, "PI_CODING_AGENT_DIR": str(agent_dir)}
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=ORACLE_TIMEOUT_S, env=env, check=False)
+        if proc.returncode != 0:
+            raise RuntimeError(f"pi_config.mjs failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+        result: dict[str, Any] = json.loads(proc.stdout)
+        return result
 
 
 def install_pi(version: str = PI_VERSION) -> PiInstall:

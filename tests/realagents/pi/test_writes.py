@@ -118,3 +118,50 @@ def test_pi_context_gains_the_injected_message(written: dict[tuple[str, str], An
     assert [m["id"] for m in after[:-1]] == before
     assert after[-1]["role"] == "custom" and after[-1]["sent"]
     assert w["pi"]["leaf_id"] == after[-1]["id"]
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11 #7: pi drops file lists of compactions written with fromHook: true")
+def test_pi_next_compaction_keeps_ctxscope_file_lists(
+    pi: PiInstall, written: dict[tuple[str, str], Any], tmp_path: Path
+) -> None:
+    with_files = [w for (_, op), w in written.items() if op == "summarize" and w["result"]["plan"]["read_files"]]
+    assert with_files, "no session with read files"
+    copies = []
+    for i, w in enumerate(with_files):
+        copy = tmp_path / f"next-{i}.jsonl"
+        shutil.copyfile(w["path"], copy)
+        leaf = w["pi"]["leaf_id"]
+        # One more turn as pi writes it, so the path no longer ends on the compaction.
+        lines = [
+            {
+                "type": "message",
+                "id": "n0000001",
+                "parentId": leaf,
+                "timestamp": "2030-01-01T00:00:00.000Z",
+                "message": {"role": "user", "content": [{"type": "text", "text": "go on"}], "timestamp": 1},
+            },
+            {
+                "type": "message",
+                "id": "n0000002",
+                "parentId": "n0000001",
+                "timestamp": "2030-01-01T00:00:01.000Z",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "ok"}],
+                    "api": "x",
+                    "provider": "x",
+                    "model": "x",
+                    "stopReason": "stop",
+                    "timestamp": 2,
+                    "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2},
+                },
+            },
+        ]
+        with copy.open("a") as fh:
+            fh.writelines(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
+        copies.append((copy, w["result"]["plan"]))
+    reports = pi.oracle([c for c, _ in copies])
+    for copy, plan in copies:
+        cut = reports[str(copy)]["cut_points"]["2000"]
+        assert cut is not None
+        assert set(plan["read_files"]) <= set(cut["read_files"]) | set(cut["edited_files"])
