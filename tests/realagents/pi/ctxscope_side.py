@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tui.cli import main as cli_main
+from tui.cli.main import main as cli_main
 
 REPO = Path(__file__).resolve().parents[3]
 CLI_TIMEOUT_S = 120.0
@@ -70,7 +70,7 @@ def run(
     """``ctxscope ARGS`` as a subprocess of this worktree's code (environment: ours plus ``env``)."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *args],
+        [sys.executable, "-m", "tui.cli.main", *args],
         cwd=REPO,
         env=full_env,
         capture_output=True,
