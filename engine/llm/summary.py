@@ -32,6 +32,8 @@ def serialize_messages(messages: Iterable[ContextMessage], load: Loader) -> tupl
     lines: list[str] = []
     previous: str | None = None
     for message in messages:
+        if not message.sent:
+            continue  # pi's convertToLlm drops them from the summary request too
         parts = message_parts(message, load(message.entry))
         if parts.role == "compactionSummary":
             previous = parts.text

@@ -110,7 +110,17 @@ def pi_view(path: Path, keeps: tuple[int, ...]) -> dict[str, Any]:
             for name in ("first_kept_entry_id", "split_turn", "tokens_before", "turn_start_entry_id")
             if name in cp
         }
-    for name in ("entries", "tree", "branch_ids", "labels", "thinking_level", "model_ref", "loadable"):
+    for name in ("entries", "tree", "branch_ids", "labels", "thinking_level", "model"):
         if name in first:
             out[name] = first[name]
     return out
+
+
+def pi_loadable(path: Path) -> bool | None:
+    """Whether ctxscope says pi loads ``path`` as is: ``inspect``'s ``pi_loadable``, False when it calls the file
+    not a session at all, ``None`` when it says neither."""
+    code, out, err = call(["inspect", str(path), "--json"])
+    if code == 0:
+        value = json.loads(out).get("pi_loadable")
+        return value if isinstance(value, bool) else None
+    return False if "not a session" in err else None

@@ -44,27 +44,10 @@ ADDED = (
 )
 """Fields `inspect --json` gains with issue 11."""
 
-_ADDITIONS = "issue 11: inspect --json additions (entries, tree, branch_ids, labels, model, cut_point fields)"
-_CUT_NULL = "issue 11: cut_point is null when the path ends on a compaction"
-_ONE = "issue 11 #1: pi's cut search starts at the previous compaction's firstKeptEntryId"
-KNOWN: dict[tuple[str, str], str] = {
-    ("fixtures", "cut_20000.first_kept_entry_id"): _ONE,
-    ("generated", "cut_2000.first_kept_entry_id"): _ONE,
-    ("generated", "cut_20000.first_kept_entry_id"): _ONE,
-    ("generated", "cut_20000.split_turn"): _ONE,
-    ("fixtures", "cut_2000.split_turn"): _CUT_NULL,
-    ("fixtures", "cut_20000.split_turn"): _CUT_NULL,
-}
-KNOWN |= {(corpus, name): _ADDITIONS for corpus in ("fixtures", "generated") for name in ADDED}
-
-EDGE_KNOWN: dict[str, str] = {
-    "01-cut-after-compaction": _ONE,
-    "02-bash-excluded": "issue 11 #2: bashExecution with excludeFromContext is in pi's context and estimate",
-    "03-unknown-after-compaction": "issue 11 #3: zero usage on the newest assistant after a compaction is unknown",
-    "09-hook-message-v3": "issue 11 #9: hookMessage in a v3 file is not migrated and counts 0",
-    "09-unknown-role": "issue 11 #9: a message with an unknown role is in pi's context with 0 tokens",
-    "10-spaced-json": _ONE,
-}
+KNOWN: dict[tuple[str, str], str] = {}
+"""(corpus, field) → reason, for a mismatch still open (the test is then xfail strict)."""
+EDGE_KNOWN: dict[str, str] = {}
+"""Edge case → reason, likewise."""
 
 
 @cache
@@ -109,7 +92,7 @@ def _edge_params(fields: str) -> list[Any]:
 
     out = []
     for name in EDGE_CASES:
-        reason = EDGE_KNOWN.get(name) if fields == "core" else _ADDITIONS
+        reason = EDGE_KNOWN.get(name)
         marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
         out.append(pytest.param(name, marks=marks, id=name))
     return out
@@ -136,13 +119,11 @@ def test_edge_case_added_fields_agree_with_pi(samples: dict[str, list[Sample]], 
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 #8/#9: inspect --json does not say whether pi loads the file")
 @pytest.mark.parametrize("corpus", ["fixtures", "edge"])
 def test_loadable_agrees_with_pi(samples: dict[str, list[Sample]], corpus: str) -> None:
     problems = []
     for s in samples[corpus]:
-        ours = ctxscope_side.inspect(s.path, 20000)
-        loadable = ours.get("pi_loadable")
+        loadable = ctxscope_side.pi_loadable(s.path)
         TALLY.add("pi_loadable", loadable == s.pi["valid"])
         if loadable != s.pi["valid"]:
             problems.append(f"{s.name}: pi loads it: {s.pi['valid']}, ctxscope says {loadable!r}")

@@ -184,7 +184,6 @@ def test_ctxscope_reads_pis_own_compaction(live: dict[str, Any], pi: PiInstall) 
     assert view["compactions_in_file"] == sum(1 for e in entries if e["type"] == "compaction")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 #7: pi drops file lists of compactions written with fromHook: true")
 def test_pi_keeps_ctxscope_file_lists(live: dict[str, Any]) -> None:
     plan = live["compact"]["plan"]
     assert NOTES in plan["read_files"]
@@ -193,7 +192,6 @@ def test_pi_keeps_ctxscope_file_lists(live: dict[str, Any]) -> None:
     assert NOTES in pis[-1]["details"]["readFiles"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 #6: ctxscope ignores pi's models.json and settings.json")
 def test_window_and_line_come_from_pi_config(live: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(live["agent_dir"]))
     view = ctxscope_side.inspect(live["path"], 20_000)

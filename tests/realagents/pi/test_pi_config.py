@@ -58,7 +58,6 @@ def _session(directory: Path, provider: str, model: str, project: dict[str, Any]
     return f.write(sessions / "2026-01-01T00-00-00-000Z_0199aaaa-0000-7000-8000-000000000001.jsonl")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 #6: ctxscope ignores pi's models.json and settings.json")
 @pytest.mark.parametrize("case", list(CASES))
 def test_window_line_and_budget_come_from_pi_config(
     pi: PiInstall, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str

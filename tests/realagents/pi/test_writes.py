@@ -120,7 +120,6 @@ def test_pi_context_gains_the_injected_message(written: dict[tuple[str, str], An
     assert w["pi"]["leaf_id"] == after[-1]["id"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 #7: pi drops file lists of compactions written with fromHook: true")
 def test_pi_next_compaction_keeps_ctxscope_file_lists(
     pi: PiInstall, written: dict[tuple[str, str], Any], tmp_path: Path
 ) -> None:
