@@ -15,6 +15,7 @@ reports and carries on with its defaults). Files are cached by path, size and mo
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -54,7 +55,12 @@ class PiCompaction:
 def pi_agent_dir(env: Mapping[str, str] | None = None) -> Path:
     """pi's agent dir: ``$PI_CODING_AGENT_DIR`` (``~`` expanded), else ``~/.pi/agent``."""
     env = os.environ if env is None else env
-    configured = env.get("PI_CODING_AGENT_DIR")
+    return _agent_dir(env.get("PI_CODING_AGENT_DIR") or None, env.get("HOME"))
+
+
+@lru_cache(maxsize=8)
+def _agent_dir(configured: str | None, _home: str | None) -> Path:
+    # Cached: path arithmetic costs more than the rest of a `status` row's lookups.
     if configured:
         return Path(configured).expanduser()
     return Path.home() / ".pi" / "agent"
@@ -70,12 +76,27 @@ def _read_json(path: str, _size: int, _mtime_ns: int) -> Mapping[str, Any] | Non
     return data if isinstance(data, dict) else None
 
 
+_FRESH_S = 1.0
+"""How long a file's stat is trusted: ``status`` over a thousand sessions asks for the same few files each time."""
+_seen: dict[str, tuple[float, Mapping[str, Any] | None]] = {}
+
+
 def _json_file(path: Path) -> Mapping[str, Any] | None:
+    key = str(path)
+    now = time.monotonic()
+    cached = _seen.get(key)
+    if cached is not None and now - cached[0] < _FRESH_S:
+        return cached[1]
     try:
         st = path.stat()
     except OSError:
-        return None
-    return _read_json(str(path), st.st_size, st.st_mtime_ns)
+        data = None
+    else:
+        data = _read_json(key, st.st_size, st.st_mtime_ns)
+    if len(_seen) > 4096:  # one project settings path per session cwd: bounded
+        _seen.clear()
+    _seen[key] = (now, data)
+    return data
 
 
 def _whole(value: Any) -> int | None:
@@ -84,10 +105,28 @@ def _whole(value: Any) -> int | None:
     return int(value)
 
 
+_settings_seen: dict[tuple[str | None, Path], tuple[float, PiCompaction]] = {}
+_windows_seen: dict[tuple[str, str, Path], tuple[float, tuple[int, str] | None]] = {}
+
+
 def pi_compaction_settings(cwd: str | None, env: Mapping[str, str] | None = None) -> PiCompaction:
     """pi's ``getCompactionSettings()`` for a session started in ``cwd`` (``None``: global settings only)."""
+    agent_dir = pi_agent_dir(env)
+    key = (cwd, agent_dir)
+    now = time.monotonic()
+    cached = _settings_seen.get(key)
+    if cached is not None and now - cached[0] < _FRESH_S:
+        return cached[1]
+    if len(_settings_seen) > 4096:
+        _settings_seen.clear()
+    settings = _compaction_settings(cwd, agent_dir)
+    _settings_seen[key] = (now, settings)
+    return settings
+
+
+def _compaction_settings(cwd: str | None, agent_dir: Path) -> PiCompaction:
     layers: list[tuple[Path, Mapping[str, Any]]] = []
-    global_path = pi_agent_dir(env) / "settings.json"
+    global_path = agent_dir / "settings.json"
     project_path = Path(cwd) / ".pi" / "settings.json" if cwd else None
     for path in (global_path, project_path):
         data = _json_file(path) if path is not None else None
@@ -127,7 +166,20 @@ def pi_model_window(
     """
     if not provider or not model_id:
         return None
-    path = pi_agent_dir(env) / "models.json"
+    agent_dir = pi_agent_dir(env)
+    key = (provider, model_id, agent_dir)
+    now = time.monotonic()
+    cached = _windows_seen.get(key)
+    if cached is not None and now - cached[0] < _FRESH_S:
+        return cached[1]
+    if len(_windows_seen) > 4096:
+        _windows_seen.clear()
+    window = _model_window(provider, model_id, agent_dir / "models.json")
+    _windows_seen[key] = (now, window)
+    return window
+
+
+def _model_window(provider: str, model_id: str, path: Path) -> tuple[int, str] | None:
     data = _json_file(path)
     providers = data.get("providers") if data is not None else None
     config = providers.get(provider) if isinstance(providers, Mapping) else None

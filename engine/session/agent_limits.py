@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
-from engine.accounting.gauge import GaugeReading, read_gauge
+from engine.accounting.gauge import GaugeReading, Thresholds, read_gauge
 from engine.accounting.windows import ContextWindow, resolve_context_window
 from engine.config.loader import Config
 from engine.config.pi_agent import pi_compaction_settings, pi_model_window
@@ -34,9 +35,15 @@ class AgentLimits:
 
     def gauge(self, tokens: int | None, config: Config) -> GaugeReading:
         """``tokens`` on this session's gauge."""
-        thresholds = replace(config.thresholds, reserve_tokens=self.reserve_tokens)
+        thresholds = _with_reserve(config.thresholds, self.reserve_tokens)
         return read_gauge(tokens, self.window, thresholds=thresholds, reserve_floor=self.reserve_floor,
                           compaction_enabled=self.compaction_enabled)
+
+
+@lru_cache(maxsize=16)
+def _with_reserve(thresholds: Thresholds, reserve_tokens: int) -> Thresholds:
+    return thresholds if thresholds.reserve_tokens == reserve_tokens else replace(thresholds,
+                                                                                 reserve_tokens=reserve_tokens)
 
 
 def agent_limits(

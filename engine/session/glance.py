@@ -24,15 +24,17 @@ from engine.session.agent_limits import AgentLimits, agent_limits
 from engine.session.quick_gauge import QuickGauge, quick_context_tokens
 from engine.stores.source import SessionSource
 from engine.stores.timestamps import parse_iso
+from engine.stores.transcript import header_version, read_header
 
 __all__ = ["COUNT_LIMIT_BYTES", "Glance", "glance_session"]
 
 COUNT_LIMIT_BYTES = 256 << 20
 """Files larger than this are not scanned for compactions when the store has no count (``None`` instead)."""
-_KEPT_KEY = b'"firstKeptEntryI'
-"""The one key every compaction line carries (``firstKeptEntryId``, v1's ``firstKeptEntryIndex``), whatever the
-writer's whitespace. A 16-byte needle lets the byte search skip nearly as far as a whole pi-style line prefix
-would, and an escaped copy inside a message's text (``\\"firstKeptEntryId\\"``) is told apart by its backslash."""
+_KEPT_KEY = b'"firstKeptEntryId"'
+"""The one key every compaction line carries, whatever the writer's whitespace (v1 files: :data:`_KEPT_KEY_V1`).
+A long needle lets the byte search skip about as far as a whole pi-style line prefix would; an escaped copy inside
+a message's text (``\\"firstKeptEntryId\\"``) is told apart by its backslash."""
+_KEPT_KEY_V1 = b'"firstKeptEntryIndex"'
 _COMPACTION_LINE = re.compile(rb'\s*\{\s*"type"\s*:\s*"compaction"\s*[,}]')
 """The start of a compaction line: ``type`` first, as pi, OpenClaw and our own writers order it."""
 _LINE_PROBE = 4096
@@ -100,7 +102,7 @@ class Glance:
         }
 
 
-def _count_compactions(fd: int, size: int) -> int | None:
+def _count_compactions(fd: int, size: int, *, version: int = 3) -> int | None:
     """Compaction lines in the first ``size`` bytes of ``fd``, or ``None`` past :data:`COUNT_LIMIT_BYTES`.
 
     Each hit of :data:`_KEPT_KEY` is checked against the start of its line (JSON whitespace anywhere), so a file
@@ -110,7 +112,7 @@ def _count_compactions(fd: int, size: int) -> int | None:
         return None
     count = 0
     counted_line = -1
-    for hit in find_in_file(fd, _KEPT_KEY, size):
+    for hit in find_in_file(fd, _KEPT_KEY_V1 if version == 1 else _KEPT_KEY, size):
         if hit > 0 and os.pread(fd, 1, hit - 1) == b"\\":
             continue
         start = _line_start(fd, hit)
@@ -150,8 +152,9 @@ def glance_session(source: SessionSource, config: Config | None = None) -> Glanc
     fd = os.open(source.path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         stat = os.fstat(fd)
-        compactions_in_file = _count_compactions(fd, stat.st_size)
-        quick = quick_context_tokens(fd, compactions_possible=compactions_in_file != 0)
+        header = read_header(fd)
+        compactions_in_file = _count_compactions(fd, stat.st_size, version=header_version(header))
+        quick = quick_context_tokens(fd, compactions_possible=compactions_in_file != 0, header=header)
     finally:
         os.close(fd)
     store = source.store_entry or {}

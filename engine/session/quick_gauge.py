@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -208,17 +209,24 @@ def _count(trailing: list[tuple[Entry, dict[str, object]]], counter: TokenCounte
     return total
 
 
-def quick_context_tokens(source: Path | int, *, compactions_possible: bool = True) -> QuickGauge:
+_UNREAD: Any = object()
+
+
+def quick_context_tokens(
+    source: Path | int, *, compactions_possible: bool = True, header: dict[str, Any] | None = _UNREAD
+) -> QuickGauge:
     """Measure the context of a transcript from its tail (SPEC §3 rules; tiktoken for the trailing messages).
 
     ``source`` is a path, or a descriptor open for reading (left open, its position untouched). With
     ``compactions_possible=False`` (the file holds no compaction line) pi's "known" needs no search for one.
+    ``header`` is the file's header when the caller already read it (:func:`read_header`).
 
     Raises:
         OSError: the file cannot be opened or read.
     """
     with reading(source) as fd:
-        header = read_header(fd)
+        if header is _UNREAD:
+            header = read_header(fd)
         version = header_version(header)
         cwd = header.get("cwd") if header is not None else None
         return replace(_scan(fd, version, compactions_possible), version=version, headerless=header is None,
