@@ -1,4 +1,4 @@
-"""Precision and recall of the checkpoint text heuristics on the hand-labelled dev sets (SPEC §4).
+"""Precision and recall of the checkpoint text heuristics on the hand-labelled dev sets (docs/checkpoints.md).
 
 Run from the project root: ``.venv/bin/python -m bench.quality`` (``--verbose`` lists every miss).
 
@@ -23,8 +23,8 @@ Semantic dedup (``tests/data/dedup_dev.jsonl``: ``a``, ``b``, ``duplicate``, ``w
 pair, TP = both the rules and the label say duplicate. The default rules are also swept over the Jaccard
 threshold, to show how much the figure depends on it.
 
-Both data sets were read while the default rules were written, so their figures are optimistic; the seed's
-figures are a fair baseline. Targets: decisions P >= 0.9 with R >= 0.6; dedup P >= 0.9 with R >= 0.8.
+Both data sets were read while the default rules were written, so their figures are optimistic; the baseline
+rules' figures are fair. Targets: decisions P >= 0.9 with R >= 0.6; dedup P >= 0.9 with R >= 0.8.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def _line(task: str, rules: str, s: Score) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Print the precision/recall table for the seed and default rules."""
+    """Print the precision/recall table for the baseline and default rules."""
     parser = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__.splitlines()[0])
     parser.add_argument("--verbose", action="store_true", help="list every FP and FN")
     args = parser.parse_args(argv)

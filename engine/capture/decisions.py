@@ -1,8 +1,8 @@
 """Mechanical extraction from conversation text: decisions, real user messages, open items, learnings.
 
-SPEC §4 and seed 001 issues 1 and 3. No LLM: each function is a text heuristic that prefers returning
-nothing over returning noise, and its docstring says what it catches and what it misses. The seed's exact
-rules stay available (``*_seed``) so ``bench/quality.py`` can report both.
+See docs/checkpoints.md (Decisions, Real user messages, Open items and learnings). No LLM: each function is a
+text heuristic that prefers returning nothing over returning noise, and its docstring says what it catches and
+what it misses. The baseline rules stay available (``*_seed``) so ``bench/quality.py`` can report both.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 DECISION_MAX_CHARS = 200
-"""Cap, in characters, on a captured decision, open item or learning (seed 001)."""
+"""Cap, in characters, on a captured decision, open item or learning (docs/checkpoints.md, Decisions)."""
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST_MARK = re.compile(r"^(?:[-*+•]|\d+[.)])\s+")
@@ -62,7 +62,7 @@ def _clean(line: str) -> str:
     return " ".join(line.replace("**", "").replace("__", "").split())
 
 
-# --- decisions: seed 001 rules, verbatim -------------------------------------------------------------
+# --- decisions: the baseline rules, verbatim (docs/checkpoints.md, Decisions) -----------------------------
 
 _SEED_TIER1 = re.compile(r"^(Decision:|Plan:|Approach:|Going with|Chose|Choosing)", re.I)
 _SEED_TIER2 = re.compile(
@@ -81,7 +81,7 @@ _SEED_VERB = re.compile(r"\b(?:" + "|".join([*_SEED_VERBS, "going with"]) + r")\
 
 
 def _seed_passes(line: str) -> bool:
-    """Seed quality gate; "a colon after a keyword" is read as a letter directly followed by ``:``."""
+    """Baseline quality gate; "a colon after a keyword" is read as a letter directly followed by ``:``."""
     if _SEED_FILLER.match(line) or line.endswith("?"):
         return False
     return bool(
@@ -90,7 +90,7 @@ def _seed_passes(line: str) -> bool:
 
 
 def extract_decision_from_response_seed(text: str) -> str | None:
-    """Seed 001 issue 1 exactly: four tiers over non-code lines, per-line quality gate, first best match.
+    """The baseline rules exactly: four tiers over non-code lines, per-line quality gate, first best match.
 
     The line is returned as written (bullets and bold kept), truncated to 200 characters.
     """
@@ -193,7 +193,7 @@ def _tier(key: str) -> int:
 
 
 def extract_decision_from_response(text: str) -> str | None:
-    """The decision an agent response states, or ``None`` (seed 001 issue 1, default rules).
+    """The decision an agent response states, or ``None`` (default rules; docs/checkpoints.md, Decisions).
 
     Tiers, best first, over lines outside code fences, block quotes and tables: (1) labels and choice verbs --
     ``Decision:``/``Plan:``/``Approach:``/``My recommendation:``, ``Going with``/``went with``/``Chose``/
@@ -210,7 +210,7 @@ def extract_decision_from_response(text: str) -> str | None:
 
     Misses: decisions phrased without a marker ("Thursday works, booked"), choices made by reference to an
     option list, future tense in languages that mark it on the verb (Serbian "uradiću"), and anything that is
-    only in the user's reply. Plain action-verb bullets are not used (seed tier 4): in practice they are
+    only in the user's reply. Plain action-verb bullets are not used (baseline tier 4): in practice they are
     advice, summaries of finished work or option lists far more often than decisions.
     """
     lines = _prose_lines(text)
@@ -253,7 +253,7 @@ _INJECTED_PREFIX = re.compile(
 
 
 def strip_envelope(text: str) -> str:
-    """The user's own words: ``text`` without OpenClaw's envelope (reference/FORMATS.md §3.5).
+    """The user's own words: ``text`` without OpenClaw's envelope (docs/formats.md, OpenClaw content in transcripts).
 
     Removes ``Sender (untrusted metadata):`` blocks, paragraphs of ``System: [...]`` event lines, ``[message_id:
     ...]`` lines and a leading ``[Wed 2026-05-06 16:13 GMT+5:30]`` timestamp.
@@ -264,7 +264,7 @@ def strip_envelope(text: str) -> str:
 
 
 def is_real_user_message_seed(text: str) -> bool:
-    """Seed 001 issue 3 exactly: rejects checkpoint data, two summary prefixes and two gauge prefixes."""
+    """The baseline filter exactly: rejects checkpoint data, two summary prefixes and two gauge prefixes."""
     if "<checkpoint-data" in text or "schema: openclaw/checkpoint" in text:
         return False
     if text.startswith(("Summary unavailable", "This summary covers")):
@@ -370,7 +370,9 @@ _STANDING = re.compile(
 
 
 def extract_learnings(user_text: str, prior_agent_text: str = "") -> tuple[str, ...]:
-    """Sentences in which the user corrects the agent or states a standing preference (seed 000 §5.3).
+    """Sentences in which the user corrects the agent or states a standing preference.
+
+    See docs/checkpoints.md, Open items and learnings.
 
     Catches: replies opening with a correction ("no, use X", "actually ...", "that's wrong", "I said ...",
     Serbian "ne, ...", "zapravo ...") when the agent had not just asked a question (then "no" is an answer,

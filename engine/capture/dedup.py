@@ -1,16 +1,16 @@
-"""Semantic duplicate detection for short decision and open-item strings (seed 001 issue 2, improvement 6).
+"""Semantic duplicate detection for short decision and open-item strings (docs/checkpoints.md, Deduplication).
 
 Pure: standard library only, no project imports, so capture and merge code can both use it without cycles.
 
 Two rule sets:
 
-* :func:`is_semantic_duplicate_seed` is seed 001 exactly: normalized equality, keyword Jaccard >= 0.5 when the
+* :func:`is_semantic_duplicate_seed` is the baseline exactly: normalized equality, keyword Jaccard >= 0.5 when the
   keyword union has >= 3 words, or containment of a >= 10-character normalized string in the other.
 * :func:`is_semantic_duplicate` (the default) keeps the normalized-equality short-circuit but compares keywords
   as words rather than strings: inflections (``users``/``user``, ``bazu``/``baze``), clipped forms
   (``dev``/``developer``), acronyms (``IE11``/``Internet Explorer 11``) and a small English/Serbian thesaurus
   of task verbs (switch/migrate/move, keep/retain, enable/turn on ...) count as the same word. It then vetoes
-  the seed's typical false positives: conflicting numbers (``30s``/``60s``), texts that differ only by a
+  the baseline's typical false positives: conflicting numbers (``30s``/``60s``), texts that differ only by a
   negation, and *minimal pairs* -- texts that repeat each other word for word except one slot, in the same
   place (``Pay internet bill``/``Pay water bill``, ``Keep``/``Remove the fallback``). Otherwise it reports a
   duplicate when one keyword set covers the other (``Book dentist``/``Book dentist appointment for
@@ -49,11 +49,11 @@ __all__ = [
 
 DEFAULT_THRESHOLD = 0.4
 """Keyword Jaccard similarity at or above which :func:`is_semantic_duplicate` reports a duplicate when neither
-text covers the other. Lower than the seed's 0.5 because the vetoes, not the threshold, now reject contrasting
+text covers the other. Lower than the baseline's 0.5 because the vetoes, not the threshold, now reject contrasting
 pairs; on ``data/dedup_dev.jsonl`` precision is flat from 0.3 to 0.6 and 0.4 sits inside that plateau."""
 
 SEED_THRESHOLD = 0.5
-"""Seed 001's keyword Jaccard threshold."""
+"""The baseline's keyword Jaccard threshold."""
 
 
 def _wordset(text: str) -> frozenset[str]:
@@ -61,7 +61,7 @@ def _wordset(text: str) -> frozenset[str]:
 
 
 SEED_STOP_WORDS = _wordset(
-    # English, then Serbian (Latin script), exactly as listed in seed 001.
+    # English, then Serbian (Latin script), exactly as the baseline lists them.
     "the a an is are was were be been being to and or in for with that this of i we it he she they you my our "
     "need should will must have has had do does did can could would not no but if so then "
     "je su sam si smo ste i ili ali a da ne za na u sa od do iz taj ta to ovo ono ja ti on ona mi vi oni "
@@ -72,7 +72,7 @@ NEGATORS = _wordset(
     "not no never don't dont doesn't didn't won't can't cannot shouldn't isn't aren't without "
     "ne nemoj nemojte nije nisu nismo necemo nikad nikada bez"
 )
-"""Words that flip a statement; kept as keywords by the default rules (the seed drops ``not``/``no``/``ne``)."""
+"""Words that flip a statement; kept as keywords by the default rules (the baseline drops ``not``/``no``/``ne``)."""
 
 _EXTRA_STOP_WORDS = _wordset(
     # English function words, pronouns, auxiliaries and fillers common in to-do phrasing.
@@ -97,7 +97,7 @@ def fold(text: str) -> str:
 
 
 STOP_WORDS = frozenset(w for word in (SEED_STOP_WORDS - NEGATORS) | _EXTRA_STOP_WORDS for w in (word, fold(word)))
-"""Default stop words: the seed's English + Serbian list (minus negators) plus more function words, with
+"""Default stop words: the baseline's English + Serbian list (minus negators) plus more function words, with
 diacritic-free spellings so they match folded text."""
 
 _MARKDOWN = re.compile(r"[*`]")
@@ -105,7 +105,7 @@ _BULLET = re.compile(r"^(?:(?:[-+•]|\d+[.)])(?:\s+|$))+")
 
 
 def normalize(text: str) -> str:
-    """Seed 001 normalization: drop ``*`` and backticks, collapse whitespace, strip leading bullets, lowercase.
+    """Baseline normalization: drop ``*`` and backticks, collapse whitespace, strip leading bullets, lowercase.
 
     Idempotent: ``normalize(normalize(t)) == normalize(t)`` for every string.
     """
@@ -114,7 +114,7 @@ def normalize(text: str) -> str:
 
 
 def extract_keywords_seed(text: str) -> frozenset[str]:
-    """Seed 001 keywords: whitespace-split normalized text without seed stop words and words under 3 chars."""
+    """Baseline keywords: whitespace-split normalized text without baseline stop words and words under 3 chars."""
     return frozenset(w for w in normalize(text).split() if w not in SEED_STOP_WORDS and len(w) >= 3)
 
 
@@ -126,7 +126,7 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
 
 
 def is_semantic_duplicate_seed(a: str, b: str, threshold: float = SEED_THRESHOLD) -> bool:
-    """Seed 001's three tiers: normalized equality, keyword Jaccard (|union| >= 3), 10-char substring."""
+    """The baseline's three tiers: normalized equality, keyword Jaccard (|union| >= 3), 10-char substring."""
     na, nb = normalize(a), normalize(b)
     if na == nb:
         return True
@@ -391,6 +391,7 @@ def merge_unique(
 ) -> tuple[str, ...]:
     """``primary`` deduplicated, then each ``secondary`` item not covered by what is already kept.
 
-    This is the seed 001 merge: LLM-enriched decisions first, heuristic ones preserved only when new.
+    The enrichment merge (docs/checkpoints.md, LLM enrichment): LLM-enriched decisions first, heuristic ones
+    preserved only when new.
     """
     return dedupe((*primary, *secondary), is_duplicate)

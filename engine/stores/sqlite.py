@@ -1,4 +1,4 @@
-"""Reading OpenClaw's SQLite-era store (≥ 2026.8), strictly read-only (FORMATS §3.10).
+"""Reading OpenClaw's SQLite-era store (≥ 2026.8), strictly read-only (docs/formats.md, OpenClaw, SQLite era).
 
 ``transcript_events`` rows are the former JSONL lines in ``seq`` order (large ones zstd-compressed in
 ``event_zstd`` with ``event_json`` NULL); ``session_nodes.entry_json`` is the former ``sessions.json`` value.
@@ -102,6 +102,10 @@ class SqliteTranscriptReader(EntryLog):
         if event_zstd is not None:
             return _decompress(bytes(event_zstd))
         return None
+
+    def renamed(self, to: Path) -> bool:
+        """A database is never renamed into an archive: archived sessions stay rows in it."""
+        return False
 
     def read_new(self) -> ReadBatch:
         """Parse events with ``seq`` greater than the cursor.

@@ -1,13 +1,14 @@
-"""Incremental, lazy reading of pi/OpenClaw JSONL transcripts (SPEC §2).
+"""Incremental, lazy reading of pi/OpenClaw JSONL transcripts (docs/formats.md, Reading rules).
 
 A :class:`TranscriptReader` owns a cursor into one file. :meth:`TranscriptReader.read_new` parses only the
 bytes appended since the last call, leaves a trailing partial line for later, and starts over cleanly when
 the file was truncated or replaced (rotation). Entries keep offsets, not text; :meth:`read_object` re-reads
 one line with ``os.pread`` when its content is needed.
 
-Legacy files are read as pi would see them after migration, in memory only (FORMATS §1.8): v1 entries get
-deterministic ids (``v1-<line>``) chained to the previous entry and ``firstKeptEntryIndex`` becomes
-``firstKeptEntryId``; in v1 and v2 files the role ``hookMessage`` reads as ``custom``. Nothing is ever written back.
+Legacy files are read as pi would see them after migration, in memory only (docs/formats.md, Versions and
+migration): v1 entries get deterministic ids (``v1-<line>``) chained to the previous entry and
+``firstKeptEntryIndex`` becomes ``firstKeptEntryId``; in v1 and v2 files the role ``hookMessage`` reads as
+``custom`` (a v3 file keeps it, as pi does: docs/pi.md). Nothing is ever written back.
 """
 
 from __future__ import annotations
@@ -201,7 +202,7 @@ class EntryLog:
 
     @property
     def leaf(self) -> Entry | None:
-        """pi's leaf: the last entry in file (or ``seq``) order that has an id (FORMATS §1.7)."""
+        """pi's leaf: the last entry in file (or ``seq``) order that has an id (docs/formats.md, Tree and leaf)."""
         return last_leaf(self.entries)
 
     def _keep(self, entry: Entry | None, problem: BadLine | None, out: list[Entry], bad: list[BadLine]) -> None:
@@ -231,6 +232,20 @@ class TranscriptReader(EntryLog):
         self.inode: int | None = None
         self.mtime: float | None = None
         self._line_no = 0
+
+    def renamed(self, to: Path) -> bool:
+        """Follow the transcript to ``to`` when it is the same file renamed (same inode): the cursor stays valid.
+
+        OpenClaw archives a transcript on ``/new`` or ``/reset`` by renaming it (docs/formats.md); returns
+        False, changing nothing, when ``to`` is a different file.
+        """
+        try:
+            same = self.inode is not None and to.stat().st_ino == self.inode
+        except OSError:
+            return False
+        if same:
+            self.path = Path(to)
+        return same
 
     def _reset(self) -> None:
         self.entries.clear()

@@ -75,7 +75,7 @@ def _not_a_session(source: SessionSource) -> NotASessionError:
 def _status_of(source: SessionSource, config: Config, full: bool) -> dict[str, Any]:
     glance = None if full or source.in_database else glance_session(source, config)
     if glance is None or glance.quick.needs_full:
-        # Imported here: the default tail path never indexes a whole file, and `status` is budgeted (SPEC §9).
+        # Imported here: the default tail path never indexes a whole file (docs/architecture.md, Performance).
         from engine.session.snapshot import SessionFollower
 
         snapshot = SessionFollower(source, config).refresh()

@@ -275,6 +275,21 @@ def error_and_aborted(path: Path) -> Path:
     return f.write(path)
 
 
+def bom_crlf_and_torn_lines(path: Path) -> Path:
+    """A byte-order mark, CRLF line ends, a malformed line and a torn last line: pi skips what does not parse."""
+    f = PiFile()
+    f.user(words(10))
+    f.assistant(words(10), 150)
+    f.raw('{"type":"message","id":"broken"')
+    f.user(words(10))
+    f.assistant(words(10), 180)
+    text = "".join(
+        (line if isinstance(line, str) else json.dumps(line, separators=(",", ":"))) + "\r\n" for line in f.lines
+    )
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode() + b'{"type":"message","id":"torn","parentId":"e004"')
+    return path
+
+
 EDGE_CASES: dict[str, Callable[[Path], Path]] = {
     "01-cut-after-compaction": cut_after_compaction,
     "02-bash-excluded": bash_excluded,
@@ -290,6 +305,7 @@ EDGE_CASES: dict[str, Callable[[Path], Path]] = {
     "10-spaced-json": spaced_json,
     "xx-tree-and-labels": tree_and_labels,
     "xx-error-and-aborted": error_and_aborted,
+    "xx-bom-crlf-torn": bom_crlf_and_torn_lines,
 }
 """Name → builder; the number is the mismatch class of issue 11 (xx: extra shapes)."""
 
