@@ -114,6 +114,8 @@ class _Writer:
         self.cached = 0
         self.last_total = 0
         self.compactions = 0
+        self.kept_of: dict[str, str] = {}
+        """Compaction id → its firstKeptEntryId (where pi's next cut search starts)."""
 
     @property
     def context(self) -> int:
@@ -176,12 +178,13 @@ class _Writer:
         return self.now
 
     def cut_point(self) -> int:
-        """pi's ``findCutPoint`` over the records after the last compaction: the first kept index."""
+        """pi's ``findCutPoint`` from the last compaction's first kept record on (docs/pi.md): the first kept index."""
         path = self.path
         boundary = 0
         for i in range(len(path) - 1, -1, -1):
             if path[i][1] == "c":
-                boundary = i + 1
+                kept = self.kept_of.get(path[i][0])
+                boundary = next((j for j in range(i) if path[j][0] == kept), i + 1)
                 break
         cuts = [i for i in range(boundary, len(path)) if path[i][1] in "ua"]
         if not cuts:
@@ -334,6 +337,7 @@ def _compact(w: _Writer) -> None:
                            first_kept_entry_id=records[first][0], tokens_before=w.overhead + w.context,
                            read_files=files[:2], modified_files=files[2:])
     summary_tokens = math.ceil(len(summary) / 4)
+    w.kept_of[obj["id"]] = records[first][0]
     w.emit(obj, "c", summary_tokens, context=summary_tokens + kept)
     w.cached = min(w.cached, w.overhead)
     w.compactions += 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.stores.entries import Entry
+from engine.stores.entries import CONTEXT_ROLES, Entry
 
 __all__ = [
     "DEFAULT_KEEP_RECENT_TOKENS",
@@ -20,6 +20,7 @@ __all__ = [
     "CutPoint",
     "build_context",
     "context_from_path",
+    "cut_boundary",
     "find_cut_point",
     "path_to",
 ]
@@ -39,6 +40,11 @@ class ContextMessage:
     """``compactionSummary`` for the summary of the latest compaction, else the entry's context role."""
     path_index: int
     """Index of the entry on the leaf→root path (root first); the compaction's index for its summary."""
+
+    @property
+    def sent(self) -> bool:
+        """Whether pi sends this message to the model (see :attr:`engine.stores.entries.Entry.sent`)."""
+        return self.role in CONTEXT_ROLES and not self.entry.excluded
 
     @property
     def entry_id(self) -> str:
@@ -76,7 +82,7 @@ class CutPoint:
     """Start of the turn the cut splits, or -1."""
     is_split_turn: bool
     boundary_start: int
-    """First path index after the previous compaction: nothing before it is re-summarized."""
+    """First path index the cut search considers (:func:`cut_boundary`): nothing before it is re-summarized."""
 
 
 def path_to(entries: Sequence[Entry], by_id: Mapping[str, int], leaf: Entry | None) -> tuple[Entry, ...]:
@@ -150,21 +156,37 @@ def _is_cut_point(entry: Entry) -> bool:
     return entry.type in ("branch_summary", "custom_message")
 
 
+def cut_boundary(path: Sequence[Entry]) -> int:
+    """Where pi's next cut search starts: the latest compaction's first kept entry, if it is on the path.
+
+    Otherwise the entry after that compaction, or 0 without one (pi's ``prepareCompaction`` since 0.63.1).
+    """
+    for i in range(len(path) - 1, -1, -1):
+        entry = path[i]
+        if entry.type == "compaction":
+            kept = entry.first_kept_entry_id
+            if kept is not None:
+                for j, candidate in enumerate(path):
+                    if candidate.id == kept:
+                        return j
+            return i + 1
+    return 0
+
+
 def find_cut_point(
     path: Sequence[Entry], keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS, *, boundary_start: int | None = None
 ) -> CutPoint:
-    """pi's ``findCutPoint`` over the path after the previous compaction.
+    """pi's ``findCutPoint`` over the path from the previous compaction's kept messages on.
 
-    Walks back from the leaf summing pi's per-message estimates until ``keep_recent_tokens`` is reached, then
-    cuts at the first valid cut point at or after that entry (never at a tool result) and extends back over
-    settings entries. If the budget is never reached, the cut is the first cut point: nothing is summarized.
+    The search starts at the previous compaction's ``firstKeptEntryId`` when that entry is on the path (pi
+    re-summarizes the messages an earlier compaction kept), else just after that compaction, else at the root
+    (:func:`cut_boundary`). Walks back from the leaf summing pi's per-message estimates until
+    ``keep_recent_tokens`` is reached, then cuts at the first valid cut point at or after that entry (never at a
+    tool result) and extends back over settings entries. If the budget is never reached, the cut is the first
+    cut point: nothing is summarized.
     """
     if boundary_start is None:
-        boundary_start = 0
-        for i in range(len(path) - 1, -1, -1):
-            if path[i].type == "compaction":
-                boundary_start = i + 1
-                break
+        boundary_start = cut_boundary(path)
     end = len(path)
     cut_points = [i for i in range(boundary_start, end) if _is_cut_point(path[i])]
     if not cut_points:

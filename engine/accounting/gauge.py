@@ -61,8 +61,10 @@ class GaugeReading:
     """Context tokens, ``None`` when unknown after a compaction."""
     window: ContextWindow
     compaction_line: int
-    """Tokens above which the agent compacts on its own (``window − reserve``)."""
+    """Tokens above which the agent compacts on its own (``window − reserve``); the window when it never does."""
     markers: tuple[Marker, ...] = field(default=())
+    compaction_enabled: bool = True
+    """False when the agent's auto-compaction is switched off (pi's ``compaction.enabled``)."""
 
     @property
     def utilization(self) -> float | None:
@@ -105,22 +107,30 @@ def compaction_line(window: int, *, reserve_tokens: int = PI_RESERVE_TOKENS, res
 
 
 def read_gauge(
-    tokens: int | None, window: ContextWindow, *, thresholds: Thresholds = Thresholds(), reserve_floor: int = 0
+    tokens: int | None,
+    window: ContextWindow,
+    *,
+    thresholds: Thresholds = Thresholds(),
+    reserve_floor: int = 0,
+    compaction_enabled: bool = True,
 ) -> GaugeReading:
-    """Place ``tokens`` on the gauge of ``window`` with every marker."""
+    """Place ``tokens`` on the gauge of ``window`` with every marker (no compaction marker when it is disabled)."""
     size = window.tokens
-    line = compaction_line(size, reserve_tokens=thresholds.reserve_tokens, reserve_floor=reserve_floor)
     markers = [
         Marker("gauge", thresholds.gauge, round(size * thresholds.gauge)),
         Marker("checkpoint", thresholds.checkpoint, round(size * thresholds.checkpoint)),
         *(Marker(f"flush-{round(f * 100)}", f, round(size * f)) for f in thresholds.flush),
-        Marker("compaction", line / size if size else 0.0, line),
     ]
-    margin_tokens = line - round(size * thresholds.pre_compaction_margin)
-    if margin_tokens > 0:
-        markers.append(Marker("pre-compaction", margin_tokens / size, margin_tokens))
+    if compaction_enabled:
+        line = compaction_line(size, reserve_tokens=thresholds.reserve_tokens, reserve_floor=reserve_floor)
+        markers.append(Marker("compaction", line / size if size else 0.0, line))
+        margin_tokens = line - round(size * thresholds.pre_compaction_margin)
+        if margin_tokens > 0:
+            markers.append(Marker("pre-compaction", margin_tokens / size, margin_tokens))
+    else:
+        line = size
     markers.sort(key=lambda m: m.tokens)
-    return GaugeReading(tokens, window, line, tuple(markers))
+    return GaugeReading(tokens, window, line, tuple(markers), compaction_enabled)
 
 
 def format_tokens(tokens: int) -> str:

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -25,6 +25,8 @@ __all__ = [
     "agent_estimate",
     "measure_context",
     "message_tokens",
+    "pi_estimate",
+    "pi_estimate_known",
     "text_of",
 ]
 
@@ -57,7 +59,7 @@ class ContextTokens:
     agent_estimate: int
     """pi's ``estimateContextTokens``: usage + ``ceil(chars/4)`` of later messages."""
     agent_estimate_known: bool
-    """False where pi's ``getContextUsage`` reports null (compaction with no usage after it)."""
+    """False where pi's ``getContextUsage`` reports null (:func:`pi_estimate_known`)."""
 
 
 def text_of(message: ContextMessage, obj: Mapping[str, Any]) -> tuple[str, int]:
@@ -86,8 +88,10 @@ def message_tokens(
     cache: TokenCache | None = None,
 ) -> int:
     """Tokens of one context message by the best offline tokenizer, cached per entry."""
-    counter = counter or get_counter()
     entry = message.entry
+    if not message.sent:
+        return 0  # on pi's list but never sent to the model (a ``!!`` command, an unknown role)
+    counter = counter or get_counter()
     key = (entry.offset, entry.length, message.role)
     if cache is not None and key in cache:
         return cache[key]
@@ -98,25 +102,42 @@ def message_tokens(
     return tokens
 
 
+def pi_estimate(context: Sequence[Entry]) -> int:
+    """pi's ``estimateContextTokens``: the newest usage (zero counts, aborted/error skipped) + ``ceil(chars/4)`` after.
+
+    Args:
+        context: the context entries in context order, the compaction entry standing for its summary. A suffix
+            that holds the newest usage gives the same figure (the tail scan relies on it).
+    """
+    for i in range(len(context) - 1, -1, -1):
+        entry = context[i]
+        if entry.has_pi_usage:
+            assert entry.usage is not None
+            return entry.usage.context_tokens + sum(e.pi_tokens for e in context[i + 1 :])
+    return sum(e.pi_tokens for e in context)
+
+
+def pi_estimate_known(after_compaction: Sequence[Entry] | None) -> bool:
+    """Whether pi's ``getContextUsage`` has a figure: only the newest non-aborted, non-error assistant after the
+    latest compaction counts, and its usage must be above zero.
+
+    Args:
+        after_compaction: the path entries after the latest compaction (a suffix holding that assistant will do);
+            ``None`` when there is no compaction on the path (always known).
+    """
+    if after_compaction is None:
+        return True
+    for entry in reversed(after_compaction):
+        if entry.role == "assistant" and entry.stop_reason not in ("aborted", "error"):
+            return entry.usage is not None and entry.usage.context_tokens > 0
+    return False
+
+
 def agent_estimate(view: ContextView) -> tuple[int, bool]:
     """pi's ``estimateContextTokens`` over the context messages, and whether pi would call it known."""
-    messages = view.messages
-    last = -1
-    for i in range(len(messages) - 1, -1, -1):
-        if messages[i].role == "assistant" and messages[i].entry.has_pi_usage:
-            last = i
-            break
-    if last < 0:
-        total = sum(m.entry.pi_tokens for m in messages)
-    else:
-        usage = messages[last].entry.usage
-        assert usage is not None
-        total = usage.context_tokens + sum(m.entry.pi_tokens for m in messages[last + 1 :])
-    known = True
-    if view.compaction is not None:
-        after = view.path[view.compaction_index + 1 :]
-        known = any(e.has_valid_usage for e in after)
-    return total, known
+    estimate = pi_estimate([m.entry for m in view.messages])
+    after = view.path[view.compaction_index + 1 :] if view.compaction is not None else None
+    return estimate, pi_estimate_known(after)
 
 
 def measure_context(
@@ -142,7 +163,7 @@ def measure_context(
         return ContextTokens(
             None, "unknown-after-compaction", None, None, 0, 0, counter.method, estimate, estimate_known
         )
-    trailing = messages[last + 1 :]
+    trailing = [m for m in messages[last + 1 :] if m.sent]
     trailing_tokens = sum(message_tokens(m, source, counter=counter, cache=cache) for m in trailing)
     if last < 0:
         return ContextTokens(

@@ -1,7 +1,8 @@
 """Context-window resolution, always labelled with where the number came from (docs/context-accounting.md, Window).
 
 Order: the store's ``contextTokens`` (OpenClaw ``sessions.json`` / SQLite ``entry_json``), then config
-overrides, then the model table below, then 200,000 (OpenClaw's ``DEFAULT_CONTEXT_TOKENS``).
+overrides, then the agent's own model settings (pi's models.json, docs/pi.md), then the model table below, then
+200,000 (OpenClaw's ``DEFAULT_CONTEXT_TOKENS``).
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ class ContextWindow:
 
     tokens: int
     source: str
-    """``store`` (sessions.json / SQLite), ``config``, ``model-table:<pattern>`` or ``default``."""
+    """``store`` (sessions.json / SQLite), ``config``, the agent's file (``pi models.json (<path>)``),
+    ``model-table`` or ``default``."""
 
 
 def window_for_model(model: str | None) -> tuple[int, str] | None:
@@ -62,6 +64,7 @@ def resolve_context_window(
     store_context_tokens: object = None,
     model: str | None = None,
     overrides: Mapping[str, int] | None = None,
+    agent_window: tuple[int, str] | None = None,
 ) -> ContextWindow:
     """Pick the context window for a session by the precedence in the module docstring.
 
@@ -69,6 +72,7 @@ def resolve_context_window(
         store_context_tokens: ``contextTokens`` from the session store, if any (validated here).
         model: the session's current model id.
         overrides: config ``context_windows``: model id (exact, case-insensitive) or ``"*"`` → tokens.
+        agent_window: the window the agent's own configuration gives the model, and where it came from.
     """
     if isinstance(store_context_tokens, int) and not isinstance(store_context_tokens, bool) and (
         store_context_tokens > 0
@@ -80,6 +84,8 @@ def resolve_context_window(
             return ContextWindow(lowered[model.lower()], "config")
         if "*" in lowered:
             return ContextWindow(lowered["*"], "config")
+    if agent_window is not None:
+        return ContextWindow(agent_window[0], agent_window[1])
     found = window_for_model(model)
     if found is not None:
         return ContextWindow(found[0], "model-table")

@@ -172,7 +172,9 @@ class CompactionPlan:
             "firstKeptEntryId": self.first_kept_entry_id,
             "tokensBefore": self.tokens_before_estimate,
             "details": {"readFiles": list(self.read_files), "modifiedFiles": list(self.modified_files)},
-            "fromHook": True,
+            # false: pi carries details.readFiles/modifiedFiles forward only from compactions it did not get from
+            # an extension (docs/pi.md), and ctxscope's lists must survive pi's next compaction.
+            "fromHook": False,
         }
 
     def entries(self) -> list[dict[str, Any]]:
@@ -216,13 +218,16 @@ class CompactionPlan:
             "focus": self.focus,
             "controller": self.controller,
             "leaf_id": self.leaf_id,
-            "cut_point": {
+            # null where pi's prepareCompaction returns nothing (the path already ends on a compaction).
+            "cut_point": None if self.first_kept_entry_id is None else {
                 "first_kept_entry_id": self.first_kept_entry_id,
                 "first_kept_line": self.first_kept_line,
                 "split_turn": self.split_turn,
                 "turn_start_entry_id": self.turn_start_entry_id,
                 "keep_recent_tokens": self.keep_recent_tokens,
+                "tokens_before": self.tokens_before_estimate,
             },
+            "keep_recent_tokens": self.keep_recent_tokens,
             "messages": {"summarized": self.messages_summarized, "kept": self.messages_kept},
             "tokens": {
                 "method": self.token_method,

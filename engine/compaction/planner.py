@@ -1,12 +1,10 @@
 """Layered compaction planning (docs/compaction.md): pure, deterministic, no writes.
 
-:func:`plan_compaction` cuts the context by pi's rules (:func:`~engine.accounting.context.find_cut_point`: boundary
-after the
-previous compaction, never at a tool result, split turns) with the layer's protected budget, builds the layer's
-summary (:mod:`~engine.compaction.summarizer`), and measures tokens before → after with the engine's tokenizer.
-Everything
-in the context before the cut is folded into the new summary: the previous summary, the messages it kept, and
-the new span — pi itself drops the previously kept messages, which loses them.
+:func:`plan_compaction` cuts the context by pi's rules (:func:`~engine.accounting.context.find_cut_point`: the
+search starts at the previous compaction's first kept entry, never cuts at a tool result, splits turns) with the
+layer's protected budget, builds the layer's summary (:mod:`~engine.compaction.summarizer`), and measures tokens
+before → after with the engine's tokenizer. Everything in the context before the cut is folded into the new
+summary: the previous summary, the messages it kept, and the new span, as pi 0.63.1 and later do (docs/pi.md).
 
 Layer choice (:func:`select_compaction_layer`): the original loop tries prune → summarize → full and returns the
 first match, so ``full`` could never win; ctxscope takes ``full`` at its trigger, else ``prune`` when tool
@@ -230,11 +228,13 @@ def plan_compaction(
     has_cut = first < len(path) and path[first].id is not None and path[-1].type != "compaction"
     summarized = [m for m in view.messages if has_cut and m.path_index < first]
     kept = [m for m in view.messages if not has_cut or m.path_index >= first]
-    new_material = [m for m in summarized if m.path_index >= cut.boundary_start]
+    # pi's messagesToSummarize and turn prefix: the messages from the boundary on, the previous summary aside.
+    new_material = [m for m in summarized if m.path_index >= cut.boundary_start and m.role != "compactionSummary"]
     if path and path[-1].type == "compaction":
         blocked.append("nothing to compact: the session already ends on a compaction (pi: \"Already compacted\")")
     elif not new_material:
-        since = sum(m.entry.pi_tokens for m in view.messages if m.path_index >= cut.boundary_start)
+        since = sum(m.entry.pi_tokens for m in view.messages
+                    if m.path_index >= cut.boundary_start and m.role != "compactionSummary")
         where = "since the last compaction" if view.compaction is not None else "in the context"
         blocked.append(f"nothing to compact: the {since:,} tokens {where} fit in the protected budget of {budget:,}; "
                        "pass --keep-recent with a smaller budget to compact anyway")
@@ -244,7 +244,8 @@ def plan_compaction(
     join_counts = _count_tokens_in_background(list(view.messages), objects, counter, cache)
     # Derivations read redacted objects; the token counts above and below read the transcript as it is.
     redacted = redacted_loader(objects)
-    span = build_span(summarized, redacted, pins_on_path(path, settings.pinned))
+    # Messages pi never sends (``!!`` commands, unknown roles) are not summarized either.
+    span = build_span([m for m in summarized if m.sent], redacted, pins_on_path(path, settings.pinned))
     turn_start = None
     if cut.is_split_turn and has_cut:
         turn_start = next((i for i, s in enumerate(span) if s.message.path_index >= cut.turn_start_index), None)
@@ -318,8 +319,9 @@ def plan_compaction(
         leaf_id=view.leaf.id if view.leaf else None,
         first_kept_entry_id=first_kept.id if first_kept else None,
         first_kept_line=first_kept.line_no if first_kept else None,
-        split_turn=turn_start is not None,
-        turn_start_entry_id=path[cut.turn_start_index].id if turn_start is not None else None,
+        # pi's flag, also when the cut lands on its own turn start (an empty prefix): inspect reports the same.
+        split_turn=cut.is_split_turn and has_cut,
+        turn_start_entry_id=path[cut.turn_start_index].id if cut.is_split_turn and has_cut else None,
         keep_recent_tokens=budget,
         messages_summarized=len(summarized),
         messages_kept=len(kept),

@@ -191,9 +191,9 @@ def file_operations(
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """pi's ``(readFiles, modifiedFiles)`` for a compaction: read-only files and modified files, each sorted.
 
-    ``previous_details`` is the previous compaction's ``details``; pi merges it only for its own
-    (``fromHook: false``) entries, but OpenClaw's safeguard and ctxscope both write ``fromHook: true`` with the
-    same shape, so any well-formed ``details`` is merged, or the lists would be lost at the next compaction.
+    ``previous_details`` is the previous compaction's ``details``; pi merges it only for entries without
+    ``fromHook: true`` (ctxscope writes ``false`` for that reason), but OpenClaw's safeguard writes ``true`` with
+    the same shape, so any well-formed ``details`` is merged here, or its lists would be lost.
     """
     read: set[str] = set(_paths(previous_details, "readFiles"))
     modified: set[str] = set(_paths(previous_details, "modifiedFiles"))

@@ -61,6 +61,9 @@ class Config:
     """The sidecar writes checkpoints on its triggers (``ctxscope tui --no-auto-checkpoints`` turns it off too)."""
     metrics: MetricsSettings = MetricsSettings()
     """What ``ctxscope watch --metrics`` exports (``docs/fleet.md``)."""
+    explicit: frozenset[str] = frozenset()
+    """Top-level keys the config file or environment set (``reserve_tokens`` also for ``thresholds.reserve_tokens``):
+    where they are set, they win over the agent's own settings (pi's settings.json)."""
 
     def reserve_floor_for(self, fmt: str) -> int:
         """The reserve floor for a session of format ``fmt``."""
@@ -88,6 +91,10 @@ def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
     warnings = list(config.warnings)
     thresholds = config.thresholds
     changes: dict[str, Any] = {}
+    explicit = set(config.explicit) | {str(k) for k in data}
+    thresholds_data = data.get("thresholds")
+    if isinstance(thresholds_data, Mapping) and "reserve_tokens" in thresholds_data:
+        explicit.add("reserve_tokens")
     for key, value in data.items():
         if key == "thresholds":
             if not isinstance(value, Mapping):
@@ -143,7 +150,7 @@ def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
             warnings += [f"{origin}: {note}" for note in notes]
         else:
             warnings.append(f"{origin}: unknown key {key} (ignored)")
-    return replace(config, thresholds=thresholds, warnings=tuple(warnings), **changes)
+    return replace(config, thresholds=thresholds, warnings=tuple(warnings), explicit=frozenset(explicit), **changes)
 
 
 def _read_yaml(path: Path) -> Any:

@@ -35,6 +35,8 @@ def serialize_messages(messages: Iterable[ContextMessage], load: Loader) -> tupl
     previous: str | None = None
     load = redacted_loader(load)
     for message in messages:
+        if not message.sent:
+            continue  # pi's convertToLlm drops them from the summary request too
         parts = message_parts(message, load(message.entry))
         if parts.role == "compactionSummary":
             previous = parts.text

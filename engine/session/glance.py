@@ -13,26 +13,33 @@ take well under a second.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.accounting.gauge import GaugeReading, read_gauge
-from engine.accounting.windows import ContextWindow, resolve_context_window
+from engine.accounting.gauge import GaugeReading
+from engine.accounting.windows import ContextWindow
 from engine.config.loader import Config
-from engine.fs.byte_count import count_in_file
+from engine.fs.byte_count import find_in_file
+from engine.session.agent_limits import AgentLimits, agent_limits
 from engine.session.quick_gauge import QuickGauge, quick_context_tokens
 from engine.stores.source import SessionSource
 from engine.stores.timestamps import parse_iso
+from engine.stores.transcript import header_version, read_header
 
 __all__ = ["COUNT_LIMIT_BYTES", "Glance", "glance_session"]
 
 COUNT_LIMIT_BYTES = 256 << 20
 """Files larger than this are not scanned for compactions when the store has no count (``None`` instead)."""
-_COMPACTION = b'\n{"type":"compaction","id":"'
-"""A compaction line as pi and OpenClaw write it (``type`` then ``id``, JSON.stringify order). The longer the
-needle, the further the byte search skips: this one counts 400 MB in ~60 ms where ``"compaction"`` takes
-130 ms. A writer that orders keys differently is missed here; ``status --full`` parses every line."""
+_KEPT_KEY = b'"firstKeptEntryId"'
+"""The one key every compaction line carries, whatever the writer's whitespace (v1 files: :data:`_KEPT_KEY_V1`).
+A long needle lets the byte search skip about as far as a whole pi-style line prefix would; an escaped copy inside
+a message's text (``\\"firstKeptEntryId\\"``) is told apart by its backslash."""
+_KEPT_KEY_V1 = b'"firstKeptEntryIndex"'
+_COMPACTION_LINE = re.compile(rb'\s*\{\s*"type"\s*:\s*"compaction"\s*[,}]')
+"""The start of a compaction line: ``type`` first, as pi, OpenClaw and our own writers order it."""
+_LINE_PROBE = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +56,12 @@ class Glance:
     last_activity: datetime | None
     version: int
     headerless: bool
+    limits: AgentLimits | None = None
+
+    @property
+    def is_session(self) -> bool:
+        """False for a file with no header and no entry (empty, or no JSON object at all): pi calls it invalid."""
+        return not self.headerless or self.quick.leaf_id is not None
 
     @property
     def compactions(self) -> int | None:
@@ -72,8 +85,10 @@ class Glance:
             "context_tokens_source": self.quick.source,
             "token_method": self.quick.method,
             "agent_estimate": self.quick.agent_estimate,
+            "agent_estimate_known": self.quick.agent_estimate_known,
             "utilization": None if util is None else round(util, 4),
-            "compaction_threshold_tokens": self.gauge.compaction_line,
+            "compaction_threshold_tokens": self.gauge.compaction_line if self.gauge.compaction_enabled else None,
+            "compaction_threshold_source": self.limits.line_source if self.limits else None,
             "gauge_level": self.gauge.level,
             "gauge_line": self.gauge.line(),
             "compactions": self.compactions,
@@ -84,17 +99,45 @@ class Glance:
             "malformed_lines": None,
             "version": self.version,
             "headerless": self.headerless,
+            "pi_loadable": self.quick.pi_loadable,
             "scan": "tail",
         }
 
 
-def _count_compactions(fd: int, size: int, *, headerless: bool) -> int | None:
-    """Compaction lines in the first ``size`` bytes of ``fd``, or ``None`` past :data:`COUNT_LIMIT_BYTES`."""
+def _count_compactions(fd: int, size: int, *, version: int = 3) -> int | None:
+    """Compaction lines in the first ``size`` bytes of ``fd``, or ``None`` past :data:`COUNT_LIMIT_BYTES`.
+
+    Each hit of :data:`_KEPT_KEY` is checked against the start of its line (JSON whitespace anywhere), so a file
+    written with ``": "`` counts like one written by ``JSON.stringify``.
+    """
     if size > COUNT_LIMIT_BYTES:
         return None
-    # The needle starts at a newline: only a header-less file can open with a compaction, with none before it.
-    first = headerless and os.pread(fd, len(_COMPACTION) - 1, 0) == _COMPACTION[1:]
-    return count_in_file(fd, _COMPACTION, size) + first
+    count = 0
+    counted_line = -1
+    for hit in find_in_file(fd, _KEPT_KEY_V1 if version == 1 else _KEPT_KEY, size):
+        if hit > 0 and os.pread(fd, 1, hit - 1) == b"\\":
+            continue
+        start = _line_start(fd, hit)
+        if start == counted_line:
+            continue
+        head = os.pread(fd, min(_LINE_PROBE, hit - start), start).removeprefix(b"\xef\xbb\xbf")
+        if _COMPACTION_LINE.match(head):
+            count += 1
+            counted_line = start
+    return count
+
+
+def _line_start(fd: int, pos: int) -> int:
+    """Offset of the first byte of the line holding ``pos``."""
+    end = pos
+    while end > 0:
+        begin = max(0, end - _LINE_PROBE)
+        chunk = os.pread(fd, end - begin, begin)
+        newline = chunk.rfind(b"\n")
+        if newline >= 0:
+            return begin + newline + 1
+        end = begin
+    return 0
 
 
 def glance_session(source: SessionSource, config: Config | None = None) -> Glance:
@@ -111,20 +154,19 @@ def glance_session(source: SessionSource, config: Config | None = None) -> Glanc
     fd = os.open(source.path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         stat = os.fstat(fd)
-        quick = quick_context_tokens(fd)
-        compactions_in_file = _count_compactions(fd, stat.st_size, headerless=quick.headerless)
+        header = read_header(fd)
+        compactions_in_file = _count_compactions(fd, stat.st_size, version=header_version(header))
+        quick = quick_context_tokens(fd, compactions_possible=compactions_in_file != 0, header=header)
     finally:
         os.close(fd)
     store = source.store_entry or {}
-    model = quick.model
+    model, provider = quick.model, quick.provider
     if model is None and isinstance(store.get("model"), str):
         model = store["model"]
-    window = resolve_context_window(
-        store_context_tokens=store.get("contextTokens"), model=model, overrides=config.context_windows
-    )
-    gauge = read_gauge(
-        quick.tokens, window, thresholds=config.thresholds, reserve_floor=config.reserve_floor_for(source.format)
-    )
+        provider = store.get("modelProvider") if isinstance(store.get("modelProvider"), str) else None
+    limits = agent_limits(source, config, model=model, provider=provider, cwd=quick.cwd)
+    window = limits.window
+    gauge = limits.gauge(quick.tokens, config)
     count = store.get("compactionCount")
     store_count = count if isinstance(count, int) and not isinstance(count, bool) else None
     last = parse_iso(quick.leaf_timestamp) or datetime.fromtimestamp(stat.st_mtime, UTC)
@@ -139,4 +181,5 @@ def glance_session(source: SessionSource, config: Config | None = None) -> Glanc
         last_activity=last,
         version=quick.version,
         headerless=quick.headerless,
+        limits=limits,
     )

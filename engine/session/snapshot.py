@@ -12,10 +12,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.accounting.context import ContextView, build_context, context_from_path
-from engine.accounting.gauge import GaugeReading, read_gauge
+from engine.accounting.gauge import GaugeReading
 from engine.accounting.measure import ContextTokens, ObjectSource, measure_context
-from engine.accounting.windows import ContextWindow, resolve_context_window
+from engine.accounting.windows import ContextWindow
 from engine.config.loader import Config
+from engine.session.agent_limits import AgentLimits, agent_limits
 from engine.stores.entries import Entry
 from engine.stores.reader import SessionReader, open_reader
 from engine.stores.source import SessionSource
@@ -48,6 +49,12 @@ class SessionSnapshot:
     headerless: bool
     revision: int
     """Increases on every refresh that read something new; lets UIs skip redundant renders."""
+    limits: AgentLimits | None = None
+    """The agent's window, compaction line and keep-recent budget with their origins."""
+    pi_loadable: bool = True
+    """pi would load the file as is: its first entry is a session header with an id (docs/pi.md)."""
+    is_session: bool = True
+    """False for a file with no header and no entry (empty, or no JSON object at all): pi calls it invalid."""
 
     @property
     def key(self) -> str:
@@ -80,7 +87,8 @@ class SessionSnapshot:
             "agent_estimate": self.tokens.agent_estimate,
             "agent_estimate_known": self.tokens.agent_estimate_known,
             "utilization": None if self.utilization is None else round(self.utilization, 4),
-            "compaction_threshold_tokens": self.gauge.compaction_line,
+            "compaction_threshold_tokens": self.gauge.compaction_line if self.gauge.compaction_enabled else None,
+            "compaction_threshold_source": self.limits.line_source if self.limits else None,
             "gauge_level": self.gauge.level,
             "gauge_line": self.gauge.line(),
             "compactions": self.compactions,
@@ -93,6 +101,7 @@ class SessionSnapshot:
             "malformed_lines": [{"line": b.line_no, "reason": b.reason} for b in self.malformed_lines],
             "version": self.version,
             "headerless": self.headerless,
+            "pi_loadable": self.pi_loadable,
         }
 
 
@@ -168,12 +177,12 @@ class SessionFollower:
         store = source.store_entry or {}
         if not model and isinstance(store.get("model"), str):
             model, provider = store.get("model"), store.get("modelProvider")
-        window = resolve_context_window(
-            store_context_tokens=store.get("contextTokens"), model=model, overrides=config.context_windows
-        )
-        gauge = read_gauge(
-            tokens.tokens, window, thresholds=config.thresholds, reserve_floor=config.reserve_floor_for(source.format)
-        )
+        header = reader.header
+        cwd = header.get("cwd") if header is not None else None
+        limits = agent_limits(source, config, model=model, provider=provider if isinstance(provider, str) else None,
+                              cwd=cwd if isinstance(cwd, str) else None)
+        window = limits.window
+        gauge = limits.gauge(tokens.tokens, config)
         last = reader.entries[-1].timestamp if reader.entries else None
         last_activity = parse_iso(last)
         if last_activity is None and reader.mtime is not None:
@@ -195,6 +204,9 @@ class SessionFollower:
             version=reader.parser.version,
             headerless=reader.parser.headerless,
             revision=self._revision,
+            limits=limits,
+            pi_loadable=header is not None and isinstance(header.get("id"), str),
+            is_session=header is not None or view.leaf is not None,
         )
 
 

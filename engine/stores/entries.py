@@ -32,6 +32,8 @@ IMAGE_CHARS = 4800
 CONTEXT_ROLES = frozenset(
     {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
 )
+"""The roles pi converts into a model message (``convertToLlm``). A message with any other role (a v3
+``hookMessage``, a role pi does not know) still sits in pi's context list, with 0 tokens, but is never sent."""
 
 FALLBACK_SUMMARY_PREFIX = "Summary unavailable due to context limits"
 
@@ -83,8 +85,8 @@ class Entry(NamedTuple):
     parent_id: str | None
     timestamp: str | None
     role: str | None = None
-    """Context role when the entry reaches the model: a message role, ``custom`` for ``custom_message``,
-    ``branchSummary`` for ``branch_summary``; ``None`` otherwise."""
+    """Context role when the entry is on pi's context list: the message's role (whatever it is), ``custom`` for
+    ``custom_message``, ``branchSummary`` for ``branch_summary``; ``None`` otherwise."""
     chars: int = 0
     """pi's character measure of the message (UTF-16 units, images as 4,800); 0 outside the context."""
     usage: Usage | None = None
@@ -110,8 +112,13 @@ class Entry(NamedTuple):
 
     @property
     def in_context(self) -> bool:
-        """Whether this entry would be sent to the model when it is on the context path."""
-        return self.role is not None and not self.excluded
+        """Whether this entry is on pi's context list when it is on the context path (sent or not, see docs/pi.md)."""
+        return self.role is not None
+
+    @property
+    def sent(self) -> bool:
+        """Whether pi sends this context entry to the model: a known role, and not a ``!!`` command."""
+        return self.role in CONTEXT_ROLES and not self.excluded
 
     @property
     def pi_tokens(self) -> int:
@@ -219,7 +226,7 @@ def message_chars(message: Mapping[str, Any]) -> int:
                 elif kind == "toolCall":
                     total += utf16_len(_str(block.get("name")) or "") + _json_chars(block.get("arguments", {}))
         return total
-    if role in ("custom", "toolResult", "hookMessage"):
+    if role in ("custom", "toolResult"):
         return _blocks_chars(content, images=True)
     if role == "bashExecution":
         return utf16_len(_str(message.get("command")) or "") + utf16_len(_str(message.get("output")) or "")
@@ -324,11 +331,9 @@ def _message_entry(base: _Base, message: dict[str, Any]) -> Entry:
         )
     if role == "user":
         return Entry(*base, "user", _blocks_chars(get("content"), images=False))
-    if role == "hookMessage":  # v2 name of the custom role (docs/formats.md, Versions and migration)
-        role = "custom"
-        message = {**message, "role": "custom"}
     if role not in CONTEXT_ROLES:
-        return Entry(*base)
+        # On pi's context list with 0 tokens, never sent (a v1/v2 hookMessage was renamed to custom by the parser).
+        return Entry(*base, role=_name(role))
     return Entry(
         *base,
         role=role,

@@ -7,8 +7,8 @@ one line with ``os.pread`` when its content is needed.
 
 Legacy files are read as pi would see them after migration, in memory only (docs/formats.md, Versions and
 migration): v1 entries get deterministic ids (``v1-<line>``) chained to the previous entry and
-``firstKeptEntryIndex`` becomes ``firstKeptEntryId``; the v2 role ``hookMessage`` reads as ``custom``. Nothing is
-ever written back.
+``firstKeptEntryIndex`` becomes ``firstKeptEntryId``; in v1 and v2 files the role ``hookMessage`` reads as
+``custom`` (a v3 file keeps it, as pi does: docs/pi.md). Nothing is ever written back.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ __all__ = [
     "TranscriptReader",
     "header_version",
     "last_leaf",
+    "migrate_v2_role",
     "read_header",
     "read_transcript",
 ]
@@ -115,6 +116,8 @@ class EntryParser:
                 self.headerless = True
         if self.version == 1 and obj.get("type") != "session":
             obj = self._migrate_v1(obj, line_no)
+        if self.version < 3:
+            obj = migrate_v2_role(obj)
         return entry_from_object(obj, line_no=line_no, offset=offset, length=length)
 
     def _migrate_v1(self, obj: dict[str, Any], line_no: int) -> dict[str, Any]:
@@ -131,6 +134,17 @@ class EntryParser:
             self._v1_ids.append(None)  # the header occupies index 0
         self._v1_ids.append(migrated["id"])
         return migrated
+
+
+def migrate_v2_role(obj: dict[str, Any]) -> dict[str, Any]:
+    """pi's v2→v3 migration of one entry: the message role ``hookMessage`` becomes ``custom``.
+
+    Only files below version 3 are migrated; in a v3 file pi leaves ``hookMessage`` as it is (docs/pi.md).
+    """
+    message = obj.get("message")
+    if obj.get("type") == "message" and isinstance(message, Mapping) and message.get("role") == "hookMessage":
+        return {**obj, "message": {**message, "role": "custom"}}
+    return obj
 
 
 def _reason(exc: orjson.JSONDecodeError) -> str:
@@ -317,16 +331,13 @@ class TranscriptReader(EntryLog):
             raise TranscriptError(f"line {entry.line_no} of {self.path} could not be re-read: {exc}") from exc
         if not isinstance(obj, dict):
             raise TranscriptError(f"line {entry.line_no} of {self.path} is no longer an object")
-        return _with_identity(obj, entry)
+        return _with_identity(obj, entry, self.parser.version)
 
 
-def _with_identity(obj: dict[str, Any], entry: Entry) -> dict[str, Any]:
+def _with_identity(obj: dict[str, Any], entry: Entry, version: int) -> dict[str, Any]:
     if entry.id is not None and obj.get("id") != entry.id:
         obj = {**obj, "id": entry.id, "parentId": entry.parent_id}
-    message = obj.get("message")
-    if isinstance(message, Mapping) and message.get("role") == "hookMessage":
-        obj = {**obj, "message": {**message, "role": "custom"}}
-    return obj
+    return migrate_v2_role(obj) if version < 3 else obj
 
 
 def read_transcript(path: Path) -> TranscriptReader:

@@ -70,7 +70,7 @@ def test_plan_cuts_by_pi_rules_and_keeps_the_protected_tail(tmp_path: Path) -> N
     assert plan.tokens_after < plan.tokens_before
     assert plan.tokens_before == plan.tokens_summarized + plan.tokens_kept
     assert plan.compaction_entry()["firstKeptEntryId"] == plan.first_kept_entry_id
-    assert plan.compaction_entry()["fromHook"] is True
+    assert plan.compaction_entry()["fromHook"] is False  # pi keeps its file lists (issue 11 #7)
     assert plan.compaction_entry()["tokensBefore"] == follower.snapshot.tokens.agent_estimate  # type: ignore[union-attr]
 
 

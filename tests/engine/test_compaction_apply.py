@@ -75,7 +75,7 @@ def test_every_live_v3_fixture_is_compacted_by_appending_one_entry(tmp_path: Pat
         assert entry["parentId"] == old_leaf == result.parent_id
         assert entry["id"] == result.entry_ids[0]
         assert entry["firstKeptEntryId"] == plan.first_kept_entry_id
-        assert entry["summary"] == plan.summary and entry["fromHook"] is True
+        assert entry["summary"] == plan.summary and entry["fromHook"] is False
         assert entry["details"] == {"readFiles": list(plan.read_files), "modifiedFiles": list(plan.modified_files)}
         view, _ = context_of(copy)
         assert view.leaf is not None and view.leaf.id == entry["id"]

@@ -103,7 +103,7 @@ def test_every_entry_type_is_read_with_its_metadata(tmp_path: Path) -> None:
     assert by_id["a1"].tool_calls == ("read",)
     assert by_id["r1"].role == "toolResult"
     assert by_id["b1"].role == "bashExecution" and by_id["b1"].chars == len("ls") + len("a b")
-    assert by_id["b2"].excluded and not by_id["b2"].in_context
+    assert by_id["b2"].excluded and by_id["b2"].in_context and not by_id["b2"].sent
     assert by_id["c1"].custom_type == "model-snapshot" and not by_id["c1"].in_context
     assert by_id["cm1"].role == "custom" and by_id["cm1"].display is False
     assert by_id["l1"].target_id == "u1" and by_id["l1"].label == "pin"
@@ -119,6 +119,7 @@ def test_every_entry_type_is_read_with_its_metadata(tmp_path: Path) -> None:
         "a1",
         "r1",
         "b1",
+        "b2",  # excluded from the request, but on pi's context list (issue 11 #2)
         "cm1",
         "branch_summary:bs1",
     ]

@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from engine.accounting.context import find_cut_point
+from engine.accounting.context import CutPoint, find_cut_point
 from engine.accounting.gauge import format_tokens
 from engine.accounting.measure import message_tokens
 from engine.config.loader import Config
 from engine.session.glance import glance_session
+from engine.session.pi_tree import entry_rows, labels, pi_model, session_tree, thinking_level
 from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
 from engine.stores.source import SessionSource
 from engine.stores.transcript import TranscriptError
@@ -35,6 +36,8 @@ def _status_row(row: dict[str, Any]) -> list[str]:
         flags.append(f"{len(row['malformed_lines'])} bad lines")
     if row["headerless"]:
         flags.append("headerless")
+    if not row.get("pi_loadable", True):
+        flags.append("pi will not load it")
     if row["version"] < 3:
         flags.append(f"v{row['version']}")
     if row["kind"] == "archive":
@@ -61,13 +64,27 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+class NotASessionError(TranscriptError):
+    """The file holds no session header and no entry: pi calls it invalid, and so does ctxscope."""
+
+
+def _not_a_session(source: SessionSource) -> NotASessionError:
+    return NotASessionError(f"{source.path} is not a session: no session header and no entry (pi would not load it)")
+
+
 def _status_of(source: SessionSource, config: Config, full: bool) -> dict[str, Any]:
-    if full or source.in_database:
+    glance = None if full or source.in_database else glance_session(source, config)
+    if glance is None or glance.quick.needs_full:
         # Imported here: the default tail path never indexes a whole file (docs/architecture.md, Performance).
         from engine.session.snapshot import SessionFollower
 
-        return {**SessionFollower(source, config).refresh().to_status(), "scan": "full"}
-    return glance_session(source, config).to_status()
+        snapshot = SessionFollower(source, config).refresh()
+        if not snapshot.is_session:
+            raise _not_a_session(source)
+        return {**snapshot.to_status(), "scan": "full"}
+    if not glance.is_session:
+        raise _not_a_session(source)
+    return glance.to_status()
 
 
 def status(args: argparse.Namespace, config: Config) -> int:
@@ -84,6 +101,8 @@ def status(args: argparse.Namespace, config: Config) -> int:
     for source in discovery.sessions:
         try:
             rows.append(_status_of(source, config, args.full))
+        except NotASessionError as exc:
+            print(f"ctxscope: {exc}", file=sys.stderr)
         except (TranscriptError, OSError) as exc:
             failed = True
             print(f"ctxscope: {source.path}: {exc}", file=sys.stderr)
@@ -128,10 +147,74 @@ def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollo
 
     follower = SessionFollower(source, config)
     try:
-        return follower, follower.refresh()
+        snapshot = follower.refresh()
     except TranscriptError as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    if not snapshot.is_session:
+        print(f"ctxscope: {_not_a_session(source)}", file=sys.stderr)
+        return EXIT_FAILED
+    return follower, snapshot
+
+
+def _cut_point(snapshot: SessionSnapshot, keep_recent: int) -> CutPoint | None:
+    """pi's cut at ``keep_recent``; ``None`` where pi's prepareCompaction has none (empty, or ends on a compaction)."""
+    path = snapshot.view.path
+    if not path or path[-1].type == "compaction":
+        return None
+    return find_cut_point(path, keep_recent)
+
+
+def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_recent: int, keep_source: str
+                   ) -> dict[str, Any]:
+    """The ``inspect --json`` object: the status row, pi's session views and the context message by message."""
+    view = snapshot.view
+    cut = _cut_point(snapshot, keep_recent)
+    first_index = cut.first_kept_index if cut is not None else 0
+    rows: list[dict[str, Any]] = []
+    for message in view.messages:
+        protected = cut is None or (message.role != "compactionSummary" and message.path_index >= first_index)
+        rows.append(
+            {
+                "entry_id": message.entry_id,
+                "role": message.role,
+                "tokens": message_tokens(message, follower.objects, cache=follower.token_cache),
+                "pi_estimate": message.entry.pi_tokens,
+                "sent": message.sent,
+                "line": message.entry.line_no,
+                "protected": protected,
+                "compactable": not protected,
+                "tools": list(message.entry.tool_calls) or None,
+            }
+        )
+    cut_point: dict[str, Any] | None = None
+    if cut is not None:
+        first_kept = view.path[cut.first_kept_index]
+        cut_point = {
+            "first_kept_entry_id": first_kept.id,
+            "split_turn": cut.is_split_turn,
+            "turn_start_entry_id": view.path[cut.turn_start_index].id if cut.is_split_turn else None,
+            "tokens_before": snapshot.tokens.agent_estimate,
+            "protected_tokens": sum(r["tokens"] for r in rows if r["protected"]),
+            "compactable_tokens": sum(r["tokens"] for r in rows if r["compactable"]),
+        }
+    entries = follower.reader.entries
+    status = snapshot.to_status()
+    return {
+        **status,
+        "model": pi_model(view.path),
+        "model_id": status["model"],
+        "entry_count": status["entries"],
+        "entries": entry_rows(entries),
+        "tree": session_tree(entries),
+        "branch_ids": [e.id for e in view.path],
+        "labels": labels(entries),
+        "thinking_level": thinking_level(view.path, follower.objects.read_object),
+        "keep_recent_tokens": keep_recent,
+        "keep_recent_source": keep_source,
+        "cut_point": cut_point,
+        "context": rows,
+    }
 
 
 def inspect(args: argparse.Namespace, config: Config) -> int:
@@ -140,53 +223,38 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     if isinstance(opened, int):
         return opened
     follower, snapshot = opened
-    keep_recent = args.keep_recent if args.keep_recent is not None else config.keep_recent_tokens
-    view = snapshot.view
-    cut = find_cut_point(view.path, keep_recent)
-    rows: list[dict[str, Any]] = []
-    for message in view.messages:
-        protected = message.role != "compactionSummary" and message.path_index >= cut.first_kept_index
-        rows.append(
-            {
-                "entry_id": message.entry_id,
-                "role": message.role,
-                "tokens": message_tokens(message, follower.objects, cache=follower.token_cache),
-                "pi_estimate": message.entry.pi_tokens,
-                "line": message.entry.line_no,
-                "protected": protected,
-                "compactable": not protected,
-                "tools": list(message.entry.tool_calls) or None,
-            }
-        )
-    first_kept = view.path[cut.first_kept_index] if cut.first_kept_index < len(view.path) else None
-    protected_tokens = sum(r["tokens"] for r in rows if r["protected"])
-    compactable_tokens = sum(r["tokens"] for r in rows if r["compactable"])
-    result = {
-        **snapshot.to_status(),
-        "keep_recent_tokens": keep_recent,
-        "cut_point": {
-            "first_kept_entry_id": first_kept.id if first_kept else None,
-            "split_turn": cut.is_split_turn,
-            "protected_tokens": protected_tokens,
-            "compactable_tokens": compactable_tokens,
-        },
-        "context": rows,
-    }
+    if args.keep_recent is not None:
+        keep_recent, keep_source = args.keep_recent, "--keep-recent"
+    elif snapshot.limits is not None:
+        keep_recent, keep_source = snapshot.limits.keep_recent_tokens, snapshot.limits.keep_recent_source
+    else:
+        keep_recent, keep_source = config.keep_recent_tokens, "ctxscope config"
+    result = inspect_result(follower, snapshot, keep_recent, keep_source)
     if args.json:
         print_json(result)
         return EXIT_OK
+    rows = result["context"]
+    cp = result["cut_point"]
     print(f"{snapshot.key}  ({snapshot.source.path})")
+    if not snapshot.pi_loadable:
+        print("  pi will not load this file as is (its first entry is not a session header); left out of totals")
     print(f"  {snapshot.gauge.line()}  model {snapshot.model or '-'}  window {snapshot.window.tokens:,} "
           f"({snapshot.window.source})")
     tokens = snapshot.tokens
     known = "unknown" if tokens.tokens is None else f"{tokens.tokens:,}"
-    print(f"  context {known} tokens ({tokens.source}); agent's estimate {tokens.agent_estimate:,}; "
-          f"compacts at {snapshot.gauge.compaction_line:,}; compactions {snapshot.compactions}")
-    print(f"  keep-recent {keep_recent:,}: {protected_tokens:,} protected, "
-          f"{compactable_tokens:,} compactable, first kept {first_kept.id if first_kept else '-'}\n")
+    estimate = f"{tokens.agent_estimate:,}" + ("" if tokens.agent_estimate_known else " (pi: unknown)")
+    line = f"{snapshot.gauge.compaction_line:,}" if snapshot.gauge.compaction_enabled else "never"
+    source = f" ({snapshot.limits.line_source})" if snapshot.limits is not None else ""
+    print(f"  context {known} tokens ({tokens.source}); agent's estimate {estimate}; "
+          f"compacts at {line}{source}; compactions {snapshot.compactions}")
+    if cp is None:
+        print(f"  keep-recent {keep_recent:,} ({keep_source}): no cut point (the session ends on a compaction)\n")
+    else:
+        print(f"  keep-recent {keep_recent:,} ({keep_source}): {cp['protected_tokens']:,} protected, "
+              f"{cp['compactable_tokens']:,} compactable, first kept {cp['first_kept_entry_id'] or '-'}\n")
     table = [
-        [r["entry_id"], r["role"], f"{r['tokens']:,}", "protected" if r["protected"] else "compactable",
-         ", ".join(r["tools"] or [])]
+        [r["entry_id"], r["role"], f"{r['tokens']:,}" if r["sent"] else "not sent",
+         "protected" if r["protected"] else "compactable", ", ".join(r["tools"] or [])]
         for r in rows
     ]
     print(_table(["ENTRY", "ROLE", "TOKENS", "STATE", "TOOLS"], table))

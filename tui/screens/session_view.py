@@ -180,7 +180,8 @@ class SessionScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="measure_context", exit_on_error=False)
     def measure_context(self, snapshot: SessionSnapshot) -> None:
         """Count every context message's tokens with the engine (cached per entry by the follower)."""
-        keep = self._config.keep_recent_tokens
+        # The agent's own budget (pi's keepRecentTokens for pi sessions), as `ctxscope inspect` uses it.
+        keep = snapshot.limits.keep_recent_tokens if snapshot.limits is not None else self._config.keep_recent_tokens
         rows = self._with_follower(lambda follower: measure_rows(snapshot, follower, keep))
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._each, ContextTable, lambda table: table.show(rows))
