@@ -5,7 +5,7 @@ Run: ``python -m bench.checkpoints``.
 * For every real transcript in ``tests/fixtures/openclaw``: capture, build and write a checkpoint, then render it
   for the agent; print the ``<checkpoint-data>`` token count (seed 000's budget: about 600–700) next to the
   size of the context it replaces.
-* Write time: :func:`engine.checkpoint_store.write_checkpoint` (redaction, validation, YAML, two atomic
+* Write time: :func:`engine.checkpoints.store.write_checkpoint` (redaction, validation, YAML, two atomic
   renames, audit line) vs a baseline in the same run — ``json.dumps`` of the same checkpoint to a file with
   one atomic replace — and against the SPEC target of 5 ms.
 """
@@ -20,11 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine.checkpoint_store import latest_checkpoint, write_checkpoint
-from engine.config import Config
-from engine.render import render_checkpoint
+from engine.checkpoints.render import render_checkpoint
+from engine.checkpoints.store import latest_checkpoint, write_checkpoint
+from engine.config.loader import Config
 from engine.sidecar import ContextManager
-from engine.stores import discover_sessions
+from engine.stores.discovery import discover_sessions
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "openclaw"
 

@@ -2,7 +2,7 @@
 
 Run: ``python -m bench.compaction`` (``--quick`` for fewer runs).
 
-* Plan time: :func:`engine.compaction.plan_compaction` (deterministic ``summarize`` layer: cut, token counts of
+* Plan time: :func:`engine.compaction.planner.plan_compaction` (deterministic ``summarize`` layer: cut, token counts of
   every context message, checkpoint-based summary, cost, degradation) on a generated session whose context is
   about 200,000 tokens, cold (fresh reader and token cache each run) and warm (the follower's cache reused, as
   in the TUI's live preview). Compared, in the same run, with the SPEC target (300 ms) and two baselines:
@@ -25,14 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from bench import pi_reference
-from engine.compaction import plan_compaction
-from engine.context import build_context
-from engine.entries import message_text
-from engine.session import SessionFollower
-from engine.session_generator import generate_session_file
-from engine.stores import discover_sessions
-from engine.tokens import count_tokens
-from engine.transcript import read_transcript
+from engine.accounting.context import build_context
+from engine.accounting.tokens import count_tokens
+from engine.compaction.planner import plan_compaction
+from engine.session.snapshot import SessionFollower
+from engine.stores.discovery import discover_sessions
+from engine.stores.entries import message_text
+from engine.stores.transcript import read_transcript
+from sim.session_generator import generate_session_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "openclaw"
 TARGET_MS = 300.0

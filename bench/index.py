@@ -4,9 +4,9 @@ Run: ``python -m bench.index [--size-mb 100] [--gauge-gb 1.0] [--quick]``.
 
 Every figure is printed next to a baseline measured in the same run on the same file:
 
-* full index: the engine's :class:`~engine.transcript.TranscriptReader` vs "orjson every line" (parse each line
+* full index: the engine's :class:`~engine.stores.transcript.TranscriptReader` vs "orjson every line" (parse each line
   and throw it away — the floor any reader that looks at every line must pay);
-* first gauge: :func:`~engine.quick_gauge.quick_context_tokens` (tail scan) vs a full index + measure;
+* first gauge: :func:`~engine.session.quick_gauge.quick_context_tokens` (tail scan) vs a full index + measure;
 * memory: peak RSS of a process that indexes the big file with the engine vs one that keeps every parsed line
   (what tools that hold whole transcripts do), both in fresh subprocesses.
 """
@@ -24,11 +24,11 @@ from pathlib import Path
 import orjson
 
 from bench.table import Row, print_table
-from engine.accounting import measure_context
-from engine.context import build_context
-from engine.quick_gauge import quick_context_tokens
-from engine.session_generator import generate_session_file
-from engine.transcript import TranscriptReader
+from engine.accounting.context import build_context
+from engine.accounting.measure import measure_context
+from engine.session.quick_gauge import quick_context_tokens
+from engine.stores.transcript import TranscriptReader
+from sim.session_generator import generate_session_file
 
 
 def _best(fn, repeat: int = 3) -> float:  # type: ignore[no-untyped-def]
@@ -106,8 +106,8 @@ _HWM = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).
 
 _RSS_ENGINE = """
 import sys
-from engine.session import SessionFollower
-from engine.stores import SessionSource
+from engine.session.snapshot import SessionFollower
+from engine.stores.source import SessionSource
 from pathlib import Path
 f = SessionFollower(SessionSource(key="bench", path=Path(sys.argv[1]), format="pi-jsonl"))
 s = f.refresh()
@@ -121,7 +121,7 @@ print(HWM, len(rows))
 """.replace("HWM", _HWM)
 
 _RSS_EMPTY = """
-import engine.session, engine.stores
+import engine.session.snapshot, engine.stores.discovery
 print(HWM, 0)
 """.replace("HWM", _HWM)
 

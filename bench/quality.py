@@ -7,7 +7,7 @@ Decision extraction (``tests/data/decisions_dev.jsonl``: ``agent_response``, ``u
 line usually, two when either is defensible. The extractor returns at most one string, so each response counts
 once:
 
-* a prediction *matches* an expected line when both are equal after :func:`engine.dedup.normalize` (list
+* a prediction *matches* an expected line when both are equal after :func:`engine.capture.dedup.normalize` (list
   markers, ``*`` and backticks, case and whitespace ignored), or when the prediction was cut at the 200-char cap
   and, without its ellipsis, is a prefix of the expected line;
 * TP: the prediction matches one of the expected lines;
@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.decisions import extract_decision_from_response, extract_decision_from_response_seed
-from engine.dedup import DEFAULT_THRESHOLD, is_semantic_duplicate, is_semantic_duplicate_seed, normalize
+from engine.capture.decisions import extract_decision_from_response, extract_decision_from_response_seed
+from engine.capture.dedup import DEFAULT_THRESHOLD, is_semantic_duplicate, is_semantic_duplicate_seed, normalize
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 DECISIONS = DATA / "decisions_dev.jsonl"

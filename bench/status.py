@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from bench.table import Row, print_table
-from engine.session_generator import generate_session_file
+from sim.session_generator import generate_session_file
 
 
 def make_sessions(root: Path, count: int) -> Path:

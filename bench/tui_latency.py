@@ -4,7 +4,7 @@ Run: ``python -m bench.tui_latency [--trials 40] [--session-mb 10] [--sessions 5
 
 Every figure is printed next to a baseline measured in the same run:
 
-* append → engine snapshot: :meth:`~engine.session.SessionFollower.refresh` right after an append, vs a full
+* append → engine snapshot: :meth:`~engine.session.snapshot.SessionFollower.refresh` right after an append, vs a full
   re-parse of the file per refresh (a fresh follower each time: what tools without an incremental reader do;
   orjson of every line is shown too, the least a peer that parses each line pays);
 * append → screen: the app headless (``App.run_test``) with its real watchfiles change source, on the session
@@ -37,11 +37,11 @@ from typing import Any
 import orjson
 
 from bench.index import Row, _orjson_every_line, print_table
-from engine.config import Config
-from engine.session import SessionFollower, snapshot_session
-from engine.session_generator import generate_session_file
-from engine.stores import SessionSource
-from engine.synthetic import SONNET, assistant_entry, make_usage, text_block
+from engine.config.loader import Config
+from engine.session.snapshot import SessionFollower, snapshot_session
+from engine.stores.source import SessionSource
+from sim.session_generator import generate_session_file
+from sim.synthetic import SONNET, assistant_entry, make_usage, text_block
 
 _TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -256,7 +256,7 @@ def _rusage_cpu() -> float:
 def _idle_in_tmux(directory: Path, count: int, seconds: float, state: Path) -> tuple[float, str]:
     socket = f"ctxscope-bench-{os.getpid()}"
     tmux = ["tmux", "-L", socket, "-f", os.devnull]
-    command = ["exec", "env", f"XDG_CONFIG_HOME={state / 'config'}", sys.executable, "-m", "tui.cli",
+    command = ["exec", "env", f"XDG_CONFIG_HOME={state / 'config'}", sys.executable, "-m", "tui.cli.main",
                "--state-dir", str(state), "tui", str(directory)]
     subprocess.run([*tmux, "new-session", "-d", "-s", "idle", "-x", "120", "-y", "36", " ".join(command)],
                    check=True, cwd=Path(__file__).resolve().parent.parent)

@@ -1,1 +1,156 @@
-"""ctxscope engine: UI-free readers, context accounting, checkpoints and compaction for agent sessions."""
+"""ctxscope's engine: read agent sessions, measure their context, checkpoint and compact them — no UI.
+
+The names below are the public API. They load lazily (PEP 562), so ``import engine`` stays cheap: PyYAML,
+httpx, sqlite3 and tiktoken are imported only when a name that needs them is first used. Everything else is
+internal and may move; the layers are described in ``docs/architecture.md``.
+
+Example::
+
+    from engine import Config, discover_sessions, snapshot_session
+
+    for source in discover_sessions().sessions:
+        snap = snapshot_session(source, Config())
+        print(source.key, snap.tokens.tokens, snap.window.tokens, snap.gauge.level)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__all__ = [
+    "Checkpoint",
+    "CheckpointDiff",
+    "CompactionError",
+    "CompactionPlan",
+    "CompactionRefusedError",
+    "CompactionResult",
+    "Config",
+    "ConfigError",
+    "ContextView",
+    "ContextWindow",
+    "DegradationAssessment",
+    "Discovery",
+    "GaugeLevel",
+    "GaugeReading",
+    "LockHeldError",
+    "LockInfo",
+    "SessionFollower",
+    "SessionNotFoundError",
+    "SessionReader",
+    "SessionSnapshot",
+    "SessionSource",
+    "Thresholds",
+    "apply_compaction",
+    "assess_degradation",
+    "build_checkpoint",
+    "build_context",
+    "count_tokens",
+    "diff_checkpoints",
+    "discover_sessions",
+    "find_session",
+    "glance_session",
+    "inspect_lock",
+    "latest_checkpoint",
+    "list_checkpoints",
+    "load_config",
+    "open_reader",
+    "plan_compaction",
+    "read_checkpoint",
+    "read_gauge",
+    "redact_secrets",
+    "render_checkpoint",
+    "resolve_context_window",
+    "resolve_state_dir",
+    "snapshot_session",
+    "write_checkpoint",
+]
+
+_HOMES: dict[str, str] = {
+    "Checkpoint": "engine.checkpoints.model",
+    "CheckpointDiff": "engine.checkpoints.diff",
+    "CompactionError": "engine.compaction.controllers",
+    "CompactionPlan": "engine.compaction.plan",
+    "CompactionRefusedError": "engine.compaction.controllers",
+    "CompactionResult": "engine.compaction.controllers",
+    "Config": "engine.config.loader",
+    "ConfigError": "engine.config.loader",
+    "ContextView": "engine.accounting.context",
+    "ContextWindow": "engine.accounting.windows",
+    "DegradationAssessment": "engine.compaction.degradation",
+    "Discovery": "engine.stores.source",
+    "GaugeLevel": "engine.accounting.gauge",
+    "GaugeReading": "engine.accounting.gauge",
+    "LockHeldError": "engine.fs.session_lock",
+    "LockInfo": "engine.fs.session_lock",
+    "SessionFollower": "engine.session.snapshot",
+    "SessionNotFoundError": "engine.stores.discovery",
+    "SessionReader": "engine.stores.reader",
+    "SessionSnapshot": "engine.session.snapshot",
+    "SessionSource": "engine.stores.source",
+    "Thresholds": "engine.accounting.gauge",
+    "apply_compaction": "engine.compaction.controllers",
+    "assess_degradation": "engine.compaction.degradation",
+    "build_checkpoint": "engine.checkpoints.builder",
+    "build_context": "engine.accounting.context",
+    "count_tokens": "engine.accounting.tokens",
+    "diff_checkpoints": "engine.checkpoints.diff",
+    "discover_sessions": "engine.stores.discovery",
+    "find_session": "engine.stores.discovery",
+    "glance_session": "engine.session.glance",
+    "inspect_lock": "engine.fs.session_lock",
+    "latest_checkpoint": "engine.checkpoints.store",
+    "list_checkpoints": "engine.checkpoints.store",
+    "load_config": "engine.config.loader",
+    "open_reader": "engine.stores.reader",
+    "plan_compaction": "engine.compaction.planner",
+    "read_checkpoint": "engine.checkpoints.store",
+    "read_gauge": "engine.accounting.gauge",
+    "redact_secrets": "engine.capture.redact",
+    "render_checkpoint": "engine.checkpoints.render",
+    "resolve_context_window": "engine.accounting.windows",
+    "resolve_state_dir": "engine.config.loader",
+    "snapshot_session": "engine.session.snapshot",
+    "write_checkpoint": "engine.checkpoints.store",
+}
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from engine.accounting.context import ContextView, build_context
+    from engine.accounting.gauge import GaugeLevel, GaugeReading, Thresholds, read_gauge
+    from engine.accounting.tokens import count_tokens
+    from engine.accounting.windows import ContextWindow, resolve_context_window
+    from engine.capture.redact import redact_secrets
+    from engine.checkpoints.builder import build_checkpoint
+    from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints
+    from engine.checkpoints.model import Checkpoint
+    from engine.checkpoints.render import render_checkpoint
+    from engine.checkpoints.store import latest_checkpoint, list_checkpoints, read_checkpoint, write_checkpoint
+    from engine.compaction.controllers import (
+        CompactionError,
+        CompactionRefusedError,
+        CompactionResult,
+        apply_compaction,
+    )
+    from engine.compaction.degradation import DegradationAssessment, assess_degradation
+    from engine.compaction.plan import CompactionPlan
+    from engine.compaction.planner import plan_compaction
+    from engine.config.loader import Config, ConfigError, load_config, resolve_state_dir
+    from engine.fs.session_lock import LockHeldError, LockInfo, inspect_lock
+    from engine.session.glance import glance_session
+    from engine.session.snapshot import SessionFollower, SessionSnapshot, snapshot_session
+    from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
+    from engine.stores.reader import SessionReader, open_reader
+    from engine.stores.source import Discovery, SessionSource
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

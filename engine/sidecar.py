@@ -13,20 +13,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.auto_compact import auto_compaction_layer, run_auto_compaction
-from engine.capture import CapturedState, capture
-from engine.checkpoint_builder import build_checkpoint, checkpoint_tokens
-from engine.checkpoint_store import CheckpointRef, latest_checkpoint, write_checkpoint
-from engine.config import Config, resolve_state_dir
-from engine.session import SessionFollower, SessionSnapshot
-from engine.state_files import load_state, save_state
-from engine.stores import SessionSource
-from engine.timestamps import parse_iso
-from engine.transcript import TranscriptError
-from engine.triggers import TriggerState, decide_trigger, should_skip
+from engine.capture.state import CapturedState, capture
+from engine.capture.state_files import load_state, save_state
+from engine.checkpoints.builder import build_checkpoint, checkpoint_tokens
+from engine.checkpoints.store import CheckpointRef, latest_checkpoint, write_checkpoint
+from engine.checkpoints.triggers import TriggerState, decide_trigger, should_skip
+from engine.compaction.auto import auto_compaction_layer, run_auto_compaction
+from engine.config.loader import Config, resolve_state_dir
+from engine.session.snapshot import SessionFollower, SessionSnapshot
+from engine.stores.source import SessionSource
+from engine.stores.timestamps import parse_iso
+from engine.stores.transcript import TranscriptError
 
 if TYPE_CHECKING:
-    from engine.llm import LLMConfig
+    from engine.config.llm_settings import LLMConfig
 
 __all__ = ["ContextManager", "ManagedSession", "SidecarEvent"]
 
@@ -187,7 +187,7 @@ class ContextManager:
     def write(self, key: str, trigger: str, *, enrich: LLMConfig | None = None) -> SidecarEvent:
         """Write a checkpoint now (``manual`` is never skipped; automatic triggers obey the 5% rule).
 
-        With ``enrich``, the LLM's decisions are merged in first (:mod:`engine.llm_enrich`); when the call fails
+        With ``enrich``, the LLM's decisions are merged in first (:mod:`engine.llm.enrich`); when the call fails
         the checkpoint is still written from the heuristics and the event's message says why.
         """
         session = self.sessions[key]
@@ -241,8 +241,8 @@ class ContextManager:
     def _enriched(
         self, session: ManagedSession, snapshot: SessionSnapshot, llm: LLMConfig, now: datetime
     ) -> tuple[CapturedState, str]:
-        from engine.llm import LLMError  # httpx is loaded only by users who ask for enrichment
-        from engine.llm_enrich import enrich_state
+        from engine.llm.client import LLMError  # httpx is loaded only by users who ask for enrichment
+        from engine.llm.enrich import enrich_state
 
         when = now.isoformat(timespec="seconds").replace("+00:00", "Z")
         try:

@@ -3,35 +3,39 @@
 The App owns the one follow worker (so a modal never pauses ingestion), the one sidecar
 :class:`~engine.sidecar.ContextManager` that captures state and writes checkpoints on triggers while you
 watch (SPEC §6.7), and the latest snapshot and assessment of each session. Screens get them set on them
-(attributes down) and post what the user chose (messages up). Compaction and pruning go through
-:class:`~tui.dialogs.compact.CompactDialog` (the control keys live in :mod:`tui.control_actions`).
+(attributes down) and post what the user chose (messages up). Whether a control key may run is asked of
+:class:`~tui.controls.ControlPolicy` (one reason for the footer, help, palette and key press); compaction and
+pruning go through :class:`~tui.compaction_flow.CompactionFlow` and its dialog.
 """
 
 from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on, work
+from textual import events, on, work
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
 
-from engine.config import Config
-from engine.session import SessionSnapshot
+from engine.config.loader import Config
+from engine.live.insight import SessionInsight
+from engine.live.tracker import SessionTracker
+from engine.session.snapshot import SessionSnapshot
 from engine.sidecar import ContextManager, SidecarEvent
-from engine.stores import discover_sessions
+from engine.stores.discovery import discover_sessions
 from tui import follow
-from tui.control_actions import ControlActions
-from tui.controls import Controls, default_controls
-from tui.insight import SessionInsight
+from tui.compaction_flow import CompactionFlow
+from tui.controls import CONTROL_ACTIONS, CONTROL_SPECS, ControlPolicy, ControlRunner, diff_latest
+from tui.dialogs.compact import DEBOUNCE_SECONDS
 from tui.messages import (
     CheckpointWritten,
     CompactionApplied,
@@ -47,8 +51,10 @@ from tui.messages import (
     ThresholdCrossed,
 )
 from tui.notices import SIDECAR_TITLES, applied_text, risk_changed_text, startup_checkpoints_text
+from tui.screens.help import HelpScreen, KeyHelp
 from tui.screens.session_list import SessionChosen, SessionListScreen
-from tui.screens.session_view import SessionScreen
+from tui.screens.session_view import TABS, SessionScreen
+from tui.widgets.labels import session_label
 from tui.widgets.levels import LEVEL_TEXT
 
 __all__ = ["CtxscopeApp", "launch"]
@@ -58,8 +64,8 @@ Clock = Callable[[], datetime]
 _DEFAULT_WHERE = "~/.openclaw, ~/.clawdbot and ~/.pi/agent/sessions"
 
 
-class CtxscopeApp(ControlActions):
-    """Watch sessions live; ``changes``, ``controls``, ``clock`` and ``manager`` are injectable for tests and the demo.
+class CtxscopeApp(App[None]):
+    """Watch sessions live; ``changes``, ``runners``, ``clock`` and ``manager`` are injectable for tests and the demo.
 
     ``auto_checkpoints=False`` (``auto_checkpoints: false`` in the config, ``ctxscope tui --no-auto-checkpoints``)
     keeps the sidecar capturing state but writes checkpoints only when asked (``c``); ``None`` follows the config.
@@ -85,28 +91,29 @@ class CtxscopeApp(ControlActions):
         config: Config | None = None,
         *,
         changes: follow.ChangeSource | None = None,
-        controls: Controls | None = None,
+        runners: Mapping[str, ControlRunner] | None = None,
         clock: Clock | None = None,
         force_polling: bool | None = None,
         auto_checkpoints: bool | None = None,
         manager: ContextManager | None = None,
         lock_timeout: float = 10.0,
+        compaction_debounce: float = DEBOUNCE_SECONDS,
     ) -> None:
         super().__init__()
         self.config = config or Config()
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.manager = manager or ContextManager(self.config, clock=self.clock, auto_checkpoints=auto_checkpoints)
         """The sidecar: captures state and writes checkpoints on triggers; ``c`` writes through it too."""
-        self.tracker = follow.SessionTracker(paths, self.config, manager=self.manager, clock=self.clock)
+        self.tracker: SessionTracker = follow.SessionTracker(paths, self.config, manager=self.manager, clock=self.clock)
         self.force_polling = force_polling
         self.changes = changes or follow.watch_changes(force_polling=force_polling)
-        self.controls = controls or default_controls()
-        if self.controls.runner("force_checkpoint") is None and self.controls.has_module("force_checkpoint"):
-            self.controls.wire("force_checkpoint", self._write_checkpoint)
-        if self.controls.runner("enriched_checkpoint") is None and self.controls.has_module("enriched_checkpoint"):
-            self.controls.wire("enriched_checkpoint", partial(self._write_checkpoint, enrich=True))
-        self.lock_timeout = lock_timeout
-        """Seconds a confirmed compaction waits for a session lock that appeared after the preview."""
+        self.runners: dict[str, ControlRunner] = {
+            "force_checkpoint": self._write_checkpoint,
+            "enriched_checkpoint": partial(self._write_checkpoint, enrich=True),
+            "diff": diff_latest,
+            **(runners or {}),
+        }
+        self.compaction = CompactionFlow(self, lock_timeout=lock_timeout, debounce=compaction_debounce)
         self.snapshots: dict[str, SessionSnapshot] = {}
         """The latest snapshot of every session read so far, by key."""
         self.insights: dict[str, SessionInsight] = {}
@@ -114,8 +121,13 @@ class CtxscopeApp(ControlActions):
         self.sessions_loaded = False
         self._read_errors: dict[str, str] = {}
         self._startup_checkpoints: list[SidecarEvent] = []
-        self.own_compactions = set()
+        self._shown_controls: tuple[tuple[str, bool], ...] | None = None
         self._where = ", ".join(str(p) for p in paths) if paths else _DEFAULT_WHERE
+
+    @property
+    def policy(self) -> ControlPolicy:
+        """Says which control keys may run now and why not (follows the current config)."""
+        return ControlPolicy(self.config)
 
     def get_default_screen(self) -> Screen[None]:
         return SessionListScreen(clock=self.clock, where=self._where)
@@ -210,8 +222,8 @@ class CtxscopeApp(ControlActions):
 
     def on_compaction_detected(self, message: CompactionDetected) -> None:
         snapshot = message.snapshot
-        if snapshot.key in self.own_compactions:  # ours: already reported as applied
-            self.own_compactions.discard(snapshot.key)
+        if snapshot.key in self.compaction.own:  # ours: already reported as applied
+            self.compaction.own.discard(snapshot.key)
             return
         after = "size unknown until the agent's next reply" if snapshot.tokens.tokens is None else (
             f"now {snapshot.tokens.tokens:,} tokens"
@@ -231,7 +243,7 @@ class CtxscopeApp(ControlActions):
                   title="Threshold crossed", severity=severity)
 
     def on_control_finished(self, message: ControlFinished) -> None:
-        self.tell(message.summary, title=self.controls.spec(message.action).title)
+        self.tell(message.summary, title=self.policy.spec(message.action).title)
         for screen in self._session_screens(message.key):
             screen.load_history()
         if message.action == "force_checkpoint":
@@ -245,7 +257,7 @@ class CtxscopeApp(ControlActions):
             screen.load_history()
 
     def on_compaction_failed(self, message: CompactionFailed) -> None:
-        self.own_compactions.discard(message.key)
+        self.compaction.own.discard(message.key)
         verb = "Pruning" if message.plan.layer == "prune" else "Compaction"
         self.tell(message.error, title=f"{verb} refused: nothing written" if message.refused else f"{verb} failed",
                   severity="warning" if message.refused else "error", timeout=10)
@@ -275,7 +287,6 @@ class CtxscopeApp(ControlActions):
             SessionScreen(
                 snapshot,
                 with_follower=partial(self.tracker.with_follower, message.key),
-                controls=self.controls,
                 config=self.config,
                 clock=self.clock,
                 captured_state=partial(self.tracker.captured_state, message.key),
@@ -283,6 +294,148 @@ class CtxscopeApp(ControlActions):
                 insight=self.insights.get(message.key),
             )
         )
+
+    # -- control keys ----------------------------------------------------------------------------------------
+
+    def tell(
+        self, text: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None
+    ) -> None:
+        """Notify with plain text: engine messages and paths may contain ``[`` that is not markup."""
+        self.notify(text, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def label(self, key: str) -> str:
+        """The short name of session ``key`` (its key, or its file name when the key is a path)."""
+        follower = self.tracker.follower(key)
+        return session_label(follower.source) if follower else key
+
+    @work(group="refresh", exit_on_error=False)
+    async def refresh_session(self, key: str, *, reassess: bool = False) -> None:
+        """Step one session now (after our own write) instead of waiting for the watcher."""
+        await follow.refresh_session(self.tracker, key, self.post_message, reassess=reassess)
+
+    def current_snapshot(self, screen: Screen[object] | None = None) -> SessionSnapshot | None:
+        """The session the user is looking at: the open session, or the one under the list's cursor."""
+        screen = screen or self.screen
+        key = screen.key if isinstance(screen, SessionScreen) else (
+            screen.selected_key if isinstance(screen, SessionListScreen) else None
+        )
+        return self.snapshots.get(key) if key is not None else None
+
+    def unavailable(self, action: str, screen: Screen[object] | None = None) -> str | None:
+        """Why ``action`` cannot run on the current session right now (the policy's answer), or ``None``."""
+        snapshot = self.current_snapshot(screen)
+        insight = self.insights.get(snapshot.key) if snapshot else None  # the lock as of the last refresh
+        label = self.label(snapshot.key) if snapshot else ""
+        return self.policy.unavailable(action, snapshot, insight.lock if insight else None, label)
+
+    def refresh_controls(self) -> None:
+        """Refresh the footer's keys when a control action's availability has changed, and only then.
+
+        Called on every session update. Each ``refresh_bindings`` recomposes Textual's Footer, and (Textual 8.2)
+        the old keys stay referenced by the Footer's data bindings: refreshing on every append kept ~28 widgets
+        per append alive and made full GC passes grow past 150 ms, which showed as screen-update stalls.
+        """
+        shown = tuple((action, self.unavailable(action) is None) for action in sorted(CONTROL_ACTIONS))
+        if shown != self._shown_controls:
+            self._shown_controls = shown
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in CONTROL_ACTIONS:
+            return None if self.unavailable(action) else True
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A control key whose action is disabled reaches here unhandled: say why instead of doing nothing."""
+        action = next((b.action for b in self.BINDINGS if isinstance(b, Binding) and b.key == event.key
+                       and b.action in CONTROL_ACTIONS), None)
+        if action is None or isinstance(self.screen, ModalScreen):
+            return
+        reason = self.unavailable(action)
+        if reason is None:
+            return
+        event.stop()
+        snapshot = self.current_snapshot()
+        if action in ("compact", "prune") and snapshot is not None and self.policy.unavailable(
+                action, snapshot, None, self.label(snapshot.key)) is None:
+            # Only the lock as last seen stands in the way, and its holder may have exited since: look again.
+            self.compaction.open(snapshot, "prune" if action == "prune" else None)
+            return
+        self.tell(f"{self.policy.spec(action).title}: {reason}.", severity="warning")
+
+    def run_control(self, action: str) -> None:
+        """Run a control action on the current session, or say why it cannot run."""
+        spec = self.policy.spec(action)
+        snapshot = self.current_snapshot()
+        reason = self.unavailable(action)
+        if snapshot is None or reason is not None:
+            self.tell(f"{spec.title}: {reason}.", severity="warning")
+            return
+        if action in ("compact", "prune"):
+            self.compaction.open(snapshot, "prune" if action == "prune" else None)
+            return
+        self.apply_control(action, snapshot, self.runners[action])
+
+    @work(thread=True, group="controls", exit_on_error=False)
+    def apply_control(self, action: str, snapshot: SessionSnapshot, runner: ControlRunner) -> None:
+        """Run an engine control off the UI thread and report its one-line result."""
+        self.post_message(ControlFinished(action, snapshot.key, runner(snapshot, self.config)))
+
+    def _write_checkpoint(self, snapshot: SessionSnapshot, config: Config, *, enrich: bool = False) -> str:
+        """The runner of ``c`` (and of ``C`` with ``enrich``: the configured LLM's decisions merged in)."""
+        event = self.tracker.write_checkpoint(snapshot.key, "manual", enrich=config.llm if enrich else None)
+        if event.kind != "checkpoint":
+            raise RuntimeError(event.message)
+        return event.message
+
+    def action_help(self) -> None:
+        """Show the keys of the current screen and the gauge legend."""
+        keys = [
+            KeyHelp(self.get_key_display(active.binding), active.binding.tooltip or active.binding.description,
+                    self.unavailable(active.binding.action) if active.binding.action in CONTROL_ACTIONS else None)
+            for active in self.screen.active_bindings.values()
+            if active.binding.show and active.binding.description
+        ]
+        keys.append(KeyHelp("ctrl+p", "Command palette: every action by name"))
+        self.push_screen(HelpScreen(keys))
+
+    def action_force_checkpoint(self) -> None:
+        """Write a checkpoint of the current session now."""
+        self.run_control("force_checkpoint")
+
+    def action_enriched_checkpoint(self) -> None:
+        """Write a checkpoint of the current session now, with the configured LLM's decisions merged in."""
+        self.run_control("enriched_checkpoint")
+
+    def action_compact(self) -> None:
+        """Preview and apply a compaction of the current session."""
+        self.run_control("compact")
+
+    def action_prune(self) -> None:
+        """Preview and apply pruning of the current session's old tool outputs."""
+        self.run_control("prune")
+
+    def action_diff(self) -> None:
+        """Show the Checkpoints tab and diff the latest checkpoint against the previous one."""
+        if isinstance(self.screen, SessionScreen):
+            self.screen.show_latest_diff()
+        self.run_control("diff")
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Help", "Keys of this screen and what the gauge markers mean", self.action_help)
+        for spec in CONTROL_SPECS:
+            reason = self.unavailable(spec.action, screen)
+            help_text = f"{spec.help} (unavailable: {reason})" if reason else spec.help
+            yield SystemCommand(spec.title, help_text, partial(self.run_control, spec.action))
+        if isinstance(screen, SessionListScreen):
+            yield SystemCommand("Filter sessions", "Show only sessions whose key, file or model matches",
+                                screen.action_filter)
+        if isinstance(screen, SessionScreen):
+            yield SystemCommand("Back to sessions", "Return to the session list", self.pop_screen)
+            for tab in TABS:
+                yield SystemCommand(f"Show {tab}", f"Switch to the {tab.title()} tab", partial(screen.show_tab, tab))
+
 
 
 def launch(

@@ -1,48 +1,39 @@
-"""How ``k`` and ``p`` reach the engine: whether they may run, the dialog's planner, applying the confirmed plan.
+"""How ``k`` and ``p`` reach the engine: the dialog's planner, the dialog itself, applying the confirmed plan.
 
-Functions here are blocking where they touch files (call them from workers); the App wires them to keys,
-the dialog and notifications. Every decision is the engine's: :func:`engine.compaction.choose_controller`
-refuses archives and read-only stores, :mod:`engine.session_lock` says who holds the lock,
-:func:`engine.compaction.plan_compaction` plans and :func:`engine.controllers.apply_compaction` writes.
+:class:`CompactionFlow` is the App's part that opens the dialog and applies what the user confirmed (composed into
+the App, not inherited); the functions are blocking where they touch files (called from workers). Whether ``k``
+may run at all is :class:`tui.controls.ControlPolicy`'s answer. Every decision is the engine's:
+:func:`engine.compaction.planner.choose_controller`
+refuses archives and read-only stores, :mod:`engine.fs.session_lock` says who holds the lock,
+:func:`~engine.compaction.planner.plan_compaction` plans and
+:func:`~engine.compaction.controllers.apply_compaction` writes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.compaction import choose_controller, plan_compaction
-from engine.compaction_plan import CompactionPlan
-from engine.config import Config
-from engine.controllers import CompactionError, CompactionRefusedError, apply_compaction
-from engine.jsonl_append import AppendError, AppendRefusedError
-from engine.session import SessionFollower, SessionSnapshot
-from engine.session_lock import LockError, LockHeldError, LockInfo
-from tui.dialogs.compact import Planner, PlanRequest
-from tui.insight import blocking_lock
+from engine.compaction.controllers import CompactionError, CompactionRefusedError, apply_compaction
+from engine.compaction.plan import CompactionPlan
+from engine.compaction.planner import LAYERS, plan_compaction, select_compaction_layer, tool_output_tokens
+from engine.config.loader import Config
+from engine.fs.jsonl_append import AppendError, AppendRefusedError
+from engine.fs.session_lock import LockError, LockHeldError, LockInfo
+from engine.live.insight import blocking_lock, read_lock
+from engine.live.tracker import SessionTracker
+from engine.session.snapshot import SessionFollower, SessionSnapshot
+from tui.controls import compaction_refusal
+from tui.dialogs.compact import DEBOUNCE_SECONDS, CompactDialog, Planner, PlanRequest
 from tui.messages import CompactionApplied, CompactionFailed
-from tui.tracker import SessionTracker
 
-__all__ = ["apply_plan", "compaction_refusal", "make_planner"]
+if TYPE_CHECKING:
+    from tui.app import CtxscopeApp as FlowHost
 
-
-def compaction_refusal(
-    snapshot: SessionSnapshot, action: str, lock: LockInfo | None, config: Config, label: str
-) -> str | None:
-    """Why ``snapshot`` cannot be compacted (``action`` ``compact``) or pruned (``prune``) now, or ``None``."""
-    controller, refusal = choose_controller(snapshot.source, config.compaction.controller)
-    if refusal is not None:
-        return refusal
-    if action == "prune" and controller == "gateway":
-        where = "lives in OpenClaw's SQLite store, which only the gateway writes" if (
-            snapshot.source.format == "openclaw-sqlite") else "is compacted through the gateway"
-        return f"{label} {where}, and the gateway cannot prune; press k to ask it to compact"
-    holder = blocking_lock(lock) if controller == "jsonl" else None
-    if holder is not None:
-        return (f"pid {holder.pid} holds {holder.path.name}: an agent is writing this session and ctxscope "
-                "never breaks a live lock; retry when its run ends")
-    return None
+__all__ = ["CompactionFlow", "apply_plan", "make_planner"]
 
 
 def make_planner(
@@ -77,3 +68,61 @@ def apply_plan(
     except (CompactionError, AppendError, LockError, OSError) as exc:
         return CompactionFailed(plan, f"{type(exc).__name__}: {exc}", refused=False)
     return CompactionApplied(result)
+
+
+def _holder(lock: LockInfo | None) -> tuple[int | None, str | None] | None:
+    held = blocking_lock(lock)
+    return (held.pid, held.created_at) if held is not None else None
+
+
+class CompactionFlow:
+    """Opens the compaction dialog on ``k``/``p`` and applies the plan the user confirmed, in the App's workers."""
+
+    def __init__(self, app: FlowHost, *, lock_timeout: float, debounce: float = DEBOUNCE_SECONDS) -> None:
+        self.app = app
+        self.lock_timeout = lock_timeout
+        """Seconds a confirmed compaction waits for a session lock that appeared after the preview."""
+        self.debounce = debounce
+        """Seconds the dialog waits after a change before planning again (tests set 0)."""
+        self.own: set[str] = set()
+        """Sessions with a compaction of ours in flight: its detection is not announced twice."""
+
+    def open(self, snapshot: SessionSnapshot, fixed_layer: str | None) -> None:
+        """Check the lock as it is now (in a worker), pick the layer the triggers call for, open the dialog."""
+        self.app.run_worker(partial(self._check_and_open, snapshot, fixed_layer), thread=True, group="controls",
+                            exit_on_error=False, name="open_compaction")
+
+    def _check_and_open(self, snapshot: SessionSnapshot, fixed_layer: str | None) -> None:
+        app = self.app
+        action = "prune" if fixed_layer else "compact"
+        lock = read_lock(snapshot.source)
+        cached = app.insights.get(snapshot.key)
+        if cached is not None and _holder(cached.lock) != _holder(lock):
+            app.call_from_thread(app.refresh_session, snapshot.key)  # the footer and palette see it too
+        reason = compaction_refusal(snapshot, action, lock, app.config, app.label(snapshot.key))
+        if reason is not None:
+            app.call_from_thread(app.tell, f"{app.policy.spec(action).title}: {reason}.", severity="warning")
+            return
+        layer = fixed_layer or select_compaction_layer(
+            snapshot.utilization, tool_output_tokens(snapshot), app.config) or "summarize"
+        app.call_from_thread(self._push, snapshot, layer, fixed_layer is not None)
+
+    def _push(self, snapshot: SessionSnapshot, layer: str, fixed: bool) -> None:
+        app = self.app
+        title = f"{'Prune' if fixed else 'Compact'} {app.label(snapshot.key)}"
+        planner = make_planner(app.tracker, snapshot.key, app.config, app.clock)
+        dialog = CompactDialog(title=title, layer=layer, layers=LAYERS, planner=planner, fixed_layer=fixed,
+                               debounce=self.debounce)
+        app.push_screen(dialog, partial(self._closed, dialog))
+
+    def _closed(self, dialog: CompactDialog, confirmed: bool | None) -> None:
+        if confirmed and dialog.plan is not None:
+            plan = dialog.plan
+            self.own.add(plan.session_key)
+            self.app.run_worker(partial(self._apply, plan), thread=True, group="compaction", exit_on_error=False,
+                                name="apply_compaction_plan")
+
+    def _apply(self, plan: CompactionPlan) -> None:
+        """Apply a confirmed plan with its controller (audited by the engine) and report the outcome."""
+        state_dir = self.app.tracker.state_dir(plan.session_key)
+        self.app.post_message(apply_plan(plan, self.app.config, state_dir, self.lock_timeout))

@@ -1,36 +1,44 @@
-"""The engine operations behind the control keys and the audit pane: where the engine plugs in.
+"""What the control keys may do right now, and why not: a pure policy the App consults (no Textual).
 
-A runner takes the session's latest snapshot and the config, runs in a worker thread, and returns the line to
-show the user (raising reports a failure); ``controls.wire("diff", diff_latest)`` backs a key with one. The App
-wires ``force_checkpoint`` to its own sidecar (one :class:`~engine.sidecar.ContextManager` for the whole app)
-and opens the compaction dialog for ``compact`` and ``prune``. When the engine module an action needs is
-missing, pressing its key explains that instead of failing silently.
+:class:`ControlPolicy` answers "can ``action`` run on this session, and if not, why" from engine values only (the
+snapshot, the lock as last read, the config), so the footer, the help screen, the palette and the key press all
+give the same reason, and the rules are tested without an App. The runners of ``d`` and of the audit pane live
+here too: they read engine values and return text.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.config import Config, resolve_state_dir
-from engine.session import SessionSnapshot
-from engine.stores import SessionSource
+from engine.checkpoints.diff import diff_checkpoints
+from engine.checkpoints.store import list_checkpoints, read_checkpoint
+from engine.compaction.planner import choose_controller
+from engine.config.llm_settings import NEEDS_LLM
+from engine.config.loader import Config, resolve_state_dir
+from engine.fs.audit import read_audit
+from engine.fs.session_lock import LockInfo
+from engine.live.insight import blocking_lock
+from engine.session.snapshot import SessionSnapshot
+from engine.stores.source import SessionSource
 
 __all__ = [
+    "CONTROL_ACTIONS",
     "CONTROL_SPECS",
+    "ControlPolicy",
     "ControlRunner",
     "ControlSpec",
-    "Controls",
     "HistoryItem",
-    "HistoryLoader",
-    "default_controls",
+    "audit_history",
+    "compaction_refusal",
+    "diff_latest",
     "session_state_dir",
 ]
 
 ControlRunner = Callable[[SessionSnapshot, Config], str]
+"""Runs one control on a snapshot in a worker thread; returns the line to show (raising reports a failure)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,92 +50,77 @@ class HistoryItem:
     detail: str = ""
 
 
-HistoryLoader = Callable[[SessionSnapshot, Config], tuple[HistoryItem, ...]]
-
-
 @dataclass(frozen=True, slots=True)
 class ControlSpec:
-    """An App action backed by an engine operation."""
+    """A control action: its palette title, its help, and what it does (completing "Can't …")."""
 
     action: str
     title: str
     help: str
-    module: str
-    """The engine module that provides the operation."""
     doing: str
-    """What the action does, completing "Can't …"."""
 
 
 CONTROL_SPECS: tuple[ControlSpec, ...] = (
-    ControlSpec("force_checkpoint", "Force checkpoint", "Write a checkpoint of the session now",
-                "engine.sidecar", "write a checkpoint"),
+    ControlSpec("force_checkpoint", "Force checkpoint", "Write a checkpoint of the session now", "write a checkpoint"),
     ControlSpec("enriched_checkpoint", "Checkpoint with LLM decisions",
                 "Write a checkpoint now, with decisions found by the LLM in the config's llm: section",
-                "engine.llm_enrich", "write an enriched checkpoint"),
+                "write an enriched checkpoint"),
     ControlSpec("compact", "Compact", "Preview a compaction (layer, focus, tokens before/after, cost) and apply it",
-                "engine.compaction", "compact the session"),
-    ControlSpec("prune", "Prune tool outputs", "Preview clearing old tool outputs and apply it",
-                "engine.compaction", "prune the session"),
-    ControlSpec("diff", "Diff checkpoints", "Compare the latest checkpoint with the previous one",
-                "engine.checkpoint_diff", "diff checkpoints"),
+                "compact the session"),
+    ControlSpec("prune", "Prune tool outputs", "Preview clearing old tool outputs and apply it", "prune the session"),
+    ControlSpec("diff", "Diff checkpoints", "Compare the latest checkpoint with the previous one", "diff checkpoints"),
 )
+CONTROL_ACTIONS = frozenset(spec.action for spec in CONTROL_SPECS)
 
 
-def _module_exists(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ImportError:
-        return False
+def compaction_refusal(
+    snapshot: SessionSnapshot, action: str, lock: LockInfo | None, config: Config, label: str
+) -> str | None:
+    """Why ``snapshot`` cannot be compacted (``action`` ``compact``) or pruned (``prune``) now, or ``None``."""
+    controller, refusal = choose_controller(snapshot.source, config.compaction.controller)
+    if refusal is not None:
+        return refusal
+    if action == "prune" and controller == "gateway":
+        where = "lives in OpenClaw's SQLite store, which only the gateway writes" if (
+            snapshot.source.in_database) else "is compacted through the gateway"
+        return f"{label} {where}, and the gateway cannot prune; press k to ask it to compact"
+    holder = blocking_lock(lock) if controller == "jsonl" else None
+    if holder is not None:
+        return (f"pid {holder.pid} holds {holder.path.name}: an agent is writing this session and ctxscope "
+                "never breaks a live lock; retry when its run ends")
+    return None
 
 
-class Controls:
-    """The runners and history loaders the App may use; anything not wired is reported, never faked."""
+@dataclass(frozen=True, slots=True)
+class ControlPolicy:
+    """Which control actions may run on a session, and the one reason shown everywhere when one may not."""
 
-    def __init__(self, *, module_exists: Callable[[str], bool] = _module_exists) -> None:
-        self._runners: dict[str, ControlRunner] = {}
-        self._loaders: dict[str, HistoryLoader] = {}
-        self._module_exists = module_exists
-
-    def wire(self, action: str, runner: ControlRunner) -> None:
-        """Back ``action`` (``force_checkpoint``, ``enriched_checkpoint``, ``diff``, …) with an engine runner."""
-        self._runners[action] = runner
-
-    def wire_history(self, pane: str, loader: HistoryLoader) -> None:
-        """Fill a history pane (``audit``) with ``loader``."""
-        self._loaders[pane] = loader
-
-    def runner(self, action: str) -> ControlRunner | None:
-        return self._runners.get(action)
-
-    def loader(self, pane: str) -> HistoryLoader | None:
-        return self._loaders.get(pane)
+    config: Config
 
     def spec(self, action: str) -> ControlSpec:
+        """The spec of ``action`` (raises ``StopIteration`` for an action that is not a control)."""
         return next(s for s in CONTROL_SPECS if s.action == action)
 
-    def has_module(self, action: str) -> bool:
-        """Whether the engine module behind ``action`` is installed."""
-        return self._module_exists(self.spec(action).module)
-
-    def missing(self, action: str) -> str | None:
-        """Why ``action`` cannot run in this install, or ``None`` when a runner is wired."""
-        if action in self._runners:
-            return None
-        spec = self.spec(action)
-        if not self._module_exists(spec.module):
-            return f"Can't {spec.doing}: this install of ctxscope has no {spec.module} module."
-        return f"Can't {spec.doing} from the TUI yet: {spec.module} is installed but not wired to this key."
+    def unavailable(
+        self, action: str, snapshot: SessionSnapshot | None, lock: LockInfo | None, label: str
+    ) -> str | None:
+        """Why ``action`` cannot run on ``snapshot`` now (``lock`` as last read), or ``None`` when it can."""
+        if snapshot is None:
+            return "select a session first"
+        if action == "enriched_checkpoint" and self.config.llm is None:
+            return f"it {NEEDS_LLM}"
+        if action in ("compact", "prune"):
+            return compaction_refusal(snapshot, action, lock, self.config, label)
+        return None
 
 
 def session_state_dir(source: SessionSource, config: Config) -> Path:
-    """Where ctxscope keeps a session's checkpoints, state and audit log (SPEC §8 ``--state-dir``)."""
+    """Where ctxscope keeps a session's checkpoints, state and audit log (``--state-dir``, docs/checkpoints.md)."""
     return resolve_state_dir(source.state_dir, config)
 
 
-def _audit(snapshot: SessionSnapshot, config: Config) -> tuple[HistoryItem, ...]:
+def audit_history(snapshot: SessionSnapshot, config: Config) -> tuple[HistoryItem, ...]:
     """The session's audit records, newest first."""
-    from engine.audit import read_audit
-
     records = [r for r in read_audit(session_state_dir(snapshot.source, config)) if r.session_key == snapshot.key]
     return tuple(
         HistoryItem(r.time, f"{r.action} · {r.result}", r.error or _params(r.params, r.plan))
@@ -144,10 +137,8 @@ def _params(params: Mapping[str, Any], plan: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in shown.items() if v not in (None, False, ""))
 
 
-def _diff_latest(snapshot: SessionSnapshot, config: Config) -> str:
-    from engine.checkpoint_diff import diff_checkpoints
-    from engine.checkpoint_store import list_checkpoints, read_checkpoint
-
+def diff_latest(snapshot: SessionSnapshot, config: Config) -> str:
+    """``d``: the latest checkpoint against the previous one, in one line."""
     refs = list_checkpoints(session_state_dir(snapshot.source, config), snapshot.key)
     if len(refs) < 2:
         return f"{len(refs)} checkpoint{'s' if len(refs) != 1 else ''} so far: a diff needs two. Press c to write one."
@@ -156,12 +147,3 @@ def _diff_latest(snapshot: SessionSnapshot, config: Config) -> str:
     return f"{diff.old_id} → {diff.new_id}: tokens {diff.token_delta:+,}; " + (
         ", ".join(changes) if changes else "no list changed"
     )
-
-
-def default_controls() -> Controls:
-    """The controls of this install: the audit pane and the checkpoint diff (the App wires the rest)."""
-    controls = Controls()
-    controls.wire_history("audit", _audit)
-    if _module_exists("engine.checkpoint_diff"):
-        controls.wire("diff", _diff_latest)
-    return controls

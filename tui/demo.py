@@ -1,6 +1,6 @@
 """``ctxscope demo``: a simulated OpenClaw agent in its own process, and the TUI watching it.
 
-The simulator (``python -m engine.simulate``) writes a pi-format session into an OpenClaw-like state dir under
+The simulator (``python -m sim.simulate``) writes a pi-format session into an OpenClaw-like state dir under
 the session lock, as a gateway would; the TUI follows it through the filesystem like any other session, and
 checkpoints and the audit log go to the same state dir. The simulator never outlives the demo: it is terminated
 on exit and, on Linux, the kernel sends it SIGTERM if the demo itself is killed.
@@ -25,8 +25,8 @@ from typing import Any
 
 from textual import on
 
-from engine import simulate
-from engine.config import Config
+from engine.config.loader import Config
+from sim import simulate
 from tui.app import CtxscopeApp
 from tui.messages import SessionUpdated
 from tui.screens.session_list import SessionChosen
@@ -81,7 +81,7 @@ def prepare_demo_dir(given: Path | None) -> DemoDir:
 
 def simulator_command(root: Path, *, pace: float, seed: int, window: int) -> list[str]:
     """The simulator's command line: the installed ``engine`` package, run by this interpreter."""
-    return [sys.executable, "-m", "engine.simulate", str(root), "--pace", repr(pace), "--seed", str(seed),
+    return [sys.executable, "-m", "sim.simulate", str(root), "--pace", repr(pace), "--seed", str(seed),
             "--window", str(window)]
 
 

@@ -3,7 +3,7 @@
 :func:`follow_sessions` is the body of the App's one exclusive worker. It discovers sessions, reads each
 once, then refreshes only the sessions whose files a change batch names: a transcript (or SQLite WAL), its
 lock, or a ``sessions.json`` (re-read into the sources it describes). Each refresh is a step of the sidecar
-(:class:`~tui.tracker.SessionTracker`) and runs in ``asyncio.to_thread`` so the UI never waits on disk;
+(:class:`~engine.live.tracker.SessionTracker`) and runs in ``asyncio.to_thread`` so the UI never waits on disk;
 :func:`post_refreshed` turns its outcome into messages. The change source is injectable: the real one is
 :func:`watch_changes` (``watchfiles.awatch`` with a short debounce), tests and the demo push paths into a
 :class:`ChangeQueue` instead, so nothing depends on filesystem timing.
@@ -18,8 +18,10 @@ from pathlib import Path
 from textual.message import Message
 from watchfiles import Change, awatch
 
-from engine.gauge import GaugeLevel
-from engine.stores import classify_file, default_roots
+from engine.accounting.gauge import GaugeLevel
+from engine.live.tracker import Refreshed, SessionTracker
+from engine.stores.discovery import default_roots
+from engine.stores.source import classify_file
 from tui.messages import (
     CheckpointWritten,
     CompactionDetected,
@@ -31,7 +33,6 @@ from tui.messages import (
     SidecarReported,
     ThresholdCrossed,
 )
-from tui.tracker import Refreshed, SessionTracker
 
 __all__ = [
     "ChangeQueue",

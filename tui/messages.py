@@ -1,15 +1,17 @@
-"""Messages the follower and the screens post upward: past-tense events carrying engine values."""
+"""Messages the follower and the screens post upward: past-tense events carrying engine values (dataclasses)."""
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
+
 from textual.message import Message
 
-from engine.compaction_plan import CompactionPlan
-from engine.controllers import CompactionResult
-from engine.gauge import GaugeLevel
-from engine.session import SessionSnapshot
+from engine.accounting.gauge import GaugeLevel
+from engine.compaction.controllers import CompactionResult
+from engine.compaction.plan import CompactionPlan
+from engine.live.insight import SessionInsight
+from engine.session.snapshot import SessionSnapshot
 from engine.sidecar import SidecarEvent
-from tui.insight import SessionInsight
 
 __all__ = [
     "CheckpointWritten",
@@ -27,12 +29,11 @@ __all__ = [
 ]
 
 
+@dataclass(eq=False)  # events: identity, not value, equality
 class SessionUpdated(Message):
     """A session has a new snapshot; a newer one for the same session replaces one still queued."""
 
-    def __init__(self, snapshot: SessionSnapshot) -> None:
-        super().__init__()
-        self.snapshot = snapshot
+    snapshot: SessionSnapshot
 
     @property
     def key(self) -> str:
@@ -43,83 +44,75 @@ class SessionUpdated(Message):
         return isinstance(message, SessionUpdated) and message.key == self.key
 
 
+@dataclass(eq=False)
 class SessionsDiscovered(Message):
     """Discovery finished: these sessions will be followed (snapshots follow as they are read)."""
 
-    def __init__(self, keys: tuple[str, ...], problems: tuple[str, ...]) -> None:
-        super().__init__()
-        self.keys = keys
-        self.problems = problems
+    keys: tuple[str, ...]
+    problems: tuple[str, ...]
 
 
+@dataclass(eq=False)
 class SessionsLoaded(Message):
     """Every discovered session has been read once; from now on only changes arrive."""
 
-    def __init__(self, count: int) -> None:
-        super().__init__()
-        self.count = count
+    count: int
 
 
+@dataclass(eq=False)
 class SessionReadFailed(Message):
     """A session could not be read (deleted, permissions, rewritten underneath us)."""
 
-    def __init__(self, key: str, error: str) -> None:
-        super().__init__()
-        self.key = key
-        self.error = error
+    key: str
+    error: str
 
 
+@dataclass(eq=False)
 class CompactionDetected(Message):
     """The agent (or someone) compacted a session since its previous snapshot."""
 
-    def __init__(self, snapshot: SessionSnapshot, previous_count: int) -> None:
-        super().__init__()
-        self.snapshot = snapshot
-        self.previous_count = previous_count
+    snapshot: SessionSnapshot
+    previous_count: int
 
 
+@dataclass(eq=False)
 class ThresholdCrossed(Message):
     """A session's gauge rose past a line (gauge, checkpoint, pre-compaction margin, compaction line)."""
 
-    def __init__(self, snapshot: SessionSnapshot, previous: GaugeLevel) -> None:
-        super().__init__()
-        self.snapshot = snapshot
-        self.previous = previous
+    snapshot: SessionSnapshot
+    previous: GaugeLevel
 
     @property
     def level(self) -> GaugeLevel:
         return self.snapshot.gauge.level
 
 
+@dataclass(eq=False)
 class ControlFinished(Message):
     """A control action (checkpoint, compact, prune, diff) ran; ``summary`` is the line shown to the user."""
 
-    def __init__(self, action: str, key: str, summary: str) -> None:
-        super().__init__()
-        self.action = action
-        self.key = key
-        self.summary = summary
+    action: str
+    key: str
+    summary: str
 
 
+@dataclass(eq=False)
 class SessionAssessed(Message):
     """A session has a new degradation/cost/lock assessment; a newer one for the same session replaces it."""
 
-    def __init__(self, key: str, insight: SessionInsight) -> None:
-        super().__init__()
-        self.key = key
-        self.insight = insight
+    key: str
+    insight: SessionInsight
 
     def can_replace(self, message: Message) -> bool:
         """Only the latest assessment of a session matters."""
         return isinstance(message, SessionAssessed) and message.key == self.key
 
 
+@dataclass(eq=False)
 class _SidecarMessage(Message):
     """A message carrying one :class:`~engine.sidecar.SidecarEvent`."""
 
-    def __init__(self, event: SidecarEvent) -> None:
-        super().__init__()
-        self.event = event
+    event: SidecarEvent
 
     @property
     def key(self) -> str:
@@ -134,26 +127,25 @@ class SidecarReported(_SidecarMessage):
     """The sidecar reported something worth telling: an error, an automatic compaction or its refusal."""
 
 
+@dataclass(eq=False)
 class CompactionApplied(Message):
     """A compaction or prune the user confirmed was written (or handed to the gateway)."""
 
-    def __init__(self, result: CompactionResult) -> None:
-        super().__init__()
-        self.result = result
+    result: CompactionResult
 
     @property
     def key(self) -> str:
         return self.result.plan.session_key
 
 
+@dataclass(eq=False)
 class CompactionFailed(Message):
     """A confirmed compaction was refused (nothing written) or failed; ``error`` says why."""
 
-    def __init__(self, plan: CompactionPlan, error: str, *, refused: bool) -> None:
-        super().__init__()
-        self.plan = plan
-        self.error = error
-        self.refused = refused
+    plan: CompactionPlan
+    error: str
+    _: KW_ONLY
+    refused: bool
 
     @property
     def key(self) -> str:

@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 
 from textual.notifications import SeverityLevel
 
-from engine.controllers import CompactionResult
+from engine.compaction.controllers import CompactionResult
+from engine.live.insight import SessionInsight
 from engine.sidecar import SidecarEvent
-from tui.insight import SessionInsight
 
 __all__ = ["SIDECAR_TITLES", "applied_text", "risk_changed_text", "startup_checkpoints_text"]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from engine.checkpoint import (
+from engine.checkpoints.model import (
     Checkpoint,
     CheckpointMeta,
     Decision,

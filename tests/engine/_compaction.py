@@ -12,14 +12,15 @@ from typing import Any
 
 import orjson
 
-from engine.accounting import message_tokens
-from engine.compaction import plan_compaction
-from engine.compaction_plan import CompactionPlan
-from engine.config import Config
-from engine.context import ContextView, build_context
-from engine.session import SessionFollower, SessionSnapshot
-from engine.stores import SessionSource, discover_sessions
-from engine.transcript import TranscriptReader, read_transcript
+from engine.accounting.context import ContextView, build_context
+from engine.accounting.measure import message_tokens
+from engine.compaction.plan import CompactionPlan
+from engine.compaction.planner import plan_compaction
+from engine.config.loader import Config
+from engine.session.snapshot import SessionFollower, SessionSnapshot
+from engine.stores.discovery import discover_sessions
+from engine.stores.source import SessionSource
+from engine.stores.transcript import TranscriptReader, read_transcript
 from tests.conftest import DATA, OPENCLAW
 from tests.engine._transcripts import HEADER, assistant, line, tool_result, user
 

@@ -15,7 +15,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine.jsonl_append import append_entries
+from engine.fs.jsonl_append import append_entries
 
 
 def turn(tag: str, n: int, rng: random.Random) -> list[dict[str, Any]]:

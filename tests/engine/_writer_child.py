@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine.jsonl_append import append_entries
-from engine.session_lock import acquire_lock
+from engine.fs.jsonl_append import append_entries
+from engine.fs.session_lock import acquire_lock
 
 
 def batch(tag: str, seq: int, rng: random.Random) -> list[dict[str, object]]:

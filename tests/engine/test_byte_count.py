@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.byte_count import count_in_file
+from engine.fs.byte_count import count_in_file
 
 NEEDLE = b'\n{"type":"compaction","id":"'
 

@@ -10,14 +10,14 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.checkpoint import (
+from engine.checkpoints.model import (
     Checkpoint,
     CheckpointFormatError,
     ToolCallSummary,
     map_text,
     validate_checkpoint,
 )
-from engine.checkpoint_yaml import YAML_IMPLEMENTATIONS, dump_checkpoint, load_checkpoint, replace_lone_surrogates
+from engine.checkpoints.yaml_io import YAML_IMPLEMENTATIONS, dump_checkpoint, load_checkpoint, replace_lone_surrogates
 from tests.engine._checkpoints import YAML_HAZARDS, checkpoints, minimal_checkpoint, sample_checkpoint
 
 # The example file of seed 000 §5.3, verbatim (comments and block scalars included): the interop target.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.checkpoint import Checkpoint, Decision, TokenUsage
-from engine.checkpoint_diff import ListChange, TextChange, diff_checkpoints, raw_diff
-from engine.checkpoint_yaml import dump_checkpoint
+from engine.checkpoints.diff import ListChange, TextChange, diff_checkpoints, raw_diff
+from engine.checkpoints.model import Checkpoint, Decision, TokenUsage
+from engine.checkpoints.yaml_io import dump_checkpoint
 from tests.engine._checkpoints import sample_checkpoint
 
 

@@ -19,19 +19,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.audit import read_audit
-from engine.checkpoint import Checkpoint
-from engine.checkpoint_store import (
-    LATEST_NAME,
-    checkpoints_root,
-    latest_checkpoint,
-    list_checkpoints,
-    read_checkpoint,
-    safe_key,
-    session_checkpoint_dir,
-    write_checkpoint,
-)
-from engine.checkpoint_yaml import dump_checkpoint, load_checkpoint
+from engine.checkpoints.model import Checkpoint
+from engine.checkpoints.store import LATEST_NAME, latest_checkpoint, list_checkpoints, read_checkpoint, write_checkpoint
+from engine.checkpoints.yaml_io import dump_checkpoint, load_checkpoint
+from engine.fs.audit import read_audit
+from engine.fs.layout import checkpoints_root, safe_key, session_checkpoint_dir
 from tests.engine._checkpoints import sample_checkpoint
 
 KEY = "agent:main:telegram:user123"
@@ -403,8 +395,8 @@ def test_planted_secrets_never_reach_the_disk(tmp_path: Path) -> None:
 _CHILD = """
 import dataclasses, random, sys
 from pathlib import Path
-from engine.checkpoint_store import write_checkpoint
-from engine.checkpoint_yaml import load_checkpoint
+from engine.checkpoints.store import write_checkpoint
+from engine.checkpoints.yaml_io import load_checkpoint
 state, base, rng = Path(sys.argv[1]), load_checkpoint(Path(sys.argv[2]).read_text("utf-8")), random.Random(sys.argv[3])
 print("ready", flush=True)
 while True:

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.archive import read_archive
-from engine.compaction import plan_compaction, select_compaction_layer, tool_output_tokens
-from engine.compaction_settings import CompactionSettings, LayerSettings
-from engine.config import Config
-from engine.context import find_cut_point
-from engine.session import SessionFollower
-from engine.stores import discover_sessions
-from engine.summarizer import CLEARED, HEADER_PREFIX, SUMMARY_HEADINGS
+from engine.accounting.context import find_cut_point
+from engine.compaction.archive import read_archive
+from engine.compaction.planner import plan_compaction, select_compaction_layer, tool_output_tokens
+from engine.compaction.summarizer import CLEARED, HEADER_PREFIX, SUMMARY_HEADINGS
+from engine.config.compaction_settings import CompactionSettings, LayerSettings
+from engine.config.loader import Config
+from engine.session.snapshot import SessionFollower
+from engine.stores.discovery import discover_sessions
 from tests.conftest import ENDS_ON_COMPACTION, HEADERLESS, MAIN_SESSION, RESET_ARCHIVE, SUBAGENT, V1_LEGACY
 from tests.engine._compaction import (
     DECISION,
@@ -321,7 +321,7 @@ def test_an_applicable_plan_never_increases_tokens(
 
 
 def test_compaction_settings_load_from_the_config_file(tmp_path: Path) -> None:
-    from engine.config import ConfigError, load_config
+    from engine.config.loader import ConfigError, load_config
 
     path = tmp_path / "config.yaml"
     path.write_text(

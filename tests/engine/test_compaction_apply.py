@@ -19,16 +19,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.archive import read_archive
-from engine.audit import read_audit
-from engine.compaction import plan_compaction
-from engine.config import Config
-from engine.controllers import CompactionRefusedError, GatewayError, apply_compaction, gateway_argv
-from engine.inject import CHECKPOINT_CUSTOM_TYPE
-from engine.jsonl_append import append_entries
-from engine.session_lock import LockHeldError, inspect_lock, lock_path_for
+from engine.checkpoints.inject import CHECKPOINT_CUSTOM_TYPE
+from engine.compaction.archive import read_archive
+from engine.compaction.controllers import CompactionRefusedError, GatewayError, apply_compaction, gateway_argv
+from engine.compaction.planner import plan_compaction
+from engine.config.loader import Config
+from engine.fs.audit import read_audit
+from engine.fs.jsonl_append import append_entries
+from engine.fs.session_lock import LockHeldError, inspect_lock, lock_path_for
 from engine.sidecar import ContextManager
-from engine.stores import discover_sessions
+from engine.stores.discovery import discover_sessions
 from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION, SESSIONS_JSON
 from tests.engine._compaction import (
     coding_session,
@@ -337,7 +337,7 @@ def test_sqlite_sessions_only_go_through_the_gateway(tmp_path: Path, fake_opencl
     build_db(db)
     source = discover_sessions([db]).sessions[0]
     before = db.read_bytes()
-    from engine.session import SessionFollower
+    from engine.session.snapshot import SessionFollower
 
     follower = SessionFollower(source)
     snapshot = follower.refresh()

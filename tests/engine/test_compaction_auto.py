@@ -5,16 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.audit import read_audit
-from engine.auto_compact import auto_compaction_layer, count_auto_compactions
-from engine.checkpoint_store import list_checkpoints
-from engine.compaction_settings import AutoCompactSettings, CompactionSettings
-from engine.config import Config
-from engine.jsonl_append import append_entries
+from engine.checkpoints.store import list_checkpoints
+from engine.compaction.auto import auto_compaction_layer, count_auto_compactions
+from engine.config.compaction_settings import AutoCompactSettings, CompactionSettings
+from engine.config.loader import Config
+from engine.fs.audit import read_audit
+from engine.fs.jsonl_append import append_entries
 from engine.sidecar import ContextManager
 from tests.engine._compaction import coding_session, lines_of, snapshot_of, source_of
 from tests.engine._transcripts import assistant, tool_result, user
-from tui import cli
+from tui.cli import main as cli
 
 
 def _busy_session(path: Path) -> Path:

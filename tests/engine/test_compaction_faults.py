@@ -18,9 +18,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from engine.archive import ArchivedMessage, read_archive, render_archive_record
-from engine.jsonl_append import append_entries
-from engine.session_lock import inspect_lock
+from engine.compaction.archive import ArchivedMessage, read_archive, render_archive_record
+from engine.fs.jsonl_append import append_entries
+from engine.fs.session_lock import inspect_lock
 from tests.engine._compaction import coding_session, lines_of
 from tests.engine._compaction_child import archive_record
 from tests.engine._transcripts import HEADER

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import Config, ConfigError, load_config
+from engine.config.loader import Config, ConfigError, load_config
 from engine.sidecar import ContextManager
 
 
@@ -60,7 +60,7 @@ def test_the_sidecar_follows_auto_checkpoints_unless_told(tmp_path: Path) -> Non
 
 def test_yaml_is_not_imported_without_a_config_file(tmp_path: Path) -> None:
     code = (
-        "import sys; from pathlib import Path; from engine.config import load_config; "
+        "import sys; from pathlib import Path; from engine.config.loader import load_config; "
         f"load_config(Path({str(tmp_path / 'missing.yaml')!r}), env={{}}); print('yaml' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

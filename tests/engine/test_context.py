@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from engine.accounting import measure_context
-from engine.context import build_context, find_cut_point
-from engine.gauge import read_gauge
-from engine.tokens import count_tokens, get_counter
-from engine.transcript import read_transcript
-from engine.windows import ContextWindow, resolve_context_window
+from engine.accounting.context import build_context, find_cut_point
+from engine.accounting.gauge import read_gauge
+from engine.accounting.measure import measure_context
+from engine.accounting.tokens import count_tokens, get_counter
+from engine.accounting.windows import ContextWindow, resolve_context_window
+from engine.stores.transcript import read_transcript
 from tests.engine._transcripts import assistant, compaction, tool_result, user, write
 
 

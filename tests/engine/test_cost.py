@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
-from engine.cost import (
+from engine.session.cost import (
     ModelPrice,
     cache_ttl_for,
     call_cost,
@@ -17,9 +17,9 @@ from engine.cost import (
     rewrite_cost,
     session_cost,
 )
-from engine.entries import Usage
-from engine.session import SessionSnapshot, snapshot_session
-from engine.stores import discover_sessions
+from engine.session.snapshot import SessionSnapshot, snapshot_session
+from engine.stores.discovery import discover_sessions
+from engine.stores.entries import Usage
 from tests.conftest import HEADERLESS, MAIN_SESSION, V1_LEGACY
 from tests.engine._transcripts import user, write
 

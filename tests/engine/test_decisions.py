@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.decisions import (
+from engine.capture.decisions import (
     DECISION_MAX_CHARS,
     extract_decision_from_response,
     extract_decision_from_response_seed,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.dedup import (
+from engine.capture.dedup import (
     SEED_STOP_WORDS,
     STOP_WORDS,
     dedupe,

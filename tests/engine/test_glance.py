@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-import engine.glance
-from engine.glance import glance_session
-from engine.session import snapshot_session
-from engine.stores import SessionSource
+import engine.session.glance
+from engine.session.glance import glance_session
+from engine.session.snapshot import snapshot_session
+from engine.stores.source import SessionSource
 from tests.conftest import ENDS_ON_COMPACTION, HEADERLESS, MAIN_SESSION, SUBAGENT, V1_LEGACY
 from tests.engine._transcripts import assistant, compaction, user, write
 
@@ -52,7 +52,7 @@ def test_count_includes_a_compaction_on_the_first_line_of_a_headerless_file(tmp_
 
 def test_files_past_the_count_limit_report_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = _with_compactions(tmp_path / "big.jsonl", 2)
-    monkeypatch.setattr(engine.glance, "COUNT_LIMIT_BYTES", path.stat().st_size - 1)
+    monkeypatch.setattr(engine.session.glance, "COUNT_LIMIT_BYTES", path.stat().st_size - 1)
     glance = glance_session(_source(path))
     assert glance.compactions_in_file is None and glance.compactions is None
     assert glance.quick.source == "unknown-after-compaction"

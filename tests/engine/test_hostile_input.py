@@ -13,15 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.accounting import measure_context
-from engine.capture import CapturedState, capture
-from engine.checkpoint_store import latest_checkpoint, list_checkpoints
-from engine.context import build_context, find_cut_point
-from engine.glance import glance_session
-from engine.quick_gauge import quick_context_tokens
-from engine.stores import SessionSource
-from engine.thread import extract_thread
-from engine.transcript import TranscriptReader, read_transcript
+from engine.accounting.context import build_context, find_cut_point
+from engine.accounting.measure import measure_context
+from engine.capture.state import CapturedState, capture
+from engine.capture.thread import extract_thread
+from engine.checkpoints.store import latest_checkpoint, list_checkpoints
+from engine.session.glance import glance_session
+from engine.session.quick_gauge import quick_context_tokens
+from engine.stores.source import SessionSource
+from engine.stores.transcript import TranscriptReader, read_transcript
 from tests.conftest import MAIN_SESSION
 from tests.engine._transcripts import HEADER, assistant, line, user
 
@@ -153,9 +153,9 @@ from pathlib import Path
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # a write past the limit then fails with EFBIG, like a full disk
 limit = int(sys.argv[3])
 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-from engine.config import Config
+from engine.config.loader import Config
 from engine.sidecar import ContextManager
-from engine.stores import discover_sessions
+from engine.stores.discovery import discover_sessions
 manager = ContextManager(Config(state_dir=Path(sys.argv[2])), auto_checkpoints=False)
 source = discover_sessions([Path(sys.argv[1])]).sessions[0]
 manager.add(source)

@@ -19,11 +19,11 @@ from typing import Any
 import orjson
 import pytest
 
-import engine.jsonl_append as jsonl_append
-from engine.jsonl_append import AppendError, AppendRefusedError, append_entries, new_entry_id
-from engine.session_lock import LockHeldError, inspect_lock, lock_path_for
-from engine.tail import last_entry
-from engine.transcript import read_transcript
+import engine.fs.jsonl_append as jsonl_append
+from engine.fs.jsonl_append import AppendError, AppendRefusedError, append_entries, new_entry_id
+from engine.fs.session_lock import LockHeldError, inspect_lock, lock_path_for
+from engine.fs.tail import last_entry
+from engine.stores.transcript import read_transcript
 from tests.conftest import HEADERLESS, MAIN_SESSION, V1_LEGACY
 from tests.engine._transcripts import HEADER, line, user
 from tests.engine._writer_child import batch, constant
@@ -279,7 +279,7 @@ def test_torn_tail_without_a_recorded_intent_is_refused(session: Path) -> None:
 def test_new_entry_id_avoids_existing_ids_and_falls_back_to_a_uuid(monkeypatch: pytest.MonkeyPatch) -> None:
     fresh = new_entry_id({"00000000"})
     assert re.fullmatch(r"[0-9a-f]{8}", fresh)
-    monkeypatch.setattr("engine.jsonl_append.secrets.token_hex", lambda _n: "deadbeef")
+    monkeypatch.setattr("engine.fs.jsonl_append.secrets.token_hex", lambda _n: "deadbeef")
     assert new_entry_id({"cafebabe"}) == "deadbeef"
     assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", new_entry_id({"deadbeef"}))
 

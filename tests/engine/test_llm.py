@@ -13,7 +13,8 @@ from typing import Any
 import orjson
 import pytest
 
-from engine.llm import LLMConfig, LLMError, enrich_decisions, merge_enriched, summarize_with_llm
+from engine.config.llm_settings import LLMConfig
+from engine.llm.client import LLMError, enrich_decisions, merge_enriched, summarize_with_llm
 
 KEY = "sk-ant-api03-TESTKEY0123456789abcdefghijklmnopqrstuvwxyz"
 ENV = {"CTXSCOPE_TEST_LLM_KEY": KEY}

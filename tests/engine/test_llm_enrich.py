@@ -13,7 +13,7 @@ import yaml
 from tests.conftest import V1_LEGACY
 from tests.engine._transcripts import assistant, user, write
 from tests.engine.test_llm import KEY, FakeLLM, Reply, _chat, configure_llm, fake_llm  # noqa: F401 - the fixture
-from tui.cli import EXIT_OK, EXIT_USAGE, main
+from tui.cli.main import EXIT_OK, EXIT_USAGE, main
 
 PLANTED = "sk-proj-PLANTEDsecret0123456789abcdefghijklmnop"
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import MAIN_SESSION
 from tests.engine.test_llm import KEY, FakeLLM, Reply, _chat, configure_llm, fake_llm  # noqa: F401 - the fixture is used
-from tui.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from tui.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 
 LLM_TEXT = "## Goal\nMove moltbot's config into git.\n\n## Key Decisions\n- Push over SSH with a deploy key."
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from bench import pi_reference
-from engine.accounting import measure_context
-from engine.context import build_context
-from engine.transcript import read_transcript
+from engine.accounting.context import build_context
+from engine.accounting.measure import measure_context
+from engine.stores.transcript import read_transcript
 from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION, OPENCLAW
 
 TRANSCRIPTS = sorted(

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.accounting import measure_context
-from engine.context import build_context
-from engine.quick_gauge import quick_context_tokens
-from engine.transcript import read_transcript
+from engine.accounting.context import build_context
+from engine.accounting.measure import measure_context
+from engine.session.quick_gauge import quick_context_tokens
+from engine.stores.transcript import read_transcript
 from tests.engine._transcripts import assistant, compaction, tool_result, user, write
 from tests.engine.test_pi_agreement import TRANSCRIPTS
 

@@ -7,9 +7,9 @@ import dataclasses
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from engine.checkpoint import Checkpoint, Exchange, ToolCallSummary
-from engine.render import render_checkpoint
-from engine.tokens import count_tokens, get_counter
+from engine.accounting.tokens import count_tokens, get_counter
+from engine.checkpoints.model import Checkpoint, Exchange, ToolCallSummary
+from engine.checkpoints.render import render_checkpoint
 from tests.engine._checkpoints import checkpoints, large_checkpoint, minimal_checkpoint, sample_checkpoint
 
 OPEN, CLOSE = "<checkpoint-data ", "</checkpoint-data>"

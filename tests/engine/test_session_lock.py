@@ -17,7 +17,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from engine.session_lock import (
+from engine.fs.session_lock import (
     LockError,
     LockHeldError,
     _observe,

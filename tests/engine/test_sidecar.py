@@ -8,19 +8,19 @@ from pathlib import Path
 
 import orjson
 
-from engine.capture import CapturedState, capture
-from engine.checkpoint_store import latest_checkpoint, list_checkpoints, read_checkpoint
-from engine.config import Config
-from engine.context import build_context
-from engine.gauge import read_gauge
-from engine.inject import CHECKPOINT_CUSTOM_TYPE, apply_inject, plan_inject
+from engine.accounting.context import build_context
+from engine.accounting.gauge import read_gauge
+from engine.accounting.windows import ContextWindow
+from engine.capture.state import CapturedState, capture
+from engine.capture.state_files import load_state, save_state
+from engine.capture.thread import extract_thread
+from engine.checkpoints.inject import CHECKPOINT_CUSTOM_TYPE, apply_inject, plan_inject
+from engine.checkpoints.store import latest_checkpoint, list_checkpoints, read_checkpoint
+from engine.checkpoints.triggers import TURNS_PER_CHECKPOINT, TriggerState, decide_trigger, should_skip
+from engine.config.loader import Config
 from engine.sidecar import ContextManager
-from engine.state_files import load_state, save_state
-from engine.stores import discover_sessions
-from engine.thread import extract_thread
-from engine.transcript import read_transcript
-from engine.triggers import TURNS_PER_CHECKPOINT, TriggerState, decide_trigger, should_skip
-from engine.windows import ContextWindow
+from engine.stores.discovery import discover_sessions
+from engine.stores.transcript import read_transcript
 from tests.conftest import DATA, MAIN_SESSION, V1_LEGACY
 from tests.engine._transcripts import assistant, compaction, tool_result, user, write
 

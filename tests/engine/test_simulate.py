@@ -13,15 +13,15 @@ from typing import Any
 import orjson
 import pytest
 
-from engine.accounting import measure_context
-from engine.context import build_context, find_cut_point
-from engine.entries import Entry
-from engine.jsonl_append import append_entries
-from engine.session import SessionFollower
-from engine.session_generator import generate_session_file
-from engine.simulate import SimulatedAgent, SimulationResult, run_simulation
-from engine.stores import discover_sessions
-from engine.transcript import TranscriptReader, read_transcript
+from engine.accounting.context import build_context, find_cut_point
+from engine.accounting.measure import measure_context
+from engine.fs.jsonl_append import append_entries
+from engine.session.snapshot import SessionFollower
+from engine.stores.discovery import discover_sessions
+from engine.stores.entries import Entry
+from engine.stores.transcript import TranscriptReader, read_transcript
+from sim.session_generator import generate_session_file
+from sim.simulate import SimulatedAgent, SimulationResult, run_simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 WINDOW = 64_000
@@ -229,7 +229,7 @@ def test_stop_event_ends_the_run(tmp_path: Path) -> None:
 
 
 def test_command_line_entry_point(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "engine.simulate", str(tmp_path), "--pace", "0", "--turns", "3"],
+    done = subprocess.run([sys.executable, "-m", "sim.simulate", str(tmp_path), "--pace", "0", "--turns", "3"],
                           capture_output=True, text=True, cwd=ROOT, check=True, timeout=120)
     report = orjson.loads(done.stdout)
     assert report["turns"] == 3 and Path(report["transcript"]).is_file()

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.tail import iter_lines_backward, last_entry
-from engine.transcript import read_transcript
+from engine.fs.tail import iter_lines_backward, last_entry
+from engine.stores.transcript import read_transcript
 from tests.conftest import MAIN_SESSION
 from tests.engine._transcripts import HEADER, line, user
 

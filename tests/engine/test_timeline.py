@@ -1,13 +1,13 @@
-"""The utilization-over-turns series (engine/timeline.py) on real transcripts and on hand-built entries."""
+"""The utilization-over-turns series (engine/accounting/timeline.py) on real transcripts and on hand-built entries."""
 
 from __future__ import annotations
 
 from itertools import pairwise
 
-from engine.entries import Entry, Usage
-from engine.session import snapshot_session
-from engine.stores import discover_sessions
-from engine.timeline import Timeline, TimelineSample, plot_columns, utilization_timeline
+from engine.accounting.timeline import Timeline, TimelineSample, plot_columns, utilization_timeline
+from engine.session.snapshot import snapshot_session
+from engine.stores.discovery import discover_sessions
+from engine.stores.entries import Entry, Usage
 from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION
 
 

@@ -10,8 +10,8 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.context import build_context
-from engine.transcript import TranscriptReader, read_transcript
+from engine.accounting.context import build_context
+from engine.stores.transcript import TranscriptReader, read_transcript
 from tests.conftest import HEADERLESS, MAIN_SESSION, V1_LEGACY
 from tests.engine._transcripts import HEADER, assistant, compaction, line, tool_result, user, write
 

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from textual.pilot import Pilot
 
-from engine.compaction_settings import CompactionSettings
-from engine.config import Config
+from engine.config.compaction_settings import CompactionSettings
+from engine.config.loader import Config
 from tui.app import CtxscopeApp
-from tui.controls import Controls
+from tui.controls import ControlRunner
 from tui.follow import ChangeQueue
 
 FIXED_NOW = datetime(2026, 5, 6, 12, 0, tzinfo=UTC)
@@ -45,14 +45,14 @@ def make_app(
     paths: Iterable[Path],
     state_dir: Path,
     *,
-    controls: Controls | None = None,
+    runners: Mapping[str, ControlRunner] | None = None,
     theme: str | None = None,
     auto_checkpoints: bool | None = None,
 ) -> tuple[CtxscopeApp, ChangeQueue]:
     """An app over ``paths`` whose state dir is ``state_dir``, with its change queue."""
     changes = ChangeQueue()
     app = CtxscopeApp(
-        list(paths), sandbox_config(state_dir), changes=changes, controls=controls, clock=lambda: FIXED_NOW,
+        list(paths), sandbox_config(state_dir), changes=changes, runners=runners, clock=lambda: FIXED_NOW,
         auto_checkpoints=auto_checkpoints,
     )
     app.animation_level = "none"

@@ -16,8 +16,8 @@ from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, RadioSet, Static
 
-from engine.audit import read_audit
-from engine.session_lock import process_starttime
+from engine.fs.audit import read_audit
+from engine.fs.session_lock import process_starttime
 from tests.conftest import MAIN_SESSION, RESET_ARCHIVE, SESSIONS_JSON, SUBAGENT
 from tests.engine.test_llm import KEY, FakeLLM, Reply, _chat, _openai, fake_llm  # noqa: F401 - the fixture
 from tests.engine.test_sqlite_store import build_db
@@ -114,7 +114,7 @@ async def test_k_previews_the_plan_and_confirming_appends_a_compaction(subagent:
     original = subagent.read_bytes()
     seen: list[Message] = []
     app, _ = make_app([subagent.parent], tmp_path / "state")
-    app.compaction_debounce = 0
+    app.compaction.debounce = 0
     async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
         await settle(pilot)
         dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
@@ -157,7 +157,7 @@ async def test_p_prunes_with_the_layer_fixed(subagent: Path, tmp_path: Path) -> 
     original = subagent.read_bytes()
     seen: list[Message] = []
     app, _ = make_app([subagent.parent], tmp_path / "state")
-    app.compaction_debounce = 0
+    app.compaction.debounce = 0
     async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
         await settle(pilot)
         dialog = await _dialog(pilot, SUBAGENT_KEY, "p")
@@ -178,7 +178,7 @@ async def test_high_degradation_needs_the_confirmation_ticked(tmp_path: Path) ->
     sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
     original = (sessions / MAIN_SESSION.name).read_bytes()
     app, _ = make_app([sessions], tmp_path / "state")
-    app.compaction_debounce = 0
+    app.compaction.debounce = 0
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         dialog = await _dialog(pilot, MAIN_KEY, "k")

@@ -9,16 +9,15 @@ from textual.message import Message
 from textual.notifications import Notify
 from textual.widgets import Input, Static
 
-from engine.audit import record_action
-from engine.config import Config
-from engine.session import SessionSnapshot
+from engine.config.loader import Config
+from engine.fs.audit import record_action
+from engine.session.snapshot import SessionSnapshot
 from tests.conftest import OPENCLAW
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
-from tui.controls import Controls
 from tui.messages import ControlFinished
 from tui.screens.help import HelpScreen
 from tui.screens.session_list import SessionListScreen
-from tui.screens.session_view import HISTORY_PANES, SessionScreen
+from tui.screens.session_view import SessionScreen
 from tui.widgets.checkpoints import EMPTY as CHECKPOINTS_EMPTY
 from tui.widgets.checkpoints import CheckpointList
 from tui.widgets.context_table import ContextTable
@@ -150,15 +149,6 @@ async def test_audit_pane_lists_the_session_newest_first_and_empty_panes_say_why
         assert checkpoints == CHECKPOINTS_EMPTY
 
 
-async def test_audit_pane_without_a_loader_explains_what_is_missing(sessions: Path, tmp_path: Path) -> None:
-    app, _ = make_app([sessions], tmp_path / "state", controls=Controls(module_exists=lambda name: False))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = await _open(pilot, "agent:main:main")
-        body = screen.query_one("#audit-pane", HistoryPane).query_one(".history-body", Static)
-        assert str(body.render()) == HISTORY_PANES["audit"][1]
-
-
 async def test_help_lists_the_keys_of_the_screen(sessions: Path, tmp_path: Path) -> None:
     app, _ = make_app([sessions], tmp_path / "state")
     async with app.run_test(size=(120, 36)) as pilot:
@@ -173,16 +163,6 @@ async def test_help_lists_the_keys_of_the_screen(sessions: Path, tmp_path: Path)
         assert isinstance(app.screen, SessionListScreen)
 
 
-async def test_control_key_explains_a_missing_engine_module(sessions: Path, tmp_path: Path) -> None:
-    seen: list[Message] = []
-    app, _ = make_app([sessions], tmp_path / "state", controls=Controls(module_exists=lambda name: False))
-    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
-        await settle(pilot)
-        await pilot.press("k")
-        missing = "Can't compact the session: this install of ctxscope has no engine.compaction module."
-        await wait_until(pilot, lambda: missing in _notes(seen))
-
-
 async def test_wired_control_runs_on_the_selected_session_in_a_worker(sessions: Path, tmp_path: Path) -> None:
     calls: list[tuple[str, Config]] = []
 
@@ -190,10 +170,8 @@ async def test_wired_control_runs_on_the_selected_session_in_a_worker(sessions: 
         calls.append((snapshot.key, config))
         return "cp_001 written"
 
-    controls = Controls()
-    controls.wire("force_checkpoint", write_checkpoint)
     seen: list[Message] = []
-    app, _ = make_app([sessions], tmp_path / "state", controls=controls)
+    app, _ = make_app([sessions], tmp_path / "state", runners={"force_checkpoint": write_checkpoint})
     async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
         await settle(pilot)
         await pilot.press("down", "down", "c")
@@ -207,10 +185,8 @@ async def test_failing_control_becomes_an_error_notification(sessions: Path, tmp
     def broken(snapshot: SessionSnapshot, config: Config) -> str:
         raise OSError("disk full")
 
-    controls = Controls()
-    controls.wire("diff", broken)
     seen: list[Message] = []
-    app, _ = make_app([sessions], tmp_path / "state", controls=controls)
+    app, _ = make_app([sessions], tmp_path / "state", runners={"diff": broken})
     async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
         await settle(pilot)
         await pilot.press("d")

@@ -8,8 +8,8 @@ import pytest
 
 from tests.conftest import SUBAGENT
 from tests.tui.app_factory import copy_fixtures
-from tui import cli
 from tui.app import CtxscopeApp
+from tui.cli import main as cli
 
 
 @pytest.fixture

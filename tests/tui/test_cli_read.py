@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION, OPENCLAW, SESSIONS_JSON
-from tui.cli import EXIT_NOT_FOUND, EXIT_OK, main
+from tui.cli.main import EXIT_NOT_FOUND, EXIT_OK, main
 
 STATUS_FIELDS = {
     "key",

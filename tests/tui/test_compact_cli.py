@@ -12,8 +12,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from engine.audit import read_audit
-from engine.context import find_cut_point
+from engine.accounting.context import find_cut_point
+from engine.fs.audit import read_audit
 from tests.conftest import (
     ENDS_ON_COMPACTION,
     HEADERLESS,
@@ -34,7 +34,8 @@ from tests.engine._compaction import (
 )
 from tests.engine.test_compaction_apply import FAKE_OPENCLAW
 from tests.engine.test_jsonl_append import last_entry_id
-from tui import cli, compact_commands
+from tui.cli import compact_commands
+from tui.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 CTXSCOPE = ROOT / ".venv" / "bin" / "ctxscope"

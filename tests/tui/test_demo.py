@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from textual.notifications import Notify
 
-from engine.config import Config
-from engine.simulate import DEMO_WINDOW, run_simulation
+from engine.config.loader import Config
+from sim.simulate import DEMO_WINDOW, run_simulation
 from tests.tui.app_factory import FIXED_NOW, wait_until
-from tui import cli, demo
+from tui import demo
+from tui.cli import main as cli
 from tui.follow import ChangeQueue
 from tui.screens.session_view import SessionScreen
 
@@ -48,7 +49,7 @@ class TestFlags:
 
     def test_the_simulator_runs_under_this_interpreter_as_a_module(self, tmp_path: Path) -> None:
         command = demo.simulator_command(tmp_path, pace=4.0, seed=3, window=64_000)
-        assert command[:3] == [sys.executable, "-m", "engine.simulate"]
+        assert command[:3] == [sys.executable, "-m", "sim.simulate"]
         assert command[3:] == [str(tmp_path), "--pace", "4.0", "--seed", "3", "--window", "64000"]
 
 

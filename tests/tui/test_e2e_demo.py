@@ -19,8 +19,8 @@ from typing import TypeVar
 
 import pytest
 
-from engine.checkpoint_store import session_checkpoint_dir
-from engine.checkpoint_yaml import load_checkpoint
+from engine.checkpoints.yaml_io import load_checkpoint
+from engine.fs.layout import session_checkpoint_dir
 from tui.demo import DEMO_KEY
 
 pytestmark = pytest.mark.e2e
@@ -85,7 +85,7 @@ def _poll(probe: Callable[[], T | None], *, timeout: float, what: str, terminal:
 def _simulator_pids(state_dir: Path) -> set[int]:
     out = subprocess.run(["ps", "-ww", "-eo", "pid=,args="], capture_output=True, text=True, check=True).stdout
     return {int(line.split(None, 1)[0]) for line in out.splitlines()
-            if "engine.simulate" in line and str(state_dir) in line}
+            if "sim.simulate" in line and str(state_dir) in line}
 
 
 def _readings(screen: str) -> tuple[str, ...]:

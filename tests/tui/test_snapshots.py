@@ -55,7 +55,7 @@ def _compacting(key: str, press: str, keep_recent: int) -> Callable[[Pilot[None]
     async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
         assert isinstance(app, CtxscopeApp)
-        app.compaction_debounce = 0
+        app.compaction.debounce = 0
         await settle(pilot)
         table = app.session_list.query_one(SessionTable)
         table.move_cursor(row=table.get_row_index(key))

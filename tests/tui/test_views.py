@@ -7,9 +7,9 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Static, TabbedContent
 
-from engine.checkpoint import Checkpoint
-from engine.checkpoint_store import latest_checkpoint
-from engine.degradation import assess_degradation
+from engine.checkpoints.model import Checkpoint
+from engine.checkpoints.store import latest_checkpoint
+from engine.compaction.degradation import assess_degradation
 from tests.conftest import MAIN_SESSION, OPENCLAW, SESSIONS_JSON, SUBAGENT
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tests.tui.transcript_lines import append, decision_exchange, reply

@@ -22,7 +22,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static
 from textual.worker import get_current_worker
 
-from engine.compaction_plan import CompactionPlan
+from engine.compaction.plan import CompactionPlan
 from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
 
 __all__ = ["DEBOUNCE_SECONDS", "CompactDialog", "PlanRequest", "Planner"]

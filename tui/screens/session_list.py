@@ -15,8 +15,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from engine.session import SessionSnapshot
-from tui.insight import SessionInsight
+from engine.live.insight import SessionInsight
+from engine.session.snapshot import SessionSnapshot
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.labels import session_label
 from tui.widgets.session_table import SessionTable, matches, ordered

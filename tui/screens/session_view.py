@@ -17,13 +17,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from engine.capture import CapturedState
-from engine.config import Config
-from engine.cost import session_cost
-from engine.session import SessionFollower, SessionSnapshot
-from engine.timeline import Timeline, utilization_timeline
-from tui.controls import Controls, HistoryItem, session_state_dir
-from tui.insight import SessionInsight
+from engine.accounting.timeline import Timeline, utilization_timeline
+from engine.capture.state import CapturedState
+from engine.config.loader import Config
+from engine.live.insight import SessionInsight
+from engine.session.cost import session_cost
+from engine.session.snapshot import SessionFollower, SessionSnapshot
+from tui.controls import HistoryItem, audit_history, session_state_dir
 from tui.widgets.cards import Card, ContextCard, CostCard, RiskCard, SessionCard
 from tui.widgets.checkpoints import CheckpointsView, StoredCheckpoint, read_checkpoints
 from tui.widgets.context_table import ContextTable, measure_rows
@@ -39,13 +39,10 @@ __all__ = ["HISTORY_PANES", "TABS", "SessionScreen", "WithFollower"]
 WithFollower = Callable[[Callable[[SessionFollower], Any]], Any]
 """Runs a function on the session's engine follower while no refresh of it runs (blocking)."""
 
-HISTORY_PANES: dict[str, tuple[str, str]] = {
-    "audit": (
-        "No ctxscope actions on this session yet. Every checkpoint, compaction and prune is logged here.",
-        "The audit log is not available in this install.",
-    ),
+HISTORY_PANES: dict[str, str] = {
+    "audit": "No ctxscope actions on this session yet. Every checkpoint, compaction and prune is logged here.",
 }
-"""Pane id → (text when empty, text when nothing is wired to read it)."""
+"""Pane id → text when the pane is empty."""
 
 TABS = ("overview", "context", "transcript", "checkpoints", "decisions", "audit")
 
@@ -67,7 +64,6 @@ class SessionScreen(Screen[None]):
         snapshot: SessionSnapshot,
         *,
         with_follower: WithFollower,
-        controls: Controls,
         config: Config,
         clock: Callable[[], datetime],
         captured_state: Callable[[], CapturedState | None] | None = None,
@@ -77,7 +73,6 @@ class SessionScreen(Screen[None]):
         super().__init__(classes="session-view")
         self.key = snapshot.key
         self._with_follower = with_follower
-        self._controls = controls
         self._config = config
         self._clock = clock
         self._captured_state = captured_state or (lambda: None)
@@ -109,9 +104,9 @@ class SessionScreen(Screen[None]):
                 yield CheckpointsView(id="checkpoints-view")
             with TabPane("Decisions", id="decisions"):
                 yield DecisionsView(id="decisions-view")
-            for pane, (empty, unwired) in HISTORY_PANES.items():
+            for pane, empty in HISTORY_PANES.items():
                 with TabPane(pane.title(), id=pane):
-                    yield HistoryPane(empty=empty, unwired=unwired, id=f"{pane}-pane")
+                    yield HistoryPane(empty=empty, id=f"{pane}-pane")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -159,7 +154,7 @@ class SessionScreen(Screen[None]):
     def _set_timeline(self, timeline: Timeline) -> None:
         self.query_one(UtilizationPlot).timeline = timeline
 
-    def _show_history(self, pane: str, items: tuple[HistoryItem, ...] | None, problem: str | None) -> None:
+    def _show_history(self, pane: str, items: tuple[HistoryItem, ...], problem: str | None) -> None:
         self.query_one(f"#{pane}-pane", HistoryPane).show(items, problem)
 
     @work(thread=True, exclusive=True, group="measure_timeline", exit_on_error=False)
@@ -202,12 +197,11 @@ class SessionScreen(Screen[None]):
         self.app.call_from_thread(self.query_one(CheckpointsView).show, self._stored, problem)
         if self._active_tab == "decisions":
             self.app.call_from_thread(self.load_decisions, snapshot)
-        for pane in HISTORY_PANES:
-            loader = self._controls.loader(pane)
-            items: tuple[HistoryItem, ...] | None = None
+        for pane, loader in {"audit": audit_history}.items():
+            items: tuple[HistoryItem, ...] = ()
             pane_problem: str | None = None
             try:
-                items = loader(snapshot, self._config) if loader else None
+                items = loader(snapshot, self._config)
             except Exception as exc:  # noqa: BLE001 - one unreadable pane must not blank the others
                 pane_problem = f"Could not read {pane}: {exc}"
             if worker.is_cancelled:

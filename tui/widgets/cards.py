@@ -1,7 +1,8 @@
 """Small bordered cards of the session view: context figures, degradation risk, cost, and where the session lives.
 
-The risk and cost cards render the engine's :class:`~engine.degradation.DegradationAssessment` and
-:class:`~engine.cost.SessionCost` (carried by :class:`~tui.insight.SessionInsight`); they compute nothing.
+The risk and cost cards render the engine's :class:`~engine.compaction.degradation.DegradationAssessment` and
+:class:`~engine.session.cost.SessionCost` (carried by :class:`~engine.live.insight.SessionInsight`);
+they compute nothing.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.cost import SessionCost
-from engine.degradation import DegradationAssessment
-from engine.session import SessionSnapshot
-from tui.insight import SessionInsight
+from engine.compaction.degradation import DegradationAssessment
+from engine.live.insight import SessionInsight
+from engine.session.cost import SessionCost
+from engine.session.snapshot import SessionSnapshot
 from tui.widgets.labels import ago, duration, money, shorten_middle
 from tui.widgets.levels import RISK_COLOR
 

@@ -1,9 +1,9 @@
 """The Checkpoints tab: the history list, and for the highlighted checkpoint its diff and its rendered form.
 
 The diff compares the highlighted checkpoint with the previous one, or with the checkpoint marked with
-``space`` (mark two to compare any pair). Diffs are the engine's: :func:`engine.checkpoint_diff.diff_checkpoints`
-(structured) and :func:`engine.checkpoint_diff.raw_diff` (unified YAML); the rendered block is
-:func:`engine.render.render_checkpoint`. Files are read and rendered in a worker (:func:`read_checkpoints`).
+``space`` (mark two to compare any pair). Diffs are the engine's: :func:`engine.checkpoints.diff.diff_checkpoints`
+(structured) and :func:`engine.checkpoints.diff.raw_diff` (unified YAML); the rendered block is
+:func:`engine.checkpoints.render.render_checkpoint`. Files are read and rendered in a worker (:func:`read_checkpoints`).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from engine.checkpoint import Checkpoint, CheckpointFormatError
-from engine.checkpoint_diff import CheckpointDiff, diff_checkpoints, raw_diff
-from engine.checkpoint_store import list_checkpoints
-from engine.checkpoint_yaml import load_checkpoint
-from engine.gauge import format_tokens
-from engine.render import RenderedCheckpoint, render_checkpoint
+from engine.accounting.gauge import format_tokens
+from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
+from engine.checkpoints.model import Checkpoint, CheckpointFormatError
+from engine.checkpoints.render import RenderedCheckpoint, render_checkpoint
+from engine.checkpoints.store import list_checkpoints
+from engine.checkpoints.yaml_io import load_checkpoint
 
 __all__ = ["CheckpointList", "CheckpointsView", "StoredCheckpoint", "diff_content", "read_checkpoints"]
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import DataTable
 
-from engine.accounting import message_tokens
-from engine.context import find_cut_point
-from engine.session import SessionFollower, SessionSnapshot
+from engine.accounting.context import find_cut_point
+from engine.accounting.measure import message_tokens
+from engine.session.snapshot import SessionFollower, SessionSnapshot
 
 __all__ = ["ContextRow", "ContextTable", "measure_rows"]
 

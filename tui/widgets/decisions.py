@@ -1,9 +1,9 @@
 """The Decisions tab: decisions, open items and learnings with their time and source, and the key exchanges.
 
 Two sources, both the engine's: the latest checkpoint (what was bundled so far) and the sidecar's live
-captured state (what was recognised since that checkpoint, :class:`engine.capture.CapturedState`). Live items
-the checkpoint already holds are shown once, as the checkpoint's (:func:`engine.dedup.is_semantic_duplicate`).
-Key exchanges come from :func:`engine.thread.extract_thread` over the current context.
+captured state (what was recognised since that checkpoint, :class:`engine.capture.state.CapturedState`). Live items
+the checkpoint already holds are shown once, as the checkpoint's (:func:`engine.capture.dedup.is_semantic_duplicate`).
+Key exchanges come from :func:`engine.capture.thread.extract_thread` over the current context.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from engine.capture import CapturedState
-from engine.checkpoint_store import latest_checkpoint
-from engine.dedup import is_semantic_duplicate
-from engine.session import SessionFollower, SessionSnapshot
-from engine.thread import Exchange, extract_thread
+from engine.capture.dedup import is_semantic_duplicate
+from engine.capture.state import CapturedState
+from engine.capture.thread import Exchange, extract_thread
+from engine.checkpoints.store import latest_checkpoint
+from engine.session.snapshot import SessionFollower, SessionSnapshot
 
 __all__ = ["DecisionsDigest", "DecisionsView", "NotedItem", "digest_content", "read_decisions"]
 

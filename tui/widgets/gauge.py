@@ -1,6 +1,6 @@
 """The large context gauge: a bar with the engine's markers under it and a legend naming them.
 
-Markers are the engine's (:class:`engine.gauge.Marker`): G gauge shown to the agent, C checkpoint, F memory
+Markers are the engine's (:class:`engine.accounting.gauge.Marker`): G gauge shown to the agent, C checkpoint, F memory
 flush points, M pre-compaction margin, K the agent's own compaction line. After a compaction with no usage
 since, the engine reports ``tokens=None`` and the bar says "unknown" instead of a stale figure.
 """
@@ -11,8 +11,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.gauge import GaugeReading, Marker
-from engine.session import SessionSnapshot
+from engine.accounting.gauge import GaugeReading, Marker
+from engine.session.snapshot import SessionSnapshot
 from tui.widgets.levels import LEVEL_COLOR, LEVEL_TEXT, marker_glyph
 
 __all__ = ["GaugeBar", "gauge_content"]

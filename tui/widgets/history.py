@@ -15,23 +15,20 @@ __all__ = ["HistoryPane"]
 
 
 class HistoryPane(VerticalScroll):
-    """Shows :class:`~tui.controls.HistoryItem` lines, ``empty`` when there are none, ``unwired`` without a loader."""
+    """Shows :class:`~tui.controls.HistoryItem` lines, or ``empty`` when there are none."""
 
-    def __init__(self, *, empty: str, unwired: str, id: str | None = None) -> None:
+    def __init__(self, *, empty: str, id: str | None = None) -> None:
         super().__init__(id=id, classes="history")
         self.empty = empty
-        self.unwired = unwired
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled("Reading…", "$text-muted"), classes="history-body")
 
-    def show(self, items: Sequence[HistoryItem] | None, problem: str | None = None) -> None:
-        """Display ``items``; ``None`` means no loader is wired; ``problem`` replaces everything with an error."""
+    def show(self, items: Sequence[HistoryItem], problem: str | None = None) -> None:
+        """Display ``items``; ``problem`` replaces everything with an error."""
         body: Content
         if problem is not None:
             body = Content.styled(problem, "$text-error")
-        elif items is None:
-            body = Content.styled(self.unwired, "$text-muted")
         elif not items:
             body = Content.styled(self.empty, "$text-muted")
         else:

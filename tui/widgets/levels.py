@@ -1,12 +1,13 @@
 """How levels look: the theme variable and the words for each gauge level and degradation risk level.
 
-Levels are the engine's (:data:`engine.gauge.GaugeLevel`, :data:`engine.degradation.Level`); colours are
+Levels are the engine's (:data:`~engine.accounting.gauge.GaugeLevel`, :data:`~engine.compaction.degradation.Level`);
+colours are
 theme variables so every theme works.
 """
 
 from __future__ import annotations
 
-from engine.gauge import GaugeLevel
+from engine.accounting.gauge import GaugeLevel
 
 __all__ = ["LEVEL_COLOR", "LEVEL_SHORT", "LEVEL_TEXT", "RISK_COLOR", "marker_glyph"]
 
@@ -44,7 +45,7 @@ RISK_COLOR: dict[str, str] = {
     "high": "error",
     "critical": "error",
 }
-"""Theme variable (without ``$``) of each degradation level (:func:`engine.degradation.evaluate_degradation`)."""
+"""Theme variable (without ``$``) of each degradation level (``evaluate_degradation``)."""
 
 _GLYPHS = {"gauge": "G", "checkpoint": "C", "compaction": "K", "pre-compaction": "M"}
 

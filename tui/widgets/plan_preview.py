@@ -1,4 +1,4 @@
-"""How a :class:`~engine.compaction_plan.CompactionPlan` reads in the compaction dialog: figures, notes, dropped.
+"""How a :class:`~engine.compaction.plan.CompactionPlan` reads in the compaction dialog: figures, notes, dropped.
 
 Everything shown is a field of the plan the engine computed (SPEC §6.1); nothing here estimates or counts.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from engine.compaction_plan import CompactionPlan
+from engine.compaction.plan import CompactionPlan
 from tui.widgets.labels import money, shorten
 
 __all__ = ["LAYER_HELP", "plan_blocked", "plan_dropped", "plan_figures", "plan_warnings"]

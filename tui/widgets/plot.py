@@ -1,6 +1,6 @@
 """Utilization over turns: one bar per model reply (squeezed to fit), compactions marked under the axis.
 
-The series and the squeezing are the engine's (:mod:`engine.timeline`); this only draws them. The dotted
+The series and the squeezing are the engine's (:mod:`engine.accounting.timeline`); this only draws them. The dotted
 line is the agent's compaction line; bars above it are drawn in ``$error``.
 """
 
@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.timeline import PlotColumn, Timeline, plot_columns
+from engine.accounting.timeline import PlotColumn, Timeline, plot_columns
 
 __all__ = ["UtilizationPlot", "plot_content"]
 

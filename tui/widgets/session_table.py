@@ -10,9 +10,9 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from engine.gauge import format_tokens
-from engine.session import SessionSnapshot
-from tui.insight import SessionInsight
+from engine.accounting.gauge import format_tokens
+from engine.live.insight import SessionInsight
+from engine.session.snapshot import SessionSnapshot
 from tui.widgets.labels import ago, money, session_label
 from tui.widgets.levels import LEVEL_COLOR, RISK_COLOR
 

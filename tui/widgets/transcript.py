@@ -10,8 +10,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from engine.accounting import text_of
-from engine.session import SessionFollower, SessionSnapshot
+from engine.accounting.measure import text_of
+from engine.session.snapshot import SessionFollower, SessionSnapshot
 
 __all__ = ["TailMessage", "TranscriptTail", "read_tail"]
 

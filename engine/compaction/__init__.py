@@ -1,0 +1,1 @@
+"""Compaction: plans, the planner, layers, the summarizer, archives, degradation, controllers, auto-compaction."""

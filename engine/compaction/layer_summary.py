@@ -1,0 +1,176 @@
+"""The summary each compaction layer writes, from the summarized span (SPEC §6.2): the planner's layer step.
+
+Gathers what :mod:`engine.compaction.summarizer` needs — the span's messages split into parts, their pins (pi ``label``
+entries and configured ids), the previous summary, a checkpoint built over the span for summarize/full, the
+memory-archive record for drop-only — and returns the summary text (not yet redacted) with the archive plan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from engine.accounting.context import ContextMessage, context_from_path
+from engine.capture.redact import redact_secrets
+from engine.capture.state import CapturedState, capture
+from engine.checkpoints.builder import build_checkpoint
+from engine.checkpoints.store import LoadedCheckpoint
+from engine.compaction.archive import ArchivedMessage, archive_file
+from engine.compaction.plan import ArchivePlan, MessagePreview
+from engine.compaction.span_text import message_parts, one_line, tool_call_line
+from engine.compaction.summarizer import SpanMessage, SummaryHeader, drop_placeholder, prune_summary, structured_summary
+from engine.config.loader import Config
+from engine.session.snapshot import SessionSnapshot
+from engine.stores.entries import Entry
+from engine.stores.source import SessionSource
+
+__all__ = ["LayerSummary", "build_span", "layer_summary", "pins_on_path", "preview", "session_workspace"]
+
+
+@dataclass(frozen=True, slots=True)
+class LayerSummary:
+    """What a layer writes: the summary text (unredacted) and, for drop-only, the archive record."""
+
+    text: str
+    archive: ArchivePlan | None = None
+    problem: str | None = None
+    """Why the layer cannot be applied (e.g. drop-only without a workspace)."""
+
+
+def pins_on_path(path: Sequence[Entry], configured: Sequence[str]) -> dict[str, str]:
+    """Entry id → why it is pinned: pi ``label`` entries on the path (last one wins, an empty label clears,
+    FORMATS §1.7) and ids listed in the config."""
+    pins = {entry_id: "pinned in config" for entry_id in configured}
+    labels: dict[str, str] = {}
+    for entry in path:
+        if entry.type == "label" and entry.target_id:
+            if entry.label:
+                labels[entry.target_id] = entry.label
+            else:
+                labels.pop(entry.target_id, None)
+    pins.update({target: f"label {name!r}" for target, name in labels.items()})
+    return pins
+
+
+def build_span(
+    messages: Sequence[ContextMessage], load: Callable[[Entry], Mapping[str, Any]], pins: Mapping[str, str]
+) -> list[SpanMessage]:
+    """The summarized messages with their parts and pins."""
+    return [SpanMessage(m, message_parts(m, load(m.entry)), pins.get(m.entry.id or "")) for m in messages]
+
+
+def preview(span: SpanMessage, tokens: int) -> MessagePreview:
+    """One line about a dropped message for the plan's preview."""
+    parts = span.parts
+    text = parts.text or " ".join(tool_call_line(n, a, limit=40) for n, a in parts.tool_calls) or parts.thinking
+    # Redact a bounded prefix: the preview shows 100 characters, and no secret shape is 400 long.
+    return MessagePreview(span.message.entry_id, span.message.role, tokens, span.message.entry.line_no,
+                          one_line(redact_secrets(text[:400]), 100))
+
+
+def _archive_text(span: SpanMessage) -> str:
+    parts = span.parts
+    chunks = [f"$ {parts.command}"] if parts.command is not None else []
+    if parts.thinking:
+        chunks.append("[thinking]\n" + parts.thinking)
+    if parts.text:
+        chunks.append(parts.text)
+    chunks += [f"[tool call] {tool_call_line(name, args, limit=10**9)}" for name, args in parts.tool_calls]
+    chunks += ["[image omitted]"] * parts.images
+    return "\n\n".join(chunks)
+
+
+def session_workspace(source: SessionSource, config: Config) -> Path | None:
+    """Where ``memory/`` lives: the configured workspace, else the session header's ``cwd``."""
+    if config.compaction.workspace is not None:
+        return config.compaction.workspace
+    if source.in_database:
+        return None
+    try:
+        with source.path.open("rb") as handle:
+            first = handle.readline(1 << 20)
+        header = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    cwd = header.get("cwd") if isinstance(header, dict) else None
+    if not isinstance(cwd, str) or not cwd:
+        return None
+    workspace = Path(cwd).expanduser()
+    # A header written on another OS (``C:\\Users\\…`` read on Linux) is not a path here: archiving under it
+    # would land relative to our working directory. Without a usable workspace, drop-only is refused.
+    return workspace if workspace.is_absolute() else None
+
+
+def _drop_only(
+    snapshot: SessionSnapshot, config: Config, header: SummaryHeader, span: Sequence[SpanMessage], now: datetime
+) -> LayerSummary:
+    workspace = session_workspace(snapshot.source, config)
+    if workspace is None:
+        return LayerSummary(
+            drop_placeholder(header, "memory/ (no workspace known)", span),
+            problem="drop-only needs a workspace for memory/: set compaction.workspace in the config "
+            "(the session header has no cwd usable on this machine)",
+        )
+    target = archive_file(workspace, now)
+    messages = tuple(
+        ArchivedMessage(s.message.role, s.message.entry.id, s.message.entry.timestamp, _archive_text(s)) for s in span
+    )
+    seed = f"{snapshot.key}\0{header.first_kept_entry_id}\0{now.isoformat()}".encode()
+    record_id = "ctx-" + hashlib.sha256(seed).hexdigest()[:16]
+    created = now.isoformat(timespec="seconds").replace("+00:00", "Z")
+    plan = ArchivePlan(target, record_id, messages, snapshot.key, created, header.first_kept_entry_id or None,
+                       header.tokens)
+    previous = span[0].parts.text if span and span[0].message.role == "compactionSummary" else None
+    reference = f"memory/{target.name} (record {record_id})"
+    return LayerSummary(drop_placeholder(header, reference, span, previous), plan)
+
+
+def _structured(
+    snapshot: SessionSnapshot,
+    span: Sequence[SpanMessage],
+    load: Callable[[Entry], Mapping[str, Any]],
+    header: SummaryHeader,
+    latest: LoadedCheckpoint | None,
+    now: datetime,
+    files: tuple[tuple[str, ...], tuple[str, ...]],
+    turn_start: int | None,
+) -> str:
+    # The checkpoint sees only the summarized span: a view of the path up to the cut, captured from scratch,
+    # with the latest checkpoint carried forward (its decisions predate this span).
+    path = snapshot.view.path[: span[-1].message.path_index + 1] if span else ()
+    prefix = replace(snapshot, view=context_from_path(path, path[-1] if path else None))
+    state = capture(CapturedState(), [s.message.entry for s in span if s.message.role != "compactionSummary"], load)
+    checkpoint = build_checkpoint(prefix, state, load, trigger="compaction",
+                                  previous=latest.checkpoint if latest else None, now=now,
+                                  interrupted=turn_start is not None)
+    previous = span[0].parts.text if span and span[0].message.role == "compactionSummary" else None
+    return structured_summary(header, checkpoint, span, previous_summary=previous, read_files=files[0],
+                              modified_files=files[1], turn_start=turn_start)
+
+
+def layer_summary(
+    layer: str,
+    snapshot: SessionSnapshot,
+    span: Sequence[SpanMessage],
+    header: SummaryHeader,
+    *,
+    config: Config,
+    load: Callable[[Entry], Mapping[str, Any]],
+    latest: LoadedCheckpoint | None,
+    files: tuple[tuple[str, ...], tuple[str, ...]],
+    turn_start: int | None,
+    now: datetime,
+) -> LayerSummary:
+    """The summary ``layer`` writes for ``span`` (``files`` = read-only and modified files)."""
+    if layer == "drop-only":
+        return _drop_only(snapshot, config, header, span, now)
+    if layer == "prune":
+        return LayerSummary(prune_summary(header, span, config.compaction.prune_output, read_files=files[0],
+                                          modified_files=files[1], turn_start=turn_start))
+    return LayerSummary(_structured(snapshot, span, load, header, latest, now, files, turn_start))

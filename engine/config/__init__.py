@@ -1,0 +1,1 @@
+"""Configuration: the config file, compaction settings and the LLM settings value (no httpx import)."""

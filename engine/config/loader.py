@@ -1,0 +1,183 @@
+"""ctxscope configuration: YAML at ``$XDG_CONFIG_HOME/ctxscope/config.yaml``, then ``CTXSCOPE_*`` env vars.
+
+Flags override both (the CLI applies them with :func:`dataclasses.replace`). Unknown keys are reported, not
+fatal, so an older ctxscope still starts with a newer config file.
+
+Example::
+
+    context_windows: {"qwen3-max-2026-01-23": 262144, "*": 200000}
+    thresholds: {gauge: 0.70, checkpoint: 0.80, pre_compaction_margin: 0.05}
+    reserve_tokens: 16384
+    reserve_floor: 20000      # OpenClaw's floor; default: 20000 for OpenClaw sessions, 0 for plain pi
+    keep_recent_tokens: 20000
+    state_dir: ~/.local/state/ctxscope
+    compaction: {max_auto_compactions: 5, controller: auto}   # see engine.config.compaction_settings
+    auto_compact: {enabled: false, threshold: 0.88, layer: auto}
+    auto_checkpoints: true    # the sidecar's checkpoints on its triggers (the TUI and `watch`)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from engine.accounting.gauge import OPENCLAW_RESERVE_FLOOR, PI_RESERVE_TOKENS, Thresholds
+from engine.config.compaction_settings import CompactionSettings, SettingsError, apply_compaction_key
+from engine.config.llm_settings import LLMConfig, llm_config_from
+
+__all__ = ["Config", "ConfigError", "config_path", "load_config", "resolve_state_dir"]
+
+
+class ConfigError(Exception):
+    """The config file exists but cannot be used; the message says which key and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Settings that change accounting and where ctxscope writes."""
+
+    thresholds: Thresholds = Thresholds()
+    context_windows: Mapping[str, int] = field(default_factory=dict)
+    """Model id (or ``*``) → window in tokens, used when the store gives none."""
+    reserve_floor: int | None = None
+    """OpenClaw's ``reserveTokensFloor``; ``None`` = 20,000 for OpenClaw sessions and 0 for plain pi."""
+    keep_recent_tokens: int = 20_000
+    retention: int = 5
+    """Checkpoints kept per session."""
+    state_dir: Path | None = None
+    """Where checkpoints/state/audit go; ``None`` = the session's OpenClaw state dir, else XDG state."""
+    warnings: tuple[str, ...] = ()
+    compaction: CompactionSettings = CompactionSettings()
+    """Layers, guard, auto mode, pins, controller and workspace for compaction (SPEC §6)."""
+    llm: LLMConfig | None = None
+    """An :class:`~engine.config.llm_settings.LLMConfig` when ``llm:`` is set (for ``compact --llm`` and ``checkpoint
+    --enrich``)."""
+    auto_checkpoints: bool = True
+    """The sidecar writes checkpoints on its triggers (``ctxscope tui --no-auto-checkpoints`` turns it off too)."""
+
+    def reserve_floor_for(self, fmt: str) -> int:
+        """The reserve floor for a session of format ``fmt``."""
+        if self.reserve_floor is not None:
+            return self.reserve_floor
+        return OPENCLAW_RESERVE_FLOOR if fmt.startswith("openclaw") else 0
+
+
+def config_path(env: Mapping[str, str] | None = None) -> Path:
+    """Where the config file is looked for."""
+    env = os.environ if env is None else env
+    base = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
+    return base / "ctxscope" / "config.yaml"
+
+
+def _number(name: str, value: Any, kind: type) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{name}: expected a number, got {value!r}")
+    if kind is int and value != int(value):
+        raise ConfigError(f"{name}: expected a whole number, got {value!r}")
+    return kind(value)
+
+
+def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
+    warnings = list(config.warnings)
+    thresholds = config.thresholds
+    changes: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "thresholds":
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"{origin}: thresholds: expected a mapping")
+            updates: dict[str, Any] = {}
+            for name, raw in value.items():
+                if name in ("gauge", "checkpoint", "pre_compaction_margin"):
+                    updates[name] = _number(f"thresholds.{name}", raw, float)
+                elif name in ("rolling", "flush"):
+                    if not isinstance(raw, list):
+                        raise ConfigError(f"{origin}: thresholds.{name}: expected a list of fractions")
+                    updates[name] = tuple(_number(f"thresholds.{name}", x, float) for x in raw)
+                elif name == "reserve_tokens":
+                    updates[name] = _number("thresholds.reserve_tokens", raw, int)
+                else:
+                    warnings.append(f"{origin}: unknown key thresholds.{name} (ignored)")
+            thresholds = replace(thresholds, **updates)
+        elif key == "reserve_tokens":
+            thresholds = replace(thresholds, reserve_tokens=_number(key, value, int))
+        elif key == "context_windows":
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"{origin}: context_windows: expected a mapping of model id to tokens")
+            changes[key] = {str(k): _number(f"context_windows.{k}", v, int) for k, v in value.items()}
+        elif key in ("reserve_floor", "keep_recent_tokens", "retention"):
+            changes[key] = _number(key, value, int)
+        elif key == "auto_checkpoints":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{origin}: auto_checkpoints: expected true or false, got {value!r}")
+            changes[key] = value
+        elif key == "state_dir":
+            changes[key] = Path(str(value)).expanduser()
+        elif key == "llm":
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"{origin}: llm: expected a mapping (kind, base_url, model, api_key_env)")
+            try:
+                changes["llm"] = llm_config_from(value)
+            except ValueError as exc:
+                raise ConfigError(f"{origin}: {exc}") from exc
+        elif key in ("compaction", "auto_compact"):
+            try:
+                settings, notes = apply_compaction_key(changes.get("compaction", config.compaction), key, value)
+            except SettingsError as exc:
+                raise ConfigError(f"{origin}: {exc}") from exc
+            changes["compaction"] = settings
+            warnings += [f"{origin}: {note}" for note in notes]
+        else:
+            warnings.append(f"{origin}: unknown key {key} (ignored)")
+    return replace(config, thresholds=thresholds, warnings=tuple(warnings), **changes)
+
+
+def _read_yaml(path: Path) -> Any:
+    # Imported here: PyYAML costs ~15 ms at start-up, and most users have no config file (`status` budget).
+    import yaml
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot be read as YAML ({exc}); fix or remove it") from exc
+
+
+def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """Load the config file (if present) and ``CTXSCOPE_*`` env overrides.
+
+    Raises:
+        ConfigError: the file is not valid YAML or a value has the wrong type.
+    """
+    env = os.environ if env is None else env
+    path = path or config_path(env)
+    config = Config(thresholds=Thresholds(reserve_tokens=PI_RESERVE_TOKENS))
+    if path.is_file():
+        data = _read_yaml(path)
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{path}: expected a mapping at the top level")
+        config = _apply(config, data, str(path))
+    env_data: dict[str, Any] = {}
+    if env.get("CTXSCOPE_STATE_DIR"):
+        env_data["state_dir"] = env["CTXSCOPE_STATE_DIR"]
+    for name in ("RESERVE_FLOOR", "KEEP_RECENT_TOKENS", "RESERVE_TOKENS"):
+        raw = env.get(f"CTXSCOPE_{name}")
+        if raw:
+            try:
+                env_data[name.lower()] = int(raw)
+            except ValueError as exc:
+                raise ConfigError(f"CTXSCOPE_{name}={raw!r}: expected a whole number") from exc
+    return _apply(config, env_data, "environment") if env_data else config
+
+
+def resolve_state_dir(source_state_dir: Path | None, config: Config, env: Mapping[str, str] | None = None) -> Path:
+    """Where ctxscope writes for a session: ``--state-dir``/config, else the session's OpenClaw state dir,
+    else ``$XDG_STATE_HOME/ctxscope`` (``~/.local/state/ctxscope``)."""
+    if config.state_dir is not None:
+        return config.state_dir
+    if source_state_dir is not None:
+        return source_state_dir
+    env = os.environ if env is None else env
+    base = Path(env["XDG_STATE_HOME"]) if env.get("XDG_STATE_HOME") else Path.home() / ".local" / "state"
+    return base / "ctxscope"

@@ -1,0 +1,1 @@
+"""One session followed over time: snapshots, quick glances from the tail, cost."""

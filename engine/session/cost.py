@@ -1,0 +1,325 @@
+"""What a session has cost, what its next turn will cost, and what a context rewrite costs (SPEC §6.6, seed 004).
+
+Spend is ``usage.cost.total`` as the agent recorded it when that is a positive figure, else the per-model
+price table below (input, output, cache read, 5-minute and 1-hour cache write — per model, never one
+multiplier). Anthropic rates are the 2026 list prices from ``reference/PEERS.md``; the other vendors' rates
+are approximate list prices, labelled so in :attr:`ModelPrice.source`.
+
+The prompt cache lives for a TTL after its last use: 300 s by default, 3,600 s when the agent asks for the
+1-hour cache (OpenClaw ``cacheRetention: "long"``; seed 004 says "long" is still 5 minutes, which current
+Anthropic pricing contradicts — so the TTL is a parameter, see :func:`cache_ttl_for`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Literal
+
+from engine.stores.entries import Entry, Usage
+from engine.stores.timestamps import parse_iso
+
+if TYPE_CHECKING:
+    from engine.session.snapshot import SessionSnapshot
+
+__all__ = [
+    "DEFAULT_CACHE_TTL_SECONDS",
+    "LONG_CACHE_TTL_SECONDS",
+    "MODEL_PRICES",
+    "ModelPrice",
+    "RewriteCost",
+    "SessionCost",
+    "SpendSource",
+    "cache_ttl_for",
+    "call_cost",
+    "price_for",
+    "rewrite_cost",
+    "session_cost",
+]
+
+DEFAULT_CACHE_TTL_SECONDS = 300
+"""Anthropic's default (``ephemeral``, 5-minute) prompt-cache lifetime."""
+LONG_CACHE_TTL_SECONDS = 3600
+"""The 1-hour prompt cache (written at 2× input on Anthropic)."""
+
+SpendSource = Literal["usage.cost", "price-table", "mixed", "unknown"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPrice:
+    """List prices of one model, in USD per million tokens."""
+
+    input: float
+    output: float
+    cache_read: float
+    cache_write_5m: float
+    """Writing the 5-minute cache; equals :attr:`input` for vendors whose caching has no write premium."""
+    cache_write_1h: float
+    source: str
+    """Where the rates come from, e.g. ``table:anthropic-2026`` or ``table:openai-2026~approx``."""
+
+    def cache_write(self, ttl_seconds: int) -> float:
+        """The cache-write rate for a cache of ``ttl_seconds`` (1-hour rate from 3,600 s up)."""
+        return self.cache_write_1h if ttl_seconds >= LONG_CACHE_TTL_SECONDS else self.cache_write_5m
+
+
+def _anthropic(inp: float, out: float) -> ModelPrice:
+    # PEERS.md: 5-minute write 1.25x, 1-hour write 2x, read 0.1x input.
+    return ModelPrice(inp, out, round(inp * 0.1, 6), round(inp * 1.25, 6), inp * 2, "table:anthropic-2026")
+
+
+def _flat(inp: float, out: float, read: float, vendor: str, write: float | None = None) -> ModelPrice:
+    # No write premium unless the vendor lists one; a 1-hour cache is an Anthropic notion, priced as the 5m write.
+    w = inp if write is None else write
+    return ModelPrice(inp, out, read, w, w, f"table:{vendor}-2026~approx")
+
+
+MODEL_PRICES: tuple[tuple[str, ModelPrice], ...] = (
+    (r"claude-(opus-(4[-.][5-9]|5)|(4[-.][5-9]|5)-opus)", _anthropic(5, 25)),
+    (r"claude-(opus-4|4-opus|3-opus)", _anthropic(15, 75)),
+    (r"claude-[\w.-]*sonnet", _anthropic(3, 15)),
+    (r"claude-(haiku-4|4[-.]5-haiku)", _anthropic(1, 5)),
+    (r"claude-(3[-.]5-haiku|haiku-3[-.]5)", _anthropic(0.8, 4)),
+    (r"claude-3-haiku", ModelPrice(0.25, 1.25, 0.03, 0.30, 0.50, "table:anthropic-2026")),
+    (r"gpt-5(\.\d+)?(-codex)?-mini", _flat(0.25, 2.0, 0.025, "openai")),
+    (r"gpt-5(\.\d+)?-nano", _flat(0.05, 0.40, 0.005, "openai")),
+    (r"gpt-5", _flat(1.25, 10.0, 0.125, "openai")),
+    (r"gpt-4\.1-mini", _flat(0.40, 1.60, 0.10, "openai")),
+    (r"gpt-4\.1-nano", _flat(0.10, 0.40, 0.025, "openai")),
+    (r"gpt-4\.1", _flat(2.0, 8.0, 0.50, "openai")),
+    (r"gpt-4o-mini", _flat(0.15, 0.60, 0.075, "openai")),
+    (r"gpt-4o", _flat(2.50, 10.0, 1.25, "openai")),
+    (r"\bo[34]-mini", _flat(1.10, 4.40, 0.275, "openai")),
+    (r"\bo3", _flat(2.0, 8.0, 0.50, "openai")),
+    (r"gemini-3(\.\d+)?-pro", _flat(2.0, 12.0, 0.20, "google")),
+    (r"gemini-2\.5-pro", _flat(1.25, 10.0, 0.125, "google")),
+    (r"gemini-2\.5-flash-lite", _flat(0.10, 0.40, 0.01, "google")),
+    (r"gemini-(2\.5|3(\.\d+)?)-flash", _flat(0.30, 2.50, 0.03, "google")),
+    (r"gemini-2\.0-flash", _flat(0.10, 0.40, 0.025, "google")),
+    (r"qwen3-max|qwen-max", _flat(1.20, 6.0, 0.24, "alibaba")),
+    (r"qwen3-coder-plus|qwen-coder-plus", _flat(1.0, 5.0, 0.10, "alibaba")),
+    (r"qwen3-coder", _flat(0.22, 0.95, 0.022, "alibaba")),
+    (r"qwen", _flat(0.40, 1.20, 0.08, "alibaba")),
+    (r"kimi-k2[-.]?turbo", _flat(1.15, 8.0, 0.15, "moonshot")),
+    (r"kimi|moonshot", _flat(0.60, 2.50, 0.15, "moonshot")),
+    (r"minimax", _flat(0.30, 1.20, 0.03, "minimax", write=0.375)),
+    (r"deepseek", _flat(0.28, 0.42, 0.028, "deepseek")),
+    (r"glm-4\.[5-9]|glm", _flat(0.60, 2.20, 0.11, "zhipu")),
+)
+"""(pattern on the lower-cased model id, price): first match wins, so specific ids come before families."""
+
+_FREE = ModelPrice(0.0, 0.0, 0.0, 0.0, 0.0, "table:free")
+_LOCAL_PROVIDERS = frozenset({"ollama", "lmstudio", "llama.cpp", "llamacpp", "vllm", "local"})
+
+
+def price_for(model: str | None, provider: str | None = None) -> ModelPrice | None:
+    """The list price of ``model`` (an id, optionally ``vendor/``-prefixed as on OpenRouter), or ``None``.
+
+    ``:free`` OpenRouter variants and local providers (Ollama, LM Studio, vLLM, llama.cpp) cost nothing.
+    """
+    if provider and provider.lower() in _LOCAL_PROVIDERS:
+        return ModelPrice(0.0, 0.0, 0.0, 0.0, 0.0, f"local:{provider.lower()}")
+    if not model:
+        return None
+    lowered = model.lower()
+    if lowered.endswith(":free"):
+        return _FREE
+    for pattern, price in MODEL_PRICES:
+        if re.search(pattern, lowered):
+            return price
+    return None
+
+
+def cache_ttl_for(cache_retention: str | None) -> int:
+    """The cache TTL in seconds for OpenClaw's ``cacheRetention`` (``long`` → 1 hour, else 5 minutes)."""
+    return LONG_CACHE_TTL_SECONDS if cache_retention in ("long", "1h") else DEFAULT_CACHE_TTL_SECONDS
+
+
+def call_cost(usage: Usage, price: ModelPrice, *, ttl_seconds: int = DEFAULT_CACHE_TTL_SECONDS) -> float:
+    """USD of one call's ``usage`` at ``price``; cache writes at the rate of a ``ttl_seconds`` cache."""
+    return (
+        usage.input * price.input
+        + usage.output * price.output
+        + usage.cache_read * price.cache_read
+        + usage.cache_write * price.cache_write(ttl_seconds)
+    ) / 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class SessionCost:
+    """Spend so far and the price of the next turn, warm or cold (all money in USD)."""
+
+    spend_usd: float | None
+    """Total over the counted calls; ``None`` when no call could be priced."""
+    spend_source: SpendSource
+    """``usage.cost`` (every priced call recorded its cost), ``price-table``, ``mixed`` or ``unknown``."""
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    cache_write_share: float | None
+    """Fraction (0–1) of spend that went to cache writes; split by table rates, since transcripts keep only
+    ``cost.total`` per call. ``None`` when the model's rates are unknown or nothing was spent."""
+    last_call_at: datetime | None
+    """Time of the last call with valid usage — the last time the prompt cache was written or read."""
+    seconds_since_last_call: float | None
+    cache_ttl_seconds: int
+    cache_warm: bool | None
+    """Whether the cache is still alive (``seconds_since_last_call <= cache_ttl_seconds``); ``None`` if unknown."""
+    next_turn_cold_cost_usd: float | None
+    """Re-writing the current prefix (:attr:`prefix_tokens`) to the cache, as the next call must when cold."""
+    next_turn_warm_cost_usd: float | None
+    """Reading the current prefix from the cache. Both next-turn figures exclude the turn's new input and output."""
+    prefix_tokens: int | None = None
+    """Tokens of the current context: the measured figure, else pi's chars/4 estimate after a compaction."""
+    price_source: str | None = None
+    calls: int = 0
+    """Assistant calls counted."""
+    priced_from_usage: int = 0
+    """Calls whose spend came from ``usage.cost.total``."""
+    unpriced_calls: int = 0
+    """Calls with tokens but no recorded cost and no known price (left out of :attr:`spend_usd`)."""
+
+
+def _is_call(entry: Entry) -> bool:
+    # Synthetic ``provider: "openclaw"`` mirrors were never sent to a model; aborted/error calls with usage were.
+    return entry.role == "assistant" and entry.usage is not None and entry.provider != "openclaw"
+
+
+def session_cost(
+    snapshot: SessionSnapshot,
+    *,
+    now: datetime,
+    cache_ttl_seconds: int = DEFAULT_CACHE_TTL_SECONDS,
+    entries: Iterable[Entry] | None = None,
+) -> SessionCost:
+    """Spend and next-turn cost of a session.
+
+    Args:
+        now: the current time (aware; naive is taken as UTC) — injected so results are reproducible.
+        cache_ttl_seconds: the prompt-cache lifetime; also selects the 5-minute or 1-hour write rate for
+            calls priced from the table.
+        entries: the calls to sum. Default: the snapshot's context path (root → leaf, including everything
+            before its compactions); pass the reader's full entry list to include abandoned branches too.
+    """
+    calls = [e for e in (snapshot.view.path if entries is None else entries) if _is_call(e)]
+    session_price = price_for(snapshot.model, snapshot.provider)
+    spend = 0.0
+    write_spend = 0.0
+    shared_spend = 0.0  # spend of the calls whose write share is known
+    from_usage = from_table = unpriced = 0
+    tin = tout = tread = twrite = 0
+    for entry in calls:
+        usage = entry.usage
+        assert usage is not None
+        tin, tout = tin + usage.input, tout + usage.output
+        tread, twrite = tread + usage.cache_read, twrite + usage.cache_write
+        price = price_for(entry.model, entry.provider) or session_price
+        # A zero cost on a call with tokens means the agent had no rates for the model, not a free call.
+        if usage.cost_total is not None and usage.cost_total > 0:
+            cost = usage.cost_total
+            from_usage += 1
+        elif usage.is_zero:
+            continue  # no tokens: nothing was billed
+        elif price is not None:
+            cost = call_cost(usage, price, ttl_seconds=cache_ttl_seconds)
+            from_table += 1
+        else:
+            unpriced += 1
+            continue
+        spend += cost
+        if price is not None:
+            table_total = call_cost(usage, price, ttl_seconds=cache_ttl_seconds)
+            if table_total > 0:
+                write_part = usage.cache_write * price.cache_write(cache_ttl_seconds) / 1_000_000
+                write_spend += cost * write_part / table_total
+                shared_spend += cost
+    source: SpendSource
+    if from_usage and from_table:
+        source = "mixed"
+    elif from_usage:
+        source = "usage.cost"
+    elif from_table:
+        source = "price-table"
+    else:
+        source = "unknown"
+    priced = from_usage + from_table
+    last = next((e for e in reversed(calls) if e.has_valid_usage and e.timestamp), None)
+    last_at = parse_iso(last.timestamp) if last else None
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    since = (now - last_at).total_seconds() if last_at else None
+    prefix: int | None = snapshot.tokens.tokens
+    if prefix is None and snapshot.view.messages:
+        prefix = sum(m.entry.pi_tokens for m in snapshot.view.messages)
+    cold = warm = None
+    if prefix is not None and session_price is not None:
+        cold = prefix * session_price.cache_write(cache_ttl_seconds) / 1_000_000
+        warm = prefix * session_price.cache_read / 1_000_000
+    return SessionCost(
+        spend_usd=spend if priced else None,
+        spend_source=source,
+        input_tokens=tin,
+        output_tokens=tout,
+        cache_read_tokens=tread,
+        cache_write_tokens=twrite,
+        cache_write_share=write_spend / shared_spend if shared_spend > 0 else None,
+        last_call_at=last_at,
+        seconds_since_last_call=since,
+        cache_ttl_seconds=cache_ttl_seconds,
+        cache_warm=None if since is None else since <= cache_ttl_seconds,
+        next_turn_cold_cost_usd=cold,
+        next_turn_warm_cost_usd=warm,
+        prefix_tokens=prefix,
+        price_source=session_price.source if session_price else None,
+        calls=len(calls),
+        priced_from_usage=from_usage,
+        unpriced_calls=unpriced,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RewriteCost:
+    """One-off cache cost of a rewritten prefix against what it saves on every later turn (USD)."""
+
+    tokens_before: int
+    tokens_after: int
+    cache_write_cost_usd: float | None
+    """Writing the new prefix (``tokens_after``) to the cache once."""
+    tokens_saved_per_turn: int
+    saved_per_turn_usd: float | None
+    """Cache-read price of the tokens no longer sent, per later turn."""
+    break_even_turns: float | None
+    """``cache_write_cost_usd / saved_per_turn_usd``; ``None`` when the rewrite saves nothing or prices are unknown."""
+    price_source: str | None
+
+
+def rewrite_cost(
+    model: str | None,
+    provider: str | None,
+    tokens_before: int,
+    tokens_after: int,
+    *,
+    ttl_seconds: int = DEFAULT_CACHE_TTL_SECONDS,
+) -> RewriteCost:
+    """What rewriting the context from ``tokens_before`` to ``tokens_after`` tokens costs and saves.
+
+    Assumes a warm cache: the rewrite invalidates the cached prefix, so the next call writes ``tokens_after``
+    (5-minute rate, or 1-hour from ``ttl_seconds >= 3600``); every later call reads fewer tokens. When the cache
+    is cold anyway, the write is owed regardless and the rewrite pays off at once.
+    """
+    saved = max(0, tokens_before - tokens_after)
+    price = price_for(model, provider)
+    if price is None:
+        return RewriteCost(tokens_before, tokens_after, None, saved, None, None, None)
+    write = tokens_after * price.cache_write(ttl_seconds) / 1_000_000
+    per_turn = saved * price.cache_read / 1_000_000
+    if saved <= 0:
+        turns = None
+    elif per_turn > 0:
+        turns = write / per_turn
+    else:
+        turns = 0.0 if write == 0 else None
+    return RewriteCost(tokens_before, tokens_after, write, saved, per_turn, turns, price.source)

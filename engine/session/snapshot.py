@@ -1,0 +1,204 @@
+"""One session followed live: incremental reads in, immutable :class:`SessionSnapshot` values out.
+
+:class:`SessionFollower` keeps the reader's cursor, the context path (extended in place while the agent
+appends to its leaf, rebuilt only when it branches) and a per-entry token cache, so a refresh after an append
+costs the new bytes plus the new messages, not the whole history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from engine.accounting.context import ContextView, build_context, context_from_path
+from engine.accounting.gauge import GaugeReading, read_gauge
+from engine.accounting.measure import ContextTokens, ObjectSource, measure_context
+from engine.accounting.windows import ContextWindow, resolve_context_window
+from engine.config.loader import Config
+from engine.stores.entries import Entry
+from engine.stores.reader import SessionReader, open_reader
+from engine.stores.source import SessionSource
+from engine.stores.timestamps import parse_iso
+from engine.stores.transcript import BadLine, ReadBatch
+
+__all__ = ["SessionFollower", "SessionSnapshot", "snapshot_session"]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSnapshot:
+    """Everything ctxscope knows about a session at one moment."""
+
+    source: SessionSource
+    view: ContextView = field(repr=False)
+    """Excluded from ``repr``: Textual describes workers by their arguments, and a path of 100k entries
+    would cost milliseconds on every screen update."""
+    tokens: ContextTokens
+    window: ContextWindow
+    gauge: GaugeReading
+    model: str | None
+    provider: str | None
+    entries: int
+    compactions_in_file: int
+    store_compaction_count: int | None
+    last_activity: datetime | None
+    """Time of the last entry (its ``timestamp``), else the file's modification time."""
+    malformed_lines: tuple[BadLine, ...] = field(repr=False)
+    version: int
+    headerless: bool
+    revision: int
+    """Increases on every refresh that read something new; lets UIs skip redundant renders."""
+
+    @property
+    def key(self) -> str:
+        return self.source.key
+
+    @property
+    def compactions(self) -> int:
+        """Best count of compactions of this session: the store's counter or the file's, whichever is higher."""
+        return max(self.compactions_in_file, self.store_compaction_count or 0)
+
+    @property
+    def utilization(self) -> float | None:
+        return self.gauge.utilization
+
+    def to_status(self) -> dict[str, Any]:
+        """The ``ctxscope status --json`` row (SPEC §8)."""
+        return {
+            "key": self.key,
+            "path": str(self.source.path),
+            "format": self.source.format,
+            "kind": self.source.kind,
+            "session_id": self.source.session_id,
+            "model": self.model,
+            "provider": self.provider,
+            "context_window": self.window.tokens,
+            "context_window_source": self.window.source,
+            "context_tokens": self.tokens.tokens,
+            "context_tokens_source": self.tokens.source,
+            "token_method": self.tokens.method,
+            "agent_estimate": self.tokens.agent_estimate,
+            "agent_estimate_known": self.tokens.agent_estimate_known,
+            "utilization": None if self.utilization is None else round(self.utilization, 4),
+            "compaction_threshold_tokens": self.gauge.compaction_line,
+            "gauge_level": self.gauge.level,
+            "gauge_line": self.gauge.line(),
+            "compactions": self.compactions,
+            "compactions_in_file": self.compactions_in_file,
+            "compactions_on_path": self.view.compactions_on_path,
+            "store_compaction_count": self.store_compaction_count,
+            "entries": self.entries,
+            "leaf_id": self.view.leaf.id if self.view.leaf else None,
+            "last_activity": self.last_activity.isoformat().replace("+00:00", "Z") if self.last_activity else None,
+            "malformed_lines": [{"line": b.line_no, "reason": b.reason} for b in self.malformed_lines],
+            "version": self.version,
+            "headerless": self.headerless,
+        }
+
+
+def _model_on_path(path: tuple[Entry, ...]) -> tuple[str | None, str | None]:
+    for entry in reversed(path):
+        if entry.type == "model_change" and entry.model:
+            return entry.model, entry.provider
+        if entry.role == "assistant" and entry.model and entry.provider != "openclaw":
+            return entry.model, entry.provider
+    return None, None
+
+
+class SessionFollower:
+    """Follows one session; :meth:`refresh` returns a new snapshot when something changed."""
+
+    def __init__(self, source: SessionSource, config: Config | None = None) -> None:
+        self.source = source
+        self.config = config or Config()
+        self.reader: SessionReader = open_reader(source)
+        self.token_cache: dict[tuple[int, int, str], int] = {}
+        self._path: list[Entry] = []
+        self._compactions = 0
+        self._snapshot: SessionSnapshot | None = None
+        self._revision = 0
+
+    @property
+    def objects(self) -> ObjectSource:
+        """Where message text is re-read from."""
+        return self.reader
+
+    @property
+    def snapshot(self) -> SessionSnapshot | None:
+        return self._snapshot
+
+    def _extend_path(self, batch: ReadBatch) -> None:
+        reader = self.reader
+        if batch.reset:
+            self._path = []
+            self._compactions = 0
+        self._compactions += sum(1 for e in batch.entries if e.type == "compaction")
+        leaf = reader.leaf
+        tail = self._path[-1] if self._path else None
+        appended = [e for e in batch.entries if e.id is not None and e.type != "session"]
+        linear = bool(appended) and all(
+            e.parent_id == (appended[i - 1].id if i else (tail.id if tail else None)) for i, e in enumerate(appended)
+        )
+        if linear and (tail is not None or appended[0].parent_id is None):
+            self._path.extend(appended)
+        elif appended or batch.reset:
+            self._path = list(build_context(reader.entries, reader.by_id, leaf).path)
+
+    def refresh(self) -> SessionSnapshot:
+        """Read what was appended and return the current snapshot (the same object if nothing changed).
+
+        Raises:
+            engine.stores.transcript.TranscriptError: the session can no longer be read.
+        """
+        batch = self.reader.read_new()
+        if self._snapshot is not None and not batch.entries and not batch.bad_lines and not batch.reset:
+            return self._snapshot
+        self._extend_path(batch)
+        self._revision += 1
+        self._snapshot = self._compute()
+        return self._snapshot
+
+    def _compute(self) -> SessionSnapshot:
+        reader = self.reader
+        source = self.source
+        config = self.config
+        view = context_from_path(tuple(self._path), reader.leaf)
+        tokens = measure_context(view, reader, cache=self.token_cache)
+        model, provider = _model_on_path(view.path)
+        store = source.store_entry or {}
+        if not model and isinstance(store.get("model"), str):
+            model, provider = store.get("model"), store.get("modelProvider")
+        window = resolve_context_window(
+            store_context_tokens=store.get("contextTokens"), model=model, overrides=config.context_windows
+        )
+        gauge = read_gauge(
+            tokens.tokens, window, thresholds=config.thresholds, reserve_floor=config.reserve_floor_for(source.format)
+        )
+        last = reader.entries[-1].timestamp if reader.entries else None
+        last_activity = parse_iso(last)
+        if last_activity is None and reader.mtime is not None:
+            last_activity = datetime.fromtimestamp(reader.mtime, UTC)
+        count = store.get("compactionCount")
+        return SessionSnapshot(
+            source=source,
+            view=view,
+            tokens=tokens,
+            window=window,
+            gauge=gauge,
+            model=model,
+            provider=provider if isinstance(provider, str) else None,
+            entries=len(reader.entries),
+            compactions_in_file=self._compactions,
+            store_compaction_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
+            last_activity=last_activity,
+            malformed_lines=tuple(reader.bad_lines),
+            version=reader.parser.version,
+            headerless=reader.parser.headerless,
+            revision=self._revision,
+        )
+
+
+def snapshot_session(source: SessionSource, config: Config | None = None) -> SessionSnapshot:
+    """Read a session once and measure it."""
+    return SessionFollower(source, config).refresh()
+

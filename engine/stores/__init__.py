@@ -1,0 +1,1 @@
+"""Session stores: the session source value, discovery, entries, and the JSONL and SQLite readers."""

@@ -1,0 +1,383 @@
+"""Transcript entries as compact metadata: what the accounting needs, never the full text.
+
+A pi/OpenClaw transcript line becomes an :class:`Entry` holding its position in the file (so the text can
+be re-read on demand), its tree links, and the numbers the context accounting needs (pi's character
+count, usage). Tool outputs and message text are dropped as soon as the line is measured (SPEC §2).
+Format reference: ``reference/FORMATS.md`` §1.4–§1.6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from sys import intern
+from typing import Any, NamedTuple
+
+import orjson
+
+__all__ = [
+    "CONTEXT_ROLES",
+    "IMAGE_CHARS",
+    "Entry",
+    "Usage",
+    "entry_from_object",
+    "message_chars",
+    "message_text",
+    "usage_from_object",
+    "utf16_len",
+]
+
+IMAGE_CHARS = 4800
+"""pi counts an image block in a tool result or custom message as 4,800 characters (``estimateTokens``)."""
+
+CONTEXT_ROLES = frozenset(
+    {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+)
+
+FALLBACK_SUMMARY_PREFIX = "Summary unavailable due to context limits"
+
+
+def utf16_len(text: str) -> int:
+    """Length of ``text`` in UTF-16 code units, which is what JavaScript's ``length`` (and so pi) counts."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
+class Usage(NamedTuple):
+    """Provider-reported token usage of one assistant message (all figures in tokens)."""
+
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    total_tokens: int
+    cost_total: float | None = None
+    """USD as reported in ``usage.cost.total``; ``None`` when absent."""
+
+    @property
+    def context_tokens(self) -> int:
+        """pi's ``calculateContextTokens``: ``totalTokens`` or the sum of the parts."""
+        return self.total_tokens or (self.input + self.output + self.cache_read + self.cache_write)
+
+    @property
+    def is_zero(self) -> bool:
+        return self.context_tokens == 0
+
+
+class Entry(NamedTuple):
+    """One transcript line, reduced to metadata. Text is re-read from ``offset``/``length`` on demand.
+
+    A ``NamedTuple`` rather than a frozen dataclass: an index builds one per line, and a tuple is built in a
+    fraction of the time a 25-field frozen dataclass needs (measured: the difference between ~40 and
+    ~100 MB/s of indexing). It is just as immutable.
+    """
+
+    line_no: int
+    """1-based physical line number in the file (or ``seq`` for SQLite stores)."""
+    offset: int
+    """Byte offset of the line's first byte."""
+    length: int
+    """Length of the line in bytes, without the newline."""
+    type: str
+    id: str | None
+    parent_id: str | None
+    timestamp: str | None
+    role: str | None = None
+    """Context role when the entry reaches the model: a message role, ``custom`` for ``custom_message``,
+    ``branchSummary`` for ``branch_summary``; ``None`` otherwise."""
+    chars: int = 0
+    """pi's character measure of the message (UTF-16 units, images as 4,800); 0 outside the context."""
+    usage: Usage | None = None
+    stop_reason: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    first_kept_entry_id: str | None = None
+    tokens_before: int | None = None
+    from_hook: bool | None = None
+    fallback_summary: bool = False
+    """A compaction whose summary is OpenClaw's "Summary unavailable due to context limits" fallback."""
+    custom_type: str | None = None
+    display: bool | None = None
+    tool_calls: tuple[str, ...] = ()
+    """Names of the tools an assistant message called."""
+    tool_name: str | None = None
+    is_error: bool = False
+    target_id: str | None = None
+    """For ``label`` entries: the labelled entry."""
+    label: str | None = None
+    excluded: bool = False
+    """A ``bashExecution`` with ``excludeFromContext`` (pi's ``!!`` prefix): stored but never sent."""
+
+    @property
+    def in_context(self) -> bool:
+        """Whether this entry would be sent to the model when it is on the context path."""
+        return self.role is not None and not self.excluded
+
+    @property
+    def pi_tokens(self) -> int:
+        """pi's ``estimateTokens``: ``ceil(chars / 4)``."""
+        return -(-self.chars // 4)
+
+    @property
+    def has_valid_usage(self) -> bool:
+        """Usage that counts as authoritative (SPEC §3): not aborted/error, not zero, not synthetic."""
+        return (
+            self.role == "assistant"
+            and self.usage is not None
+            and not self.usage.is_zero
+            and self.stop_reason not in ("aborted", "error")
+            and self.provider != "openclaw"
+        )
+
+    @property
+    def has_pi_usage(self) -> bool:
+        """Usage that pi's own estimate picks up (pi skips only aborted/error, not zeros or mirrors)."""
+        return self.role == "assistant" and self.usage is not None and self.stop_reason not in ("aborted", "error")
+
+
+def _int(value: Any) -> int:
+    if type(value) is int:  # exact type: excludes bool
+        return value
+    if isinstance(value, float) and value == value:  # NaN guard
+        return int(value)
+    return 0
+
+
+def _str(value: Any) -> str | None:
+    return value if type(value) is str else None
+
+
+def _name(value: Any) -> str | None:
+    # Model, provider, role and tool names repeat on every line; one shared copy each keeps a big index small.
+    return intern(value) if type(value) is str and len(value) < 200 else None
+
+
+def usage_from_object(raw: Any) -> Usage | None:
+    """Parse pi's ``Usage`` object, tolerating missing or mistyped fields."""
+    if not isinstance(raw, dict):
+        return None
+    cost = raw.get("cost")
+    cost_total = cost.get("total") if isinstance(cost, dict) else None
+    return Usage(
+        input=_int(raw.get("input")),
+        output=_int(raw.get("output")),
+        cache_read=_int(raw.get("cacheRead")),
+        cache_write=_int(raw.get("cacheWrite")),
+        total_tokens=_int(raw.get("totalTokens")),
+        cost_total=float(cost_total)
+        if isinstance(cost_total, int | float) and not isinstance(cost_total, bool)
+        else None,
+    )
+
+
+def _blocks_chars(content: Any, *, images: bool) -> int:
+    if isinstance(content, str):
+        return utf16_len(content)
+    if not isinstance(content, list):
+        return 0
+    total = 0
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            total += utf16_len(_str(block.get("text")) or "")
+        elif kind == "image" and images:
+            total += IMAGE_CHARS
+    return total
+
+
+def _json_chars(value: Any) -> int:
+    # pi measures JSON.stringify(arguments): compact, non-ASCII unescaped (FORMATS §2.5).
+    try:
+        return utf16_len(orjson.dumps(value).decode())
+    except TypeError:
+        return 0
+
+
+def message_chars(message: Mapping[str, Any]) -> int:
+    """pi's character count of a message (``estimateTokens`` × 4), in UTF-16 units."""
+    role = message.get("role")
+    content = message.get("content")
+    if role == "user":
+        return _blocks_chars(content, images=False)
+    if role == "assistant":
+        total = 0
+        if isinstance(content, list):
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                kind = block.get("type")
+                if kind == "text":
+                    total += utf16_len(_str(block.get("text")) or "")
+                elif kind == "thinking":
+                    total += utf16_len(_str(block.get("thinking")) or "")
+                elif kind == "toolCall":
+                    total += utf16_len(_str(block.get("name")) or "") + _json_chars(block.get("arguments", {}))
+        return total
+    if role in ("custom", "toolResult", "hookMessage"):
+        return _blocks_chars(content, images=True)
+    if role == "bashExecution":
+        return utf16_len(_str(message.get("command")) or "") + utf16_len(_str(message.get("output")) or "")
+    if role in ("branchSummary", "compactionSummary"):
+        return utf16_len(_str(message.get("summary")) or "")
+    return 0
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """The text of a message as the model sees it, for tokenizing and display (images omitted)."""
+    role = message.get("role")
+    content = message.get("content")
+    parts: list[str] = []
+    if role in ("branchSummary", "compactionSummary"):
+        return _str(message.get("summary")) or ""
+    if role == "bashExecution":
+        return f"Ran `{_str(message.get('command')) or ''}`\n{_str(message.get('output')) or ''}"
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text":
+                parts.append(_str(block.get("text")) or "")
+            elif kind == "thinking":
+                parts.append(_str(block.get("thinking")) or "")
+            elif kind == "toolCall":
+                args = orjson.dumps(block.get("arguments", {}), default=str).decode()
+                parts.append(f"{_str(block.get('name')) or ''}({args})")
+    return "\n".join(parts)
+
+
+_Base = tuple[int, int, int, str, str | None, str | None, str | None]
+"""The first seven fields of :class:`Entry`: position and tree links."""
+
+
+def _assistant_content(content: Any) -> tuple[int, tuple[str, ...]]:
+    chars = 0
+    calls: list[str] = []
+    if type(content) is not list:
+        return 0, ()
+    for block in content:
+        if type(block) is not dict:
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text")
+            chars += utf16_len(text) if type(text) is str else 0
+        elif kind == "thinking":
+            text = block.get("thinking")
+            chars += utf16_len(text) if type(text) is str else 0
+        elif kind == "toolCall":
+            name = block.get("name")
+            name = intern(name) if type(name) is str and len(name) < 200 else "?"
+            calls.append(name)
+            chars += utf16_len(name) + _json_chars(block.get("arguments", {}))
+    return chars, tuple(calls)
+
+
+def _message_entry(base: _Base, message: dict[str, Any]) -> Entry:
+    # The hot path of indexing: positional construction and exact type checks (orjson makes plain dicts).
+    role = message.get("role")
+    get = message.get
+    if role == "assistant":
+        chars, calls = _assistant_content(get("content"))
+        return Entry(
+            *base,
+            "assistant",
+            chars,
+            usage_from_object(get("usage")),
+            _name(get("stopReason")),
+            _name(get("provider")),
+            _name(get("model")),
+            None,
+            None,
+            None,
+            False,
+            None,
+            None,
+            calls,
+        )
+    if role == "toolResult":
+        return Entry(
+            *base,
+            "toolResult",
+            _blocks_chars(get("content"), images=True),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            False,
+            None,
+            None,
+            (),
+            _name(get("toolName")),
+            get("isError") is True,
+        )
+    if role == "user":
+        return Entry(*base, "user", _blocks_chars(get("content"), images=False))
+    if role == "hookMessage":  # v2 name of the custom role (FORMATS §1.8)
+        role = "custom"
+        message = {**message, "role": "custom"}
+    if role not in CONTEXT_ROLES:
+        return Entry(*base)
+    return Entry(
+        *base,
+        role=role,
+        chars=message_chars(message),
+        custom_type=_name(get("customType")),
+        excluded=role == "bashExecution" and get("excludeFromContext") is True,
+    )
+
+
+def entry_from_object(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int) -> Entry:
+    """Reduce one parsed transcript line to an :class:`Entry`."""
+    kind = _name(obj.get("type")) or "unknown"
+    base: _Base = (
+        line_no,
+        offset,
+        length,
+        kind,
+        _name(obj.get("id")),
+        _name(obj.get("parentId")),
+        _str(obj.get("timestamp")),
+    )
+    if kind == "message":
+        message = obj.get("message")
+        if type(message) is not dict:
+            return Entry(*base)
+        return _message_entry(base, message)
+    if kind == "compaction":
+        summary = _str(obj.get("summary")) or ""
+        tokens_before = obj.get("tokensBefore")
+        return Entry(
+            *base,
+            chars=utf16_len(summary),
+            first_kept_entry_id=_str(obj.get("firstKeptEntryId")),
+            tokens_before=_int(tokens_before) if tokens_before is not None else None,
+            from_hook=obj.get("fromHook") if isinstance(obj.get("fromHook"), bool) else None,
+            fallback_summary=summary.startswith(FALLBACK_SUMMARY_PREFIX),
+        )
+    if kind == "branch_summary":
+        summary = _str(obj.get("summary")) or ""
+        # pi emits a branch summary only when it is non-empty (FORMATS §2.2).
+        return Entry(*base, role="branchSummary" if summary else None, chars=utf16_len(summary))
+    if kind == "custom_message":
+        return Entry(
+            *base,
+            role="custom",
+            chars=_blocks_chars(obj.get("content"), images=True),
+            custom_type=_str(obj.get("customType")),
+            display=obj.get("display") if isinstance(obj.get("display"), bool) else None,
+        )
+    if kind == "model_change":
+        return Entry(*base, provider=_name(obj.get("provider")), model=_name(obj.get("modelId")))
+    if kind == "custom":
+        return Entry(*base, custom_type=_str(obj.get("customType")))
+    if kind == "label":
+        return Entry(*base, target_id=_str(obj.get("targetId")), label=_str(obj.get("label")))
+    return Entry(*base)

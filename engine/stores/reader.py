@@ -1,0 +1,52 @@
+"""One seam for reading a session, whatever store it lives in.
+
+Both readers keep entries in file (or ``seq``) order and parse only what was appended since the last call; callers
+ask :func:`open_reader` for one instead of looking at :attr:`SessionSource.format` (docs/formats.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from engine.stores.entries import Entry
+from engine.stores.source import SessionSource
+from engine.stores.transcript import BadLine, EntryParser, ReadBatch, TranscriptReader
+
+__all__ = ["SessionReader", "open_reader"]
+
+
+class SessionReader(Protocol):
+    """What every session reader offers: an incremental read, the entries so far, and lazy message bodies."""
+
+    path: Path
+    mtime: float | None
+    """Modification time seen at the last read (the file's, or the database's)."""
+    parser: EntryParser
+    entries: list[Entry]
+    by_id: dict[str, int]
+    bad_lines: list[BadLine]
+
+    @property
+    def header(self) -> dict[str, Any] | None: ...
+
+    @property
+    def leaf(self) -> Entry | None: ...
+
+    def read_new(self) -> ReadBatch:
+        """Parse what was appended since the last call (everything on the first call)."""
+        ...
+
+    def read_object(self, entry: Entry) -> dict[str, Any]:
+        """The full JSON object of ``entry`` (text is not kept in memory; it is re-read on demand)."""
+        ...
+
+
+def open_reader(source: SessionSource) -> SessionReader:
+    """A reader for ``source``: the SQLite reader for OpenClaw's database, the JSONL reader otherwise."""
+    if source.in_database:
+        # Imported here: only SQLite users pay for sqlite3 and zstandard.
+        from engine.stores.sqlite import SqliteTranscriptReader
+
+        return SqliteTranscriptReader(source.path, source.session_id or "")
+    return TranscriptReader(source.path)

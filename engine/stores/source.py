@@ -1,0 +1,97 @@
+"""The session source value: where one session lives, in which format, and what a file in a store is.
+
+Read-only; this module knows names and shapes only (see ``docs/formats.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = ["SQLITE_NAME", "Discovery", "FileKind", "SessionFormat", "SessionSource", "classify_file"]
+
+SessionFormat = Literal["openclaw-jsonl", "pi-jsonl", "openclaw-sqlite"]
+FileKind = Literal["transcript", "archive", "checkpoint-copy", "sidecar", "lock", "store", "sqlite", "other"]
+
+_ARCHIVE_TS = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d{3})?Z"
+_ARCHIVE = re.compile(rf"\.jsonl\.(reset|deleted|bak)\.{_ARCHIVE_TS}$|\.jsonl\.bak(-\d+-\d+)?$|\.jsonl\.bak-\d+-\d+$")
+_REPAIR_TMP = re.compile(r"\.jsonl\.repair-\d+-\d+\.tmp$")
+_CHECKPOINT_COPY = re.compile(r"\.checkpoint\.[0-9a-fA-F-]+\.jsonl$")
+SQLITE_NAME = "openclaw-agent.sqlite"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSource:
+    """Where one session lives and what its store says about it."""
+
+    key: str
+    """Stable key: the OpenClaw session key, else the header id, else the file path."""
+    path: Path
+    """The transcript file, or the SQLite database for ``openclaw-sqlite``."""
+    format: SessionFormat
+    kind: Literal["live", "archive"] = "live"
+    store_entry: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    """The ``sessions.json`` value (or SQLite ``entry_json``) for this key, if any."""
+    store_path: Path | None = None
+    session_id: str | None = None
+    agent_id: str | None = None
+    state_dir: Path | None = None
+    """The OpenClaw state dir this session belongs to, if any."""
+
+    @property
+    def in_database(self) -> bool:
+        """The session lives in OpenClaw's SQLite store: no file tail to scan, only the gateway writes it."""
+        return self.format == "openclaw-sqlite"
+
+    @property
+    def lock_path(self) -> Path | None:
+        """OpenClaw's write lock next to a JSONL transcript (SQLite sessions have none)."""
+        return None if self.in_database else self.path.with_name(self.path.name + ".lock")
+
+    @property
+    def writable(self) -> bool:
+        """Whether ctxscope may append to the transcript itself (the jsonl controller)."""
+        return not self.in_database and self.kind == "live"
+
+    @property
+    def watch_paths(self) -> tuple[Path, ...]:
+        """Files whose changes can mean new entries or a changed right to compact."""
+        path = self.path.resolve()
+        if self.in_database:
+            return (path, path.with_name(path.name + "-wal"))
+        # The lock comes and goes while the agent runs: its changes re-judge who may compact.
+        return (path, path.with_name(path.name + ".lock"))
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """Everything found under the searched roots."""
+
+    sessions: tuple[SessionSource, ...]
+    archives: tuple[Path, ...] = ()
+    sidecars: tuple[Path, ...] = ()
+    locks: tuple[Path, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+def classify_file(path: Path) -> FileKind:
+    """What a file in a sessions directory is, by name (OpenClaw's ``isPrimarySessionTranscriptFileName``)."""
+    name = path.name
+    if name.endswith(".lock"):
+        return "lock"
+    if name.endswith("sessions.json"):
+        return "store"
+    if name == SQLITE_NAME:
+        return "sqlite"
+    if _ARCHIVE.search(name) or _REPAIR_TMP.search(name):
+        return "archive"
+    if _CHECKPOINT_COPY.search(name):
+        return "checkpoint-copy"
+    if name.endswith(".trajectory.jsonl") or name.endswith(".trajectory-path.json"):
+        return "sidecar"
+    if name.endswith(".jsonl"):
+        return "transcript"
+    return "other"

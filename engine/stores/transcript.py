@@ -1,0 +1,321 @@
+"""Incremental, lazy reading of pi/OpenClaw JSONL transcripts (SPEC §2).
+
+A :class:`TranscriptReader` owns a cursor into one file. :meth:`TranscriptReader.read_new` parses only the
+bytes appended since the last call, leaves a trailing partial line for later, and starts over cleanly when
+the file was truncated or replaced (rotation). Entries keep offsets, not text; :meth:`read_object` re-reads
+one line with ``os.pread`` when its content is needed.
+
+Legacy files are read as pi would see them after migration, in memory only (FORMATS §1.8): v1 entries get
+deterministic ids (``v1-<line>``) chained to the previous entry and ``firstKeptEntryIndex`` becomes
+``firstKeptEntryId``; the v2 role ``hookMessage`` reads as ``custom``. Nothing is ever written back.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from engine.fs.tail import reading
+from engine.stores.entries import Entry, entry_from_object
+
+__all__ = [
+    "BadLine",
+    "EntryLog",
+    "EntryParser",
+    "ReadBatch",
+    "TranscriptError",
+    "TranscriptReader",
+    "header_version",
+    "last_leaf",
+    "read_header",
+    "read_transcript",
+]
+
+_BOM = b"\xef\xbb\xbf"
+_BLOCK = 1 << 20
+
+
+class TranscriptError(Exception):
+    """A transcript could not be opened or re-read."""
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A line that did not parse as a transcript entry."""
+
+    line_no: int
+    offset: int
+    reason: str
+    recovered: bool = False
+    """True when the line was still read (e.g. invalid UTF-8 replaced with U+FFFD)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadBatch:
+    """What one :meth:`TranscriptReader.read_new` call consumed."""
+
+    entries: tuple[Entry, ...]
+    bad_lines: tuple[BadLine, ...]
+    reset: bool
+    """True when the file was truncated or replaced and reading started over."""
+    bytes_read: int
+    pending_bytes: int
+    """Bytes of an incomplete last line left for the next call."""
+
+
+class EntryParser:
+    """Turns raw transcript lines into :class:`Entry` values, applying pi's in-memory migrations.
+
+    Stateful across lines of one transcript (header, version, v1 id chain); shared by the file and SQLite readers.
+    """
+
+    def __init__(self) -> None:
+        self.header: dict[str, Any] | None = None
+        self.headerless = False
+        self.version = 3
+        self._ordinal = 0
+        self._v1_ids: list[str | None] = []
+        self._prev_id: str | None = None
+
+    def parse(self, raw: bytes, *, line_no: int, offset: int) -> tuple[Entry | None, BadLine | None]:
+        """Parse one line (without newline). Blank lines yield ``(None, None)``."""
+        if offset == 0 and raw.startswith(_BOM):
+            raw = raw[len(_BOM) :]
+            offset += len(_BOM)
+        if not raw.strip():
+            return None, None
+        bad: BadLine | None = None
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            try:
+                obj = orjson.loads(raw.decode("utf-8", "replace"))
+            except orjson.JSONDecodeError:
+                return None, BadLine(line_no, offset, _reason(exc))
+            bad = BadLine(line_no, offset, "invalid UTF-8 (replaced)", recovered=True)
+        if not isinstance(obj, dict):
+            return None, BadLine(line_no, offset, f"not a JSON object ({type(obj).__name__})")
+        return self._accept(obj, line_no=line_no, offset=offset, length=len(raw)), bad
+
+    def _accept(self, obj: dict[str, Any], *, line_no: int, offset: int, length: int) -> Entry:
+        ordinal = self._ordinal
+        self._ordinal += 1
+        if ordinal == 0:
+            if obj.get("type") == "session":
+                self.header = obj
+                version = obj.get("version")
+                self.version = version if isinstance(version, int) and not isinstance(version, bool) else 1
+            else:
+                self.headerless = True
+        if self.version == 1 and obj.get("type") != "session":
+            obj = self._migrate_v1(obj, line_no)
+        return entry_from_object(obj, line_no=line_no, offset=offset, length=length)
+
+    def _migrate_v1(self, obj: dict[str, Any], line_no: int) -> dict[str, Any]:
+        migrated = dict(obj)
+        if not isinstance(migrated.get("id"), str):
+            migrated["id"] = f"v1-{line_no}"
+        migrated["parentId"] = self._prev_id
+        index = obj.get("firstKeptEntryIndex")
+        if migrated.get("type") == "compaction" and isinstance(index, int) and "firstKeptEntryId" not in obj:
+            ids = self._v1_ids
+            migrated["firstKeptEntryId"] = ids[index] if 0 <= index < len(ids) else None
+        self._prev_id = migrated["id"]
+        if not self._v1_ids:
+            self._v1_ids.append(None)  # the header occupies index 0
+        self._v1_ids.append(migrated["id"])
+        return migrated
+
+
+def _reason(exc: orjson.JSONDecodeError) -> str:
+    return f"invalid JSON: {str(exc).split(':', 1)[0]}"
+
+
+_HEADER_LIMIT = 1 << 20
+"""The longest header line read (a header is a few hundred bytes; this bounds a damaged first line)."""
+
+
+def read_header(source: Path | int) -> dict[str, Any] | None:
+    """The session header (first line) of a transcript, or ``None`` when the file is header-less or unreadable.
+
+    ``source`` is a path, or an open descriptor (read with ``pread``; its position is untouched).
+    """
+    try:
+        with reading(source) as fd:
+            first = os.pread(fd, 4096, 0)
+            if b"\n" not in first and len(first) == 4096:
+                first = os.pread(fd, _HEADER_LIMIT, 0)
+        obj = orjson.loads(first.partition(b"\n")[0].removeprefix(_BOM))
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return obj if isinstance(obj, dict) and obj.get("type") == "session" else None
+
+
+def header_version(header: Mapping[str, Any] | None) -> int:
+    """pi's format version of a header: its ``version``, 1 when absent; 3 for header-less files (they carry ids)."""
+    if header is None:
+        return 3
+    version = header.get("version")
+    return version if isinstance(version, int) and not isinstance(version, bool) else 1
+
+
+def last_leaf(entries: list[Entry]) -> Entry | None:
+    """pi's leaf rule over entries in file (or ``seq``) order: the last one with an id, the header aside."""
+    for entry in reversed(entries):
+        if entry.id is not None and entry.type != "session":
+            return entry
+    return None
+
+
+class EntryLog:
+    """What every transcript reader keeps: entries in file (or ``seq``) order, an id index, the bad lines."""
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.by_id: dict[str, int] = {}
+        self.bad_lines: list[BadLine] = []
+        self.parser = EntryParser()
+
+    @property
+    def header(self) -> dict[str, Any] | None:
+        return self.parser.header
+
+    @property
+    def leaf(self) -> Entry | None:
+        """pi's leaf: the last entry in file (or ``seq``) order that has an id (FORMATS §1.7)."""
+        return last_leaf(self.entries)
+
+    def _keep(self, entry: Entry | None, problem: BadLine | None, out: list[Entry], bad: list[BadLine]) -> None:
+        """Record one parsed line in the log and in this read's batch."""
+        if problem is not None:
+            bad.append(problem)
+            self.bad_lines.append(problem)
+        if entry is not None:
+            if entry.id is not None:
+                self.by_id[entry.id] = len(self.entries)
+            self.entries.append(entry)
+            out.append(entry)
+
+
+class TranscriptReader(EntryLog):
+    """An incremental reader of one JSONL transcript.
+
+    Owned by a single follower; the values it hands out (:class:`Entry`, :class:`ReadBatch`) are immutable.
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.offset = 0
+        """Byte offset just past the last complete line consumed."""
+        self.size = 0
+        self.inode: int | None = None
+        self.mtime: float | None = None
+        self._line_no = 0
+
+    def _reset(self) -> None:
+        self.entries.clear()
+        self.by_id.clear()
+        self.bad_lines.clear()
+        self.parser = EntryParser()
+        self.offset = 0
+        self._line_no = 0
+
+    def read_new(self) -> ReadBatch:
+        """Parse the complete lines appended since the last call.
+
+        Raises:
+            TranscriptError: the file cannot be opened (missing, permissions).
+        """
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError as exc:
+            raise TranscriptError(f"cannot read {self.path}: {exc.strerror}") from exc
+        try:
+            st = os.fstat(fd)
+            reset = False
+            if (self.inode is not None and st.st_ino != self.inode) or st.st_size < self.offset:
+                self._reset()
+                reset = True
+            self.inode, self.size, self.mtime = st.st_ino, st.st_size, st.st_mtime
+            start = self.offset
+            new_entries: list[Entry] = []
+            new_bad: list[BadLine] = []
+            pos = start
+            carry = b""
+            while pos < st.st_size:
+                chunk = os.pread(fd, min(_BLOCK, st.st_size - pos), pos)
+                if not chunk:
+                    break
+                pos += len(chunk)
+                data = carry + chunk if carry else chunk
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    carry = data
+                    continue
+                self._consume(data, cut + 1, self.offset, new_entries, new_bad)
+                self.offset += cut + 1
+                carry = data[cut + 1 :]
+        finally:
+            os.close(fd)
+        return ReadBatch(
+            tuple(new_entries), tuple(new_bad), reset, self.offset - start, self.size - self.offset
+        )
+
+    def _consume(self, data: bytes, end: int, base: int, out: list[Entry], bad: list[BadLine]) -> None:
+        parse, keep = self.parser.parse, self._keep
+        start = 0
+        while start < end:
+            nl = data.index(b"\n", start)
+            self._line_no += 1
+            line = data[start:nl]
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            entry, problem = parse(line, line_no=self._line_no, offset=base + start)
+            keep(entry, problem, out, bad)
+            start = nl + 1
+
+    def read_object(self, entry: Entry) -> dict[str, Any]:
+        """Re-read the full JSON object of ``entry`` from disk (with v1 ids re-applied).
+
+        Raises:
+            TranscriptError: the line is gone or no longer parses (file rewritten underneath us).
+        """
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+            try:
+                raw = os.pread(fd, entry.length, entry.offset)
+            finally:
+                os.close(fd)
+            if raw.startswith(_BOM):
+                raw = raw[len(_BOM) :]
+            try:
+                obj = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                obj = orjson.loads(raw.decode("utf-8", "replace"))
+        except (OSError, orjson.JSONDecodeError) as exc:
+            raise TranscriptError(f"line {entry.line_no} of {self.path} could not be re-read: {exc}") from exc
+        if not isinstance(obj, dict):
+            raise TranscriptError(f"line {entry.line_no} of {self.path} is no longer an object")
+        return _with_identity(obj, entry)
+
+
+def _with_identity(obj: dict[str, Any], entry: Entry) -> dict[str, Any]:
+    if entry.id is not None and obj.get("id") != entry.id:
+        obj = {**obj, "id": entry.id, "parentId": entry.parent_id}
+    message = obj.get("message")
+    if isinstance(message, Mapping) and message.get("role") == "hookMessage":
+        obj = {**obj, "message": {**message, "role": "custom"}}
+    return obj
+
+
+def read_transcript(path: Path) -> TranscriptReader:
+    """Read a whole transcript once (the cursor stays usable for later :meth:`~TranscriptReader.read_new`)."""
+    reader = TranscriptReader(path)
+    reader.read_new()
+    return reader

@@ -1,0 +1,206 @@
+"""Handlers of ``checkpoint``, ``history``, ``diff`` and ``inject``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
+from engine.checkpoints.inject import InjectRefusedError, apply_inject, plan_inject
+from engine.checkpoints.store import list_checkpoints, read_checkpoint
+from engine.config.llm_settings import NEEDS_LLM
+from engine.config.loader import Config, resolve_state_dir
+from engine.fs.jsonl_append import AppendError
+from engine.fs.session_lock import LockHeldError
+from engine.sidecar import ContextManager
+from engine.stores.discovery import SessionNotFoundError
+from engine.stores.source import SessionSource
+from engine.stores.transcript import TranscriptError
+from tui.cli.read_commands import print_json, resolve_session
+from tui.confirm import confirm
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = 0, 1, 2, 3, 4, 5
+
+
+def _source(args: argparse.Namespace) -> SessionSource | None:
+    try:
+        return resolve_session(args)
+    except SessionNotFoundError as exc:
+        print(f"ctxscope: {exc}", file=sys.stderr)
+        return None
+
+
+def checkpoint(args: argparse.Namespace, config: Config) -> int:
+    """``ctxscope checkpoint SESSION [--enrich]``: capture the session and write a checkpoint now (``manual``)."""
+    if args.enrich and config.llm is None:
+        print(f"ctxscope: --enrich {NEEDS_LLM}", file=sys.stderr)
+        return EXIT_USAGE
+    source = _source(args)
+    if source is None:
+        return EXIT_NOT_FOUND
+    manager = ContextManager(config, auto_checkpoints=False)
+    manager.add(source)
+    try:
+        manager.step(source.key)
+    except TranscriptError as exc:
+        print(f"ctxscope: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    event = manager.write(source.key, "manual", enrich=config.llm if args.enrich else None)
+    if args.json:
+        print_json({"kind": event.kind, "message": event.message,
+                    "checkpoint_id": event.checkpoint.checkpoint_id if event.checkpoint else None,
+                    "path": str(event.checkpoint.path) if event.checkpoint else None})
+    else:
+        print(event.message)
+    return EXIT_OK if event.kind == "checkpoint" else EXIT_FAILED
+
+
+def history(args: argparse.Namespace, config: Config) -> int:
+    """``ctxscope history SESSION``: the session's checkpoints and the compactions in its transcript."""
+    source = _source(args)
+    if source is None:
+        return EXIT_NOT_FOUND
+    state_dir = resolve_state_dir(source.state_dir, config)
+    rows: list[dict[str, Any]] = []
+    for ref in list_checkpoints(state_dir, source.key):
+        try:
+            cp = read_checkpoint(ref)
+        except Exception as exc:  # noqa: BLE001 - an unreadable file is listed with its problem
+            rows.append({"checkpoint_id": ref.checkpoint_id, "path": str(ref.path), "error": str(exc)})
+            continue
+        usage = cp.meta.token_usage
+        rows.append({
+            "checkpoint_id": ref.checkpoint_id, "created_at": cp.meta.created_at, "trigger": cp.meta.trigger,
+            "input_tokens": usage.input_tokens, "utilization": usage.utilization,
+            "compaction_count": cp.meta.compaction_count, "decisions": len(cp.decisions),
+            "open_items": len(cp.open_items), "path": str(ref.path),
+        })
+    from engine.session.snapshot import SessionFollower
+
+    try:
+        follower = SessionFollower(source, config)
+        follower.refresh()
+    except TranscriptError as exc:
+        print(f"ctxscope: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    compactions = [
+        {"entry_id": e.id, "timestamp": e.timestamp, "line": e.line_no, "tokens_before": e.tokens_before,
+         "first_kept_entry_id": e.first_kept_entry_id, "fallback_summary": e.fallback_summary,
+         "from_hook": e.from_hook}
+        for e in follower.reader.entries if e.type == "compaction"
+    ]
+    if args.json:
+        print_json({"key": source.key, "state_dir": str(state_dir), "checkpoints": rows, "compactions": compactions})
+        return EXIT_OK
+    print(f"{source.key}: {len(rows)} checkpoint(s) in {state_dir}, {len(compactions)} compaction(s) in the transcript")
+    for row in rows:
+        if "error" in row:
+            print(f"  {row['checkpoint_id']}  unreadable: {row['error']}")
+            continue
+        print(f"  {row['checkpoint_id']}  {row['created_at']}  {row['trigger']:<22} {row['input_tokens']:>9,} tokens "
+              f"({row['utilization'] * 100:.0f}%)  {row['decisions']} decisions, {row['open_items']} open items")
+    for c in compactions:
+        note = "  fallback summary" if c["fallback_summary"] else ""
+        before = f"{c['tokens_before']:,}" if c["tokens_before"] is not None else "?"
+        print(f"  compaction {c['entry_id']}  {c['timestamp']}  line {c['line']}  {before} tokens before{note}")
+    return EXIT_OK
+
+
+def diff_to_dict(diff: CheckpointDiff) -> dict[str, Any]:
+    """A JSON-friendly structured diff."""
+    return {
+        "old": diff.old_id, "new": diff.new_id,
+        "trigger": {"old": diff.trigger.old, "new": diff.trigger.new},
+        "topic": {"old": diff.topic.old, "new": diff.topic.new, "changed": diff.topic.changed},
+        "status": {"old": diff.status.old, "new": diff.status.new, "changed": diff.status.changed},
+        "token_delta": diff.token_delta, "utilization_delta": diff.utilization_delta,
+        "compaction_delta": diff.compaction_delta,
+        **{name.replace(" ", "_"): {"added": list(c.added), "removed": list(c.removed)} for name, c in diff.lists},
+    }
+
+
+def diff(args: argparse.Namespace, config: Config) -> int:
+    """``ctxscope diff SESSION [A B]``: what changed between two checkpoints (default: the last two)."""
+    source = _source(args)
+    if source is None:
+        return EXIT_NOT_FOUND
+    state_dir = resolve_state_dir(source.state_dir, config)
+    refs = {r.checkpoint_id: r for r in list_checkpoints(state_dir, source.key)}
+    ids = sorted(refs, key=lambda cid: refs[cid].number)
+    if args.a and args.b:
+        wanted = [_normalise_id(args.a), _normalise_id(args.b)]
+    elif args.a or args.b:
+        print("ctxscope: give two checkpoint ids (A B), or none for the last two", file=sys.stderr)
+        return EXIT_USAGE
+    else:
+        if len(ids) < 2:
+            print(f"ctxscope: {source.key} has {len(ids)} checkpoint(s); a diff needs two. "
+                  f"Write one with `ctxscope checkpoint {source.key}`.", file=sys.stderr)
+            return EXIT_NOT_FOUND
+        wanted = ids[-2:]
+    missing = [cid for cid in wanted if cid not in refs]
+    if missing:
+        print(f"ctxscope: no checkpoint {', '.join(missing)} for {source.key} (have: {', '.join(ids) or 'none'})",
+              file=sys.stderr)
+        return EXIT_NOT_FOUND
+    old_ref, new_ref = refs[wanted[0]], refs[wanted[1]]
+    old_cp, new_cp = read_checkpoint(old_ref), read_checkpoint(new_ref)
+    structured = diff_checkpoints(old_cp, new_cp)
+    raw = raw_diff(old_ref.path.read_text(encoding="utf-8"), new_ref.path.read_text(encoding="utf-8"),
+                   a_name=old_ref.checkpoint_id, b_name=new_ref.checkpoint_id)
+    if args.json:
+        print_json({**diff_to_dict(structured), "raw": raw})
+        return EXIT_OK
+    print(f"{source.key}: {old_ref.checkpoint_id} ({structured.trigger.old}) → "
+          f"{new_ref.checkpoint_id} ({structured.trigger.new})")
+    print(f"  tokens {structured.token_delta:+,}  utilization {structured.utilization_delta * 100:+.0f} points  "
+          f"compactions {structured.compaction_delta:+d}")
+    for label, change in (("topic", structured.topic), ("status", structured.status)):
+        if change.changed:
+            print(f"  {label}: {change.old.strip() or '-'} → {change.new.strip() or '-'}")
+    for name, list_change in structured.lists:
+        for item in list_change.added:
+            print(f"  + {name}: {item}")
+        for item in list_change.removed:
+            print(f"  - {name}: {item}")
+    if args.raw:
+        print("\n" + raw)
+    return EXIT_OK
+
+
+def _normalise_id(value: str) -> str:
+    return f"cp_{int(value):03d}" if value.isdigit() else value
+
+
+def inject(args: argparse.Namespace, config: Config) -> int:
+    """``ctxscope inject SESSION``: append the rendered latest checkpoint as a custom message."""
+    source = _source(args)
+    if source is None:
+        return EXIT_NOT_FOUND
+    state_dir = resolve_state_dir(source.state_dir, config)
+    try:
+        plan = plan_inject(source, state_dir)
+    except InjectRefusedError as exc:
+        print(f"ctxscope: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    print(f"Inject {plan.checkpoint.ref.checkpoint_id} into {source.path} "
+          f"({plan.rendered.tokens} tokens by {plan.rendered.token_method}):\n")
+    print(plan.rendered.text + "\n")
+    if args.dry_run:
+        print("Dry run: nothing written.")
+        return EXIT_OK
+    if not confirm("Append it to the transcript?", yes=args.yes):
+        return EXIT_UNCONFIRMED
+    try:
+        result = apply_inject(plan)
+    except LockHeldError as exc:
+        print(f"ctxscope: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    except AppendError as exc:
+        print(f"ctxscope: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    print(f"Appended {', '.join(result.entry_ids)} after {result.parent_id} ({result.bytes_written} bytes).")
+    if result.agent_active_warning:
+        print(f"Warning: {result.agent_active_warning}", file=sys.stderr)
+    return EXIT_OK

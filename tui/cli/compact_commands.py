@@ -1,0 +1,168 @@
+"""Handlers of ``compact`` and ``prune``: show the plan, ask, apply through a controller (SPEC §6, §8)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from engine.accounting.gauge import format_tokens
+from engine.compaction.controllers import CompactionError, CompactionRefusedError, CompactionResult, apply_compaction
+from engine.compaction.plan import CompactionPlan
+from engine.compaction.planner import plan_compaction, select_compaction_layer, tool_output_tokens
+from engine.config.llm_settings import NEEDS_LLM
+from engine.config.loader import Config, resolve_state_dir
+from engine.fs.jsonl_append import AppendError, AppendRefusedError
+from engine.fs.session_lock import LockError, LockHeldError
+from tui.cli.read_commands import open_session, print_json
+from tui.confirm import confirm
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = 0, 1, 2, 3, 4, 5
+_PREVIEW_ROWS = 8
+
+
+def prune(args: argparse.Namespace, config: Config) -> int:
+    """``ctxscope prune SESSION``: compact with the prune layer."""
+    return compact(args, config)
+
+
+def compact(args: argparse.Namespace, config: Config) -> int:
+    """``ctxscope compact SESSION [--layer L] [--focus TEXT] [--keep-recent N] [--dry-run] [--yes] [--json]``."""
+    if args.keep_recent is not None and args.keep_recent < 0:
+        print("ctxscope: --keep-recent must be >= 0", file=sys.stderr)
+        return EXIT_USAGE
+    opened = open_session(args, config)
+    if isinstance(opened, int):
+        return opened
+    follower, snapshot = opened
+    source = snapshot.source
+    layer = args.layer
+    if layer == "auto":
+        layer = select_compaction_layer(snapshot.utilization, tool_output_tokens(snapshot), config) or "summarize"
+    state_dir = resolve_state_dir(source.state_dir, config)
+    plan = plan_compaction(snapshot, layer, args.focus, keep_recent=args.keep_recent, config=config,
+                           load=follower.reader.read_object, state_dir=state_dir, controller=args.controller,
+                           token_cache=follower.token_cache)
+    if getattr(args, "llm", False):
+        if config.llm is None:
+            print(f"ctxscope: --llm {NEEDS_LLM}", file=sys.stderr)
+            return EXIT_USAGE
+        from engine.llm.client import LLMError
+        from engine.llm.summary import with_llm_summary
+
+        try:
+            plan = with_llm_summary(plan, snapshot, follower.reader.read_object, config.llm)
+        except LLMError as exc:
+            print(f"ctxscope: LLM summary failed: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+    if args.json and (args.dry_run or plan.blocked):
+        print_json({"plan": plan.to_dict(), "dry_run": args.dry_run})
+    elif not args.json:
+        print(render_plan(plan))
+    if plan.blocked:
+        for reason in plan.blocked:
+            print(f"ctxscope: refused: {reason}", file=sys.stderr)
+        return EXIT_REFUSED
+    if args.dry_run:
+        if not args.json:
+            print("\nDry run: nothing written.")
+        return EXIT_OK
+    question = f"Append this {plan.layer} compaction to {source.path.name}?"
+    if plan.controller == "gateway":
+        question = f"Ask the OpenClaw gateway to compact {source.key}?"
+    if plan.needs_confirmation and plan.guard is not None:
+        question = f"{plan.guard.reason} {question}"
+    if not confirm(question, yes=args.yes):
+        return EXIT_UNCONFIRMED
+    try:
+        result = apply_compaction(plan, follower=follower, config=config, state_dir=state_dir,
+                                  lock_timeout=args.lock_timeout)
+    except (CompactionRefusedError, LockHeldError, AppendRefusedError) as exc:
+        print(f"ctxscope: refused: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    except (CompactionError, AppendError, LockError, OSError) as exc:
+        print(f"ctxscope: compaction failed: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print_json({"plan": result.plan.to_dict(), "result": result_to_dict(result)})
+    else:
+        print("\n" + render_result(result))
+    for warning in result.warnings:
+        print(f"Warning: {warning}", file=sys.stderr)
+    return EXIT_OK
+
+
+def result_to_dict(result: CompactionResult) -> dict[str, Any]:
+    """What the controller did, as JSON-friendly values."""
+    return {
+        "controller": result.controller,
+        "entry_ids": list(result.entry_ids),
+        "parent_id": result.parent_id,
+        "offset": result.offset,
+        "bytes_written": result.bytes_written,
+        "replanned": result.replanned,
+        "archive": None if result.archive is None else {
+            "path": str(result.archive.path), "offset": result.archive.offset, "bytes": result.archive.length},
+        "gateway_response": result.gateway_response,
+        "warnings": list(result.warnings),
+    }
+
+
+def render_result(result: CompactionResult) -> str:
+    """One or two lines saying what was written."""
+    if result.controller == "gateway":
+        return f"The gateway answered: {result.gateway_response}"
+    lines = [f"Appended {', '.join(result.entry_ids)} after {result.parent_id} ({result.bytes_written:,} bytes)."]
+    if result.replanned:
+        lines.append("The agent wrote while we planned: the plan was recomputed under the lock before writing.")
+    if result.archive is not None:
+        lines.append(f"Archived the dropped messages to {result.archive.path} ({result.archive.length:,} bytes).")
+    return "\n".join(lines)
+
+
+def _delta(before: int, after: int) -> str:
+    saved = before - after
+    share = f", {saved / before:.0%}" if before else ""
+    return f"{format_tokens(before)} → {format_tokens(after)} tokens (−{format_tokens(saved)}{share})"
+
+
+def render_plan(plan: CompactionPlan) -> str:
+    """The human preview of a plan: cut, what is dropped, tokens, cost, warnings, then the summary."""
+    lines = [f"Compaction plan for {plan.session_key} ({plan.path})",
+             f"  layer {plan.layer}, protecting the last {plan.keep_recent_tokens:,} tokens; "
+             f"controller {plan.controller}"]
+    if plan.focus:
+        lines.append(f"  focus: {plan.focus}")
+    if plan.first_kept_entry_id:
+        split = f"; splits the turn started at {plan.turn_start_entry_id}" if plan.split_turn else ""
+        lines.append(f"  cut point: keep from entry {plan.first_kept_entry_id} (line {plan.first_kept_line}){split}")
+    lines.append(f"  summarized {plan.messages_summarized} messages ({plan.tokens_summarized:,} tokens), "
+                 f"kept {plan.messages_kept} ({plan.tokens_kept:,} tokens), by {plan.token_method}")
+    lines.append(f"  messages: {_delta(plan.tokens_before, plan.tokens_after)}; summary {plan.summary_tokens:,}"
+                 + (f", checkpoint message {plan.checkpoint_tokens:,}" if plan.checkpoint_tokens else ""))
+    if plan.overhead_tokens:
+        lines.append(f"  context with prompt overhead: {_delta(plan.context_tokens_before, plan.context_tokens_after)}")
+    cost = plan.cost
+    if cost is not None and cost.cache_write_cost_usd is not None:
+        even = f"{cost.break_even_turns:.1f} turns" if cost.break_even_turns is not None else "never"
+        lines.append(f"  cost: cache write ${cost.cache_write_cost_usd:.4f} for the new prefix, saves "
+                     f"${cost.saved_per_turn_usd or 0:.4f}/turn, breaks even after {even} ({cost.price_source})")
+    elif cost is not None:
+        lines.append(f"  cost: unknown price for this model; saves {cost.tokens_saved_per_turn:,} tokens per turn")
+    if plan.read_files or plan.modified_files:
+        lines.append(f"  files: {len(plan.read_files)} read, {len(plan.modified_files)} modified")
+    if plan.pinned:
+        lines.append(f"  pinned, carried verbatim: {', '.join(plan.pinned)}")
+    if plan.archive is not None:
+        lines.append(f"  archive: {len(plan.archive.messages)} messages → {plan.archive.path} "
+                     f"(record {plan.archive.record_id})")
+    if plan.dropped:
+        lines.append("  dropped from the context:")
+        for d in plan.dropped[:_PREVIEW_ROWS]:
+            lines.append(f"    {d.role:<17} {d.entry_id:<22} {d.tokens:>7,}  {d.first_line}")
+        if len(plan.dropped) > _PREVIEW_ROWS:
+            lines.append(f"    … and {len(plan.dropped) - _PREVIEW_ROWS} more")
+    for warning in plan.warnings:
+        lines.append(f"  warning: {warning}")
+    lines += ["", f"--- summary ({plan.summary_tokens:,} tokens) ---", plan.summary, "--- end of summary ---"]
+    return "\n".join(lines)

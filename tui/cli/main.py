@@ -1,0 +1,222 @@
+"""The ``ctxscope`` command line (SPEC §8).
+
+Exit codes:
+    0  success
+    1  an operation failed (the message says why)
+    2  usage error (bad arguments, bad config)
+    3  no session matches the given SESSION
+    4  refused: read-only store, nothing to compact, lock held by a live process, guard tripped
+    5  not confirmed (declined at the prompt, or no terminal to ask and no ``--yes``)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from engine.config.loader import Config, ConfigError, load_config
+
+__all__ = ["EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "main"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_NOT_FOUND = 3
+EXIT_REFUSED = 4
+EXIT_UNCONFIRMED = 5
+
+Handler = Callable[[argparse.Namespace, Config], int]
+
+
+def _add_paths(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH",
+        help="transcripts, sessions dirs, sessions.json or openclaw-agent.sqlite (default: discover)",
+    )
+
+
+def _add_session(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("session", metavar="SESSION", help="a transcript path, session key or session id (prefix)")
+    parser.add_argument(
+        "--in", dest="search", action="append", type=Path, default=[], metavar="PATH",
+        help="where to look for SESSION when it is a key (default: the discovered locations)",
+    )
+
+
+def _run_tui(args: argparse.Namespace, config: Config) -> int:
+    from tui.app import launch  # Textual loads only for the TUI, not for `status` and friends
+
+    if getattr(args, "no_auto_checkpoints", False):
+        config = replace(config, auto_checkpoints=False)
+    return launch(args.paths, config, force_polling=args.force_polling, bare=getattr(args, "bare", False))
+
+
+def _run_demo(args: argparse.Namespace, config: Config) -> int:
+    from tui.demo import run_demo  # Textual and the simulator load only for the demo
+
+    return run_demo(args, config)
+
+
+def _add_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    demo = sub.add_parser(
+        "demo", help="watch a simulated agent: it writes a session into a temporary state dir, the TUI follows it",
+        description="A simulated OpenClaw agent writes a pi-format session (tool calls, decisions, a model switch, "
+                    "its own compactions) into a temporary OpenClaw-like state dir, and the TUI opens on it. At the "
+                    "default pace it crosses 70% and 80% after about 75 s and compacts itself at about 100 s.",
+    )
+    speed = demo.add_mutually_exclusive_group()
+    speed.add_argument("--pace", type=float, default=1.0, metavar="X",
+                       help="speed factor of the simulated agent (default: 1.0; 0 = as fast as it can write)")
+    speed.add_argument("--fast", action="store_true", help="pace 4: every feature within about 30 s")
+    demo.add_argument("--seed", type=int, default=7, help="seed of the simulated session (default: 7)")
+    demo.add_argument("--window", type=int, metavar="TOKENS",  # default: sim.simulate.DEMO_WINDOW (128k)
+                      help="context window of the simulated model (default: 128k)")
+    demo.add_argument("--keep", action="store_true", help="keep the temporary state dir on exit")
+    demo.add_argument("--state-dir", type=Path, default=argparse.SUPPRESS, metavar="PATH",
+                      help="run in this directory instead of a temporary one (it is kept)")
+    demo.add_argument("--no-tui", action="store_true",
+                      help="only run the simulated agent, in the foreground (watch it from another terminal)")
+    demo.add_argument("--force-polling", action="store_true", default=None,
+                      help="poll for changes instead of OS notifications (WSL, network filesystems)")
+    demo.set_defaults(handler=_run_demo)
+
+
+def _add_write_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dry-run", action="store_true", help="show what would be written and change nothing")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+
+
+def _add_compaction_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--keep-recent", type=int, metavar="N",
+                        help="tokens of recent messages kept verbatim (overrides the layer's budget)")
+    parser.add_argument("--controller", choices=("jsonl", "gateway"),
+                        help="how to apply it (default: jsonl for JSONL transcripts, gateway for SQLite stores)")
+    parser.add_argument("--lock-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="how long to wait for the agent's session lock (default: 10)")
+    parser.add_argument("--json", action="store_true", help="print the plan (and the result) as JSON")
+    _add_write_flags(parser)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="ctxscope",
+        description="Watch, inspect and control the context window of long-running agent sessions.",
+        epilog="Run `ctxscope demo` to see it on a simulated agent. Exit codes: see `ctxscope help-exit-codes`.",
+    )
+    parser.add_argument("--state-dir", type=Path, help="where checkpoints, state and the audit log go")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    status = sub.add_parser("status", help="one line per session: tokens, window, utilization, compactions")
+    _add_paths(status)
+    status.add_argument("--json", action="store_true", help="print a JSON list")
+    status.add_argument("--full", action="store_true", help="index every line (reports malformed lines; slower)")
+    status.set_defaults(handler="tui.cli.read_commands:status")
+
+    inspect = sub.add_parser("inspect", help="the messages in context with ids, roles, tokens, protected/compactable")
+    _add_session(inspect)
+    inspect.add_argument("--json", action="store_true", help="print a JSON object")
+    inspect.add_argument("--keep-recent", type=int, help="protected budget in tokens (default: config, 20000)")
+    inspect.set_defaults(handler="tui.cli.read_commands:inspect")
+
+    tui = sub.add_parser("tui", help="the live terminal UI on the given paths (default: discovered sessions)")
+    _add_paths(tui)
+    tui.add_argument("--force-polling", action="store_true", default=None,
+                     help="poll for changes instead of OS notifications (WSL, network filesystems)")
+    tui.add_argument("--no-auto-checkpoints", action="store_true",
+                     help="write checkpoints only when asked (c); by default the sidecar writes them on triggers")
+    tui.set_defaults(handler=_run_tui)
+
+    _add_demo(sub)
+
+    checkpoint = sub.add_parser("checkpoint", help="capture the session and write a checkpoint now (trigger manual)")
+    _add_session(checkpoint)
+    checkpoint.add_argument("--json", action="store_true", help="print a JSON object")
+    checkpoint.add_argument("--enrich", action="store_true",
+                            help="merge in decisions found by the LLM in the config's `llm:` section (sends the "
+                                 "redacted context to it); written from the heuristics alone if the call fails")
+    checkpoint.set_defaults(handler="tui.cli.checkpoint_commands:checkpoint")
+
+    history = sub.add_parser("history", help="checkpoints and compactions of a session")
+    _add_session(history)
+    history.add_argument("--json", action="store_true", help="print a JSON object")
+    history.set_defaults(handler="tui.cli.checkpoint_commands:history")
+
+    diff = sub.add_parser("diff", help="what changed between two checkpoints (default: the last two)")
+    _add_session(diff)
+    diff.add_argument("a", nargs="?", metavar="A", help="older checkpoint id (cp_003 or 3)")
+    diff.add_argument("b", nargs="?", metavar="B", help="newer checkpoint id")
+    diff.add_argument("--raw", action="store_true", help="also print the unified YAML diff")
+    diff.add_argument("--json", action="store_true", help="print a JSON object (includes the raw diff)")
+    diff.set_defaults(handler="tui.cli.checkpoint_commands:diff")
+
+    inject = sub.add_parser("inject", help="append the latest checkpoint to the transcript as a custom message")
+    _add_session(inject)
+    _add_write_flags(inject)
+    inject.set_defaults(handler="tui.cli.checkpoint_commands:inject")
+
+    compact = sub.add_parser("compact", help="compact the context: plan, preview, confirm, then apply")
+    _add_session(compact)
+    compact.add_argument("--layer", default="summarize", choices=("auto", "prune", "summarize", "full", "drop-only"),
+                         help="how to compact (default: summarize; auto picks by utilization)")
+    compact.add_argument("--focus", help="what the summary must preserve (goes into its header)")
+    compact.add_argument("--llm", action="store_true",
+                         help="have the configured LLM (config `llm:`) write the summary; costs a call")
+    _add_compaction_flags(compact)
+    compact.set_defaults(handler="tui.cli.compact_commands:compact")
+
+    prune = sub.add_parser("prune", help="compact with the prune layer: old tool outputs cleared or trimmed")
+    _add_session(prune)
+    _add_compaction_flags(prune)
+    prune.set_defaults(handler="tui.cli.compact_commands:prune", layer="prune", focus=None)
+
+    watch = sub.add_parser("watch", help="follow sessions live: capture state and write checkpoints on triggers")
+    _add_paths(watch)
+    watch.add_argument("--once", action="store_true", help="one pass over the sessions, then exit")
+    watch.add_argument("--force-polling", action="store_true", help="poll instead of inotify (WSL, network mounts)")
+    watch.add_argument("--auto-compact", action="store_true", default=None,
+                       help="compact automatically past the configured threshold (config auto_compact; off by default)")
+    watch.set_defaults(handler="tui.cli.watch_command:watch")
+
+    codes = sub.add_parser("help-exit-codes", help="list the exit codes")
+    codes.set_defaults(handler=lambda args, config: print(__doc__.split("Exit codes:", 1)[1].rstrip()) or 0)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ctxscope`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        print(f"ctxscope: config error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for warning in config.warnings:
+        print(f"ctxscope: {warning}", file=sys.stderr)
+    if args.state_dir is not None:
+        config = replace(config, state_dir=args.state_dir.expanduser())
+    named: Handler | str | None = getattr(args, "handler", None)
+    handler: Handler | None
+    if isinstance(named, str):  # "module:function", imported only when that command runs (fast start-up)
+        module_name, _, function = named.partition(":")
+        handler = getattr(importlib.import_module(module_name), function)
+    else:
+        handler = named
+    if handler is None:  # bare `ctxscope`: the TUI on discovered sessions (SPEC §8)
+        args.paths, args.force_polling, args.bare = [], None, True
+        handler = _run_tui
+    try:
+        return handler(args, config)
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
