@@ -82,6 +82,14 @@ def tool_output_tokens(snapshot: SessionSnapshot) -> int:
 
 def choose_controller(source: SessionSource, requested: str = "auto") -> tuple[str, str | None]:
     """The controller for ``source`` given the requested one, and why it must refuse (``None`` if it may act)."""
+    if source.kind == "legacy":
+        return "none", (
+            f"{source.path} is a legacy JSONL transcript beside OpenClaw's SQLite store: OpenClaw 2026.8 and later "
+            "no longer read it, so it is shown read-only and never compacted (docs/openclaw.md)"
+        )
+    if source.in_database and source.kind != "live":
+        what = "was moved to cold storage" if source.cold_archive else "is archived in OpenClaw"
+        return "none", f"{source.key} {what}; archived sessions are shown read-only and never compacted"
     if source.in_database:
         if requested in ("auto", "gateway"):
             return "gateway", None

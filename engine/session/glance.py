@@ -20,6 +20,7 @@ from engine.accounting.windows import ContextWindow, resolve_context_window
 from engine.config.loader import Config
 from engine.fs.byte_count import count_in_file
 from engine.session.quick_gauge import QuickGauge, quick_context_tokens
+from engine.stores.openclaw_config import configured_window
 from engine.stores.source import SessionSource
 from engine.stores.timestamps import parse_iso
 
@@ -117,8 +118,10 @@ def glance_session(source: SessionSource, config: Config | None = None) -> Glanc
     model = quick.model
     if model is None and isinstance(store.get("model"), str):
         model = store["model"]
+    provider = store.get("modelProvider") if isinstance(store.get("modelProvider"), str) else None
     window = resolve_context_window(
-        store_context_tokens=store.get("contextTokens"), model=model, overrides=config.context_windows
+        store_context_tokens=store.get("contextTokens"), model=model, overrides=config.context_windows,
+        configured=configured_window(source.state_dir, provider, model),
     )
     gauge = read_gauge(
         quick.tokens, window, thresholds=config.thresholds, reserve_floor=config.reserve_floor_for(source.format)

@@ -17,6 +17,7 @@ from engine.accounting.measure import ContextTokens, ObjectSource, measure_conte
 from engine.accounting.windows import ContextWindow, resolve_context_window
 from engine.config.loader import Config
 from engine.stores.entries import Entry
+from engine.stores.openclaw_config import configured_window
 from engine.stores.reader import SessionReader, open_reader
 from engine.stores.source import SessionSource
 from engine.stores.timestamps import parse_iso
@@ -139,7 +140,9 @@ class SessionFollower:
         linear = bool(appended) and all(
             e.parent_id == (appended[i - 1].id if i else (tail.id if tail else None)) for i, e in enumerate(appended)
         )
-        if linear and (tail is not None or appended[0].parent_id is None):
+        # An OpenClaw ``leaf`` entry (a rewind) moves the leaf off the appended chain: walk the path again.
+        moved = leaf is not None and bool(appended) and leaf.id != appended[-1].id
+        if linear and not moved and (tail is not None or appended[0].parent_id is None):
             self._path.extend(appended)
         elif appended or batch.reset:
             self._path = list(build_context(reader.entries, reader.by_id, leaf).path)
@@ -169,13 +172,17 @@ class SessionFollower:
         if not model and isinstance(store.get("model"), str):
             model, provider = store.get("model"), store.get("modelProvider")
         window = resolve_context_window(
-            store_context_tokens=store.get("contextTokens"), model=model, overrides=config.context_windows
+            store_context_tokens=store.get("contextTokens"), model=model, overrides=config.context_windows,
+            configured=configured_window(source.state_dir, provider if isinstance(provider, str) else None, model),
         )
         gauge = read_gauge(
             tokens.tokens, window, thresholds=config.thresholds, reserve_floor=config.reserve_floor_for(source.format)
         )
         last = reader.entries[-1].timestamp if reader.entries else None
         last_activity = parse_iso(last)
+        if source.last_activity_ms is not None:
+            # The store's own record: a database's mtime moves with every session in it (docs/openclaw.md).
+            last_activity = datetime.fromtimestamp(source.last_activity_ms / 1000, UTC)
         if last_activity is None and reader.mtime is not None:
             last_activity = datetime.fromtimestamp(reader.mtime, UTC)
         count = store.get("compactionCount")

@@ -39,6 +39,8 @@ def _status_row(row: dict[str, Any]) -> list[str]:
         flags.append(f"v{row['version']}")
     if row["kind"] == "archive":
         flags.append("archive")
+    elif row["kind"] == "legacy":
+        flags.append("legacy JSONL, not read by OpenClaw ≥ 2026.8")
     if row["gauge_level"] in ("near-compaction", "over-compaction"):
         flags.append(row["gauge_level"])
     when = (row["last_activity"] or "-")[:16].replace("T", " ")
