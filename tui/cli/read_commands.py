@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -12,6 +13,7 @@ from engine.accounting.context import find_cut_point
 from engine.accounting.gauge import format_tokens
 from engine.accounting.measure import message_tokens
 from engine.config.loader import Config
+from engine.session.cost import session_cost
 from engine.session.glance import glance_session
 from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
 from engine.stores.source import SessionSource
@@ -163,8 +165,11 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     first_kept = view.path[cut.first_kept_index] if cut.first_kept_index < len(view.path) else None
     protected_tokens = sum(r["tokens"] for r in rows if r["protected"])
     compactable_tokens = sum(r["tokens"] for r in rows if r["compactable"])
+    cost = session_cost(snapshot, now=datetime.now(UTC))
     result = {
         **snapshot.to_status(),
+        "spend": {"usd": cost.spend_usd, "source": cost.spend_source, "calls": cost.calls,
+                  "unpriced_calls": cost.unpriced_calls},
         "keep_recent_tokens": keep_recent,
         "cut_point": {
             "first_kept_entry_id": first_kept.id if first_kept else None,
@@ -184,6 +189,9 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     known = "unknown" if tokens.tokens is None else f"{tokens.tokens:,}"
     print(f"  context {known} tokens ({tokens.source}); agent's estimate {tokens.agent_estimate:,}; "
           f"compacts at {snapshot.gauge.compaction_line:,}; compactions {snapshot.compactions}")
+    spent = "unknown" if cost.spend_usd is None else f"${cost.spend_usd:,.4f}"
+    print(f"  spend {spent} ({cost.spend_source})" + (f", {cost.unpriced_calls} unpriced calls"
+                                                      if cost.unpriced_calls else ""))
     print(f"  keep-recent {keep_recent:,}: {protected_tokens:,} protected, "
           f"{compactable_tokens:,} compactable, first kept {first_kept.id if first_kept else '-'}\n")
     table = [

@@ -6,6 +6,7 @@ test works on its own session key so the tests stay independent of their order.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -20,6 +21,9 @@ from tests.realagents.openclaw.install import (
     install_openclaw,
 )
 from tests.realagents.openclaw.responder import OpenClawResponder
+
+MODEL_COST = {"input": 3.0, "output": 15.0, "cacheRead": 0.3, "cacheWrite": 3.75}
+"""USD per million tokens for the fake model, written into openclaw.json before the gateway starts."""
 
 
 def _install(version: str) -> OpenClawInstall:
@@ -66,6 +70,11 @@ def oc(openclaw_install: OpenClawInstall, fake_model: FakeModelServer,
     """An onboarded 2026.9.6 home with its gateway running on loopback (stopped by PID at the end)."""
     home = OpenClawHome(openclaw_install, tmp_path_factory.mktemp("openclaw"), fake_model.base_url)
     home.onboard()
+    # Priced like a mid-range model so that OpenClaw records a cost for every call (issue 12 #11).
+    config = home.config()
+    for model in config["models"]["providers"]["fake"]["models"]:
+        model["cost"] = dict(MODEL_COST)
+    home.config_path.write_text(json.dumps(config, indent=2) + "\n")
     try:
         home.start_gateway()
         yield home

@@ -89,11 +89,8 @@ def history(env: Mapping[str, str], session: str, where: Path | None = None) -> 
 
 
 def audit_records(state_dir: Path) -> list[dict[str, Any]]:
-    """ctxscope's audit log in an OpenClaw state dir (one JSON object a line)."""
-    found = sorted(state_dir.rglob("audit*.jsonl"))
-    records: list[dict[str, Any]] = []
-    for path in found:
-        for line in path.read_text().splitlines():
-            if line.strip():
-                records.append(json.loads(line))
-    return records
+    """ctxscope's audit log in an OpenClaw state dir (``context/audit.jsonl``, one JSON object a line)."""
+    path = state_dir / "context" / "audit.jsonl"
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

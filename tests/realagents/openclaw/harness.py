@@ -158,7 +158,8 @@ class OpenClawHome:
         )
         if not isinstance(answer, dict) or answer.get("ok") is not True:
             raise OpenClawError(f"onboarding failed: {answer!r}")
-        self.update_config(_loopback_only(self.root))
+        self.update_config(_loopback_only(self.root, sqlite_era=self.sqlite_era))
+        self.run("config", "validate")  # OpenClaw refuses to run on keys its version does not know
         return answer
 
     def config(self) -> dict[str, Any]:
@@ -238,11 +239,14 @@ class OpenClawHome:
 
     # -- talking to OpenClaw ------------------------------------------------------------------------------------
 
-    def agent(self, key: str, text: str, timeout: float = COMMAND_TIMEOUT_S) -> dict[str, Any]:
-        """One turn through the gateway: ``openclaw agent --session-key KEY -m TEXT --json``."""
-        answer = self.run_json("agent", "--session-key", key, "-m", text, "--json", timeout=timeout)
-        if not isinstance(answer, dict) or answer.get("status") != "ok":
+    def agent(self, key: str, text: str, timeout: float = COMMAND_TIMEOUT_S, *, local: bool = False) -> dict[str, Any]:
+        """One turn: ``openclaw agent --session-key KEY -m TEXT --json`` (through the gateway, or ``--local``)."""
+        args = ["agent", "--session-key", key, "-m", text, "--json"] + (["--local"] if local else [])
+        answer = self.run_json(*args, timeout=timeout)
+        done = isinstance(answer, dict) and (answer.get("status") == "ok" or (local and answer.get("payloads")))
+        if not done:
             raise OpenClawError(f"the turn on {key} did not complete: {json.dumps(answer)[:2000]}")
+        assert isinstance(answer, dict)
         return answer
 
     def call(self, method: str, params: Mapping[str, Any], timeout_ms: int = 120_000) -> dict[str, Any]:
@@ -277,10 +281,12 @@ def _merge(base: dict[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _loopback_only(root: Path) -> dict[str, Any]:
+def _loopback_only(root: Path, *, sqlite_era: bool) -> dict[str, Any]:
     """Settings that keep OpenClaw on this machine and quiet unless a test speaks to it."""
+    # The hosted model catalog exists (and is configurable) from 2026.8 on.
+    catalog = {"models": {"catalogRefresh": {"enabled": False}}} if sqlite_era else {}
     return {
-        "models": {"catalogRefresh": {"enabled": False}},
+        **catalog,
         "update": {"checkOnStart": False},
         "cron": {"enabled": False},
         "logging": {"file": str(root / "openclaw.log")},
