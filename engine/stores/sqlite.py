@@ -27,6 +27,7 @@ _T = TypeVar("_T")
 
 _WAL_FORMAT = 2
 _ATTEMPTS = 3
+_BUSY_RETRIES = 3
 
 
 def _wal_mode(db: Path) -> bool:
@@ -79,20 +80,30 @@ def query(db: Path, read: Callable[[sqlite3.Connection], _T]) -> _T:
         TranscriptError: the database cannot be opened or queried.
     """
     path = Path(db).resolve()
-    for attempt in range(_ATTEMPTS):
+    attempt = busy = 0
+    while True:
         before = _identity(path)
-        last = attempt == _ATTEMPTS - 1
+        last = attempt >= _ATTEMPTS - 1
         immutable = not last and before is not None and not before[3] and _wal_mode(path)
         try:
             with closing(connect_readonly(path, immutable=immutable)) as connection:
                 result = read(connection)
         except sqlite3.DatabaseError as exc:
+            if not immutable and _busy(exc) and busy < _BUSY_RETRIES:
+                busy += 1  # a writer held its lock past the busy timeout: wait again, bounded
+                continue
             if immutable:
+                attempt += 1
                 continue
             raise TranscriptError(f"{db}: {exc}") from exc
         if not immutable or _identity(path) == before:
             return result
-    raise AssertionError("unreachable: the last attempt reads with mode=ro")  # pragma: no cover
+        attempt += 1
+
+
+def _busy(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
 
 def columns(connection: sqlite3.Connection, table: str) -> set[str]:

@@ -129,6 +129,12 @@ class OpenClawHome:
     # -- onboarding and configuration ---------------------------------------------------------------------------
 
     @property
+    def sqlite_era(self) -> bool:
+        """2026.8 and later keep sessions in SQLite (and know ``models.catalogRefresh``)."""
+        year, month = (int(p) for p in self.install.version.split(".")[:2])
+        return (year, month) >= (2026, 8)
+
+    @property
     def config_path(self) -> Path:
         return self.state_dir / "openclaw.json"
 

@@ -30,6 +30,12 @@ TUI_WAIT_S = 90.0
 WRITER_S = 20.0
 
 
+def _octet_length(value: object) -> int | None:
+    if value is None:
+        return None
+    return len(value.encode()) if isinstance(value, str) else len(bytes(value))  # type: ignore[arg-type]
+
+
 def _digests(agent_dir: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(agent_dir.iterdir())}
 
@@ -120,6 +126,8 @@ def test_no_false_corruption_next_to_a_rollback_journal_writer(oc: OpenClawHome,
     def writer() -> None:
         # Churns the transcript table's B-tree in short transactions, as a rollback-journal writer does.
         connection = sqlite3.connect(db, timeout=30)
+        # OpenClaw's schema checks event sizes with octet_length(), which SQLite gained in 3.43.
+        connection.create_function("octet_length", 1, _octet_length, deterministic=True)
         blob = "x" * 3000
         try:
             while not stop.is_set():
@@ -131,6 +139,7 @@ def test_no_false_corruption_next_to_a_rollback_journal_writer(oc: OpenClawHome,
                 with connection:
                     connection.execute("DELETE FROM transcript_events WHERE session_id = 'churn'")
                 commits[0] += 2
+                stop.wait(0.002)
         finally:
             connection.close()
 
