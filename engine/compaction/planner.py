@@ -264,8 +264,10 @@ def plan_compaction(
     previous = objects(view.compaction) if view.compaction is not None and summarized else {}
     files = file_operations((s.parts for s in span), previous.get("details"))
     first_kept = path[first] if has_cut else None
-    header = SummaryHeader(layer, len(summarized), sum(m.entry.pi_tokens for m in summarized),
-                           (first_kept.id or "") if first_kept else "", focus)
+    # The header states the same count as the plan's "summarized" line (one tokenizer, cached per entry).
+    summarized_count = sum(message_tokens(m, objects, counter=counter, cache=cache) for m in summarized)
+    header = SummaryHeader(layer, len(summarized), summarized_count, (first_kept.id or "") if first_kept else "",
+                           focus)
     latest = latest_checkpoint(state_dir, source.key)
     built = layer_summary(layer, snapshot, span, header, config=config, load=objects, latest=latest, files=files,
                           turn_start=turn_start, now=now)
