@@ -38,7 +38,7 @@ def test_a_jsonl_compaction_is_what_the_next_request_begins_with(
     out = cs.compact(oc7.env, KEY, "--controller", "jsonl", "--keep-recent", "1500")
     assert out.returncode == 0, out.describe()
     plan = out.json()["plan"]
-    assert plan["controller"] == "jsonl" and plan["messages_summarized"] > 0
+    assert plan["controller"] == "jsonl" and plan["messages"]["summarized"] > 0
     previews = [d["first_line"] for d in plan["dropped"] if d["role"] == "user"]
     dropped = [t for t in texts if any(t[:24] in p for p in previews)]
     assert dropped, plan["dropped"]

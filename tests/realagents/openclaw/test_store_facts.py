@@ -134,7 +134,8 @@ def test_a_legacy_jsonl_beside_the_database_is_read_only_and_never_ambiguous(oc:
     shutil.copy2(MAIN_SESSION, legacy)
     shutil.copy2(SESSIONS_JSON, sessions / "sessions.json")
     legacy_bytes = legacy.read_bytes()
-    env = {**oc.env, "OPENCLAW_STATE_DIR": str(state)}
+    # HOME elsewhere too: its ~/.openclaw is the live home, which discovery would list as well.
+    env = {**oc.env, "OPENCLAW_STATE_DIR": str(state), "HOME": str(tmp_path / "home")}
 
     rows = [r for r in cs.status(env) if r["key"] == key]
     assert sorted(r["kind"] for r in rows) == ["legacy", "live"], rows
