@@ -11,7 +11,6 @@ pruning go through :class:`~tui.compaction_flow.CompactionFlow` and its dialog.
 from __future__ import annotations
 
 import gc
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
@@ -31,7 +30,6 @@ from engine.live.insight import SessionInsight
 from engine.live.tracker import SessionTracker
 from engine.session.snapshot import SessionSnapshot
 from engine.sidecar import ContextManager, SidecarEvent
-from engine.stores.discovery import discover_sessions
 from tui import follow
 from tui.compaction_flow import CompactionFlow
 from tui.controls import CONTROL_ACTIONS, CONTROL_SPECS, ControlPolicy, ControlRunner, diff_latest
@@ -50,18 +48,25 @@ from tui.messages import (
     SidecarReported,
     ThresholdCrossed,
 )
-from tui.notices import SIDECAR_TITLES, applied_text, risk_changed_text, startup_checkpoints_text
-from tui.screens.help import HelpScreen, KeyHelp
+from tui.notices import (
+    SIDECAR_TITLES,
+    applied_text,
+    compaction_detected_text,
+    risk_changed_text,
+    startup_checkpoints_text,
+    threshold_text,
+)
+from tui.screens.commands import screen_commands
+from tui.screens.help import HelpScreen, keys_of
 from tui.screens.session_list import SessionChosen, SessionListScreen
-from tui.screens.session_view import TABS, SessionScreen
+from tui.screens.session_view import SessionScreen
 from tui.widgets.labels import session_label
-from tui.widgets.levels import LEVEL_TEXT
 
-__all__ = ["CtxscopeApp", "launch"]
+__all__ = ["DEFAULT_WHERE", "CtxscopeApp"]
 
 Clock = Callable[[], datetime]
 
-_DEFAULT_WHERE = "~/.openclaw, ~/.clawdbot and ~/.pi/agent/sessions"
+DEFAULT_WHERE = "~/.openclaw, ~/.clawdbot and ~/.pi/agent/sessions"
 
 
 class CtxscopeApp(App[None]):
@@ -122,7 +127,7 @@ class CtxscopeApp(App[None]):
         self._read_errors: dict[str, str] = {}
         self._startup_checkpoints: list[SidecarEvent] = []
         self._shown_controls: tuple[tuple[str, bool], ...] | None = None
-        self._where = ", ".join(str(p) for p in paths) if paths else _DEFAULT_WHERE
+        self._where = ", ".join(str(p) for p in paths) if paths else DEFAULT_WHERE
 
     @property
     def policy(self) -> ControlPolicy:
@@ -225,22 +230,12 @@ class CtxscopeApp(App[None]):
         if snapshot.key in self.compaction.own:  # ours: already reported as applied
             self.compaction.own.discard(snapshot.key)
             return
-        after = "size unknown until the agent's next reply" if snapshot.tokens.tokens is None else (
-            f"now {snapshot.tokens.tokens:,} tokens"
-        )
-        self.tell(
-            f"{self.label(snapshot.key)}: compaction {message.previous_count} → {snapshot.compactions}; {after}.",
-            title="Compaction detected",
-            severity="warning",
-        )
+        self.tell(compaction_detected_text(snapshot, message.previous_count, self.label), title="Compaction detected",
+                  severity="warning")
 
     def on_threshold_crossed(self, message: ThresholdCrossed) -> None:
-        snapshot = message.snapshot
-        util = snapshot.utilization
-        figure = f" ({util:.0%})" if util is not None else ""
-        severity: SeverityLevel = "error" if message.level in ("near-compaction", "over-compaction") else "warning"
-        self.tell(f"{self.label(snapshot.key)}: {LEVEL_TEXT[message.level]}{figure}.",
-                  title="Threshold crossed", severity=severity)
+        text, severity = threshold_text(message.snapshot, self.label)
+        self.tell(text, title="Threshold crossed", severity=severity)
 
     def on_control_finished(self, message: ControlFinished) -> None:
         self.tell(message.summary, title=self.policy.spec(message.action).title)
@@ -390,14 +385,7 @@ class CtxscopeApp(App[None]):
 
     def action_help(self) -> None:
         """Show the keys of the current screen and the gauge legend."""
-        keys = [
-            KeyHelp(self.get_key_display(active.binding), active.binding.tooltip or active.binding.description,
-                    self.unavailable(active.binding.action) if active.binding.action in CONTROL_ACTIONS else None)
-            for active in self.screen.active_bindings.values()
-            if active.binding.show and active.binding.description
-        ]
-        keys.append(KeyHelp("ctrl+p", "Command palette: every action by name"))
-        self.push_screen(HelpScreen(keys))
+        self.push_screen(HelpScreen(keys_of(self, lambda a: self.unavailable(a) if a in CONTROL_ACTIONS else None)))
 
     def action_force_checkpoint(self) -> None:
         """Write a checkpoint of the current session now."""
@@ -428,37 +416,4 @@ class CtxscopeApp(App[None]):
             reason = self.unavailable(spec.action, screen)
             help_text = f"{spec.help} (unavailable: {reason})" if reason else spec.help
             yield SystemCommand(spec.title, help_text, partial(self.run_control, spec.action))
-        if isinstance(screen, SessionListScreen):
-            yield SystemCommand("Filter sessions", "Show only sessions whose key, file or model matches",
-                                screen.action_filter)
-        if isinstance(screen, SessionScreen):
-            yield SystemCommand("Back to sessions", "Return to the session list", self.pop_screen)
-            for tab in TABS:
-                yield SystemCommand(f"Show {tab}", f"Switch to the {tab.title()} tab", partial(screen.show_tab, tab))
-
-
-
-def launch(
-    paths: Sequence[Path],
-    config: Config,
-    *,
-    force_polling: bool | None = None,
-    bare: bool = False,
-) -> int:
-    """Run the TUI until the user quits; with nothing to show or watch, print a hint instead and return 0.
-
-    The seam ``ctxscope``, ``ctxscope tui`` and ``ctxscope demo`` share: the demo passes its state dir.
-    """
-    paths = list(paths)
-    watchable = follow.watch_targets(paths)
-    if bare or not watchable:
-        discovery = discover_sessions(paths or None)
-        if not discovery.sessions and (bare or not watchable):
-            for problem in discovery.problems:
-                print(f"ctxscope: {problem}", file=sys.stderr)
-            where = ", ".join(str(p) for p in paths) if paths else _DEFAULT_WHERE
-            print(f"No sessions found in {where}.\n"
-                  "Try `ctxscope demo` to watch a simulated agent, or `ctxscope tui PATH` on a sessions directory.")
-            return 0
-    CtxscopeApp(paths, config, force_polling=force_polling).run()
-    return 0
+        yield from screen_commands(screen, self.pop_screen)

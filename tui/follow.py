@@ -20,6 +20,7 @@ from watchfiles import Change, awatch
 
 from engine.accounting.gauge import GaugeLevel
 from engine.live.tracker import Refreshed, SessionTracker
+from engine.sidecar import SidecarEvent
 from engine.stores.discovery import default_roots
 from engine.stores.source import classify_file
 from tui.messages import (
@@ -39,6 +40,7 @@ __all__ = [
     "ChangeSource",
     "SessionTracker",
     "follow_sessions",
+    "post_event",
     "post_refreshed",
     "refresh_session",
     "watch_changes",
@@ -46,7 +48,12 @@ __all__ = [
 ]
 
 ChangeSource = Callable[[tuple[Path, ...]], AsyncIterator[frozenset[Path]]]
-"""Given the paths to watch, yields batches of changed paths until cancelled."""
+"""Given the paths to watch, yields batches of changed paths until cancelled; the first batch means "watching
+now" (it may be empty) and makes every session catch up."""
+
+_READY_TIMEOUT_MS = 500
+"""How long the watcher waits for a change before saying it is ready with an empty batch (idle ticks after the
+first are dropped)."""
 
 # Rising past one of these is worth a notification; "unknown" (after a compaction) ranks below all of them.
 _LEVEL_RANK: dict[GaugeLevel, int] = {
@@ -59,19 +66,29 @@ def _relevant(change: Change, path: str) -> bool:
     return path.endswith("-wal") or classify_file(Path(path)) in ("transcript", "store", "sqlite", "lock")
 
 
-def watch_changes(*, debounce_ms: int = 100, step_ms: int = 20, force_polling: bool | None = None) -> ChangeSource:
+def watch_changes(
+    *, debounce_ms: int = 100, step_ms: int = 20, force_polling: bool | None = None, stop: asyncio.Event | None = None
+) -> ChangeSource:
     """The real change source: ``watchfiles.awatch`` over the targets, batched for at most ``debounce_ms``.
 
-    ``force_polling`` is passed through for WSL and network filesystems, where inotify sees nothing.
+    The first batch (empty when nothing changed) comes once the watcher runs: what was appended between the
+    first read and that moment is seen by no watcher, so consumers catch every session up on it
+    (``absorb(catch_up=True)``). ``force_polling`` is passed through for WSL and network filesystems; setting
+    ``stop`` ends the batches.
     """
 
     async def changes(targets: tuple[Path, ...]) -> AsyncIterator[frozenset[Path]]:
         if not targets:
-            await asyncio.Event().wait()  # nothing to watch: idle until cancelled
+            await (stop or asyncio.Event()).wait()  # nothing to watch: idle until stopped or cancelled
+            return
+        first = True
         async for batch in awatch(
-            *targets, watch_filter=_relevant, debounce=debounce_ms, step=step_ms, force_polling=force_polling
+            *targets, watch_filter=_relevant, debounce=debounce_ms, step=step_ms, force_polling=force_polling,
+            rust_timeout=_READY_TIMEOUT_MS, yield_on_timeout=True, stop_event=stop,
         ):
-            yield frozenset(Path(path) for _, path in batch)
+            if batch or first:
+                yield frozenset(Path(path) for _, path in batch)
+            first = False
 
     return changes
 
@@ -117,6 +134,14 @@ _NOTIFIED_KINDS = frozenset({"error", "auto-compact", "refused"})
 the snapshots, so a level drop after a compaction is not news)."""
 
 
+def post_event(event: SidecarEvent, post: Callable[[Message], object]) -> None:
+    """Post a sidecar event worth telling: a checkpoint written, an error, an automatic compaction or refusal."""
+    if event.kind == "checkpoint":
+        post(CheckpointWritten(event))
+    elif event.kind in _NOTIFIED_KINDS:
+        post(SidecarReported(event))
+
+
 def post_refreshed(result: Refreshed, post: Callable[[Message], object], *, sidecar: bool = True) -> None:
     """Turn one refresh into messages: the snapshot, what the sidecar did, thresholds, the assessment."""
     if result.error is not None:
@@ -127,12 +152,10 @@ def post_refreshed(result: Refreshed, post: Callable[[Message], object], *, side
     if result.changed:
         post(SessionUpdated(snapshot))
     for event in result.events:
-        if event.kind == "checkpoint":
-            post(CheckpointWritten(event))
-        elif event.kind == "compaction" and previous is not None:
+        if event.kind == "compaction" and previous is not None:
             post(CompactionDetected(snapshot, previous.compactions))
-        elif event.kind in _NOTIFIED_KINDS:
-            post(SidecarReported(event))
+        else:
+            post_event(event, post)
     if result.changed and previous is not None:
         if not sidecar and snapshot.compactions > previous.compactions:
             post(CompactionDetected(snapshot, previous.compactions))
@@ -161,20 +184,13 @@ async def follow_sessions(tracker: SessionTracker, changes: ChangeSource, post: 
     for key in tracker.keys:
         await refresh_session(tracker, key, post)
     post(SessionsLoaded(len(tracker.keys)))
+    first = True
     async for changed in changes(watch_targets(tracker.paths)):
-        keys, unknown = tracker.keys_for(changed)
-        stores = [path for path in changed if classify_file(path) == "store"]
-        rekeyed = False
-        problems: tuple[str, ...] = ()
-        if stores:
-            restamped, rekeyed = await asyncio.to_thread(tracker.reload_stores, stores)
-            keys |= restamped
-        if unknown:
-            before = set(tracker.keys)
-            problems = (await asyncio.to_thread(tracker.discover)).problems
-            rekeyed = rekeyed or set(tracker.keys) != before
-            keys |= {key for key in tracker.keys if tracker.snapshot(key) is None}
-        if rekeyed:
-            post(SessionsDiscovered(tracker.keys, problems))
-        for key in sorted(keys):
+        absorbed = await asyncio.to_thread(tracker.absorb, changed, catch_up=first)
+        first = False
+        for event in absorbed.ended:
+            post_event(event, post)
+        if absorbed.rekeyed:
+            post(SessionsDiscovered(tracker.keys, absorbed.problems))
+        for key in absorbed.keys:
             await refresh_session(tracker, key, post)

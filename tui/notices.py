@@ -8,9 +8,18 @@ from textual.notifications import SeverityLevel
 
 from engine.compaction.controllers import CompactionResult
 from engine.live.insight import SessionInsight
+from engine.session.snapshot import SessionSnapshot
 from engine.sidecar import SidecarEvent
+from tui.widgets.levels import LEVEL_TEXT
 
-__all__ = ["SIDECAR_TITLES", "applied_text", "risk_changed_text", "startup_checkpoints_text"]
+__all__ = [
+    "SIDECAR_TITLES",
+    "applied_text",
+    "compaction_detected_text",
+    "risk_changed_text",
+    "startup_checkpoints_text",
+    "threshold_text",
+]
 
 Label = Callable[[str], str]
 """Session key → the short name the user knows it by."""
@@ -53,3 +62,20 @@ def applied_text(result: CompactionResult, label: Label) -> str:
         if result.archive is not None:
             text += f" Dropped messages archived to {result.archive.path}."
     return text + "".join(f" Warning: {w}" for w in result.warnings)
+
+
+def compaction_detected_text(snapshot: SessionSnapshot, previous_count: int, label: Label) -> str:
+    """Someone (the agent, usually) compacted the session since its previous snapshot."""
+    after = "size unknown until the agent's next reply" if snapshot.tokens.tokens is None else (
+        f"now {snapshot.tokens.tokens:,} tokens"
+    )
+    return f"{label(snapshot.key)}: compaction {previous_count} → {snapshot.compactions}; {after}."
+
+
+def threshold_text(snapshot: SessionSnapshot, label: Label) -> tuple[str, SeverityLevel]:
+    """The gauge rose past a line: the sentence and how loud to say it."""
+    level = snapshot.gauge.level
+    util = snapshot.utilization
+    figure = f" ({util:.0%})" if util is not None else ""
+    severity: SeverityLevel = "error" if level in ("near-compaction", "over-compaction") else "warning"
+    return f"{label(snapshot.key)}: {LEVEL_TEXT[level]}{figure}.", severity

@@ -28,7 +28,7 @@ from engine.stores.transcript import TranscriptError
 if TYPE_CHECKING:
     from engine.config.llm_settings import LLMConfig  # httpx loads only when an enriched checkpoint is written
 
-__all__ = ["Refreshed", "SessionTracker"]
+__all__ = ["Absorbed", "Refreshed", "SessionTracker"]
 
 T = TypeVar("T")
 Clock = Callable[[], datetime]
@@ -65,6 +65,30 @@ class Refreshed:
     def changed(self) -> bool:
         """Whether there is a new snapshot to show."""
         return self.snapshot is not None and self.snapshot is not self.previous
+
+
+@dataclass(frozen=True, slots=True)
+class Absorbed:
+    """What one batch of file changes means for the followed sessions."""
+
+    keys: tuple[str, ...]
+    """Sessions to step now (in this order)."""
+    rekeyed: bool
+    """The set of followed keys changed: whoever lists them must list them again."""
+    problems: tuple[str, ...] = ()
+    """What discovery could not read, one line each."""
+    ended: tuple[SidecarEvent, ...] = ()
+    """Session-end checkpoints written for transcripts OpenClaw archived (renamed) in this batch."""
+
+
+def _archive_of(path: Path) -> Path | None:
+    """The archive OpenClaw renamed a transcript to, if any (newest first)."""
+    try:
+        siblings = [p for p in path.parent.iterdir() if p.name.startswith(path.name + ".")
+                    and any(t in p.name for t in (".reset.", ".deleted."))]
+    except OSError:
+        return None
+    return max(siblings, key=lambda p: p.stat().st_mtime, default=None)
 
 
 @dataclass
@@ -144,6 +168,56 @@ class SessionTracker:
                     del self._by_path[name]
         if self.manager is not None:
             self.manager.sessions.pop(key, None)
+
+    def absorb(self, changed: Iterable[Path], *, catch_up: bool = False) -> Absorbed:
+        """Map a batch of changed paths to the sessions to step: the one follow rule of the TUI and ``watch``.
+
+        Re-reads changed ``sessions.json`` stores, discovers new session files, and writes a ``session-end``
+        checkpoint for a transcript OpenClaw archived (blocking: call it from a thread). ``catch_up`` steps every
+        session: for the first batch after the watcher started, since appends before it were seen by no one.
+        """
+        changed = set(changed)
+        keys, unknown = self.keys_for(changed)
+        if catch_up:
+            keys |= set(self.keys)
+            unknown = True
+        ended: list[SidecarEvent] = []
+        for key in sorted(keys):
+            tracked = self._sessions.get(key)
+            if tracked is not None and not tracked.source.in_database and not tracked.source.path.exists():
+                event = self._end(key, tracked)
+                if event is not None:
+                    ended.append(event)
+                    keys.discard(key)
+                unknown = True  # the agent starts a new transcript for the key
+        stores = [path for path in changed if classify_file(path) == "store"]
+        rekeyed = False
+        problems: tuple[str, ...] = ()
+        if stores:
+            restamped, rekeyed = self.reload_stores(stores)
+            keys |= restamped
+        if unknown:
+            before = set(self.keys)
+            problems = self.discover().problems
+            rekeyed = rekeyed or set(self.keys) != before
+            keys |= {key for key in self.keys if self.snapshot(key) is None}
+        return Absorbed(tuple(sorted(k for k in keys if k in self._sessions)), rekeyed, problems, tuple(ended))
+
+    def _end(self, key: str, tracked: _Tracked) -> SidecarEvent | None:
+        """Follow a transcript renamed into an archive and write its ``session-end`` checkpoint."""
+        archive = _archive_of(tracked.source.path)
+        if archive is None:
+            return None
+        with tracked.lock:
+            if not tracked.follower.reader.renamed(archive):
+                return None
+            for name in self._names(tracked.source):
+                self._by_path.get(name, set()).discard(key)
+            tracked.source = replace(tracked.source, path=archive, kind="archive")
+            tracked.follower.source = tracked.source  # snapshots now say archived: nothing compacts it
+            if self.manager is None or tracked.managed is None or tracked.follower.snapshot is None:
+                return None
+            return self.manager.write(key, "session-end")
 
     def keys_for(self, changed: Iterable[Path]) -> tuple[set[str], bool]:
         """The followed sessions ``changed`` touches, and whether an unknown session file appeared.

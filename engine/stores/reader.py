@@ -37,6 +37,10 @@ class SessionReader(Protocol):
         """Parse what was appended since the last call (everything on the first call)."""
         ...
 
+    def renamed(self, to: Path) -> bool:
+        """Follow the session to ``to`` when it is the same file renamed; False (nothing changed) otherwise."""
+        ...
+
     def read_object(self, entry: Entry) -> dict[str, Any]:
         """The full JSON object of ``entry`` (text is not kept in memory; it is re-read on demand)."""
         ...

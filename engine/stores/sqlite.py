@@ -224,6 +224,10 @@ class SqliteTranscriptReader(EntryLog):
             return decompress(bytes(event_zstd))
         return None
 
+    def renamed(self, to: Path) -> bool:
+        """A database is never renamed into an archive: archived sessions stay rows in it."""
+        return False
+
     def read_new(self) -> ReadBatch:
         """Parse events with ``seq`` greater than the cursor.
 

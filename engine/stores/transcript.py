@@ -226,6 +226,20 @@ class TranscriptReader(EntryLog):
         self.mtime: float | None = None
         self._line_no = 0
 
+    def renamed(self, to: Path) -> bool:
+        """Follow the transcript to ``to`` when it is the same file renamed (same inode): the cursor stays valid.
+
+        OpenClaw archives a transcript on ``/new`` or ``/reset`` by renaming it (docs/formats.md); returns
+        False, changing nothing, when ``to`` is a different file.
+        """
+        try:
+            same = self.inode is not None and to.stat().st_ino == self.inode
+        except OSError:
+            return False
+        if same:
+            self.path = Path(to)
+        return same
+
     def _reset(self) -> None:
         self.entries.clear()
         self.by_id.clear()

@@ -156,7 +156,7 @@ async def test_help_lists_the_keys_of_the_screen(sessions: Path, tmp_path: Path)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = str(app.screen.query_one(Static).render())
-        for key in ("/", "c", "k", "p", "d", "q", "ctrl+p"):
+        for key in ("/", "c", "C", "k", "p", "d", "q", "ctrl+p"):  # C is not in the footer, but has a key
             assert f" {key}  " in text
         assert "Write a checkpoint of the session now" in text
         await pilot.press("escape")

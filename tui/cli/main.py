@@ -47,9 +47,37 @@ def _add_session(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _run_tui(args: argparse.Namespace, config: Config) -> int:
-    from tui.app import launch  # Textual loads only for the TUI, not for `status` and friends
+def launch(
+    paths: Sequence[Path],
+    config: Config,
+    *,
+    force_polling: bool | None = None,
+    bare: bool = False,
+) -> int:
+    """Run the TUI until the user quits; with nothing to show or watch, print a hint instead and return 0.
 
+    The seam ``ctxscope``, ``ctxscope tui`` and ``ctxscope demo`` share: the demo passes its state dir.
+    """
+    from engine.stores.discovery import discover_sessions
+    from tui.app import DEFAULT_WHERE, CtxscopeApp  # Textual loads only for the TUI, not for `status` and friends
+    from tui.follow import watch_targets
+
+    paths = list(paths)
+    watchable = watch_targets(paths)
+    if bare or not watchable:
+        discovery = discover_sessions(paths or None)
+        if not discovery.sessions and (bare or not watchable):
+            for problem in discovery.problems:
+                print(f"ctxscope: {problem}", file=sys.stderr)
+            where = ", ".join(str(p) for p in paths) if paths else DEFAULT_WHERE
+            print(f"No sessions found in {where}.\n"
+                  "Try `ctxscope demo` to watch a simulated agent, or `ctxscope tui PATH` on a sessions directory.")
+            return 0
+    CtxscopeApp(paths, config, force_polling=force_polling).run()
+    return 0
+
+
+def _run_tui(args: argparse.Namespace, config: Config) -> int:
     if getattr(args, "no_auto_checkpoints", False):
         config = replace(config, auto_checkpoints=False)
     return launch(args.paths, config, force_polling=args.force_polling, bare=getattr(args, "bare", False))

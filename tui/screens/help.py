@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-__all__ = ["HelpScreen", "KeyHelp"]
+__all__ = ["HelpScreen", "KeyHelp", "keys_of"]
 
 _LEGEND = (
     ("G", "$text-warning", "gauge line (70%): the agent is shown the gauge from here"),
@@ -32,6 +32,22 @@ class KeyHelp:
     description: str
     unavailable: str | None = None
     """Why the action cannot run right now, if it cannot."""
+
+
+def keys_of(app: App[None], unavailable: Callable[[str], str | None]) -> list[KeyHelp]:
+    """Every key bound on the app's current screen that has a description (shown in the footer or not), with
+    why a control key cannot run now; generated from the bindings so the help never misses one."""
+    keys: list[KeyHelp] = []
+    seen: set[str] = set()
+    for active in app.screen.active_bindings.values():
+        binding = active.binding
+        if not binding.description or binding.key in seen:
+            continue
+        seen.add(binding.key)
+        reason = unavailable(binding.action) if not active.enabled else None
+        keys.append(KeyHelp(app.get_key_display(binding), binding.tooltip or binding.description, reason))
+    keys.append(KeyHelp("ctrl+p", "Command palette: every action by name"))
+    return keys
 
 
 class HelpScreen(ModalScreen[None]):

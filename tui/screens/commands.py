@@ -1,0 +1,25 @@
+"""Palette commands that belong to a screen (filter the list, switch a session's tab, go back)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import partial
+
+from textual.app import SystemCommand
+from textual.screen import Screen
+
+from tui.screens.session_list import SessionListScreen
+from tui.screens.session_view import TABS, SessionScreen
+
+__all__ = ["screen_commands"]
+
+
+def screen_commands(screen: Screen[object], back: Callable[[], object]) -> Iterable[SystemCommand]:
+    """The commands the command palette offers for ``screen`` besides the App's controls."""
+    if isinstance(screen, SessionListScreen):
+        yield SystemCommand("Filter sessions", "Show only sessions whose key, file or model matches",
+                            screen.action_filter)
+    if isinstance(screen, SessionScreen):
+        yield SystemCommand("Back to sessions", "Return to the session list", back)
+        for tab in TABS:
+            yield SystemCommand(f"Show {tab}", f"Switch to the {tab.title()} tab", partial(screen.show_tab, tab))
