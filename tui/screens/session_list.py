@@ -13,13 +13,14 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Footer, Input, Static
 
 from engine.live.insight import SessionInsight
 from engine.session.snapshot import SessionSnapshot
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.labels import session_label
 from tui.widgets.session_table import SessionTable, matches, ordered
+from tui.widgets.title_bar import TitleBar
 
 __all__ = ["SessionChosen", "SessionListScreen"]
 
@@ -55,7 +56,7 @@ class SessionListScreen(Screen[None]):
         self._where = where
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Input(placeholder="filter: key, file or model (enter to keep, esc to clear)", id="filter")
         yield SessionTable(id="sessions")
         yield Static(id="list-status")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -14,7 +14,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import Footer, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from engine.accounting.timeline import Timeline, utilization_timeline
@@ -24,7 +25,7 @@ from engine.live.insight import SessionInsight
 from engine.session.cost import session_cost
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 from tui.controls import HistoryItem, audit_history, session_state_dir
-from tui.widgets.cards import Card, ContextCard, CostCard, RiskCard, SessionCard
+from tui.widgets.cards import ContextCard, CostCard, RiskCard, SessionCard
 from tui.widgets.checkpoints import CheckpointsView, StoredCheckpoint, read_checkpoints
 from tui.widgets.context_table import ContextTable, measure_rows
 from tui.widgets.decisions import DecisionsView, read_decisions
@@ -32,7 +33,10 @@ from tui.widgets.gauge import GaugeBar
 from tui.widgets.history import HistoryPane
 from tui.widgets.labels import session_label
 from tui.widgets.plot import UtilizationPlot
+from tui.widgets.title_bar import TitleBar
 from tui.widgets.transcript import TranscriptTail, read_tail
+
+W = TypeVar("W", bound=Widget)
 
 __all__ = ["HISTORY_PANES", "TABS", "SessionScreen", "WithFollower"]
 
@@ -58,6 +62,9 @@ class SessionScreen(Screen[None]):
 
     snapshot: reactive[SessionSnapshot | None] = reactive(None, init=False)
     insight: reactive[SessionInsight | None] = reactive(None, init=False)
+    compaction_line: reactive[float | None] = reactive(None, init=False)
+    """The agent's compaction line as a fraction of the window (the plot draws it)."""
+    timeline: reactive[Timeline | None] = reactive(None, init=False)
 
     def __init__(
         self,
@@ -82,20 +89,26 @@ class SessionScreen(Screen[None]):
         self._mounted = False
         self.set_reactive(SessionScreen.snapshot, snapshot)
         self.set_reactive(SessionScreen.insight, insight)
+        self.set_reactive(SessionScreen.compaction_line, _compaction_line(snapshot))
+        # Set before mounting: a sub_title set in on_mount reaches the Header's watcher while the screen may
+        # still be composing (or already closing), which raised NoMatches for HeaderTitle under load.
+        self.set_reactive(Screen.sub_title, session_label(snapshot.source, 60))
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Vertical(id="gauge-box") as box:
             box.border_title = "Context window"
-            yield GaugeBar()
+            yield GaugeBar().data_bind(SessionScreen.snapshot)
         with TabbedContent(id="tabs"):
             with TabPane("Overview", id="overview"):
                 with Grid(id="cards"):
-                    yield ContextCard()
-                    yield CostCard()
-                    yield SessionCard(clock=self._clock)
-                    yield RiskCard()
-                yield UtilizationPlot()
+                    # Bound, not pushed: each card takes the screen's values when it mounts, so nothing depends on
+                    # the order in which the tabbed content finishes composing.
+                    yield ContextCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
+                    yield CostCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
+                    yield SessionCard(clock=self._clock).data_bind(SessionScreen.snapshot, SessionScreen.insight)
+                    yield RiskCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
+                yield UtilizationPlot().data_bind(SessionScreen.timeline, SessionScreen.compaction_line)
             with TabPane("Context", id="context"):
                 yield ContextTable()
             with TabPane("Transcript", id="transcript"):
@@ -110,10 +123,8 @@ class SessionScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.sub_title = session_label(self.snapshot.source, 60) if self.snapshot else self.key
         self._mounted = True
         self._show(self.snapshot)
-        self._show_insight(self.insight)
         self.set_interval(REPRICE_SECONDS, self._reprice)
 
     def watch_snapshot(self, snapshot: SessionSnapshot | None) -> None:
@@ -136,26 +147,28 @@ class SessionScreen(Screen[None]):
     def _show(self, snapshot: SessionSnapshot | None) -> None:
         if snapshot is None:
             return
-        self.query_one(GaugeBar).snapshot = snapshot
-        for card in self.query(Card):
-            card.snapshot = snapshot
-        line = next((m.fraction for m in snapshot.gauge.markers if m.name == "compaction"), None)
-        self.query_one(UtilizationPlot).compaction_line = line
+        self.compaction_line = _compaction_line(snapshot)
         self.measure_timeline(snapshot)
         self.measure_context(snapshot)
         self.read_transcript_tail(snapshot)
         self.load_history(snapshot)
 
+    def _each(self, kind: type[W], apply: Callable[[W], object]) -> None:
+        """Apply to every mounted ``kind``: none while the screen is still composing or already closing, when a
+        worker's result arrives too early or too late to matter."""
+        for widget in self.query(kind):
+            apply(widget)
+
     def _show_insight(self, insight: SessionInsight | None) -> None:
-        for card in self.query(Card):
-            card.insight = insight
-        self.query_one(CostCard).cost = None  # the assessment's figures are the newest
+        for card in self.query(CostCard):
+            card.cost = None  # the assessment's figures are the newest
 
     def _set_timeline(self, timeline: Timeline) -> None:
-        self.query_one(UtilizationPlot).timeline = timeline
+        self.timeline = timeline
 
     def _show_history(self, pane: str, items: tuple[HistoryItem, ...], problem: str | None) -> None:
-        self.query_one(f"#{pane}-pane", HistoryPane).show(items, problem)
+        for found in self.query(f"#{pane}-pane").results(HistoryPane):
+            found.show(items, problem)
 
     @work(thread=True, exclusive=True, group="measure_timeline", exit_on_error=False)
     def measure_timeline(self, snapshot: SessionSnapshot) -> None:
@@ -170,14 +183,14 @@ class SessionScreen(Screen[None]):
         keep = self._config.keep_recent_tokens
         rows = self._with_follower(lambda follower: measure_rows(snapshot, follower, keep))
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(lambda: self.query_one(ContextTable).show(rows))
+            self.app.call_from_thread(self._each, ContextTable, lambda table: table.show(rows))
 
     @work(thread=True, exclusive=True, group="read_transcript_tail", exit_on_error=False)
     def read_transcript_tail(self, snapshot: SessionSnapshot) -> None:
         """Re-read the text of the last messages from the transcript."""
         tail = self._with_follower(lambda follower: read_tail(snapshot, follower, TAIL_MESSAGES))
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(lambda: self.query_one(TranscriptTail).show(tail))
+            self.app.call_from_thread(self._each, TranscriptTail, lambda view: view.show(tail))
 
     @work(thread=True, exclusive=True, group="load_history", exit_on_error=False)
     def load_history(self, snapshot: SessionSnapshot | None = None) -> None:
@@ -194,7 +207,7 @@ class SessionScreen(Screen[None]):
             problem = f"Could not read the checkpoints: {exc}"
         if worker.is_cancelled:
             return
-        self.app.call_from_thread(self.query_one(CheckpointsView).show, self._stored, problem)
+        self.app.call_from_thread(self._each, CheckpointsView, lambda view: view.show(self._stored, problem))
         if self._active_tab == "decisions":
             self.app.call_from_thread(self.load_decisions, snapshot)
         for pane, loader in {"audit": audit_history}.items():
@@ -225,7 +238,7 @@ class SessionScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001 - shown in the pane; the transcript may be mid-rotation
             digest, problem = None, f"Could not read the decisions: {type(exc).__name__}: {exc}"
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.query_one(DecisionsView).show, digest, problem)
+            self.app.call_from_thread(self._each, DecisionsView, lambda view: view.show(digest, problem))
 
     def _reprice(self) -> None:
         if self.snapshot is not None:
@@ -236,4 +249,10 @@ class SessionScreen(Screen[None]):
         """Price the session again at the current time: the cache turns cold without any write."""
         cost = session_cost(snapshot, now=self._clock())
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(setattr, self.query_one(CostCard), "cost", cost)
+            self.app.call_from_thread(self._each, CostCard, lambda card: setattr(card, "cost", cost))
+
+
+def _compaction_line(snapshot: SessionSnapshot | None) -> float | None:
+    if snapshot is None:
+        return None
+    return next((m.fraction for m in snapshot.gauge.markers if m.name == "compaction"), None)

@@ -1,0 +1,43 @@
+"""The one-line title at the top of each screen: the app's title and the screen's sub-title.
+
+Textual's ``Header`` updates a child widget from watchers it registers on mount; under load those ran before the
+child was mounted (``NoMatches`` for ``HeaderTitle``), or were left un-awaited when the app closed. This bar has no
+children: it renders the titles it reads, and re-renders when either changes.
+"""
+
+from __future__ import annotations
+
+from textual.app import RenderResult
+from textual.content import Content
+from textual.widget import Widget
+
+__all__ = ["TitleBar"]
+
+
+class TitleBar(Widget):
+    """``ctxscope — <sub-title>``, centred on one line."""
+
+    DEFAULT_CSS = """
+    TitleBar {
+        dock: top;
+        width: 100%;
+        height: 1;
+        background: $panel;
+        color: $foreground;
+        content-align: center middle;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    def on_mount(self) -> None:
+        # Watchers call back synchronously into refresh(): nothing to query, nothing left pending on exit.
+        self.watch(self.app, "title", self._changed, init=False)
+        self.watch(self.screen, "sub_title", self._changed, init=False)
+
+    def _changed(self, _value: str) -> None:
+        self.refresh()
+
+    def render(self) -> RenderResult:
+        title, sub_title = self.app.title, self.screen.sub_title
+        return Content.assemble(title, (f" — {sub_title}", "$text-muted") if sub_title else "")
