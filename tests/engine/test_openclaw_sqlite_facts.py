@@ -172,3 +172,15 @@ def test_a_wal_without_shm_is_read_and_a_closed_wal_database_creates_nothing(tmp
     assert _snapshot(copy / "openclaw-agent.sqlite", "agent:main:w").entries == len(TURNS)
     for name, data in kept.items():
         assert (copy / name).read_bytes() == data  # database and -wal byte-identical; -shm may be rebuilt
+
+
+def test_a_reset_entry_starts_the_context_afresh(tmp_path: Path) -> None:
+    reset = {"type": "reset", "id": "f059c2dc", "parentId": "a2", "timestamp": "2026-11-23T10:03:00.000Z",
+             "reason": "reset"}
+    after = [_message("u3", "f059c2dc", "user", "fresh"), _message("a3", "u3", "assistant", "new", _usage(900, 50))]
+    db = _db(tmp_path, [("agent:main:r", "s-1", {}, None, None), ("agent:main:r2", "s-2", {}, None, None)],
+             {"s-1": [*TURNS, reset], "s-2": [*TURNS, reset, *after]})
+    just_reset = _snapshot(db, "agent:main:r")
+    assert just_reset.view.messages == () and just_reset.tokens.tokens == 0
+    continued = _snapshot(db, "agent:main:r2")
+    assert [m.entry.id for m in continued.view.messages] == ["u3", "a3"] and continued.tokens.tokens == 950

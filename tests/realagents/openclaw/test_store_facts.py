@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MAIN_SESSION, SESSIONS_JSON
+from tests.realagents.fake_model import FakeModelServer, message_text
 from tests.realagents.openclaw import ctxscope_side as cs
 from tests.realagents.openclaw.harness import OpenClawHome, copy_store
+from tests.realagents.openclaw.responder import is_main_turn
 from tests.realagents.openclaw.store import read_store
 
 pytestmark = pytest.mark.realagents
@@ -148,3 +150,27 @@ def test_a_legacy_jsonl_beside_the_database_is_read_only_and_never_ambiguous(oc:
     out = cs.compact(env, str(legacy), "--controller", "jsonl")
     assert out.returncode == 4 and "legacy" in out.stderr, out.describe()
     assert legacy.read_bytes() == legacy_bytes
+
+
+def test_a_reset_starts_the_context_afresh(oc: OpenClawHome, fake_model: FakeModelServer) -> None:
+    key = "agent:main:reset"
+    oc.agent(key, "reset turn 0: the old context")
+    oc.agent(key, "reset turn 1: still the old context")
+    before = cs.status_row(oc.env, key)
+    answer = oc.call("sessions.reset", {"key": key})
+    assert answer.get("ok") is True, answer
+    store = read_store(oc.agent_dir)
+    assert any(e.get("type") == "reset" for e in store.current_events(key)), "OpenClaw wrote no reset event"
+    row = cs.status_row(oc.env, key)
+    assert row["kind"] == "live" and row["context_tokens"] == 0 < before["context_tokens"], row
+
+    fake_model.clear()
+    oc.agent(key, "reset turn 2: a fresh start")
+    sent = [message_text(m) for r in fake_model.requests if is_main_turn(r) for m in r["messages"]]
+    assert not any("the old context" in text for text in sent), "OpenClaw sent pre-reset messages"
+    store = read_store(oc.agent_dir)
+    replies = [e for e in store.current_events(key)
+               if e.get("type") == "message" and e["message"].get("role") == "assistant"]
+    usage = replies[-1]["message"]["usage"]
+    row = cs.status_row(oc.env, key)
+    assert row["context_tokens"] == usage["input"] + usage["output"], row
