@@ -208,8 +208,9 @@ def call_gateway(plan: CompactionPlan, *, openclaw: str = "openclaw",
                                        note="the compaction landed after the gateway's reply")
             return found or GatewayOutcome(False, latest.reply.strip(), False, answer, "store")
         if observe is None:
-            return GatewayOutcome(False, "the gateway started the /compact; its outcome cannot be read from a "
-                                  "JSONL store", True, answer, "none")
+            # A JSONL-era store has no event log to watch: report what the gateway said, and say so.
+            return GatewayOutcome(True, None, False, answer, "none", note="the gateway started the /compact; "
+                                  "its outcome cannot be read from a JSONL-era store, check the transcript")
         return GatewayOutcome(False, f"no compaction appeared within {timeout_s:g} s of the /compact", True, answer,
                               "none")
     # No answer, a transport error, or an answer that says neither: the store decides.

@@ -166,8 +166,10 @@ def _render_gateway(result: CompactionResult) -> str:
     which = f" (compaction {outcome.compaction_id})" if outcome.compaction_id else ""
     count = f"; OpenClaw now counts {outcome.store_compaction_count} compaction(s)" if (
         outcome.store_compaction_count is not None) else ""
+    if outcome.verified_by == "none":
+        return f"OpenClaw's gateway started compacting {key}: {outcome.note or 'its outcome is not known'}."
     line = f"OpenClaw's gateway compacted {key}{figures}{which}{count}."
-    if outcome.verified_by == "store" and outcome.note:
+    if outcome.note:
         line += f"\n{outcome.note[0].upper()}{outcome.note[1:]}."
     return line
 
