@@ -113,16 +113,26 @@ def build_context(entries: Sequence[Entry], by_id: Mapping[str, int], leaf: Entr
 
 
 def context_from_path(path: tuple[Entry, ...], leaf: Entry | None) -> ContextView:
-    """The context of an already-walked root→leaf path (see :func:`build_context`)."""
+    """The context of an already-walked root→leaf path (see :func:`build_context`).
+
+    OpenClaw's ``reset`` entry (2026.8+, ``sessions.reset``) starts the context afresh: nothing before it is sent
+    again, so it reads as history, not context (docs/openclaw.md).
+    """
     compaction_index = -1
     compactions = 0
+    reset_index = -1
     for i, entry in enumerate(path):
         if entry.type == "compaction":
             compaction_index = i
             compactions += 1
+        elif entry.type == "reset":
+            reset_index = i
     messages: list[ContextMessage] = []
     kept_found = True
-    if compaction_index >= 0:
+    if reset_index > compaction_index:
+        compaction_index = -1
+        start = reset_index + 1
+    elif compaction_index >= 0:
         compaction = path[compaction_index]
         messages.append(ContextMessage(compaction, "compactionSummary", compaction_index))
         kept_found = False

@@ -3,7 +3,9 @@
 * Authoritative: the last *valid* assistant usage on the context path (not aborted/error, not all-zero, not a
   synthetic ``provider: "openclaw"`` message), plus the messages after it counted with tiktoken.
 * No usage at all: every message counted with tiktoken.
-* A compaction on the path with no valid usage after it: **unknown** (``tokens is None``), never the stale figure.
+* A compaction on the path with no valid usage after it: OpenClaw's own ``tokensAfter`` of that compaction plus
+  the messages after it, where OpenClaw recorded one; otherwise **unknown** (``tokens is None``), never the
+  stale figure.
 * ``agent_estimate``: pi's ``estimateContextTokens`` exactly (usage + ``ceil(chars/4)`` of later messages),
   which is the number the agent compares against its compaction line.
 """
@@ -47,9 +49,10 @@ class ContextTokens:
     tokens: int | None
     """Tokens the next request would carry; ``None`` when unknown after a compaction."""
     source: str
-    """``usage``, ``usage+<method>``, ``<method>`` (no usage at all), ``unknown-after-compaction`` or ``empty``."""
+    """``usage``, ``usage+<method>``, ``<method>`` (no usage at all), ``tokens-after[+<method>]`` (OpenClaw's
+    record of the compaction on the path), ``unknown-after-compaction`` or ``empty``."""
     usage_tokens: int | None
-    """The authoritative usage figure the total starts from, if any."""
+    """The authoritative figure the total starts from, if any (usage, or a compaction's ``tokensAfter``)."""
     usage_entry_id: str | None
     trailing_tokens: int
     """Tokens of the messages after the usage (or of everything without usage), by :attr:`method`."""
@@ -160,8 +163,18 @@ def measure_context(
             break
     usage_after_compaction = last >= 0 and messages[last].path_index > view.compaction_index
     if view.compaction is not None and not usage_after_compaction:
+        after = view.compaction.tokens_after
+        if after is None:
+            return ContextTokens(
+                None, "unknown-after-compaction", None, None, 0, 0, counter.method, estimate, estimate_known
+            )
+        # Messages appended after the compaction entry (a /compact request, the gateway's note) come on top.
+        later = [m for m in messages if m.path_index > view.compaction_index]
+        later_tokens = sum(message_tokens(m, source, counter=counter, cache=cache) for m in later)
         return ContextTokens(
-            None, "unknown-after-compaction", None, None, 0, 0, counter.method, estimate, estimate_known
+            after + later_tokens,
+            "tokens-after" if not later else f"tokens-after+{counter.method}",
+            after, view.compaction.id, later_tokens, len(later), counter.method, estimate, estimate_known,
         )
     trailing = [m for m in messages[last + 1 :] if m.sent]
     trailing_tokens = sum(message_tokens(m, source, counter=counter, cache=cache) for m in trailing)

@@ -1,8 +1,9 @@
 """Context-window resolution, always labelled with where the number came from (docs/context-accounting.md, Window).
 
-Order: the store's ``contextTokens`` (OpenClaw ``sessions.json`` / SQLite ``entry_json``), then config
-overrides, then the agent's own model settings (pi's models.json, docs/pi.md), then the model table below, then
-200,000 (OpenClaw's ``DEFAULT_CONTEXT_TOKENS``).
+Order: the store's ``contextTokens`` (OpenClaw ``sessions.json`` / SQLite ``entry_json``), then the model's
+window in OpenClaw's ``openclaw.json`` (what OpenClaw itself falls back to), then config overrides, then the
+agent's own model settings (pi's models.json, docs/pi.md), then the model table below, then 200,000 (OpenClaw's
+``DEFAULT_CONTEXT_TOKENS``).
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ class ContextWindow:
 
     tokens: int
     source: str
-    """``store`` (sessions.json / SQLite), ``config``, the agent's file (``pi models.json (<path>)``),
-    ``model-table`` or ``default``."""
+    """``store`` (sessions.json / SQLite), ``openclaw.json``, ``config``, the agent's file
+    (``pi models.json (<path>)``), ``model-table`` or ``default``."""
 
 
 def window_for_model(model: str | None) -> tuple[int, str] | None:
@@ -65,6 +66,7 @@ def resolve_context_window(
     model: str | None = None,
     overrides: Mapping[str, int] | None = None,
     agent_window: tuple[int, str] | None = None,
+    configured: int | None = None,
 ) -> ContextWindow:
     """Pick the context window for a session by the precedence in the module docstring.
 
@@ -73,11 +75,14 @@ def resolve_context_window(
         model: the session's current model id.
         overrides: config ``context_windows``: model id (exact, case-insensitive) or ``"*"`` → tokens.
         agent_window: the window the agent's own configuration gives the model, and where it came from.
+        configured: the model's window in ``openclaw.json``, if any.
     """
     if isinstance(store_context_tokens, int) and not isinstance(store_context_tokens, bool) and (
         store_context_tokens > 0
     ):
         return ContextWindow(store_context_tokens, "store")
+    if configured is not None and configured > 0:
+        return ContextWindow(configured, "openclaw.json")
     if overrides:
         lowered = {k.lower(): v for k, v in overrides.items()}
         if model and model.lower() in lowered:

@@ -7,8 +7,8 @@ See docs/compaction.md, Controllers.
   plan recomputed when the agent moved it (so the cut is always on the path the entry is chained to), the
   entries serialized, the drop-only archive record written. Under the lock only the re-check (same file, same
   size, same last bytes) and the write happen; if the file moved, nothing is written and a fresh attempt starts.
-* ``gateway`` runs ``openclaw gateway call sessions.compact --params '{"key": …}' --json`` (never ``maxLines``,
-  which truncates) or, with a focus, ``chat.send`` with ``/compact <focus>``, and reports the gateway's answer.
+* ``gateway`` asks OpenClaw's gateway (:mod:`engine.compaction.gateway`) and reports what really happened: the
+  answer when it says yes or no, else the store (a late or missing answer, a ``/compact`` that was only started).
 * ``none`` refuses.
 
 Every outcome that touches a file is recorded in the audit log (docs/compaction.md, Audit): ``compact``/``prune``
@@ -18,22 +18,21 @@ Exceptions::
 
     CompactionError               applying failed (the message says why)
      ├── CompactionRefusedError   the plan may not be applied; nothing was written
-     └── GatewayError             the openclaw command failed or answered nonsense
+     ├── NotCompactedError        the gateway answered that it did not compact (reason given)
+     └── GatewayError             the openclaw command failed and the store shows no compaction
     engine.fs.session_lock.LockHeldError and engine.fs.jsonl_append.AppendError propagate unchanged.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engine.compaction.archive import ArchiveWrite, append_archive_record
+from engine.compaction.gateway import DEFAULT_GATEWAY_TIMEOUT_S, GatewayOutcome, call_gateway, gateway_argv
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.planner import plan_compaction
 from engine.config.loader import Config, resolve_state_dir
@@ -46,6 +45,7 @@ __all__ = [
     "CompactionRefusedError",
     "CompactionResult",
     "GatewayError",
+    "NotCompactedError",
     "apply_compaction",
     "gateway_argv",
 ]
@@ -60,7 +60,16 @@ class CompactionRefusedError(CompactionError):
 
 
 class GatewayError(CompactionError):
-    """The ``openclaw gateway call`` failed or its answer could not be read."""
+    """The ``openclaw gateway call`` failed or its answer could not be read, and the store shows no compaction."""
+
+
+class NotCompactedError(CompactionError):
+    """The gateway answered (or its reply in the store said) that it did not compact; nothing changed."""
+
+    def __init__(self, reason: str, outcome: GatewayOutcome) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.outcome = outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,23 +89,9 @@ class CompactionResult:
     replanned: bool = False
     archive: ArchiveWrite | None = None
     gateway_response: Mapping[str, Any] | None = None
+    gateway: GatewayOutcome | None = None
+    """What the gateway did, and how that was learned (gateway)."""
     warnings: tuple[str, ...] = ()
-
-
-def gateway_argv(plan: CompactionPlan, openclaw: str = "openclaw") -> list[str]:
-    """The ``openclaw gateway call`` command for ``plan`` (``sessions.compact``, or ``chat.send`` with a focus)."""
-    if plan.focus:
-        method = "chat.send"
-        params: dict[str, Any] = {
-            "sessionKey": plan.session_key,
-            "message": f"/compact {plan.focus}",
-            "idempotencyKey": f"ctxscope-{uuid.uuid4()}",
-        }
-    else:
-        # Never maxLines: with it the gateway truncates the file instead of compacting
-        # (docs/formats.md, Gateway commands).
-        method, params = "sessions.compact", {"key": plan.session_key}
-    return [openclaw, "gateway", "call", method, "--params", json.dumps(params), "--json"]
 
 
 def _audit(state_dir: Path, plan: CompactionPlan, result: str, error: str | None = None, **extra: Any) -> None:
@@ -120,7 +115,7 @@ def apply_compaction(
     state_dir: Path | None = None,
     lock_timeout: float = 10.0,
     openclaw: str = "openclaw",
-    gateway_timeout: float = 900.0,
+    gateway_timeout: float = DEFAULT_GATEWAY_TIMEOUT_S,
 ) -> CompactionResult:
     """Apply ``plan`` with its controller and audit the outcome.
 
@@ -128,10 +123,12 @@ def apply_compaction(
         follower: the follower the plan's snapshot came from; refreshed (incrementally) if the leaf moved.
         lock_timeout: seconds to wait for a live holder of the session lock before giving up.
         openclaw: the ``openclaw`` executable for the gateway controller (found on ``PATH``).
+        gateway_timeout: seconds the gateway may take to compact (passed to ``openclaw gateway call --timeout``).
 
     Raises:
         CompactionRefusedError: the plan (or the re-plan after the leaf moved) is blocked; nothing written.
-        GatewayError: the gateway call failed.
+        GatewayError: the gateway call failed and the store shows no compaction.
+        NotCompactedError: the gateway did not compact (its reason is in the error).
         engine.fs.session_lock.LockHeldError: a live process held the lock for ``lock_timeout`` seconds.
         engine.fs.jsonl_append.AppendError: the append failed.
     """
@@ -294,36 +291,20 @@ def _apply_jsonl(
 
 
 def _apply_gateway(plan: CompactionPlan, state_dir: Path, openclaw: str, timeout: float) -> CompactionResult:
-    argv = gateway_argv(plan, openclaw)
-    method = argv[3]
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                              check=False)
-    except FileNotFoundError as exc:
-        error = f"{openclaw!r} was not found on PATH; install OpenClaw's CLI or use --controller jsonl"
-        _audit(state_dir, plan, "failed", error, method=method)
-        raise GatewayError(error) from exc
-    except subprocess.TimeoutExpired as exc:
-        error = f"openclaw gateway call {method} did not answer within {timeout:g} s"
-        _audit(state_dir, plan, "failed", error, method=method)
-        raise GatewayError(error) from exc
-    detail = (done.stderr.strip() or done.stdout.strip())[:2000]
-    if done.returncode != 0:
-        error = f"openclaw gateway call {method} failed (exit {done.returncode}): {detail or 'no output'}"
-        _audit(state_dir, plan, "failed", error, method=method)
-        raise GatewayError(error)
-    try:
-        answer = json.loads(done.stdout)
-    except ValueError as exc:
-        error = f"openclaw gateway call {method} answered something that is not JSON: {detail[:200]!r}"
-        _audit(state_dir, plan, "failed", error, method=method)
-        raise GatewayError(error) from exc
-    if not isinstance(answer, dict):
-        answer = {"result": answer}
-    if answer.get("ok") is False:
-        reason = answer.get("error") or answer.get("reason") or "no reason given"
-        error = f"the gateway refused {method}: {reason}"
-        _audit(state_dir, plan, "failed", error, method=method, response=answer)
-        raise GatewayError(error)
-    _audit(state_dir, plan, "ok", method=method, response=answer)
-    return CompactionResult(plan=plan, controller="gateway", gateway_response=answer)
+    method = "chat.send" if plan.focus else "sessions.compact"
+    outcome = call_gateway(plan, openclaw=openclaw, timeout_s=timeout)
+    facts: dict[str, Any] = {
+        "method": method, "response": outcome.answer, "verified_by": outcome.verified_by,
+        "compaction_id": outcome.compaction_id, "tokens_before": outcome.tokens_before,
+        "tokens_after": outcome.tokens_after, "store_compaction_count": outcome.store_compaction_count,
+        "note": outcome.note,
+    }
+    if outcome.compacted:
+        _audit(state_dir, plan, "ok", **facts)
+        return CompactionResult(plan=plan, controller="gateway", gateway_response=outcome.answer,
+                                gateway=outcome, warnings=(outcome.note,) if outcome.note else ())
+    if outcome.failed:
+        _audit(state_dir, plan, "failed", outcome.reason, **facts)
+        raise GatewayError(outcome.reason or f"openclaw gateway call {method} failed")
+    _audit(state_dir, plan, "not-compacted", outcome.reason, **facts)
+    raise NotCompactedError(outcome.reason or "no reason given", outcome)

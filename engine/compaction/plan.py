@@ -10,6 +10,7 @@ blocking reason is applied exactly as shown (the controller re-plans only if the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,9 @@ class CompactionPlan:
     checkpoint: LoadedCheckpoint | None = None
     rendered_checkpoint: RenderedCheckpoint | None = None
     archive: ArchivePlan | None = None
+    openclaw_budget: Mapping[str, Any] | None = None
+    """For the gateway controller: OpenClaw's own figures from its store (``contextBudgetStatus``,
+    ``totalTokens``); OpenClaw, not ctxscope, chooses the cut and writes the summary."""
     created_at: str = ""
     automatic: bool = False
     summary_source: str = "deterministic"
@@ -276,6 +280,7 @@ class CompactionPlan:
                 "record_id": self.archive.record_id,
                 "messages": len(self.archive.messages),
             },
+            "openclaw_budget": dict(self.openclaw_budget) if self.openclaw_budget is not None else None,
             "warnings": list(self.warnings),
             "blocked": list(self.blocked),
             "applicable": self.applicable,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,14 @@ def tool_output_tokens(snapshot: SessionSnapshot) -> int:
 
 def choose_controller(source: SessionSource, requested: str = "auto") -> tuple[str, str | None]:
     """The controller for ``source`` given the requested one, and why it must refuse (``None`` if it may act)."""
+    if source.kind == "legacy":
+        return "none", (
+            f"{source.path} is a legacy JSONL transcript beside OpenClaw's SQLite store: OpenClaw 2026.8 and later "
+            "no longer read it, so it is shown read-only and never compacted (docs/openclaw.md)"
+        )
+    if source.in_database and source.kind != "live":
+        what = "was moved to cold storage" if source.cold_archive else "is archived in OpenClaw"
+        return "none", f"{source.key} {what}; archived sessions are shown read-only and never compacted"
     if source.in_database:
         if requested in ("auto", "gateway"):
             return "gateway", None
@@ -169,6 +177,22 @@ def _count_tokens_in_background(
     return join
 
 
+def openclaw_budget_of(source: SessionSource) -> dict[str, Any] | None:
+    """OpenClaw's own figures for a session from its store row: ``contextBudgetStatus`` and ``totalTokens``."""
+    entry = source.store_entry or {}
+    status = entry.get("contextBudgetStatus")
+    figures: dict[str, Any] = {}
+    if isinstance(status, Mapping):
+        for name in ("estimatedPromptTokens", "promptBudgetBeforeReserve", "reserveTokens", "contextTokenBudget",
+                     "remainingPromptBudgetTokens", "shouldCompact", "source", "updatedAt"):
+            if name in status:
+                figures[name] = status[name]
+    for name in ("totalTokens", "totalTokensFresh", "contextTokens", "compactionCount"):
+        if name in entry:
+            figures[name] = entry[name]
+    return figures or None
+
+
 def plan_compaction(
     snapshot: SessionSnapshot,
     layer: str,
@@ -230,14 +254,16 @@ def plan_compaction(
     kept = [m for m in view.messages if not has_cut or m.path_index >= first]
     # pi's messagesToSummarize and turn prefix: the messages from the boundary on, the previous summary aside.
     new_material = [m for m in summarized if m.path_index >= cut.boundary_start and m.role != "compactionSummary"]
+    # ctxscope's own budget decides only what ctxscope writes; through the gateway, OpenClaw decides.
+    own: list[str] = []
     if path and path[-1].type == "compaction":
-        blocked.append("nothing to compact: the session already ends on a compaction (pi: \"Already compacted\")")
+        own.append("nothing to compact: the session already ends on a compaction (pi: \"Already compacted\")")
     elif not new_material:
         since = sum(m.entry.pi_tokens for m in view.messages
                     if m.path_index >= cut.boundary_start and m.role != "compactionSummary")
         where = "since the last compaction" if view.compaction is not None else "in the context"
-        blocked.append(f"nothing to compact: the {since:,} tokens {where} fit in the protected budget of {budget:,}; "
-                       "pass --keep-recent with a smaller budget to compact anyway")
+        own.append(f"nothing to compact: the {since:,} tokens {where} fit in the protected budget of {budget:,}; "
+                   "pass --keep-recent with a smaller budget to compact anyway")
 
     counter = get_counter()
     cache: TokenCache = token_cache if token_cache is not None else {}
@@ -265,7 +291,7 @@ def plan_compaction(
     built = layer_summary(layer, snapshot, span, header, config=config, files=files, turn_start=turn_start,
                           now=now, count=counter.count, fmt=summary_format, kept=after_cut)
     if built.problem and summarized:
-        blocked.append(built.problem)
+        own.append(built.problem)
     if built.omitted:
         warnings.append(f"{built.omitted} whole items of the summary were left out for size; the summary names "
                         "the entries that hold them verbatim")
@@ -280,8 +306,8 @@ def plan_compaction(
                         "would not shrink")
         loaded, rendered, checkpoint_tokens = None, None, 0
     if new_material and summary_tokens >= tokens_summarized:
-        blocked.append(f"the {layer} summary ({summary_tokens:,} tokens) is not smaller than what it replaces "
-                       f"({tokens_summarized:,} tokens); choose a smaller --keep-recent or another layer")
+        own.append(f"the {layer} summary ({summary_tokens:,} tokens) is not smaller than what it replaces "
+                   f"({tokens_summarized:,} tokens); choose a smaller --keep-recent or another layer")
 
     measured = snapshot.tokens.tokens
     overhead = max(0, measured - sum(tokens.values())) if measured is not None else 0
@@ -307,9 +333,18 @@ def plan_compaction(
     if layer == "full":
         warnings.append(f"full compaction: only the last ~{budget:,} tokens stay verbatim; everything before is "
                         "replaced by the summary")
+    archive = built.archive
+    openclaw_budget = None
     if chosen == "gateway":
-        warnings.append("the gateway runs its own (LLM) compaction: the summary below is ctxscope's preview, not "
-                        "what the gateway will write")
+        warnings.append("OpenClaw chooses the cut and writes the summary itself; ctxscope only asks the gateway and "
+                        "reports what it did")
+        if layer != "summarize":
+            blocked.append(f"the gateway only summarizes (OpenClaw's own compaction); the {layer} layer is "
+                           "something only the jsonl controller writes")
+        archive = None
+        openclaw_budget = openclaw_budget_of(source)
+    else:
+        blocked += own
     warnings += _activity_warnings(snapshot, chosen, now)
     return CompactionPlan(
         source=source,
@@ -345,7 +380,8 @@ def plan_compaction(
         blocked=tuple(blocked),
         checkpoint=loaded,
         rendered_checkpoint=rendered,
-        archive=built.archive,
+        archive=archive,
+        openclaw_budget=openclaw_budget,
         created_at=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         automatic=automatic,
     )

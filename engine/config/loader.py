@@ -15,6 +15,7 @@ Example::
     auto_compact: {enabled: false, threshold: 0.88, layer: auto}
     auto_checkpoints: true    # the sidecar's checkpoints on its triggers (the TUI and `watch`)
     metrics: {idle_after: 24h}   # `watch --metrics`: see engine.config.metrics_settings
+    gateway_timeout: 600      # seconds OpenClaw's gateway may take to compact (CTXSCOPE_GATEWAY_TIMEOUT)
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ class Config:
     explicit: frozenset[str] = frozenset()
     """Top-level keys the config file or environment set (``reserve_tokens`` also for ``thresholds.reserve_tokens``):
     where they are set, they win over the agent's own settings (pi's settings.json)."""
+    gateway_timeout: float = 600.0
+    """Seconds OpenClaw's gateway may take to compact (``compact --timeout`` overrides; docs/openclaw.md)."""
 
     def reserve_floor_for(self, fmt: str) -> int:
         """The reserve floor for a session of format ``fmt``."""
@@ -120,6 +123,11 @@ def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
             changes[key] = {str(k): _number(f"context_windows.{k}", v, int) for k, v in value.items()}
         elif key in ("reserve_floor", "keep_recent_tokens", "retention"):
             changes[key] = _number(key, value, int)
+        elif key == "gateway_timeout":
+            seconds = _number(key, value, float)
+            if seconds <= 0:
+                raise ConfigError(f"{origin}: gateway_timeout: expected seconds > 0, got {value!r}")
+            changes[key] = seconds
         elif key == "auto_checkpoints":
             if not isinstance(value, bool):
                 raise ConfigError(f"{origin}: auto_checkpoints: expected true or false, got {value!r}")
@@ -180,6 +188,12 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     env_data: dict[str, Any] = {}
     if env.get("CTXSCOPE_STATE_DIR"):
         env_data["state_dir"] = env["CTXSCOPE_STATE_DIR"]
+    timeout = env.get("CTXSCOPE_GATEWAY_TIMEOUT")
+    if timeout:
+        try:
+            env_data["gateway_timeout"] = float(timeout)
+        except ValueError as exc:
+            raise ConfigError(f"CTXSCOPE_GATEWAY_TIMEOUT={timeout!r}: expected seconds") from exc
     for name in ("RESERVE_FLOOR", "KEEP_RECENT_TOKENS", "RESERVE_TOKENS"):
         raw = env.get(f"CTXSCOPE_{name}")
         if raw:

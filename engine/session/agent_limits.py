@@ -16,6 +16,7 @@ from engine.accounting.gauge import GaugeReading, Thresholds, read_gauge
 from engine.accounting.windows import ContextWindow, resolve_context_window
 from engine.config.loader import Config
 from engine.config.pi_agent import pi_compaction_settings, pi_model_window
+from engine.stores.openclaw_config import configured_window
 from engine.stores.source import SessionSource
 
 __all__ = ["AgentLimits", "agent_limits"]
@@ -64,6 +65,7 @@ def agent_limits(
         model=model,
         overrides=config.context_windows,
         agent_window=agent_window,
+        configured=None if pi_session else configured_window(source.state_dir, provider, model),
     )
     floor = config.reserve_floor_for(source.format)
     if not pi_session:

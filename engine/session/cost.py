@@ -2,7 +2,9 @@
 
 See docs/compaction.md, Cost of a rewrite.
 
-Spend is ``usage.cost.total`` as the agent recorded it when that is a positive figure, else the per-model
+Spend is ``usage.cost.total`` as the agent recorded it when that is a positive figure — or any figure, zero
+included, in OpenClaw's SQLite store, where OpenClaw prices every call with the rates configured in
+``openclaw.json`` (docs/openclaw.md) — else the per-model
 price table below (input, output, cache read, 5-minute and 1-hour cache write — per model, never one
 multiplier). Anthropic rates are Anthropic's 2026 list prices; the other vendors' rates
 are approximate list prices, labelled so in :attr:`ModelPrice.source`.
@@ -217,6 +219,8 @@ def session_cost(
     shared_spend = 0.0  # spend of the calls whose write share is known
     from_usage = from_table = unpriced = 0
     tin = tout = tread = twrite = 0
+    # OpenClaw ≥ 2026.8 records each call's cost at its configured rates: a recorded 0 is a free call there.
+    zero_is_recorded = snapshot.source.in_database
     for entry in calls:
         usage = entry.usage
         assert usage is not None
@@ -224,7 +228,7 @@ def session_cost(
         tread, twrite = tread + usage.cache_read, twrite + usage.cache_write
         price = price_for(entry.model, entry.provider) or session_price
         # A zero cost on a call with tokens means the agent had no rates for the model, not a free call.
-        if usage.cost_total is not None and usage.cost_total > 0:
+        if usage.cost_total is not None and (usage.cost_total > 0 or (zero_is_recorded and not usage.is_zero)):
             cost = usage.cost_total
             recorded += cost
             from_usage += 1

@@ -148,7 +148,9 @@ class SessionFollower:
         linear = bool(appended) and all(
             e.parent_id == (appended[i - 1].id if i else (tail.id if tail else None)) for i, e in enumerate(appended)
         )
-        if linear and (tail is not None or appended[0].parent_id is None):
+        # An OpenClaw ``leaf`` entry (a rewind) moves the leaf off the appended chain: walk the path again.
+        moved = leaf is not None and bool(appended) and leaf.id != appended[-1].id
+        if linear and not moved and (tail is not None or appended[0].parent_id is None):
             self._path.extend(appended)
         elif appended or batch.reset:
             self._path = list(build_context(reader.entries, reader.by_id, leaf).path)
@@ -185,6 +187,9 @@ class SessionFollower:
         gauge = limits.gauge(tokens.tokens, config)
         last = reader.entries[-1].timestamp if reader.entries else None
         last_activity = parse_iso(last)
+        if source.last_activity_ms is not None:
+            # The store's own record: a database's mtime moves with every session in it (docs/openclaw.md).
+            last_activity = datetime.fromtimestamp(source.last_activity_ms / 1000, UTC)
         if last_activity is None and reader.mtime is not None:
             last_activity = datetime.fromtimestamp(reader.mtime, UTC)
         count = store.get("compactionCount")

@@ -14,12 +14,12 @@ import os
 import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
 from engine.stores.placement import confinement_problem, file_problem, openclaw_place, read_regular
-from engine.stores.source import Discovery, FileKind, SessionSource, classify_file
+from engine.stores.source import SQLITE_NAME, Discovery, FileKind, SessionSource, classify_file
 
 __all__ = [
     "SessionNotFoundError",
@@ -97,6 +97,7 @@ class _Collector:
         self._listings: dict[Path, list[str]] = {}
         self._store_index: dict[Path, dict[str, tuple[str, Mapping[str, Any]]]] = {}
         self._places: dict[str, tuple[Path, Path | None, str | None]] = {}
+        self._databases: dict[Path, bool] = {}
 
     def place(self, path: Path) -> tuple[Path, Path | None, str | None]:
         """``(resolved path, state dir, agent id)`` of a file: the state dir is that of the directory the file
@@ -124,6 +125,16 @@ class _Collector:
                 names = []
             self._listings[directory] = names
         return names
+
+    def has_database(self, state_dir: Path | None, agent_id: str | None) -> bool:
+        """Whether the agent keeps its sessions in SQLite: its JSONL transcripts are then legacy files."""
+        if state_dir is None or agent_id is None:
+            return False
+        db = state_dir / "agents" / agent_id / "agent" / SQLITE_NAME
+        known = self._databases.get(db)
+        if known is None:
+            known = self._databases[db] = db.is_file()
+        return known
 
     def stores_near(self, directory: Path) -> list[tuple[Path, dict[str, Mapping[str, Any]]]]:
         found = []
@@ -176,11 +187,14 @@ class _Collector:
                 break
         resolved, state_dir, agent_id = self.place(path)
         openclaw = store_path is not None or state_dir is not None
+        file_kind: Literal["live", "archive", "legacy"] = "live" if kind == "transcript" else "archive"
+        if file_kind == "live" and self.has_database(state_dir, agent_id):
+            file_kind = "legacy"
         source = SessionSource(
             key=key or header_id or str(path),
             path=path,
             format="openclaw-jsonl" if openclaw else "pi-jsonl",
-            kind="live" if kind == "transcript" else "archive",
+            kind=file_kind,
             store_entry=entry,
             store_path=store_path,
             session_id=(entry or {}).get("sessionId") or header_id,
@@ -317,6 +331,16 @@ def discover_sessions(paths: Iterable[Path] | None = None, *, env: Mapping[str, 
     )
 
 
+def _prefer_live(found: list[SessionSource]) -> list[SessionSource]:
+    """The live sessions among ``found`` when there are any: a legacy or archived copy never makes a key ambiguous."""
+    live = [s for s in found if s.kind == "live"]
+    return live or found
+
+
+def _describe(source: SessionSource) -> str:
+    return source.key if source.kind == "live" else f"{source.key} ({source.kind}: {source.path})"
+
+
 class SessionNotFoundError(LookupError):
     """No discovered session matches what the user asked for."""
 
@@ -331,23 +355,31 @@ def find_session(discovery: Discovery, spec: str) -> SessionSource:
     path = Path(spec).expanduser()
     if path.exists():
         resolved = os.path.realpath(path)
-        for source in sessions:
-            if os.path.realpath(source.path) == resolved:
-                return source
+        at_path = [s for s in sessions if os.path.realpath(s.path) == resolved]
+        if len(at_path) == 1:
+            return at_path[0]
+        if at_path:
+            # A database holds every session of an agent: never pick one silently.
+            names = ", ".join(s.key for s in at_path[:12]) + (" …" if len(at_path) > 12 else "")
+            raise SessionNotFoundError(
+                f"{spec} holds {len(at_path)} sessions: {names}. Give the session key (with --in {spec})."
+            )
     lowered = spec.lower()
-    exact = [s for s in sessions if s.key == spec]
+    exact = _prefer_live([s for s in sessions if s.key == spec])
     if len(exact) == 1:
         return exact[0]
-    folded = [s for s in sessions if s.key.lower() == lowered or (s.session_id or "").lower() == lowered]
+    folded = _prefer_live(
+        [s for s in sessions if s.key.lower() == lowered or (s.session_id or "").lower() == lowered]
+    )
     if len(folded) == 1:
         return folded[0]
-    prefixed = [
+    prefixed = _prefer_live([
         s for s in sessions if s.key.lower().startswith(lowered) or (s.session_id or "").lower().startswith(lowered)
-    ]
+    ])
     if len(prefixed) == 1:
         return prefixed[0]
     if prefixed:
-        names = ", ".join(s.key for s in prefixed[:8])
+        names = ", ".join(_describe(s) for s in prefixed[:8])
         raise SessionNotFoundError(f"{spec!r} matches several sessions: {names}. Give the full key or a path.")
     problems = "".join(f"\n  {problem}" for problem in discovery.problems[:5])
     raise SessionNotFoundError(

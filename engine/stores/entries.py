@@ -105,10 +105,12 @@ class Entry(NamedTuple):
     tool_name: str | None = None
     is_error: bool = False
     target_id: str | None = None
-    """For ``label`` entries: the labelled entry."""
+    """For ``label`` entries: the labelled entry; for OpenClaw's ``leaf`` entries: the new leaf."""
     label: str | None = None
     excluded: bool = False
     """A ``bashExecution`` with ``excludeFromContext`` (pi's ``!!`` prefix): stored but never sent."""
+    tokens_after: int | None = None
+    """For OpenClaw compactions: its own count of the context right after compacting (``tokensAfter``)."""
 
     @property
     def in_context(self) -> bool:
@@ -363,8 +365,10 @@ def entry_from_object(obj: Mapping[str, Any], *, line_no: int, offset: int, leng
     if kind == "compaction":
         summary = _str(obj.get("summary")) or ""
         tokens_before = obj.get("tokensBefore")
+        tokens_after = obj.get("tokensAfter")
         return Entry(
             *base,
+            tokens_after=_int(tokens_after) if tokens_after is not None else None,
             chars=utf16_len(summary),
             first_kept_entry_id=_str(obj.get("firstKeptEntryId")),
             tokens_before=_int(tokens_before) if tokens_before is not None else None,
@@ -389,4 +393,7 @@ def entry_from_object(obj: Mapping[str, Any], *, line_no: int, offset: int, leng
         return Entry(*base, custom_type=_str(obj.get("customType")))
     if kind == "label":
         return Entry(*base, target_id=_str(obj.get("targetId")), label=_str(obj.get("label")))
+    if kind == "leaf":
+        # OpenClaw's rewind moves the leaf back to targetId without copying anything (docs/openclaw.md).
+        return Entry(*base, target_id=_str(obj.get("targetId")))
     return Entry(*base)

@@ -32,7 +32,9 @@ class SessionSource:
     path: Path
     """The transcript file, or the SQLite database for ``openclaw-sqlite``."""
     format: SessionFormat
-    kind: Literal["live", "archive"] = "live"
+    kind: Literal["live", "archive", "legacy"] = "live"
+    """``archive``: reset, deleted, archived or cold-stored; ``legacy``: a JSONL transcript beside an OpenClaw
+    SQLite store, which OpenClaw ≥ 2026.8 no longer reads (docs/openclaw.md). Both are read-only."""
     store_entry: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     """The ``sessions.json`` value (or SQLite ``entry_json``) for this key, if any."""
     store_path: Path | None = None
@@ -43,6 +45,10 @@ class SessionSource:
     read_only_reason: str | None = field(default=None, compare=False)
     """Why ctxscope may only read this session although it is a live JSONL transcript (e.g. a symlink that
     resolves outside its sessions directory)."""
+    last_activity_ms: int | None = None
+    """The store's own last-activity time (epoch ms), where it records one (SQLite ``last_activity_at``)."""
+    cold_archive: bool = False
+    """The transcript was moved to OpenClaw's cold storage (SQLite era)."""
 
     @property
     def in_database(self) -> bool:

@@ -8,10 +8,10 @@ The database is opened with ``mode=ro`` — the gateway is its only writer — s
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import orjson
@@ -20,70 +20,191 @@ from engine.stores.entries import Entry
 from engine.stores.source import SessionSource
 from engine.stores.transcript import BadLine, EntryLog, ReadBatch, TranscriptError
 
-__all__ = ["SqliteTranscriptReader", "connect_readonly", "list_sqlite_sessions"]
+__all__ = ["SqliteTranscriptReader", "columns", "connect_readonly", "decompress", "list_sqlite_sessions", "query"]
+
+_T = TypeVar("_T")
 
 
-def connect_readonly(db: Path) -> sqlite3.Connection:
-    """Open ``db`` read-only with a busy timeout, so a live gateway is never blocked.
+_WAL_FORMAT = 2
+_ATTEMPTS = 3
+_BUSY_RETRIES = 3
 
-    With a live gateway the ``-wal`` and ``-shm`` files exist and ``mode=ro`` shares them. Without them,
-    ``mode=ro`` would *create* both next to the database — a change on disk — so the file is opened
-    ``immutable=1`` instead: nothing is created, and there is no write-ahead log whose content we could miss.
+
+def _wal_mode(db: Path) -> bool:
+    """Whether the database header says WAL (file format read/write versions 2); False if unreadable."""
+    try:
+        with db.open("rb") as f:
+            header = f.read(20)
+    except OSError:
+        return False
+    return len(header) == 20 and header[18] == _WAL_FORMAT and header[19] == _WAL_FORMAT
+
+
+def _identity(db: Path) -> tuple[int, int, int, bool] | None:
+    try:
+        st = db.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns, db.with_name(db.name + "-wal").exists()
+
+
+def connect_readonly(db: Path, *, immutable: bool | None = None) -> sqlite3.Connection:
+    """Open ``db`` read-only with a busy timeout, so a live gateway is never blocked (docs/openclaw.md).
+
+    ``immutable=1`` is only ever used for a WAL-mode database whose ``-wal`` is absent: then every committed row
+    is in the main file, and no file is created. Otherwise ``mode=ro``: SQLite's own locking keeps a read
+    consistent next to a rollback-journal writer, and a ``-wal`` left without its ``-shm`` is still read (SQLite
+    then rebuilds ``-shm``, its shared-memory index; the database and ``-wal`` are never written).
+
+    Args:
+        immutable: force the choice (``None`` decides as above).
     """
     resolved = Path(db).resolve()
-    live = resolved.with_name(resolved.name + "-wal").exists() and resolved.with_name(resolved.name + "-shm").exists()
-    uri = f"file:{quote(str(resolved))}?mode=ro" + ("" if live else "&immutable=1")
-    connection = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
+    if immutable is None:
+        immutable = _wal_mode(resolved) and not resolved.with_name(resolved.name + "-wal").exists()
+    uri = f"file:{quote(str(resolved))}?mode=ro" + ("&immutable=1" if immutable else "")
+    connection = sqlite3.connect(uri, uri=True, timeout=5.0, check_same_thread=False)
     connection.execute("PRAGMA query_only = ON")
     return connection
 
 
-@contextmanager
-def _reading(db: Path) -> Iterator[sqlite3.Connection]:
-    try:
-        with closing(connect_readonly(db)) as connection:
-            yield connection
-    except sqlite3.Error as exc:
-        raise TranscriptError(f"{db}: {exc}") from exc
+def query(db: Path, read: Callable[[sqlite3.Connection], _T]) -> _T:
+    """Run ``read`` on a read-only connection to ``db`` and return its result, never a torn one.
+
+    An ``immutable`` read is trusted only if the file and the absence of ``-wal`` were the same before and
+    after it; otherwise (a writer started meanwhile) it is repeated, finally under ``mode=ro``, which takes
+    SQLite's locks. A "malformed" error seen by an immutable read is treated the same way, so a writer's
+    half-written page is never reported as corruption.
+
+    Raises:
+        TranscriptError: the database cannot be opened or queried.
+    """
+    path = Path(db).resolve()
+    attempt = busy = 0
+    while True:
+        before = _identity(path)
+        last = attempt >= _ATTEMPTS - 1
+        immutable = not last and before is not None and not before[3] and _wal_mode(path)
+        try:
+            with closing(connect_readonly(path, immutable=immutable)) as connection:
+                result = read(connection)
+        except sqlite3.DatabaseError as exc:
+            if not immutable and _busy(exc) and busy < _BUSY_RETRIES:
+                busy += 1  # a writer held its lock past the busy timeout: wait again, bounded
+                continue
+            if immutable:
+                attempt += 1
+                continue
+            raise TranscriptError(f"{db}: {exc}") from exc
+        if not immutable or _identity(path) == before:
+            return result
+        attempt += 1
 
 
-def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
+def _busy(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def columns(connection: sqlite3.Connection, table: str) -> set[str]:
     return {str(row[1]) for row in connection.execute(f"PRAGMA table_info({table})")}
 
 
+def _sessions_of(connection: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    node_columns = columns(connection, "session_nodes")
+    wanted = ("archived_at", "last_activity_at", "updated_at")
+    extra = ", ".join(c if c in node_columns else "NULL" for c in wanted)
+    rows = connection.execute(
+        f"SELECT session_key, current_session_id, entry_json, {extra} FROM session_nodes ORDER BY session_key"
+    ).fetchall()
+    cold: set[str] = set()
+    tables = {str(r[0]) for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "session_transcript_cold_archives" in tables:
+        listed = connection.execute("SELECT DISTINCT session_id FROM session_transcript_cold_archives")
+        cold = {str(r[0]) for r in listed}
+        # A session whose events are still (partly) in transcript_events reads as live.
+        if cold:
+            placeholders = ",".join("?" * len(cold))
+            hot = connection.execute(
+                f"SELECT DISTINCT session_id FROM transcript_events WHERE session_id IN ({placeholders})", tuple(cold)
+            ).fetchall()
+            cold -= {str(r[0]) for r in hot}
+    return [(*row, str(row[1]) in cold) for row in rows]
+
+
+def _millis(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else None
+
+
 def list_sqlite_sessions(db: Path) -> tuple[SessionSource, ...]:
-    """The current session of every key in an ``openclaw-agent.sqlite`` database."""
+    """The current session of every key in an ``openclaw-agent.sqlite`` database.
+
+    A row with ``archived_at`` set, or whose transcript was moved to cold storage, is an ``archive``: shown,
+    never compacted (docs/openclaw.md).
+
+    Raises:
+        TranscriptError: the database cannot be read.
+    """
     state_dir = db.parent.parent.parent.parent if db.parent.name == "agent" else None
     agent_id = db.parent.parent.name if db.parent.name == "agent" else None
-    with _reading(db) as connection:
-        rows = connection.execute(
-            "SELECT session_key, current_session_id, entry_json FROM session_nodes ORDER BY session_key"
-        ).fetchall()
     sources = []
-    for key, session_id, entry_json in rows:
+    for key, session_id, entry_json, archived_at, last_activity_at, updated_at, cold in query(db, _sessions_of):
         try:
             entry = orjson.loads(entry_json) if entry_json else None
         except orjson.JSONDecodeError:
             entry = None
+        entry = entry if isinstance(entry, dict) else None
+        activity = _millis(last_activity_at) or _millis((entry or {}).get("lastActivityAt")) or _millis(updated_at)
+        archived = _millis(archived_at) is not None or cold
         sources.append(
             SessionSource(
                 key=str(key),
                 path=db,
                 format="openclaw-sqlite",
-                store_entry=entry if isinstance(entry, dict) else None,
+                kind="archive" if archived else "live",
+                store_entry=entry,
                 store_path=db,
                 session_id=str(session_id) if session_id is not None else None,
                 agent_id=agent_id,
                 state_dir=state_dir,
+                last_activity_ms=activity,
+                cold_archive=cold,
             )
         )
     return tuple(sources)
 
 
-def _decompress(blob: bytes) -> bytes:
+def decompress(blob: bytes) -> bytes:
     import zstandard
 
     return bytes(zstandard.ZstdDecompressor().decompress(blob, max_output_size=1 << 30))
+
+
+def _cold_events(connection: sqlite3.Connection, session_id: str) -> list[tuple[Any, ...]]:
+    """Events moved to cold storage, as ``(seq, event_json, None)`` rows (docs/openclaw.md).
+
+    Only archives kept inside the database are read; a blob is JSONL, zstd-compressed or not.
+    """
+    tables = {str(r[0]) for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "session_transcript_cold_archives" not in tables:
+        return []
+    rows: list[tuple[Any, ...]] = []
+    for (blob,) in connection.execute(
+        "SELECT archive_blob FROM session_transcript_cold_archives WHERE session_id = ? AND archive_blob IS NOT NULL"
+        " ORDER BY generation",
+        (session_id,),
+    ):
+        data = bytes(blob)
+        if data[:4] == b"\x28\xb5\x2f\xfd":
+            try:
+                data = decompress(data)
+            except Exception:  # noqa: BLE001 - an unreadable archive reads as empty, the session stays archived
+                continue
+        for line in data.splitlines():
+            if not line.strip():
+                continue
+            rows.append((len(rows), line, None))
+    return rows
 
 
 class SqliteTranscriptReader(EntryLog):
@@ -100,7 +221,7 @@ class SqliteTranscriptReader(EntryLog):
         if event_json is not None:
             return event_json.encode() if isinstance(event_json, str) else bytes(event_json)
         if event_zstd is not None:
-            return _decompress(bytes(event_zstd))
+            return decompress(bytes(event_zstd))
         return None
 
     def renamed(self, to: Path) -> bool:
@@ -117,13 +238,20 @@ class SqliteTranscriptReader(EntryLog):
             self.mtime = self.path.stat().st_mtime
         except OSError as exc:
             raise TranscriptError(f"cannot read {self.path}: {exc.strerror}") from exc
-        with _reading(self.path) as connection:
-            has_zstd = "event_zstd" in _columns(connection, "transcript_events")
+        after = self.last_seq if self.last_seq is not None else -(1 << 62)
+
+        def read(connection: sqlite3.Connection) -> list[tuple[Any, ...]]:
+            has_zstd = "event_zstd" in columns(connection, "transcript_events")
             select = "seq, event_json, event_zstd" if has_zstd else "seq, event_json, NULL"
-            rows = connection.execute(
+            found = connection.execute(
                 f"SELECT {select} FROM transcript_events WHERE session_id = ? AND seq > ? ORDER BY seq",
-                (self.session_id, self.last_seq if self.last_seq is not None else -(1 << 62)),
+                (self.session_id, after),
             ).fetchall()
+            if not found and self.last_seq is None:
+                found = _cold_events(connection, self.session_id)
+            return found
+
+        rows = query(self.path, read)
         new_entries: list[Entry] = []
         new_bad: list[BadLine] = []
         size = 0
@@ -146,13 +274,19 @@ class SqliteTranscriptReader(EntryLog):
 
     def read_object(self, entry: Entry) -> dict[str, Any]:
         """Re-read one event by its ``seq``."""
-        with _reading(self.path) as connection:
-            has_zstd = "event_zstd" in _columns(connection, "transcript_events")
+        def read(connection: sqlite3.Connection) -> tuple[Any, ...] | None:
+            has_zstd = "event_zstd" in columns(connection, "transcript_events")
             select = "event_json, event_zstd" if has_zstd else "event_json, NULL"
-            row = connection.execute(
+            found = connection.execute(
                 f"SELECT {select} FROM transcript_events WHERE session_id = ? AND seq = ?",
                 (self.session_id, entry.line_no),
             ).fetchone()
+            if found is None:
+                found = next(((j, z) for seq, j, z in _cold_events(connection, self.session_id)
+                              if seq == entry.line_no), None)
+            return tuple(found) if found is not None else None
+
+        row = query(self.path, read)
         raw = self._event_bytes(*row) if row else None
         if raw is None:
             raise TranscriptError(f"event {entry.line_no} of session {self.session_id} is gone")

@@ -72,6 +72,8 @@ def test_plan_cuts_by_pi_rules_and_keeps_the_protected_tail(tmp_path: Path) -> N
     assert plan.compaction_entry()["firstKeptEntryId"] == plan.first_kept_entry_id
     assert plan.compaction_entry()["fromHook"] is False  # pi keeps its file lists (issue 11 #7)
     assert plan.compaction_entry()["tokensBefore"] == follower.snapshot.tokens.agent_estimate  # type: ignore[union-attr]
+    # The summary's header states the same count as the plan's "summarized" line.
+    assert f"{plan.messages_summarized} messages (~{plan.tokens_summarized:,} tokens) summarized" in plan.summary
 
 
 def test_split_turn_is_marked_and_summarized_separately(tmp_path: Path) -> None:

@@ -295,7 +295,8 @@ def test_gateway_controller_calls_sessions_compact_without_max_lines(
     assert plan.controller == "gateway" and plan.session_key == "agent:main:main"
     result = apply_compaction(plan, follower=follower, state_dir=tmp_path / "ctx")
     calls = [json.loads(line) for line in fake_openclaw.read_text().splitlines()]
-    assert calls == [["gateway", "call", "sessions.compact", "--params", '{"key": "agent:main:main"}', "--json"]]
+    assert calls == [["gateway", "call", "sessions.compact", "--params", '{"key": "agent:main:main"}', "--json",
+                      "--timeout", "600000"]]
     assert "maxLines" not in fake_openclaw.read_text()
     assert result.gateway_response == {"ok": True, "key": "agent:main:main", "compacted": True,
                                        "result": {"tokensBefore": 21582, "tokensAfter": 6000}}
@@ -321,7 +322,7 @@ def test_gateway_controller_calls_sessions_compact_without_max_lines(
 def test_gateway_argv_never_passes_max_lines(tmp_path: Path) -> None:
     transcript = _openclaw_session(tmp_path)
     _, plan = plan_for(transcript, "full", tmp_path / "ctx", keep_recent=2000, controller="gateway")
-    argv = gateway_argv(plan, "/opt/openclaw")
+    argv = gateway_argv(plan, "/opt/openclaw").argv
     assert argv[0] == "/opt/openclaw" and "maxLines" not in " ".join(argv)
 
 

@@ -267,3 +267,27 @@ def test_rewrite_that_saves_nothing_never_breaks_even() -> None:
     unknown = rewrite_cost("mystery-9", None, 150_000, 30_000)
     assert (unknown.cache_write_cost_usd, unknown.break_even_turns, unknown.price_source) == (None, None, None)
     assert unknown.tokens_saved_per_turn == 120_000
+
+
+def test_a_zero_cost_recorded_in_openclaws_database_is_free_not_unpriced(tmp_path: Path) -> None:
+    """OpenClaw ≥ 2026.8 prices every call at the rates in openclaw.json: 0 there is a configured free model."""
+    import sqlite3
+
+    from engine.session.snapshot import SessionFollower
+
+    agent_dir = tmp_path / "agents" / "main" / "agent"
+    agent_dir.mkdir(parents=True)
+    db = agent_dir / "openclaw-agent.sqlite"
+    events = [{"type": "session", "version": 4, "id": "s-1", "timestamp": "2026-03-01T10:00:00.000Z"},
+              _call("a1", None, model="fake-model", provider="fake", inp=5000, out=200, cost=0.0),
+              _call("a2", "a1", model="fake-model", provider="fake", inp=6000, out=300, cost=0.0)]
+    with sqlite3.connect(db) as connection:
+        connection.executescript(
+            "CREATE TABLE session_nodes (session_key TEXT PRIMARY KEY, current_session_id TEXT, entry_json TEXT);"
+            "CREATE TABLE transcript_events (session_id TEXT, seq INTEGER, event_json TEXT, event_zstd BLOB);")
+        connection.execute("INSERT INTO session_nodes VALUES ('agent:main:free', 's-1', '{}')")
+        connection.executemany("INSERT INTO transcript_events VALUES ('s-1', ?, ?, NULL)",
+                               [(i, orjson.dumps(e).decode()) for i, e in enumerate(events)])
+    source = discover_sessions([db]).sessions[0]
+    cost = session_cost(SessionFollower(source).refresh(), now=LAST_CALL)
+    assert (cost.spend_usd, cost.spend_source, cost.unpriced_calls, cost.priced_from_usage) == (0.0, "usage.cost", 0, 2)

@@ -237,11 +237,24 @@ def test_gateway_controller_from_the_command_line(tmp_path: Path, monkeypatch: p
     monkeypatch.setenv("FAKE_OPENCLAW_MODE", "fail")
     assert cli.main(args) == cli.EXIT_FAILED
     assert "gateway closed" in capsys.readouterr().err
+    # The human result is a sentence with OpenClaw's figures, never the raw answer.
+    monkeypatch.delenv("FAKE_OPENCLAW_MODE")
+    human = [a for a in args if a != "--json"]
+    assert cli.main(human) == 0
+    out = capsys.readouterr().out
+    assert "OpenClaw's gateway compacted agent:main:main: 21,582 → 6,000 tokens (OpenClaw's count)" in out
+    assert "{'ok'" not in out and '"ok"' not in out
+
+
+def test_a_growing_context_is_shown_with_a_plus_sign() -> None:
+    grow, shrink = compact_commands._delta(4000, 4126), compact_commands._delta(4126, 4000)
+    assert grow.endswith("tokens (+126, +3%)") and "−-" not in grow
+    assert shrink.endswith("tokens (−126, −3%)")
 
 
 def test_a_plan_that_saves_nothing_never_prints_a_double_sign() -> None:
     from tui.cli.compact_commands import _delta
 
-    assert _delta(0, 77) == "0 → 77 tokens (+77: grows)"
-    assert _delta(100, 100).endswith("(saves nothing)")
-    assert "−" in _delta(1000, 400) and "--" not in _delta(1000, 400) and "−-" not in _delta(0, 77)
+    assert _delta(0, 77) == "0 → 77 tokens (+77)"
+    assert _delta(1000, 400).endswith("(−600, −60%)")
+    assert all(double not in _delta(a, b) for a, b in ((0, 77), (100, 100), (1000, 400)) for double in ("−-", "+-"))

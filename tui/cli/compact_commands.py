@@ -7,7 +7,14 @@ import sys
 from typing import Any
 
 from engine.accounting.gauge import format_tokens
-from engine.compaction.controllers import CompactionError, CompactionRefusedError, CompactionResult, apply_compaction
+from engine.compaction.controllers import (
+    CompactionError,
+    CompactionRefusedError,
+    CompactionResult,
+    NotCompactedError,
+    apply_compaction,
+)
+from engine.compaction.gateway import GatewayOutcome
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.planner import plan_compaction, select_compaction_layer, tool_output_tokens
 from engine.config.llm_settings import NEEDS_LLM
@@ -37,7 +44,9 @@ def compact(args: argparse.Namespace, config: Config) -> int:
     follower, snapshot = opened
     source = snapshot.source
     layer = args.layer
-    if layer == "auto":
+    if layer == "auto" and source.in_database:
+        layer = "summarize"  # the gateway only summarizes; OpenClaw picks the cut
+    elif layer == "auto":
         layer = select_compaction_layer(snapshot.utilization, tool_output_tokens(snapshot), config) or "summarize"
     state_dir = resolve_state_dir(source.state_dir, config)
     plan = plan_compaction(snapshot, layer, args.focus, keep_recent=args.keep_recent, config=config,
@@ -74,9 +83,19 @@ def compact(args: argparse.Namespace, config: Config) -> int:
         question = f"{plan.guard.reason} {question}"
     if not confirm(question, yes=args.yes):
         return EXIT_UNCONFIRMED
+    timeout = args.timeout if getattr(args, "timeout", None) is not None else config.gateway_timeout
+    if timeout <= 0:
+        print("ctxscope: --timeout must be > 0", file=sys.stderr)
+        return EXIT_USAGE
     try:
         result = apply_compaction(plan, follower=follower, config=config, state_dir=state_dir,
-                                  lock_timeout=args.lock_timeout)
+                                  lock_timeout=args.lock_timeout, gateway_timeout=timeout)
+    except NotCompactedError as exc:
+        if args.json:
+            print_json({"plan": plan.to_dict(), "result": {"controller": "gateway",
+                                                            "gateway": outcome_to_dict(exc.outcome)}})
+        print(f"ctxscope: not compacted: {exc.reason}", file=sys.stderr)
+        return EXIT_REFUSED
     except (CompactionRefusedError, LockHeldError, AppendRefusedError) as exc:
         print(f"ctxscope: refused: {exc}", file=sys.stderr)
         return EXIT_REFUSED
@@ -104,14 +123,30 @@ def result_to_dict(result: CompactionResult) -> dict[str, Any]:
         "archive": None if result.archive is None else {
             "path": str(result.archive.path), "offset": result.archive.offset, "bytes": result.archive.length},
         "gateway_response": result.gateway_response,
+        "gateway": outcome_to_dict(result.gateway) if result.gateway is not None else None,
         "warnings": list(result.warnings),
+    }
+
+
+def outcome_to_dict(outcome: GatewayOutcome) -> dict[str, Any]:
+    """What the gateway did and how that was learned, as JSON-friendly values."""
+    return {
+        "compacted": outcome.compacted,
+        "reason": outcome.reason,
+        "verified_by": outcome.verified_by,
+        "compaction_id": outcome.compaction_id,
+        "tokens_before": outcome.tokens_before,
+        "tokens_after": outcome.tokens_after,
+        "store_compaction_count": outcome.store_compaction_count,
+        "note": outcome.note,
+        "answer": outcome.answer,
     }
 
 
 def render_result(result: CompactionResult) -> str:
     """One or two lines saying what was written."""
     if result.controller == "gateway":
-        return f"The gateway answered: {result.gateway_response}"
+        return _render_gateway(result)
     lines = [f"Appended {', '.join(result.entry_ids)} after {result.parent_id} ({result.bytes_written:,} bytes)."]
     if result.replanned:
         lines.append("The agent wrote while we planned: the plan was recomputed under the lock before writing.")
@@ -120,17 +155,59 @@ def render_result(result: CompactionResult) -> str:
     return "\n".join(lines)
 
 
+def _render_gateway(result: CompactionResult) -> str:
+    outcome = result.gateway
+    key = result.plan.session_key
+    if outcome is None:  # pragma: no cover - the gateway controller always reports an outcome
+        return f"OpenClaw's gateway compacted {key}."
+    figures = ""
+    if outcome.tokens_before is not None and outcome.tokens_after is not None:
+        figures = f": {outcome.tokens_before:,} → {outcome.tokens_after:,} tokens (OpenClaw's count)"
+    which = f" (compaction {outcome.compaction_id})" if outcome.compaction_id else ""
+    count = f"; OpenClaw now counts {outcome.store_compaction_count} compaction(s)" if (
+        outcome.store_compaction_count is not None) else ""
+    if outcome.verified_by == "none":
+        return f"OpenClaw's gateway started compacting {key}: {outcome.note or 'its outcome is not known'}."
+    line = f"OpenClaw's gateway compacted {key}{figures}{which}{count}."
+    if outcome.note:
+        line += f"\n{outcome.note[0].upper()}{outcome.note[1:]}."
+    return line
+
+
 def _delta(before: int, after: int) -> str:
-    saved = before - after
-    if saved <= 0:  # a plan that saves nothing says so: never "−-77"
-        change = "saves nothing" if saved == 0 else f"+{format_tokens(-saved)}: grows"
-    else:
-        change = f"−{format_tokens(saved)}" + (f", {saved / before:.0%}" if before else "")
-    return f"{format_tokens(before)} → {format_tokens(after)} tokens ({change})"
+    change = after - before
+    sign = "+" if change > 0 else "−" if change < 0 else "±"
+    share = f", {sign}{abs(change) / before:.0%}" if before else ""
+    return f"{format_tokens(before)} → {format_tokens(after)} tokens ({sign}{format_tokens(abs(change))}{share})"
+
+
+def _render_gateway_plan(plan: CompactionPlan) -> str:
+    lines = [f"Compaction through OpenClaw's gateway for {plan.session_key} ({plan.path})",
+             "  OpenClaw chooses the cut and writes the summary itself; ctxscope asks the gateway "
+             "and reports what it did.",
+             "  the gateway can: summarize (sessions.compact)"
+             + (f", here with the focus: {plan.focus} (/compact)" if plan.focus else ", or /compact with --focus")]
+    budget = plan.openclaw_budget or {}
+    estimate, line = budget.get("estimatedPromptTokens"), budget.get("promptBudgetBeforeReserve")
+    if isinstance(estimate, int) and isinstance(line, int):
+        should = budget.get("shouldCompact")
+        due = "yes" if should is True else "no" if should is False else "?"
+        lines.append(f"  OpenClaw's figures: about {estimate:,} prompt tokens of a {line:,}-token budget "
+                     f"({budget.get('reserveTokens', 0):,} reserved); compaction due: {due}")
+    if isinstance(budget.get("totalTokens"), int):
+        fresh = "" if budget.get("totalTokensFresh") else " (stale)"
+        lines.append(f"  OpenClaw's last recorded prompt: {budget['totalTokens']:,} tokens{fresh}")
+    if not budget:
+        lines.append("  OpenClaw has recorded no figures for this session yet")
+    for warning in plan.warnings:
+        lines.append(f"  warning: {warning}")
+    return "\n".join(lines)
 
 
 def render_plan(plan: CompactionPlan) -> str:
     """The human preview of a plan: cut, what is dropped, tokens, cost, warnings, then the summary."""
+    if plan.controller == "gateway":
+        return _render_gateway_plan(plan)
     lines = [f"Compaction plan for {plan.session_key} ({plan.path})",
              f"  layer {plan.layer}, protecting the last {plan.keep_recent_tokens:,} tokens; "
              f"controller {plan.controller}"]

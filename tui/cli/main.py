@@ -119,6 +119,8 @@ def _add_compaction_flags(parser: argparse.ArgumentParser) -> None:
                         help="how to apply it (default: jsonl for JSONL transcripts, gateway for SQLite stores)")
     parser.add_argument("--lock-timeout", type=float, default=10.0, metavar="SECONDS",
                         help="how long to wait for the agent's session lock (default: 10)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="how long OpenClaw's gateway may take to compact (default: config gateway_timeout, 600)")
     parser.add_argument("--json", action="store_true", help="print the plan (and the result) as JSON")
     _add_write_flags(parser)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -12,6 +13,7 @@ from engine.accounting.context import CutPoint, find_cut_point
 from engine.accounting.gauge import format_tokens
 from engine.accounting.measure import message_tokens
 from engine.config.loader import Config
+from engine.session.cost import session_cost
 from engine.session.glance import glance_session
 from engine.session.pi_tree import entry_rows, labels, pi_model, session_tree, thinking_level
 from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
@@ -42,6 +44,8 @@ def _status_row(row: dict[str, Any]) -> list[str]:
         flags.append(f"v{row['version']}")
     if row["kind"] == "archive":
         flags.append("archive")
+    elif row["kind"] == "legacy":
+        flags.append("legacy JSONL, not read by OpenClaw ≥ 2026.8")
     if row["gauge_level"] in ("near-compaction", "over-compaction"):
         flags.append(row["gauge_level"])
     when = (row["last_activity"] or "-")[:16].replace("T", " ")
@@ -230,6 +234,9 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     else:
         keep_recent, keep_source = config.keep_recent_tokens, "ctxscope config"
     result = inspect_result(follower, snapshot, keep_recent, keep_source)
+    cost = session_cost(snapshot, now=datetime.now(UTC))
+    result = {**result, "spend": {"usd": cost.spend_usd, "source": cost.spend_source, "calls": cost.calls,
+                                  "unpriced_calls": cost.unpriced_calls}}
     if args.json:
         print_json(result)
         return EXIT_OK
@@ -252,6 +259,9 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     else:
         print(f"  keep-recent {keep_recent:,} ({keep_source}): {cp['protected_tokens']:,} protected, "
               f"{cp['compactable_tokens']:,} compactable, first kept {cp['first_kept_entry_id'] or '-'}\n")
+    spent = "unknown" if cost.spend_usd is None else f"${cost.spend_usd:,.4f}"
+    print(f"  spend {spent} ({cost.spend_source})" + (f", {cost.unpriced_calls} unpriced calls"
+                                                      if cost.unpriced_calls else ""))
     table = [
         [r["entry_id"], r["role"], f"{r['tokens']:,}" if r["sent"] else "not sent",
          "protected" if r["protected"] else "compactable", ", ".join(r["tools"] or [])]

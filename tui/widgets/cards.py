@@ -183,7 +183,7 @@ class SessionCard(Card):
 
     def describe(self, snapshot: SessionSnapshot) -> Content:
         source = snapshot.source
-        kind = source.format if source.kind == "live" else f"{source.format}, archive"
+        kind = source.format if source.kind == "live" else f"{source.format}, {source.kind}"
         malformed = len(snapshot.malformed_lines)
         rows: list[tuple[str, str | Content]] = [
             ("model", snapshot.model or "-"),
