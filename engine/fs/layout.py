@@ -1,17 +1,29 @@
-"""Where ctxscope keeps what it writes: checkpoints, captured state and the audit log under a state dir.
+"""Where ctxscope keeps what it writes: checkpoints, captured state and the audit log under a state dir, and the
+index cache under the user's cache dir.
 
-The only module that knows the ``<stateDir>/context/…`` layout (see ``docs/checkpoints.md``); every reader and
-writer asks it for paths, so a session key always maps to the same single directory component.
+The only module that knows the ``<stateDir>/context/…`` layout (see ``docs/checkpoints.md``) and the
+``$XDG_CACHE_HOME/ctxscope/`` layout (see ``docs/index.md``); every reader and writer asks it for paths, so a
+session key always maps to the same single directory component.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-__all__ = ["audit_path", "checkpoints_root", "safe_key", "session_checkpoint_dir", "session_state_dir"]
+__all__ = [
+    "audit_path",
+    "cache_root",
+    "checkpoints_root",
+    "index_dir",
+    "safe_key",
+    "session_checkpoint_dir",
+    "session_state_dir",
+]
 
 _UNSAFE_CHAR: Final = re.compile(r"[^a-zA-Z0-9._-]")
 _MAX_KEY_CHARS: Final = 100
@@ -56,3 +68,18 @@ def session_state_dir(state_dir: Path, key: str) -> Path:
 def audit_path(state_dir: Path) -> Path:
     """Where the audit log of a state dir lives."""
     return state_dir / "context" / "audit.jsonl"
+
+
+def cache_root(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/ctxscope`` (default ``~/.cache/ctxscope``): derived data only, never inside a store."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CACHE_HOME")
+    if base and Path(base).is_absolute():  # the XDG spec: a relative value is invalid and ignored
+        return Path(base) / "ctxscope"
+    home = Path(env.get("HOME") or Path.home())
+    return home / ".cache" / "ctxscope"
+
+
+def index_dir(root: Path) -> Path:
+    """Where the per-transcript index files live under a cache root."""
+    return root / "index"

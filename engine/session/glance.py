@@ -1,24 +1,26 @@
-"""A session at a glance without indexing it: the fast path behind ``ctxscope status`` (SPEC §8, §9).
+"""A session at a glance without indexing every entry: the fast path behind ``ctxscope status`` (SPEC §8, §9).
 
-:func:`glance_session` reads the header, scans back from the end for the gauge
-(:func:`engine.session.quick_gauge.quick_context_tokens`) and counts compactions from the store and from a byte
-search for compaction lines (no JSON parsing), all through one descriptor. It does not validate
-every line: ``malformed_lines`` is ``None`` ("not checked") — ``status --full`` and ``inspect`` index the whole
-file and report them. Cost: a few kilobytes per session plus the compaction count, so a thousand sessions
-take well under a second.
+:func:`glance_session` brings the transcript's persistent index up to date
+(:func:`engine.index.transcript_index.index_transcript`: only bytes appended since the last run are scanned,
+``docs/index.md``), which gives the compaction count, and takes the gauge from a scan back from the end
+(:func:`engine.session.quick_gauge.quick_context_tokens`), stored in the index with the offset it is valid for —
+all through one descriptor. It does not validate every line: ``malformed_lines`` is ``None`` ("not checked") —
+``status --full`` and ``inspect`` index the whole file and report them.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from typing import Any
 
 from engine.accounting.gauge import GaugeReading, read_gauge
 from engine.accounting.windows import ContextWindow, resolve_context_window
 from engine.config.loader import Config
-from engine.fs.byte_count import count_in_file
+from engine.index.cache import IndexCache
+from engine.index.transcript_index import index_transcript
 from engine.session.quick_gauge import QuickGauge, quick_context_tokens
 from engine.stores.source import SessionSource
 from engine.stores.timestamps import parse_iso
@@ -26,11 +28,10 @@ from engine.stores.timestamps import parse_iso
 __all__ = ["COUNT_LIMIT_BYTES", "Glance", "glance_session"]
 
 COUNT_LIMIT_BYTES = 256 << 20
-"""Files larger than this are not scanned for compactions when the store has no count (``None`` instead)."""
-_COMPACTION = b'\n{"type":"compaction","id":"'
-"""A compaction line as pi and OpenClaw write it (``type`` then ``id``, JSON.stringify order). The longer the
-needle, the further the byte search skips: this one counts 400 MB in ~60 ms where ``"compaction"`` takes
-130 ms. A writer that orders keys differently is missed here; ``status --full`` parses every line."""
+"""Without an index cache, files larger than this are not scanned for compactions when the store has no count
+(``None`` instead): the scan would be paid again on every run."""
+
+_GAUGE_FIELDS = frozenset(f.name for f in fields(QuickGauge))
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,17 +87,22 @@ class Glance:
         }
 
 
-def _count_compactions(fd: int, size: int, *, headerless: bool) -> int | None:
-    """Compaction lines in the first ``size`` bytes of ``fd``, or ``None`` past :data:`COUNT_LIMIT_BYTES`."""
-    if size > COUNT_LIMIT_BYTES:
-        return None
-    # The needle starts at a newline: only a header-less file can open with a compaction, with none before it.
-    first = headerless and os.pread(fd, len(_COMPACTION) - 1, 0) == _COMPACTION[1:]
-    return count_in_file(fd, _COMPACTION, size) + first
+def _gauge_wire(fd: int) -> Mapping[str, Any]:
+    return asdict(quick_context_tokens(fd))
 
 
-def glance_session(source: SessionSource, config: Config | None = None) -> Glance:
+def _gauge_from(wire: Mapping[str, Any] | None, fd: int) -> QuickGauge:
+    if wire is not None and set(wire) == _GAUGE_FIELDS:
+        return QuickGauge(**wire)
+    return quick_context_tokens(fd)
+
+
+def glance_session(source: SessionSource, config: Config | None = None, index: IndexCache | None = None) -> Glance:
     """Read just enough of a JSONL session for its status row.
+
+    Args:
+        index: the persistent index cache (``None``: the compaction count is scanned on every call, up to
+            :data:`COUNT_LIMIT_BYTES`).
 
     Raises:
         OSError: the transcript cannot be read.
@@ -109,8 +115,14 @@ def glance_session(source: SessionSource, config: Config | None = None) -> Glanc
     fd = os.open(source.path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         stat = os.fstat(fd)
-        quick = quick_context_tokens(fd)
-        compactions_in_file = _count_compactions(fd, stat.st_size, headerless=quick.headerless)
+        compactions_in_file: int | None
+        if (index is None or not index.enabled) and stat.st_size > COUNT_LIMIT_BYTES:
+            quick = quick_context_tokens(fd)
+            compactions_in_file = None
+        else:
+            indexed = index_transcript(source.path, index, fd=fd, gauge=_gauge_wire)
+            quick = _gauge_from(indexed.gauge, fd)
+            compactions_in_file = len(indexed.compactions)
     finally:
         os.close(fd)
     store = source.store_entry or {}

@@ -12,6 +12,7 @@ from engine.accounting.context import find_cut_point
 from engine.accounting.gauge import format_tokens
 from engine.accounting.measure import message_tokens
 from engine.config.loader import Config
+from engine.index.cache import IndexCache, default_cache
 from engine.session.glance import glance_session
 from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
 from engine.stores.source import SessionSource
@@ -25,6 +26,11 @@ EXIT_OK, EXIT_FAILED, EXIT_NOT_FOUND = 0, 1, 3
 
 def print_json(value: Any) -> None:
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
+
+
+def stderr_cache() -> IndexCache:
+    """The user's index cache; if it cannot be written, ``ctxscope`` says so once on stderr and goes on without it."""
+    return default_cache(warn=lambda problem: print(f"ctxscope: {problem}", file=sys.stderr))
 
 
 def _status_row(row: dict[str, Any]) -> list[str]:
@@ -61,29 +67,31 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def _status_of(source: SessionSource, config: Config, full: bool) -> dict[str, Any]:
+def _status_of(source: SessionSource, config: Config, full: bool, index: IndexCache) -> dict[str, Any]:
     if full or source.in_database:
         # Imported here: the default tail path never indexes a whole file, and `status` is budgeted (SPEC §9).
         from engine.session.snapshot import SessionFollower
 
         return {**SessionFollower(source, config).refresh().to_status(), "scan": "full"}
-    return glance_session(source, config).to_status()
+    return glance_session(source, config, index).to_status()
 
 
 def status(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope status [PATH…] [--json] [--full]``: one row per discovered session.
 
-    By default each session is read from its tail (the gauge, the model, the compaction count), which keeps a
-    thousand sessions under a second; ``--full`` indexes every line and also reports malformed ones.
+    By default each session is read from its persistent index and its tail (the gauge, the model, the compaction
+    count): a second run reads only what was appended; ``--full`` indexes every line and also reports malformed
+    ones.
     """
     discovery = discover_sessions(args.paths or None)
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
     rows: list[dict[str, Any]] = []
     failed = False
+    index = stderr_cache()
     for source in discovery.sessions:
         try:
-            rows.append(_status_of(source, config, args.full))
+            rows.append(_status_of(source, config, args.full, index))
         except (TranscriptError, OSError) as exc:
             failed = True
             print(f"ctxscope: {source.path}: {exc}", file=sys.stderr)
