@@ -27,7 +27,18 @@ import orjson
 from engine.fs.atomic import write_atomic
 from engine.fs.layout import cache_root, index_dir
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "IndexCache", "LoadedIndex", "default_cache", "section_digest"]
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "UNUSABLE",
+    "IndexCache",
+    "LoadedIndex",
+    "UnusableIndex",
+    "decode_index",
+    "default_cache",
+    "encode_index",
+    "section_digest",
+]
 
 FORMAT = "ctxscope-index"
 FORMAT_VERSION = 1
@@ -44,6 +55,15 @@ def section_digest(data: bytes) -> str:
 
 
 _digest = section_digest
+
+
+class UnusableIndex:
+    """A stored file that cannot be used (another version, damaged): the caller rebuilds, and the save replaces it."""
+
+    __slots__ = ()
+
+
+UNUSABLE = UnusableIndex()
 
 
 class LoadedIndex:
@@ -130,6 +150,7 @@ class IndexCache:
     def __init__(self, root: Path | None, *, warn: Callable[[str], None] | None = None) -> None:
         self.root = root
         self.directory = index_dir(root) if root is not None else None
+        self._prefix = os.path.join(self.directory, "") if self.directory is not None else None
         self.problem: str | None = None
         """Why the cache was turned off, once a write failed."""
         self._warn = warn
@@ -142,21 +163,26 @@ class IndexCache:
 
     def path_for(self, key: str) -> Path | None:
         """The file that holds ``key``'s index (``None`` when the cache is off)."""
-        if self.directory is None:
-            return None
-        name = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-        return self.directory / f"{name}.idx"
+        name = self._name(key)
+        return Path(name) if name is not None else None
 
-    def load(self, key: str) -> LoadedIndex | None:
-        """The index stored for ``key``, or ``None`` (absent, unreadable, damaged, or of another version)."""
-        path = self.path_for(key)
-        if path is None or self.problem is not None:
+    def _name(self, key: str) -> str | None:
+        if self._prefix is None:
+            return None
+        return self._prefix + hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest() + ".idx"
+
+    def load(self, key: str) -> LoadedIndex | UnusableIndex | None:
+        """The index stored for ``key``; :data:`UNUSABLE` when a file is there but damaged or of another version;
+        ``None`` when there is none (or it cannot be read)."""
+        name = self._name(key)
+        if name is None or self.problem is not None:
             return None
         try:
-            data = path.read_bytes()
+            with open(name, "rb") as handle:  # a plain str path: a report opens a thousand of these
+                data = handle.read()
         except OSError:
             return None
-        return decode_index(data)
+        return decode_index(data) or UNUSABLE
 
     def save(self, key: str, sections: Mapping[str, bytes]) -> bool:
         """Store ``key``'s index; ``False`` (and the cache off from now on) when it cannot be written."""

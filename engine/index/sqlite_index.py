@@ -143,7 +143,7 @@ def _index(connection: sqlite3.Connection, key: str, db: Path, session_id: str, 
     if cache is not None and cache.enabled:
         loaded = cache.load(key)
         outcome = "cold" if loaded is None else "rebuilt"
-        if loaded is not None:
+        if isinstance(loaded, LoadedIndex):
             state = _restore(connection, loaded, key, session_id, st)
             outcome = "warm" if state is not None else "rebuilt"
     state = state or _State()

@@ -116,18 +116,13 @@ class _Section:
         self._raw, self._digest, self._items = None, None, []
 
 
-def _digest(data: bytes) -> str:
-    return section_digest(data)
-
-
-def _check(fd: int, offset: int) -> tuple[list[Any], list[Any]]:
-    """``[length, digest]`` of the first bytes and of the last bytes before ``offset``."""
-    head_len = min(offset, _CHECK_BYTES)
-    tail_len = min(offset, _CHECK_BYTES)
-    return (
-        [head_len, _digest(os.pread(fd, head_len, 0))],
-        [tail_len, _digest(os.pread(fd, tail_len, offset - tail_len))],
-    )
+def _check(fd: int, offset: int) -> list[Any]:
+    """``[offset, digest]`` of the first and the last bytes before ``offset`` (up to 4 KiB each, one read when the
+    two overlap)."""
+    if offset <= 2 * _CHECK_BYTES:
+        return [offset, section_digest(os.pread(fd, offset, 0))]
+    head = os.pread(fd, _CHECK_BYTES, 0)
+    return [offset, section_digest(head + os.pread(fd, _CHECK_BYTES, offset - _CHECK_BYTES))]
 
 
 class _Stored:
@@ -149,47 +144,40 @@ class _Stored:
         Raises:
             KeyError: a section is damaged.
         """
-        meta = loaded.section("meta")
-        if not isinstance(meta, dict) or meta.get("path") != key:
+        core = loaded.section("core")
+        if not isinstance(core, dict) or core.get("path") != key:
             return None
-        offset = meta["offset"]
-        if (meta["dev"], meta["ino"]) != (st.st_dev, st.st_ino) or st.st_size < offset:
+        offset = core["offset"]
+        if (core["dev"], core["ino"]) != (st.st_dev, st.st_ino) or st.st_size < offset:
             return None  # replaced (rotation, rewrite) or truncated
-        if st.st_size == meta["size"] and st.st_mtime_ns != meta["mtime_ns"]:
+        if st.st_size == core["size"] and st.st_mtime_ns != core["mtime_ns"]:
             return None  # same size, new content time: rewritten in place
-        head, tail = _check(fd, offset)
-        if head != meta["head"] or tail != meta["tail"]:
-            return None
-        header = meta["header"]
+        if _check(fd, offset) != core["check"]:
+            return None  # edited where we already read
+        header = core["header"]
         state = cls(key, st)
         scan = state.scan
-        scan.offset, scan.line_no, scan.lines, scan.bad_lines = offset, meta["line_no"], meta["lines"], meta["bad"]
+        scan.offset, scan.line_no, scan.lines, scan.bad_lines = offset, core["line_no"], core["lines"], core["bad"]
         scan.header = HeaderInfo(*header) if header is not None else None
         if scan.legacy and st.st_size > offset:
             return None  # v1 ids depend on every earlier line: a grown v1 file is read again
-        scan.compactions = [CompactionRecord(*r) for r in loaded.section("compactions")]
+        scan.compactions = [*map(CompactionRecord._make, core["compactions"])]
         calls, pending = loaded.unverified("calls"), loaded.unverified("pending")
         if calls is None or pending is None:
             raise DamagedSectionError("calls")
         state.calls, state.pending = _Section(*calls), _Section(*pending)
-        state.gauge, state.gauge_offset = meta.get("gauge"), meta.get("gauge_offset", -1)
+        state.gauge, state.gauge_offset = core["gauge"], core["gauge_offset"]
         return state
 
     def sections(self, fd: int) -> dict[str, bytes]:
         scan, st = self.scan, self.st
-        head, tail = _check(fd, scan.offset)
-        meta = {
+        core = {
             "path": self.key, "dev": st.st_dev, "ino": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
             "offset": scan.offset, "line_no": scan.line_no, "lines": scan.lines, "bad": scan.bad_lines,
-            "header": list(scan.header) if scan.header is not None else None, "head": head, "tail": tail,
-            "gauge": self.gauge, "gauge_offset": self.gauge_offset,
+            "header": list(scan.header) if scan.header is not None else None, "check": _check(fd, scan.offset),
+            "gauge": self.gauge, "gauge_offset": self.gauge_offset, "compactions": [list(r) for r in scan.compactions],
         }
-        return {
-            "meta": orjson.dumps(meta),
-            "compactions": orjson.dumps([list(r) for r in scan.compactions]),
-            "calls": self.calls.encode(),
-            "pending": self.pending.encode(),
-        }
+        return {"core": orjson.dumps(core), "calls": self.calls.encode(), "pending": self.pending.encode()}
 
 
 def _scan_new(state: _Stored, fd: int) -> int:
@@ -254,19 +242,21 @@ def _index(
     path: Path, cache: IndexCache | None, fd: int, calls: bool, gauge: GaugeProbe | None, *, fresh: bool = False
 ) -> TranscriptIndex:
     st = os.fstat(fd)
-    key = os.path.abspath(path)
+    key = os.path.abspath(path)  # no resolve(): a symlinked path just gets its own entry, checked by inode
     enabled = cache is not None and cache.enabled
-    outcome: CacheOutcome = "off" if not enabled else "cold"
+    outcome: CacheOutcome = "off" if not enabled else "rebuilt" if fresh else "cold"
     state: _Stored | None = None
     if enabled and not fresh:
         assert cache is not None
         loaded = cache.load(key)
-        if loaded is not None:
+        if isinstance(loaded, LoadedIndex):
             try:
                 state = _Stored.restore(key, st, fd, loaded)
             except (KeyError, TypeError, ValueError, IndexError):
                 state = None  # damaged: rebuilt like a stale one
             outcome = "rebuilt" if state is None else "warm"
+        elif loaded is not None:
+            outcome = "rebuilt"
     if state is None:
         state = _Stored(key, st)
     changed = outcome != "warm"
@@ -292,7 +282,7 @@ def _index(
         lines=scan.lines,
         header=scan.header or _EMPTY_HEADER,
         compactions=tuple(scan.compactions),
-        calls=tuple(UsageRecord(*r) for r in state.calls.items()) if calls else None,
+        calls=tuple(map(UsageRecord._make, state.calls.items())) if calls else None,
         bad_lines=scan.bad_lines,
         gauge=state.gauge if gauge is not None else None,
         scanned_bytes=scanned,
