@@ -27,6 +27,7 @@ from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
 
 from engine.config.loader import Config
+from engine.index.cache import default_cache
 from engine.live.insight import SessionInsight
 from engine.live.tracker import SessionTracker
 from engine.session.snapshot import SessionSnapshot
@@ -102,7 +103,9 @@ class CtxscopeApp(App[None]):
         super().__init__()
         self.config = config or Config()
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
-        self.manager = manager or ContextManager(self.config, clock=self.clock, auto_checkpoints=auto_checkpoints)
+        self._cache_problems: list[str] = []
+        self.manager = manager or ContextManager(self.config, clock=self.clock, auto_checkpoints=auto_checkpoints,
+                                                 index=default_cache(warn=self._cache_problems.append))
         """The sidecar: captures state and writes checkpoints on triggers; ``c`` writes through it too."""
         self.tracker: SessionTracker = follow.SessionTracker(paths, self.config, manager=self.manager, clock=self.clock)
         self.force_polling = force_polling
@@ -197,6 +200,9 @@ class CtxscopeApp(App[None]):
         gc.freeze()
         self.sessions_loaded = True
         self.session_list.loaded = True
+        for problem in self._cache_problems:  # said once: the cache turned itself off for this run
+            self.tell(problem, title="Index cache", severity="warning")
+        self._cache_problems.clear()
         if self._startup_checkpoints:  # one notification for the start-up round, not one per session
             title, text = startup_checkpoints_text(self._startup_checkpoints, self.label)
             self.tell(text, title=title)

@@ -24,7 +24,7 @@ from engine.index.cache import IndexCache, LoadedIndex, section_digest
 from engine.index.records import CompactionRecord, HeaderInfo, UsageRecord
 from engine.index.scanner import ScanState, resolve_calls, scan_file
 
-__all__ = ["CacheOutcome", "DamagedSectionError", "TranscriptIndex", "index_transcript"]
+__all__ = ["CacheOutcome", "DamagedSectionError", "TranscriptIndex", "file_check", "index_transcript"]
 
 CacheOutcome = Literal["off", "cold", "warm", "extended", "rebuilt"]
 """``off``: no cache; ``cold``: none stored; ``warm``: nothing new; ``extended``: new bytes scanned on top of the
@@ -116,7 +116,7 @@ class _Section:
         self._raw, self._digest, self._items = None, None, []
 
 
-def _check(fd: int, offset: int) -> list[Any]:
+def file_check(fd: int, offset: int) -> list[Any]:
     """``[offset, digest]`` of the first and the last bytes before ``offset`` (up to 4 KiB each, one read when the
     two overlap)."""
     if offset <= 2 * _CHECK_BYTES:
@@ -152,7 +152,7 @@ class _Stored:
             return None  # replaced (rotation, rewrite) or truncated
         if st.st_size == core["size"] and st.st_mtime_ns != core["mtime_ns"]:
             return None  # same size, new content time: rewritten in place
-        if _check(fd, offset) != core["check"]:
+        if file_check(fd, offset) != core["check"]:
             return None  # edited where we already read
         header = core["header"]
         state = cls(key, st)
@@ -174,7 +174,7 @@ class _Stored:
         core = {
             "path": self.key, "dev": st.st_dev, "ino": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
             "offset": scan.offset, "line_no": scan.line_no, "lines": scan.lines, "bad": scan.bad_lines,
-            "header": list(scan.header) if scan.header is not None else None, "check": _check(fd, scan.offset),
+            "header": list(scan.header) if scan.header is not None else None, "check": file_check(fd, scan.offset),
             "gauge": self.gauge, "gauge_offset": self.gauge_offset, "compactions": [list(r) for r in scan.compactions],
         }
         return {"core": orjson.dumps(core), "calls": self.calls.encode(), "pending": self.pending.encode()}

@@ -135,3 +135,16 @@ def test_a_second_status_reads_from_the_cache(store: Path, tmp_path: Path) -> No
     assert first.returncode == second.returncode == 0
     assert orjson.loads(first.stdout) == orjson.loads(second.stdout)
     assert len(stamps) == 2 and {p.name: p.stat().st_mtime_ns for p in index.iterdir()} == stamps  # not rewritten
+
+
+def test_history_lists_the_compactions_from_the_index(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.stores.transcript import read_transcript
+
+    path = store / "agents" / "main" / "sessions" / "76cc5ab5-0425-4038-b41f-0af9f313d594.jsonl"
+    for _ in range(2):  # cold, then from the cache
+        assert main(["--state-dir", str(store / "state"), "history", str(path), "--json"]) == EXIT_OK
+        listed = orjson.loads(capsys.readouterr().out)["compactions"]
+        entries = [e for e in read_transcript(path).entries if e.type == "compaction"]
+        assert [(c["entry_id"], c["line"], c["tokens_before"], c["first_kept_entry_id"], c["fallback_summary"])
+                for c in listed] == [(e.id, e.line_no, e.tokens_before, e.first_kept_entry_id, e.fallback_summary)
+                                     for e in entries]

@@ -18,6 +18,7 @@ from engine.config.loader import Config
 from engine.sidecar import ContextManager, SidecarEvent
 from engine.stores.discovery import discover_sessions
 from engine.stores.source import SessionSource
+from tui.cli.read_commands import stderr_cache
 
 EXIT_OK, EXIT_NOT_FOUND = 0, 3
 
@@ -107,7 +108,7 @@ async def _follow(watcher: Watcher, *, force_polling: bool, stop: asyncio.Event)
 
 def watch(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope watch [PATH…] [--auto-compact]``: run the sidecar until interrupted (or once with ``--once``)."""
-    manager = ContextManager(config, auto_compact=getattr(args, "auto_compact", None))
+    manager = ContextManager(config, auto_compact=getattr(args, "auto_compact", None), index=stderr_cache())
     watcher = Watcher(manager, list(args.paths))
     discovery = discover_sessions(args.paths or None)
     for problem in discovery.problems:
