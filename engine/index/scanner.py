@@ -131,31 +131,23 @@ def _first_line(state: ScanState, raw: bytes, line: int) -> None:
         _parse_whole(state, raw.removeprefix(_BOM), line)
 
 
-def _kind_at(data: bytes, s: int, e: int) -> int:
-    """Where the value of the leading ``type`` key starts, or -1 when the line does not open with it."""
-    if data.startswith(_TYPE_COMPACT, s):
-        return s + len(_TYPE_COMPACT)
-    if data.startswith(_TYPE_SPACED, s):
-        return s + len(_TYPE_SPACED)
-    match = _TYPE_ANY.match(data, s, min(e, s + _HEAD))
-    return match.end() if match else -1
+def _head_limit(s: int, stop: int) -> int:
+    return stop if stop - s < _HEAD else s + _HEAD
 
 
-def _string_at(data: bytes, k: int, limit: int) -> bytes | None:
-    """The JSON string starting at ``k`` (after its opening quote) when it is short and has no escapes."""
-    q = data.find(b'"', k, limit)
-    if q < 0 or data.find(b"\\", k, q) >= 0:
-        return None
-    return data[k:q]
+def _plain_string(data: bytes | bytearray, k: int, stop: int) -> bool:
+    """Whether the JSON string starting at ``k`` (after its quote) closes within 64 bytes without escapes."""
+    q = data.find(b'"', k, min(stop, k + 64))
+    return q >= 0 and data.find(b"\\", k, q) < 0
 
 
-def _role_at(data: bytes, s: int, k: int, e: int) -> int:
+def _role_at(data: bytes | bytearray, s: int, k: int, stop: int) -> int:
     """Where the ``role`` value of a message line starts, or -1 when the head has another shape.
 
-    The ``message`` key must be an entry-level key: no object may open between the line start and it (a
-    ``{`` inside the id strings only sends the line to the whole-line parse).
+    The ``message`` key must be an entry-level key: no object may open between the line start and it (a ``{``
+    inside an id only sends the line to the whole-line parse).
     """
-    limit = min(e, s + _HEAD)
+    limit = _head_limit(s, stop)
     found = data.find(_ROLE_COMPACT, k, limit)
     if found >= 0:
         start = found + len(_ROLE_COMPACT)
@@ -171,10 +163,15 @@ def _role_at(data: bytes, s: int, k: int, e: int) -> int:
     return start if data.find(b"{", s + 1, found) < 0 else -1
 
 
-def _scan_block(state: ScanState, data: bytes, end: int, base: int) -> None:
-    """Consume the complete lines ``data[:end]`` (``end`` just past a newline); ``base`` is the file offset."""
+def _scan_block(state: ScanState, data: bytes | bytearray, start: int, end: int, base: int) -> None:
+    """Consume the complete lines ``data[start:end]`` (``end`` just past a newline); ``base`` is the file offset
+    of ``data[0]``.
+
+    The hot loop of indexing: one ``find`` for the newline and two or three ``startswith``/``find`` calls on the
+    head of each line; a line is copied only when it is parsed.
+    """
     find, starts = data.find, data.startswith
-    s = 0
+    s = start
     line = state.line_no
     lines = state.lines
     pending = state.pending
@@ -189,25 +186,30 @@ def _scan_block(state: ScanState, data: bytes, end: int, base: int) -> None:
             continue
         lines += 1
         if state.header is None:
-            _first_line(state, data[s:stop], line)
+            _first_line(state, bytes(data[s:stop]), line)
             legacy = state.legacy
         elif legacy:
-            _legacy_line(state, data[s:stop], line, base + s)
+            _legacy_line(state, bytes(data[s:stop]), line, base + s)
         else:
-            k = _kind_at(data, s, stop)
-            kind = _string_at(data, k, min(stop, k + 64)) if k >= 0 else None
-            if kind is None:
-                _parse_whole(state, data[s:stop], line)
-            elif kind == b"message":
+            if starts(_TYPE_COMPACT, s):
+                k = s + len(_TYPE_COMPACT)
+            elif starts(_TYPE_SPACED, s):
+                k = s + len(_TYPE_SPACED)
+            else:
+                match = _TYPE_ANY.match(data, s, _head_limit(s, stop))
+                k = match.end() if match else -1
+            if k < 0:
+                _parse_whole(state, bytes(data[s:stop]), line)
+            elif starts(b'message"', k):
                 r = _role_at(data, s, k, stop)
                 if r < 0:
-                    _parse_whole(state, data[s:stop], line)
+                    _parse_whole(state, bytes(data[s:stop]), line)
                 elif starts(b'assistant"', r):
                     pending.append((base + s, stop - s, line))
-                elif _string_at(data, r, min(stop, r + 64)) is None:
-                    _parse_whole(state, data[s:stop], line)  # an escaped role: let the parser decide
-            elif kind == b"compaction":
-                _parse_whole(state, data[s:stop], line)
+                elif not (starts(b'toolResult"', r) or starts(b'user"', r) or _plain_string(data, r, stop)):
+                    _parse_whole(state, bytes(data[s:stop]), line)  # an escaped role: let the parser decide
+            elif starts(b'compaction"', k) or not _plain_string(data, k, stop):
+                _parse_whole(state, bytes(data[s:stop]), line)
         s = e + 1
     state.line_no = line
     state.lines = lines
@@ -217,27 +219,43 @@ def _scan_block(state: ScanState, data: bytes, end: int, base: int) -> None:
 def scan_file(fd: int, state: ScanState, size: int, *, block: int = BLOCK) -> int:
     """Consume the complete lines of ``fd`` between ``state.offset`` and ``size``; returns the bytes consumed.
 
-    A trailing line without its newline (an agent mid-write) is left for the next scan.
+    A trailing line without its newline (an agent mid-write) is left for the next scan. Blocks are read into one
+    reused buffer; a line that straddles two blocks is joined on its own, so no byte is copied twice.
 
     Raises:
         OSError: the file cannot be read, or it shrank below ``size`` while being read.
     """
     start = state.offset
     pos = start
+    buffer = bytearray(min(block, max(size - pos, 1)))
+    view = memoryview(buffer)
     pieces: list[bytes] = []
-    while pos < size:
-        chunk = os.pread(fd, min(block, size - pos), pos)
-        if not chunk:
-            raise OSError(f"file shrank while indexing (expected {size} bytes, got {pos})")
-        pos += len(chunk)
-        cut = chunk.rfind(b"\n")
-        if cut < 0:
-            pieces.append(chunk)  # one long line: joined once when its newline arrives
-            continue
-        data = b"".join([*pieces, chunk]) if pieces else chunk
-        end = len(data) - (len(chunk) - cut - 1)
-        _scan_block(state, data, end, state.offset)
-        pieces = [data[end:]] if end < len(data) else []
+    try:
+        while pos < size:
+            want = min(len(buffer), size - pos)
+            got = os.preadv(fd, [view[:want]], pos)
+            if got <= 0:
+                raise OSError(f"file shrank while indexing (expected {size} bytes, got {pos})")
+            data = buffer if got == len(buffer) else buffer[:got]
+            pos += got
+            first = data.find(b"\n", 0, got)
+            if first < 0:
+                pieces.append(bytes(data[:got]))  # one long line: joined once when its newline arrives
+                continue
+            if pieces:
+                joined = b"".join([*pieces, bytes(data[: first + 1])])
+                pieces = []
+                _scan_block(state, joined, 0, len(joined), state.offset)
+                lead = first + 1
+            else:
+                lead = 0
+            cut = data.rfind(b"\n", 0, got)
+            if cut >= lead:
+                _scan_block(state, data, lead, cut + 1, pos - got)
+            if cut + 1 < got:
+                pieces.append(bytes(data[cut + 1 : got]))
+    finally:
+        view.release()
     return state.offset - start
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from engine.index.cache import IndexCache
-from engine.index.sqlite_index import index_sqlite_session
 from engine.index.transcript_index import TranscriptIndex, index_transcript
 from engine.stores.source import Discovery, SessionSource
 from engine.stores.transcript import TranscriptError
@@ -51,6 +50,8 @@ def index_source(source: SessionSource, cache: IndexCache | None) -> TranscriptI
         TranscriptError, OSError: the session cannot be read.
     """
     if source.in_database:
+        from engine.index.sqlite_index import index_sqlite_session  # only SQLite users pay for sqlite3
+
         return index_sqlite_session(source.path, source.session_id or "", cache)
     return index_transcript(source.path, cache, calls=True)
 

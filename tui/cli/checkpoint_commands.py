@@ -17,7 +17,8 @@ from engine.sidecar import ContextManager
 from engine.stores.discovery import SessionNotFoundError
 from engine.stores.source import SessionSource
 from engine.stores.transcript import TranscriptError
-from tui.cli.read_commands import print_json, resolve_session, stderr_cache
+from tui.cli.index_cache import stderr_cache
+from tui.cli.read_commands import print_json, resolve_session
 from tui.confirm import confirm
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = 0, 1, 2, 3, 4, 5

@@ -12,11 +12,12 @@ from engine.accounting.context import find_cut_point
 from engine.accounting.gauge import format_tokens
 from engine.accounting.measure import message_tokens
 from engine.config.loader import Config
-from engine.index.cache import IndexCache, default_cache
+from engine.index.cache import IndexCache
 from engine.session.glance import glance_session
 from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
 from engine.stores.source import SessionSource
 from engine.stores.transcript import TranscriptError
+from tui.cli.index_cache import stderr_cache
 
 if TYPE_CHECKING:
     from engine.session.snapshot import SessionFollower, SessionSnapshot
@@ -26,11 +27,6 @@ EXIT_OK, EXIT_FAILED, EXIT_NOT_FOUND = 0, 1, 3
 
 def print_json(value: Any) -> None:
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
-
-
-def stderr_cache() -> IndexCache:
-    """The user's index cache; if it cannot be written, ``ctxscope`` says so once on stderr and goes on without it."""
-    return default_cache(warn=lambda problem: print(f"ctxscope: {problem}", file=sys.stderr))
 
 
 def _status_row(row: dict[str, Any]) -> list[str]:

@@ -7,12 +7,15 @@ import csv
 import sys
 from datetime import UTC, datetime, tzinfo
 
+import orjson
+
 from engine.config.loader import Config
 from engine.stores.discovery import discover_sessions
 from engine.usage.aggregate import aggregate_usage
 from engine.usage.collect import collect_usage
 from engine.usage.model import UsageReport, UsageTotals
-from tui.cli.read_commands import EXIT_FAILED, EXIT_OK, print_json, stderr_cache
+from tui.cli.index_cache import stderr_cache
+from tui.cli.main import EXIT_FAILED, EXIT_OK
 
 __all__ = ["report", "report_table"]
 
@@ -73,7 +76,7 @@ def report(args: argparse.Namespace, config: Config) -> int:
         print(f"ctxscope: {problem}", file=sys.stderr)
     result = aggregate_usage(usages, args.by, tz=_zone(args.utc), since=args.since, until=args.until)
     if args.json:
-        print_json(result.to_dict())
+        sys.stdout.write(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
     elif args.csv:
         _csv(result)
     elif not usages:

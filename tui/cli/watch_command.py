@@ -18,7 +18,7 @@ from engine.config.loader import Config
 from engine.sidecar import ContextManager, SidecarEvent
 from engine.stores.discovery import discover_sessions
 from engine.stores.source import SessionSource
-from tui.cli.read_commands import stderr_cache
+from tui.cli.index_cache import stderr_cache
 
 EXIT_OK, EXIT_NOT_FOUND = 0, 3
 
