@@ -164,7 +164,7 @@ def _apply_jsonl(
             current = plan_compaction(
                 snapshot, plan.layer, plan.focus, keep_recent=plan.keep_recent_tokens, config=config,
                 load=follower.reader.read_object, state_dir=state_dir, controller="jsonl", automatic=plan.automatic,
-                token_cache=follower.token_cache,
+                token_cache=follower.token_cache, targets=plan.targets or None,
             )
             if current.blocked or current.leaf_id != leaf_id:
                 reasons = current.blocked or (f"the leaf is {leaf_id}, the re-read path ends at {current.leaf_id}",)

@@ -8,7 +8,7 @@ memory-archive record for drop-only — and returns the summary text (not yet re
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -166,11 +166,13 @@ def layer_summary(
     files: tuple[tuple[str, ...], tuple[str, ...]],
     turn_start: int | None,
     now: datetime,
+    targets: Collection[str] | None = None,
 ) -> LayerSummary:
-    """The summary ``layer`` writes for ``span`` (``files`` = read-only and modified files)."""
+    """The summary ``layer`` writes for ``span`` (``files`` = read-only and modified files; ``targets``: the entry
+    ids a prune shortens, all tool outputs when ``None``)."""
     if layer == "drop-only":
         return _drop_only(snapshot, config, header, span, now)
     if layer == "prune":
         return LayerSummary(prune_summary(header, span, config.compaction.prune_output, read_files=files[0],
-                                          modified_files=files[1], turn_start=turn_start))
+                                          modified_files=files[1], turn_start=turn_start, targets=targets))
     return LayerSummary(_structured(snapshot, span, load, header, latest, now, files, turn_start))
