@@ -13,7 +13,7 @@ from __future__ import annotations
 import gc
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
@@ -33,6 +33,8 @@ from engine.live.tracker import SessionTracker
 from engine.session.snapshot import SessionSnapshot
 from engine.sidecar import ContextManager, SidecarEvent
 from engine.stores.discovery import discover_sessions
+from engine.usage.collect import collect_usage
+from engine.usage.model import SessionUsage
 from tui import follow
 from tui.compaction_flow import CompactionFlow
 from tui.controls import CONTROL_ACTIONS, CONTROL_SPECS, ControlPolicy, ControlRunner, diff_latest
@@ -43,6 +45,7 @@ from tui.messages import (
     CompactionDetected,
     CompactionFailed,
     ControlFinished,
+    PruneChosen,
     SessionAssessed,
     SessionReadFailed,
     SessionsDiscovered,
@@ -55,6 +58,7 @@ from tui.notices import SIDECAR_TITLES, applied_text, risk_changed_text, startup
 from tui.screens.help import HelpScreen, KeyHelp
 from tui.screens.session_list import SessionChosen, SessionListScreen
 from tui.screens.session_view import TABS, SessionScreen
+from tui.screens.usage import UsageScreen
 from tui.widgets.labels import session_label
 from tui.widgets.levels import LEVEL_TEXT
 
@@ -126,6 +130,8 @@ class CtxscopeApp(App[None]):
         self._startup_checkpoints: list[SidecarEvent] = []
         self._shown_controls: tuple[tuple[str, bool], ...] | None = None
         self._where = ", ".join(str(p) for p in paths) if paths else _DEFAULT_WHERE
+        self.usage_timezone: tzinfo = datetime.now().astimezone().tzinfo or UTC
+        """The zone the Usage screen cuts days in (tests and screenshots set UTC)."""
 
     @property
     def policy(self) -> ControlPolicy:
@@ -421,6 +427,23 @@ class CtxscopeApp(App[None]):
         """Preview and apply pruning of the current session's old tool outputs."""
         self.run_control("prune")
 
+    def action_usage(self) -> None:
+        """Show tokens, cost and compactions of every session by day, model and project."""
+        self.push_screen(UsageScreen(self._read_usage, tz=self.usage_timezone))
+
+    def _read_usage(self) -> tuple[tuple[SessionUsage, ...], tuple[str, ...]]:
+        """Every discovered session's usage through the index cache (blocking: the Usage screen's worker)."""
+        discovery = discover_sessions(list(self.tracker.paths) or None)
+        return collect_usage(discovery, self.manager.index)
+
+    def on_prune_chosen(self, message: PruneChosen) -> None:
+        snapshot = self.snapshots.get(message.key)
+        reason = self.unavailable("prune")
+        if snapshot is None or reason is not None:
+            self.tell(f"{self.policy.spec('prune').title}: {reason or 'the session is gone'}.", severity="warning")
+            return
+        self.compaction.open(snapshot, "prune", targets=message.entry_ids)
+
     def action_diff(self) -> None:
         """Show the Checkpoints tab and diff the latest checkpoint against the previous one."""
         if isinstance(self.screen, SessionScreen):
@@ -430,6 +453,8 @@ class CtxscopeApp(App[None]):
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Keys of this screen and what the gauge markers mean", self.action_help)
+        yield SystemCommand("Usage report", "Tokens, cost, cache hits and compactions of every session by day, model "
+                            "and project", self.action_usage)
         for spec in CONTROL_SPECS:
             reason = self.unavailable(spec.action, screen)
             help_text = f"{spec.help} (unavailable: {reason})" if reason else spec.help
@@ -439,6 +464,8 @@ class CtxscopeApp(App[None]):
                                 screen.action_filter)
         if isinstance(screen, SessionScreen):
             yield SystemCommand("Back to sessions", "Return to the session list", self.pop_screen)
+            yield SystemCommand("Top consumers", "Choose among the largest context messages and preview a prune of "
+                                "exactly those", screen.action_top_consumers)
             for tab in TABS:
                 yield SystemCommand(f"Show {tab}", f"Switch to the {tab.title()} tab", partial(screen.show_tab, tab))
 

@@ -34,7 +34,7 @@ class Consumer:
 
 def _what(role: str, tool_name: str | None, tool_calls: tuple[str, ...]) -> str:
     if role == "toolResult" and tool_name:
-        return tool_name
+        return f"{tool_name} output"
     if role == "assistant" and tool_calls:
         return "calls " + ", ".join(dict.fromkeys(tool_calls))
     return role

@@ -209,7 +209,7 @@ def _targeted_prune(
     turn_start: int | None,
 ) -> str:
     """The prune layer for chosen messages only (see :func:`prune_summary`)."""
-    cleared = trimmed = 0
+    cleared = trimmed = short = 0
     body: list[str] = []
     for i, s in enumerate(span):
         parts = s.parts
@@ -226,11 +226,16 @@ def _targeted_prune(
             command = f"$ {parts.command}\n" if parts.command else ""
             body.append(f"[{label}]: {command}{CLEARED} ({len(parts.text):,} chars)")
         else:
-            trimmed += 1
+            shortened = _trim(parts.text, settings)
+            if shortened != parts.text:
+                trimmed += 1
+            else:
+                short += 1
             calls = "".join(f"\n[tool call] {tool_call_line(n, a)}" for n, a in parts.tool_calls)
-            body.append(f"[{label}]: {_trim(parts.text, settings)}{calls}")
-    note = (f"Pruned on request: {cleared} tool output(s) cleared, {trimmed} message(s) trimmed to head+tail; "
-            "every other message kept whole; thinking omitted.")
+            body.append(f"[{label}]: {shortened}{calls}")
+    too_short = f", {short} too short to trim" if short else ""
+    note = (f"Pruned on request: {cleared} tool output(s) cleared, {trimmed} message(s) trimmed to head+tail"
+            f"{too_short}; every other message kept whole; thinking omitted.")
     text = "\n".join([*header.lines(), note, "", "\n\n".join(body)])
     return text.rstrip() + format_file_operations(read_files, modified_files)
 

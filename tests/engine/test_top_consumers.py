@@ -19,7 +19,7 @@ def test_the_largest_messages_with_their_share(tmp_path: Path) -> None:
     found = top_consumers(snapshot.view, follower.reader, cache=follower.token_cache, limit=4)
     every = sorted((message_tokens(m, follower.reader) for m in snapshot.view.messages), reverse=True)
     assert [c.tokens for c in found] == every[:4]
-    assert all(c.role == "toolResult" and c.what == "read" and c.prunable for c in found)
+    assert all(c.role == "toolResult" and c.what == "read output" and c.prunable for c in found)
     assert sum(c.share for c in found) == pytest.approx(sum(every[:4]) / sum(every))
 
 

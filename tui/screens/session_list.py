@@ -38,6 +38,7 @@ class SessionListScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", key_display="/"),
         Binding("escape", "clear_filter", "Clear filter"),
+        Binding("u", "app.usage", "Usage", tooltip="Tokens, cost and compactions of every session"),
     ]
 
     AUTO_FOCUS = "#sessions"
