@@ -1,4 +1,4 @@
-"""A session at a glance without indexing every entry: the fast path behind ``ctxscope status`` (SPEC §8, §9).
+"""A session at a glance without indexing every entry: the fast path behind ``ctxscope status``.
 
 :func:`glance_session` brings the transcript's persistent index up to date
 (:func:`engine.index.transcript_index.index_transcript`: only bytes appended since the last run are scanned,
