@@ -1,14 +1,18 @@
-"""The index cache on disk: one file per transcript under ``$XDG_CACHE_HOME/ctxscope/index`` (``docs/index.md``).
+"""The index cache on disk under ``$XDG_CACHE_HOME/ctxscope/index`` (``docs/index.md``).
 
-A file is a JSON header line naming the format, its version and its sections (name, length, BLAKE2b digest),
-then the sections back to back. A section is verified and parsed only when asked for, so ``status`` never pays
-for the call records it does not show. Anything unexpected — another format version, a short file, a digest that
-does not match, unparsable JSON — reads as "no cache": the caller rebuilds, and the next save replaces the file.
+Indexes are stored by *shard*: the index of every transcript of one sessions directory lives in one file, so a
+report over a thousand sessions reads one file and, cold, writes one — not a thousand. A follower's entries (large,
+written on their own schedule) get a file each. A file is a JSON header line naming the format, its version and,
+per key, its sections (name, offset, length, BLAKE2b digest), then the sections back to back. A section is checked
+and parsed only when asked for, so ``status`` never pays for the call records it does not show. Anything
+unexpected — another format version, a short file, a digest that does not match, unparsable JSON — reads as
+"unusable": the caller rebuilds, and the next save replaces it.
 
 The cache fails open. Writes are atomic (temp file + rename, :func:`engine.fs.atomic.write_atomic`) but not
-fsynced: the digest rejects what a power loss could leave. The first write that fails (a read-only or full
-directory) turns the cache off for the rest of the process and is reported once through ``warn``; reading goes on
-without it. The cache never lives inside a session store and holds derived data only.
+fsynced: the digest rejects what a power loss could leave. Inside :meth:`IndexCache.batch` the saves to a shard
+are written once, when the batch ends. The first write that fails (a read-only or full directory) turns the cache
+off for the rest of the process and is reported once through ``warn``; reading goes on without it. Processes
+sharing a shard overwrite each other's copy; every copy holds only indexes valid for the files they describe.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,27 +42,34 @@ __all__ = [
     "default_cache",
     "encode_index",
     "section_digest",
+    "shard_of",
 ]
 
 FORMAT = "ctxscope-index"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """Raised whenever what a section holds, or the rules that produced it, change: older files are then rebuilt."""
 
 _DIGEST_BYTES = 16
 _STALE_TEMP_SECONDS = 600.0
 """A temp file this old belongs to a writer that died (a write takes milliseconds)."""
 
+Blob = bytes | memoryview
+"""A section's bytes: a slice of the file as read (a view, no copy), or bytes built here."""
+Sections = Mapping[str, Blob]
 
-def section_digest(data: bytes) -> str:
+
+def section_digest(data: bytes | memoryview) -> str:
     """The digest an index file states for a section."""
     return hashlib.blake2b(data, digest_size=_DIGEST_BYTES).hexdigest()
 
 
-_digest = section_digest
+def shard_of(path: str) -> str:
+    """The shard a transcript's index lives in: its directory (every session of a sessions dir together)."""
+    return os.path.dirname(path)
 
 
 class UnusableIndex:
-    """A stored file that cannot be used (another version, damaged): the caller rebuilds, and the save replaces it."""
+    """A stored index that cannot be used (another version, damaged): the caller rebuilds, and the save replaces it."""
 
     __slots__ = ()
 
@@ -67,21 +78,21 @@ UNUSABLE = UnusableIndex()
 
 
 class LoadedIndex:
-    """A verified header and the raw sections of one index file; :meth:`section` parses one on demand."""
+    """The stored sections of one key; :meth:`section` checks and parses one on demand."""
 
-    def __init__(self, sections: dict[str, tuple[bytes, str]]) -> None:
+    def __init__(self, sections: dict[str, tuple[Blob, str]]) -> None:
         self._sections = sections
         self._parsed: dict[str, Any] = {}
 
-    def raw(self, name: str) -> bytes | None:
+    def raw(self, name: str) -> Blob | None:
         """The section's bytes once its digest is checked; ``None`` when absent or damaged."""
         found = self._sections.get(name)
         if found is None:
             return None
         data, digest = found
-        return data if _digest(data) == digest else None
+        return data if section_digest(data) == digest else None
 
-    def unverified(self, name: str) -> tuple[bytes, str] | None:
+    def unverified(self, name: str) -> tuple[Blob, str] | None:
         """The section's bytes and stated digest, unchecked: for a caller that checks them only if it uses them."""
         return self._sections.get(name)
 
@@ -89,7 +100,7 @@ class LoadedIndex:
         """The parsed section.
 
         Raises:
-            KeyError: the section is missing, damaged or not JSON (the caller treats the file as absent).
+            KeyError: the section is missing, damaged or not JSON (the caller treats the index as unusable).
         """
         if name not in self._parsed:
             data = self.raw(name)
@@ -102,18 +113,23 @@ class LoadedIndex:
         return self._parsed[name]
 
 
-def encode_index(sections: Mapping[str, bytes]) -> bytes:
-    """The bytes of an index file holding ``sections`` (each already JSON-encoded)."""
-    header = {
-        "format": FORMAT,
-        "version": FORMAT_VERSION,
-        "sections": [[name, len(data), _digest(data)] for name, data in sections.items()],
-    }
-    return b"".join([orjson.dumps(header), b"\n", *sections.values()])
+def encode_index(entries: Mapping[str, Sections]) -> bytes:
+    """The bytes of an index file holding ``entries`` (key → sections, each already JSON or binary)."""
+    listed: dict[str, list[list[Any]]] = {}
+    body: list[bytes] = []
+    pos = 0
+    for key, sections in entries.items():
+        listed[key] = []
+        for name, data in sections.items():
+            listed[key].append([name, pos, len(data), section_digest(data)])
+            body.append(bytes(data))
+            pos += len(data)
+    header = {"format": FORMAT, "version": FORMAT_VERSION, "entries": listed}
+    return b"".join([orjson.dumps(header), b"\n", *body])
 
 
-def decode_index(data: bytes) -> LoadedIndex | None:
-    """Split an index file into sections; ``None`` for another format or version, or a damaged layout."""
+def decode_index(data: bytes) -> dict[str, dict[str, tuple[Blob, str]]] | None:
+    """Key → sections of an index file; ``None`` for another format or version, or a damaged layout."""
     head, newline, rest = data.partition(b"\n")
     if not newline:
         return None
@@ -123,87 +139,153 @@ def decode_index(data: bytes) -> LoadedIndex | None:
         return None
     if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
         return None
-    listed = header.get("sections")
-    if not isinstance(listed, list):
+    listed = header.get("entries")
+    if not isinstance(listed, dict):
         return None
-    sections: dict[str, tuple[bytes, str]] = {}
-    pos = 0
-    for item in listed:
-        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
-                and isinstance(item[1], int) and isinstance(item[2], str)):
-            return None
-        name, length, digest = item
-        if length < 0 or pos + length > len(rest):
-            return None
-        sections[name] = (rest[pos : pos + length], digest)
-        pos += length
-    return LoadedIndex(sections) if pos == len(rest) else None
+    view = memoryview(rest)
+    out: dict[str, dict[str, tuple[Blob, str]]] = {}
+    try:
+        for key, sections in listed.items():
+            found: dict[str, tuple[Blob, str]] = {}
+            for name, offset, length, digest in sections:
+                if not (isinstance(offset, int) and isinstance(length, int) and 0 <= offset <= offset + length
+                        <= len(rest) and isinstance(digest, str)):
+                    return None
+                found[str(name)] = (view[offset : offset + length], digest)
+            out[key] = found
+    except (TypeError, ValueError):
+        return None
+    return out
+
+
+class _Shard:
+    """One index file's keys as this process knows them: as read, plus what it saved since."""
+
+    def __init__(self, entries: dict[str, dict[str, tuple[Blob, str]]] | None, unusable: bool) -> None:
+        self.entries = entries or {}
+        self.unusable = unusable
+        """The file was there but could not be read as an index (every key in it reads as unusable)."""
+        self.dirty = False
 
 
 class IndexCache:
     """Index files under ``root`` (``None``: a cache that is always empty and never writes).
 
-    Safe to share between threads; several processes may use one directory (the last writer of a file wins, and
-    every version it can hold is valid for the transcript it describes).
+    Safe to share between threads; several processes may use one directory.
     """
 
     def __init__(self, root: Path | None, *, warn: Callable[[str], None] | None = None) -> None:
         self.root = root
         self.directory = index_dir(root) if root is not None else None
-        self._prefix = os.path.join(self.directory, "") if self.directory is not None else None
         self.problem: str | None = None
         """Why the cache was turned off, once a write failed."""
         self._warn = warn
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._swept = False
+        self._shards: dict[str, _Shard] = {}
+        self._batches = 0
 
     @property
     def enabled(self) -> bool:
         return self.directory is not None and self.problem is None
 
-    def path_for(self, key: str) -> Path | None:
-        """The file that holds ``key``'s index (``None`` when the cache is off)."""
-        name = self._name(key)
-        return Path(name) if name is not None else None
-
-    def _name(self, key: str) -> str | None:
-        if self._prefix is None:
+    def file_for(self, shard: str) -> Path | None:
+        """The file that holds ``shard`` (``None`` when the cache is off)."""
+        if self.directory is None:
             return None
-        return self._prefix + hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest() + ".idx"
+        name = hashlib.blake2b(shard.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        return self.directory / f"{name}.idx"
 
-    def load(self, key: str) -> LoadedIndex | UnusableIndex | None:
-        """The index stored for ``key``; :data:`UNUSABLE` when a file is there but damaged or of another version;
-        ``None`` when there is none (or it cannot be read)."""
-        name = self._name(key)
-        if name is None or self.problem is not None:
-            return None
+    @staticmethod
+    def _read(path: Path | None) -> _Shard:
         try:
-            with open(name, "rb") as handle:  # a plain str path: a report opens a thousand of these
+            with open(str(path), "rb") as handle:  # a plain str path: a report may open many of these
                 data = handle.read()
         except OSError:
-            return None
-        return decode_index(data) or UNUSABLE
+            return _Shard(None, False)
+        entries = decode_index(data)
+        return _Shard(entries, entries is None)
 
-    def save(self, key: str, sections: Mapping[str, bytes]) -> bool:
-        """Store ``key``'s index; ``False`` (and the cache off from now on) when it cannot be written."""
-        path = self.path_for(key)
-        if path is None or self.problem is not None:
+    def _shard(self, shard: str) -> _Shard:
+        found = self._shards.get(shard)
+        if found is None:
+            found = self._shards[shard] = self._read(self.file_for(shard))
+        return found
+
+    def load(self, key: str, *, shard: str | None = None) -> LoadedIndex | UnusableIndex | None:
+        """The index stored for ``key`` (in ``shard``, else in a file of its own); :data:`UNUSABLE` when a file is
+        there but damaged or of another version; ``None`` when there is none.
+
+        A shard is read once per process and kept (this process's saves update it); a file of its own is read on
+        every call and never kept (a follower's entries are large, and each is read once).
+        """
+        if not self.enabled:
+            return None
+        with self._lock:
+            stored = self._shard(shard) if shard is not None else self._read(self.file_for(key))
+            sections = stored.entries.get(key)
+            if sections is None:
+                return UNUSABLE if stored.unusable else None
+            return LoadedIndex(sections)
+
+    def save(self, key: str, sections: Sections, *, shard: str | None = None) -> bool:
+        """Store ``key``'s index (written at once, or when the current :meth:`batch` ends); ``False`` when the
+        cache is off or the write failed (the cache is then off from now on)."""
+        if not self.enabled:
             return False
+        entry: dict[str, tuple[Blob, str]] = {n: (bytes(d), section_digest(d)) for n, d in sections.items()}
+        with self._lock:
+            if shard is None:
+                return self._write(key, _Shard({key: entry}, False))
+            stored = self._shard(shard)
+            stored.entries[key] = entry
+            stored.unusable = False
+            stored.dirty = True
+            if self._batches:
+                return True
+            return self._write(shard, stored)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[IndexCache]:
+        """Saves inside are written once per shard when the outermost batch ends."""
+        with self._lock:
+            self._batches += 1
         try:
-            write_atomic(path, encode_index(sections), mode=0o600, durable=False)
+            yield self
+        finally:
+            with self._lock:
+                self._batches -= 1
+                if not self._batches:
+                    self.flush()
+
+    def flush(self) -> bool:
+        """Write every shard with unsaved indexes; ``False`` when a write failed."""
+        with self._lock:
+            ok = True
+            for name, stored in list(self._shards.items()):
+                if stored.dirty and self.enabled:
+                    ok = self._write(name, stored) and ok
+            return ok
+
+    def _write(self, name: str, stored: _Shard) -> bool:
+        path = self.file_for(name)
+        assert path is not None
+        data = encode_index({k: {n: d for n, (d, _digest) in v.items()} for k, v in stored.entries.items()})
+        try:
+            write_atomic(path, data, mode=0o600, durable=False)
         except OSError as exc:
             self._disable(exc)
             return False
+        stored.dirty = False
         if not self._swept:
             self._sweep()
         return True
 
     def _disable(self, exc: OSError) -> None:
-        with self._lock:
-            if self.problem is not None:
-                return
-            reason = exc.strerror or str(exc)
-            self.problem = f"index cache disabled: cannot write {self.directory} ({reason}); running without it"
+        if self.problem is not None:
+            return
+        reason = exc.strerror or str(exc)
+        self.problem = f"index cache disabled: cannot write {self.directory} ({reason}); running without it"
         if self._warn is not None:
             self._warn(self.problem)
 

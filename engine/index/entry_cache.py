@@ -93,7 +93,7 @@ def _restore(path: Path, loaded: LoadedIndex, st: os.stat_result, fd: int) -> Tr
         return None
     import zstandard
 
-    rows = orjson.loads(zstandard.ZstdDecompressor().decompress(compressed))
+    rows = orjson.loads(zstandard.ZstdDecompressor().decompress(bytes(compressed)))
     entries = [_entry(row) for row in rows]
     bad = [BadLine(int(n), int(o), str(r), bool(rec)) for n, o, r, rec in meta["bad_lines"]]
     return TranscriptReader.resume(path, offset=offset, line_no=meta["line_no"], inode=st.st_ino, entries=entries,

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from engine.stores.entries import Entry, entry_from_object
+from engine.stores.entries import Entry, Usage, assistant_call, entry_from_object
 
 __all__ = [
     "CompactionRecord",
@@ -100,24 +100,32 @@ def _epoch_ms_iso(value: Any) -> str | None:
 def usage_record(entry: Entry, message: Mapping[str, Any] | None = None) -> UsageRecord | None:
     """The call record of an entry, or ``None`` when it is not a billed call.
 
-    ``message`` is the line's ``message`` object, for the provider's ``responseId`` and the epoch-ms time.
-
-    A billed call is an assistant message with a ``usage`` object that is not OpenClaw's synthetic mirror
+    ``message`` is the line's ``message`` object, for the provider's ``responseId`` and the epoch-ms time. A billed
+    call is an assistant message with a ``usage`` object that is not OpenClaw's synthetic mirror
     (``provider: "openclaw"``, never sent to a model) and reports some tokens or a cost. Aborted and failed
     calls count: the provider billed what they report.
     """
-    usage = entry.usage
-    if entry.role != "assistant" or usage is None or entry.provider == "openclaw":
+    if entry.role != "assistant":
+        return None
+    return _call_record(entry.line_no, entry.id, entry.timestamp, entry.provider, entry.model, entry.usage,
+                        entry.stop_reason, message)
+
+
+def _call_record(
+    line: int, entry_id: str | None, timestamp: str | None, provider: str | None, model: str | None,
+    usage: Usage | None, stop_reason: str | None, message: Mapping[str, Any] | None,
+) -> UsageRecord | None:
+    if usage is None or provider == "openclaw":
         return None
     if usage.input + usage.output + usage.cache_read + usage.cache_write == 0 and not usage.cost_total:
         return None
     message = message or {}
-    timestamp = entry.timestamp or _epoch_ms_iso(message.get("timestamp"))
+    timestamp = timestamp or _epoch_ms_iso(message.get("timestamp"))
     response_id = message.get("responseId")
     key = f"response:{response_id}" if isinstance(response_id, str) and response_id else _request_key(
-        entry.id, timestamp)
-    return UsageRecord(entry.line_no, key, entry.id, timestamp, entry.model, entry.provider, usage.input,
-                       usage.output, usage.cache_read, usage.cache_write, usage.cost_total, entry.stop_reason)
+        entry_id, timestamp)
+    return UsageRecord(line, key, entry_id, timestamp, model, provider, usage.input, usage.output, usage.cache_read,
+                       usage.cache_write, usage.cost_total, stop_reason)
 
 
 def compaction_record(entry: Entry) -> CompactionRecord | None:
@@ -130,6 +138,11 @@ def compaction_record(entry: Entry) -> CompactionRecord | None:
 
 def record_of(obj: Mapping[str, Any], *, line: int) -> UsageRecord | CompactionRecord | None:
     """The record of one parsed line (a billed call or a compaction), if it is one."""
-    entry = entry_from_object(obj, line_no=line, offset=0, length=0)
-    message = obj.get("message")
-    return usage_record(entry, message if isinstance(message, Mapping) else None) or compaction_record(entry)
+    call = assistant_call(obj)
+    if call is not None:
+        message = obj.get("message")
+        return _call_record(line, call.id, call.timestamp, call.provider, call.model, call.usage, call.stop_reason,
+                            message if isinstance(message, Mapping) else None)
+    if obj.get("type") != "compaction":
+        return None
+    return compaction_record(entry_from_object(obj, line_no=line, offset=0, length=0))

@@ -74,6 +74,8 @@ class ScanState:
     """Lines that were parsed and were not JSON objects (lines never parsed are not checked)."""
     parser: EntryParser | None = None
     """The migrating parser of a v1 file (kept in memory only: a v1 file that grows is scanned again)."""
+    parse_calls: bool = False
+    """Parse assistant lines while scanning (a report wants them now) instead of only locating them."""
 
     @property
     def legacy(self) -> bool:
@@ -176,6 +178,7 @@ def _scan_block(state: ScanState, data: bytes | bytearray, start: int, end: int,
     lines = state.lines
     pending = state.pending
     legacy = state.legacy
+    parse_calls = state.parse_calls
     while s < end:
         e = find(b"\n", s, end)
         line += 1
@@ -205,7 +208,10 @@ def _scan_block(state: ScanState, data: bytes | bytearray, start: int, end: int,
                 if r < 0:
                     _parse_whole(state, bytes(data[s:stop]), line)
                 elif starts(b'assistant"', r):
-                    pending.append((base + s, stop - s, line))
+                    if parse_calls:
+                        _parse_whole(state, bytes(data[s:stop]), line)
+                    else:
+                        pending.append((base + s, stop - s, line))
                 elif not (starts(b'toolResult"', r) or starts(b'user"', r) or _plain_string(data, r, stop)):
                     _parse_whole(state, bytes(data[s:stop]), line)  # an escaped role: let the parser decide
             elif starts(b'compaction"', k) or not _plain_string(data, k, stop):

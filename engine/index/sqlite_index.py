@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from engine.index.cache import IndexCache, LoadedIndex
+from engine.index.cache import IndexCache, LoadedIndex, shard_of
 from engine.index.records import CompactionRecord, HeaderInfo, UsageRecord, header_info, record_of
 from engine.index.transcript_index import CacheOutcome, TranscriptIndex
 from engine.stores.sqlite import connect_readonly
@@ -141,7 +141,7 @@ def _index(connection: sqlite3.Connection, key: str, db: Path, session_id: str, 
     outcome: CacheOutcome = "off"
     state: _State | None = None
     if cache is not None and cache.enabled:
-        loaded = cache.load(key)
+        loaded = cache.load(key, shard=shard_of(key))
         outcome = "cold" if loaded is None else "rebuilt"
         if isinstance(loaded, LoadedIndex):
             state = _restore(connection, loaded, key, session_id, st)
@@ -166,7 +166,7 @@ def _index(connection: sqlite3.Connection, key: str, db: Path, session_id: str, 
     if rows and outcome == "warm":
         outcome = "extended"
     if cache is not None and cache.enabled and outcome != "warm":
-        cache.save(key, {
+        cache.save(key, shard=shard_of(key), sections={
             "meta": orjson.dumps(state.meta(key, st)),
             "compactions": orjson.dumps([list(r) for r in state.compactions]),
             "calls": orjson.dumps([list(r) for r in state.calls]),

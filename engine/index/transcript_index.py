@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import orjson
 
-from engine.index.cache import IndexCache, LoadedIndex, section_digest
+from engine.index.cache import IndexCache, LoadedIndex, section_digest, shard_of
 from engine.index.records import CompactionRecord, HeaderInfo, UsageRecord
 from engine.index.scanner import ScanState, resolve_calls, scan_file
 
@@ -31,6 +31,7 @@ CacheOutcome = Literal["off", "cold", "warm", "extended", "rebuilt"]
 stored index; ``rebuilt``: the stored index no longer described the file."""
 
 _CHECK_BYTES = 4096
+_EMPTY_DIGEST = section_digest(b"[]")
 _EMPTY_HEADER = HeaderInfo(None, None, 3, True)
 
 GaugeProbe = Callable[[int], Mapping[str, Any]]
@@ -72,16 +73,17 @@ class _Section:
     ``status`` never hashes the call records it does not read, and damage is never copied into a new file.
     """
 
-    def __init__(self, raw: bytes | None = None, digest: str | None = None) -> None:
+    def __init__(self, raw: bytes | memoryview | None = None, digest: str | None = None) -> None:
         self._raw = raw
         self._digest = digest
         """The stated digest of :attr:`_raw` while it is unchecked (``None`` once checked or built here)."""
         self._items: list[Any] | None = None if raw is not None else []
 
-    def _checked(self) -> bytes:
+    def _checked(self) -> bytes | memoryview:
         assert self._raw is not None
         if self._digest is not None:
-            if section_digest(self._raw) != self._digest:
+            expected = _EMPTY_DIGEST if self._raw == b"[]" else section_digest(self._raw)  # most are empty
+            if expected != self._digest:
                 raise DamagedSectionError("section digest")
             self._digest = None
         return self._raw
@@ -104,12 +106,12 @@ class _Section:
         if self._items is not None:
             self._items.extend(values)
             return
-        raw = self._checked()
+        raw = bytes(self._checked())
         tail = orjson.dumps(values)
         # Two JSON arrays joined as bytes, so an unread section is never parsed just to grow it.
         self._raw = tail if raw == b"[]" else raw[:-1] + b"," + tail[1:]
 
-    def encode(self) -> bytes:
+    def encode(self) -> bytes | memoryview:
         return self._checked() if self._raw is not None else orjson.dumps(self._items)
 
     def clear(self) -> None:
@@ -169,7 +171,7 @@ class _Stored:
         state.gauge, state.gauge_offset = core["gauge"], core["gauge_offset"]
         return state
 
-    def sections(self, fd: int) -> dict[str, bytes]:
+    def sections(self, fd: int) -> dict[str, bytes | memoryview]:
         scan, st = self.scan, self.st
         core = {
             "path": self.key, "dev": st.st_dev, "ino": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
@@ -248,7 +250,7 @@ def _index(
     state: _Stored | None = None
     if enabled and not fresh:
         assert cache is not None
-        loaded = cache.load(key)
+        loaded = cache.load(key, shard=shard_of(key))
         if isinstance(loaded, LoadedIndex):
             try:
                 state = _Stored.restore(key, st, fd, loaded)
@@ -260,23 +262,24 @@ def _index(
     if state is None:
         state = _Stored(key, st)
     changed = outcome != "warm"
+    if calls and _resolve(state, fd):  # the located lines come before any new one: file order is kept
+        changed = True
+    state.scan.parse_calls = calls
     scanned = _scan_new(state, fd)
     if scanned:
         changed = True
         outcome = "extended" if outcome == "warm" else outcome
-    if calls and _resolve(state, fd):
-        changed = True
     if gauge is not None and state.gauge_offset != state.scan.offset:
         state.gauge, state.gauge_offset = dict(gauge(fd)), state.scan.offset
         changed = True
-    if os.fstat(fd).st_size < state.scan.offset:
+    if scanned and os.fstat(fd).st_size < state.scan.offset:
         raise OSError(f"{path} shrank while it was indexed")
     if enabled and changed:
         assert cache is not None
-        cache.save(key, state.sections(fd))
+        cache.save(key, state.sections(fd), shard=shard_of(key))
     scan = state.scan
     return TranscriptIndex(
-        path=Path(path),
+        path=path if isinstance(path, Path) else Path(path),
         size=st.st_size,
         offset=scan.offset,
         lines=scan.lines,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Sequence
-from datetime import UTC, date, datetime, tzinfo
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from engine.index.records import CompactionRecord, UsageRecord
 from engine.session.cost import DEFAULT_CACHE_TTL_SECONDS, ModelPrice, call_cost, price_for, rewrite_cost
@@ -58,23 +58,24 @@ class _Prices:
 
 
 class _Days:
-    """The local date of an ISO timestamp, memoized per UTC minute (pi writes ``…T09:00:59.362Z``)."""
+    """The local date of an ISO timestamp, memoized per UTC minute (pi writes ``…T09:00:59.362Z``); per UTC day
+    when the zone is UTC itself."""
 
     def __init__(self, tz: tzinfo) -> None:
         self.tz = tz
-        self._memo: dict[str, date] = {}
+        self.utc = tz is UTC or (isinstance(tz, timezone) and tz.utcoffset(None) == timedelta(0))
+        self._memo: dict[str, date | None] = {}
 
     def __call__(self, timestamp: str | None) -> date | None:
         if timestamp is None:
             return None
         if len(timestamp) > 17 and timestamp[-1] == "Z" and timestamp[10] == "T":
-            minute = timestamp[:16]
-            found = self._memo.get(minute)
-            if found is None:
-                moment = parse_iso(minute + "Z")
-                if moment is None:
-                    return None
-                found = self._memo[minute] = moment.astimezone(self.tz).date()
+            key = timestamp[:10] if self.utc else timestamp[:16]
+            memo = self._memo
+            if key in memo:
+                return memo[key]
+            moment = parse_iso(key + ("T00:00Z" if self.utc else "Z"))
+            found = memo[key] = moment.astimezone(self.tz).date() if moment is not None else None
             return found
         moment = parse_iso(timestamp)
         return moment.astimezone(self.tz).date() if moment is not None else None
@@ -159,11 +160,11 @@ def aggregate_usage(
     prices = _Prices()
     day_of = _Days(tz)
     groups: dict[str, _Acc] = {}
-    total = _Acc()
     seen_calls: set[str] = set()
     seen_compactions: set[str] = set()
     duplicates = 0
     filtered = since is not None or until is not None
+    dated = by in ("day", "week") or filtered
 
     def group_key(session: SessionUsage, model: str | None, day: date | None) -> str:
         if by == "day":
@@ -179,61 +180,62 @@ def aggregate_usage(
         return session.key
 
     def in_range(day: date | None) -> bool:
-        if not filtered:
-            return True
         return day is not None and (since is None or day >= since) and (until is None or day <= until)
+
+    def acc_for(key: str) -> _Acc:
+        acc = groups.get(key)
+        if acc is None:
+            acc = groups[key] = _Acc()
+        return acc
 
     for session in ordered:
         calls = sorted(session.calls, key=lambda c: c.line)
         ordered_session = SessionUsage(session.key, session.agent, session.project, tuple(calls), (),
                                        session.estimated_cost_usd, session.archived)
+        fixed = group_key(session, None, None) if by in ("project", "agent", "session") else None
         for call, priced in zip(calls, call_prices(ordered_session, prices), strict=True):
             if call.key is not None:
                 if call.key in seen_calls:
                     duplicates += 1
                     continue
                 seen_calls.add(call.key)
-            day = day_of(call.timestamp)
-            if not in_range(day):
+            day = day_of(call.timestamp) if dated else None
+            if filtered and not in_range(day):
                 continue
-            key = group_key(session, call.model, day)
-            acc = groups.get(key)
-            if acc is None:
-                acc = groups[key] = _Acc()
-            for target in (acc, total):
-                target.calls += 1
-                target.input += call.input
-                target.output += call.output
-                target.cache_read += call.cache_read
-                target.cache_write += call.cache_write
-                if priced is None:
-                    target.unpriced += 1
-                elif priced[1] == "recorded":
-                    target.recorded += priced[0]
-                elif priced[1] == "estimated":
-                    target.estimated += priced[0]
-                else:
-                    target.table += priced[0]
+            acc = acc_for(fixed if fixed is not None else group_key(session, call.model, day))
+            acc.calls += 1
+            acc.input += call.input
+            acc.output += call.output
+            acc.cache_read += call.cache_read
+            acc.cache_write += call.cache_write
+            if priced is None:
+                acc.unpriced += 1
+            elif priced[1] == "recorded":
+                acc.recorded += priced[0]
+            elif priced[1] == "estimated":
+                acc.estimated += priced[0]
+            else:
+                acc.table += priced[0]
         lines = [c.line for c in calls]
         for compaction in session.compactions:
             if compaction.key is not None:
                 if compaction.key in seen_compactions:
                     continue
                 seen_compactions.add(compaction.key)
-            day = day_of(compaction.timestamp)
-            if not in_range(day):
+            day = day_of(compaction.timestamp) if dated else None
+            if filtered and not in_range(day):
                 continue
             paying, cost = _compaction_cost(compaction, lines, calls)
-            key = group_key(session, paying.model if paying else None, day)
-            acc = groups.get(key)
-            if acc is None:
-                acc = groups[key] = _Acc()
-            for target in (acc, total):
-                target.compactions += 1
-                if cost is None:
-                    target.unpriced_compactions += 1
-                else:
-                    target.compaction_cost += cost
+            acc = acc_for(group_key(session, paying.model if paying else None, day))
+            acc.compactions += 1
+            if cost is None:
+                acc.unpriced_compactions += 1
+            else:
+                acc.compaction_cost += cost
+    total = _Acc()
+    for acc in groups.values():  # every call and compaction is in exactly one group
+        for name in _Acc.__slots__:
+            setattr(total, name, getattr(total, name) + getattr(acc, name))
     rows = [UsageRow(key, acc.totals()) for key, acc in groups.items()]
     if by in ("day", "week"):
         rows.sort(key=lambda r: (r.key == _UNKNOWN, r.key))

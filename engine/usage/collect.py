@@ -8,6 +8,7 @@ is counted once by :func:`engine.usage.aggregate.aggregate_usage`.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -94,11 +95,12 @@ def collect_usage(
         sources += [archive_source(p) for p in discovery.archives if p not in known]
     found: list[SessionUsage] = []
     problems: list[str] = []
-    for done, source in enumerate(sources, 1):
-        try:
-            found.append(session_usage(source, cache))
-        except (TranscriptError, OSError) as exc:
-            problems.append(f"{source.path}: {exc}")
-        if progress is not None:
-            progress(done, len(sources))
+    with cache.batch() if cache is not None else contextlib.nullcontext():  # each shard written once
+        for done, source in enumerate(sources, 1):
+            try:
+                found.append(session_usage(source, cache))
+            except (TranscriptError, OSError) as exc:
+                problems.append(f"{source.path}: {exc}")
+            if progress is not None:
+                progress(done, len(sources))
     return tuple(found), tuple(problems)

@@ -171,12 +171,14 @@ def test_a_damaged_cache_file_is_never_trusted(tmp_path: Path, cache: IndexCache
         data = bytes(random.Random(3).randrange(256) for _ in range(len(data)))
     elif damage == "empty":
         data = b""
-    else:  # a valid-looking file whose sections were stored for another transcript
+    else:  # a valid file whose entry for this transcript holds another transcript's sections
         other = tmp_path / "other.jsonl"
         other.write_bytes(b"".join(MAIN_SESSION.read_bytes().splitlines(keepends=True)[:9]))
         index_transcript(other, cache, calls=True)
-        found = [p for p in stored.parent.iterdir() if p.suffix == ".idx" and p != stored]
-        data = found[0].read_bytes()
+        entries = decode_index(stored.read_bytes())
+        assert entries is not None and len(entries) == 2  # one shard: both sessions of the directory
+        entries[os.path.abspath(path)] = entries[os.path.abspath(other)]
+        data = encode_index({k: {n: d for n, (d, _) in v.items()} for k, v in entries.items()})
     stored.write_bytes(data)
     result = index_transcript(path, IndexCache(cache.root), calls=True)
     assert result.cache == "rebuilt"
@@ -290,7 +292,20 @@ def test_an_unwritable_cache_turns_itself_off_once(tmp_path: Path) -> None:
 
 
 def test_encoded_files_round_trip() -> None:
-    sections = {"core": b'{"a":1}', "calls": b"[]", "pending": b"[1,2,3]"}
-    loaded = decode_index(encode_index(sections))
-    assert loaded is not None
-    assert [loaded.raw(n) for n in sections] == list(sections.values())
+    entries = {"/a/s.jsonl": {"core": b'{"a":1}', "calls": b"[]"}, "/a/t.jsonl": {"core": b"{}", "pending": b"[1]"}}
+    decoded = decode_index(encode_index(entries))
+    assert decoded is not None
+    assert {k: {n: bytes(d) for n, (d, _) in v.items()} for k, v in decoded.items()} == entries
+
+
+def test_a_shard_is_written_once_per_batch(tmp_path: Path) -> None:
+    cache = IndexCache(tmp_path / "cache")
+    paths = [_copy(tmp_path, f"s{i}.jsonl") for i in range(3)]
+    with cache.batch():
+        for path in paths:
+            index_transcript(path, cache, calls=True)
+        assert cache.directory is not None and not cache.directory.exists()  # nothing written yet
+    stored = _only_file(cache)
+    entries = decode_index(stored.read_bytes())
+    assert entries is not None and sorted(entries) == sorted(os.path.abspath(p) for p in paths)
+    assert all(index_transcript(p, IndexCache(cache.root), calls=True).cache == "warm" for p in paths)

@@ -85,12 +85,13 @@ def status(args: argparse.Namespace, config: Config) -> int:
     rows: list[dict[str, Any]] = []
     failed = False
     index = stderr_cache()
-    for source in discovery.sessions:
-        try:
-            rows.append(_status_of(source, config, args.full, index))
-        except (TranscriptError, OSError) as exc:
-            failed = True
-            print(f"ctxscope: {source.path}: {exc}", file=sys.stderr)
+    with index.batch():  # each shard of the index written once, at the end
+        for source in discovery.sessions:
+            try:
+                rows.append(_status_of(source, config, args.full, index))
+            except (TranscriptError, OSError) as exc:
+                failed = True
+                print(f"ctxscope: {source.path}: {exc}", file=sys.stderr)
     rows.sort(key=lambda r: r["last_activity"] or "", reverse=True)
     if args.json:
         print_json(rows)
