@@ -22,6 +22,7 @@ from engine.checkpoints.store import CheckpointRef, latest_checkpoint, write_che
 from engine.checkpoints.triggers import TriggerState, decide_trigger, should_skip
 from engine.compaction.auto import auto_compaction_layer, run_auto_compaction
 from engine.config.loader import Config, resolve_state_dir
+from engine.index.cache import IndexCache
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 from engine.stores.source import SessionSource
 from engine.stores.timestamps import parse_iso
@@ -90,8 +91,11 @@ class ContextManager:
         clock: Clock | None = None,
         auto_checkpoints: bool | None = None,
         auto_compact: bool | None = None,
+        index: IndexCache | None = None,
     ):
         self.config = config or Config()
+        self.index = index
+        """Where followers store their entries between runs (:mod:`engine.index.entry_cache`); ``None``: nowhere."""
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.auto_checkpoints = self.config.auto_checkpoints if auto_checkpoints is None else auto_checkpoints
         """Write checkpoints on triggers (``config.auto_checkpoints`` unless given); ``write`` works either way."""
@@ -103,7 +107,7 @@ class ContextManager:
         """Start managing ``source`` (idempotent by key)."""
         if source.key not in self.sessions:
             state_dir = resolve_state_dir(source.state_dir, self.config)
-            self.sessions[source.key] = ManagedSession(SessionFollower(source, self.config), state_dir)
+            self.sessions[source.key] = ManagedSession(SessionFollower(source, self.config, self.index), state_dir)
         return self.sessions[source.key]
 
     def add_all(self, sources: Iterable[SessionSource]) -> None:

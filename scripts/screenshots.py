@@ -37,6 +37,7 @@ from sim import simulate  # noqa: E402
 from tui.app import CtxscopeApp  # noqa: E402
 from tui.screens.session_list import SessionChosen  # noqa: E402
 from tui.screens.session_view import SessionScreen  # noqa: E402
+from tui.screens.usage import UsageScreen  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "openclaw"
 DEGRADED = "42naodia__moltbot-config__76cc5ab5-0425-4038-b41f-0af9f313d594.jsonl"
@@ -200,6 +201,13 @@ async def _degradation(pilot: Pilot[None]) -> None:
 async def _session_metrics(pilot: Pilot[None]) -> None:
     await settle(pilot)
     await pilot.press("m")
+
+
+async def _usage(pilot: Pilot[None]) -> None:
+    await settle(pilot)
+    await pilot.press("u")
+    screen = pilot.app.screen
+    await _until(pilot, lambda: isinstance(screen, UsageScreen) and bool(screen.reports), "the usage figures")
     await settle(pilot)
 
 
@@ -224,6 +232,8 @@ SHOTS: tuple[Shot, ...] = (
     Shot("degradation", "a real session after three compactions: degradation risk", build_degraded, _degradation),
     Shot("session-metrics", "the session list showing what `watch --metrics` exports (m)", build_scene,
          _session_metrics, (160, 36)),
+    Shot("usage", "tokens, cost, cache hits and compactions of every session by day, model and project (u)",
+         build_scene, _usage),
 )
 
 
@@ -252,6 +262,7 @@ async def take(shot: Shot, scenes: Scenes, work: Path, out: Path) -> Path:
     paths, state = scenes.copy(shot.scene, work)
     app = CtxscopeApp(paths, Config(state_dir=state), clock=lambda: NOW)
     app.animation_level = "none"
+    app.usage_timezone = UTC
     async with app.run_test(size=shot.size) as pilot:
         await shot.action(pilot)
         return Path(app.save_screenshot(filename=f"{shot.name}.svg", path=str(out)))
@@ -265,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     failed = []
     with tempfile.TemporaryDirectory(prefix="ctxscope-shots-") as tmp:
+        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")  # the index cache of the shots, not the user's
         scenes = Scenes(Path(tmp) / "scenes")
         scenes.root.mkdir()
         for shot in SHOTS:

@@ -26,3 +26,11 @@ HEADERLESS = OPENCLAW / f"{_BHAGYA}f5b63bc9-4cf5-4b11-a03d-3027989737f7.jsonl"
 @pytest.fixture
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test (and every ``ctxscope`` it starts) gets its own index cache, never the user's."""
+    cache = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return cache

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
@@ -26,10 +26,14 @@ from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
 
 from engine.config.loader import Config
+from engine.index.cache import default_cache
 from engine.live.insight import SessionInsight
 from engine.live.tracker import SessionTracker
 from engine.session.snapshot import SessionSnapshot
 from engine.sidecar import ContextManager, SidecarEvent
+from engine.stores.discovery import discover_sessions
+from engine.usage.collect import collect_usage
+from engine.usage.model import SessionUsage
 from tui import follow
 from tui.compaction_flow import CompactionFlow
 from tui.controls import CONTROL_ACTIONS, CONTROL_SPECS, ControlPolicy, ControlRunner, diff_latest
@@ -40,6 +44,7 @@ from tui.messages import (
     CompactionDetected,
     CompactionFailed,
     ControlFinished,
+    PruneChosen,
     SessionAssessed,
     SessionReadFailed,
     SessionsDiscovered,
@@ -60,6 +65,7 @@ from tui.screens.commands import screen_commands
 from tui.screens.help import HelpScreen, keys_of
 from tui.screens.session_list import SessionChosen, SessionListScreen
 from tui.screens.session_view import SessionScreen
+from tui.screens.usage import UsageScreen
 from tui.widgets.labels import session_label
 
 __all__ = ["DEFAULT_WHERE", "CtxscopeApp"]
@@ -107,7 +113,9 @@ class CtxscopeApp(App[None]):
         super().__init__()
         self.config = config or Config()
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
-        self.manager = manager or ContextManager(self.config, clock=self.clock, auto_checkpoints=auto_checkpoints)
+        self._cache_problems: list[str] = []
+        self.manager = manager or ContextManager(self.config, clock=self.clock, auto_checkpoints=auto_checkpoints,
+                                                 index=default_cache(warn=self._cache_problems.append))
         """The sidecar: captures state and writes checkpoints on triggers; ``c`` writes through it too."""
         self.tracker: SessionTracker = follow.SessionTracker(paths, self.config, manager=self.manager, clock=self.clock)
         self.force_polling = force_polling
@@ -128,6 +136,8 @@ class CtxscopeApp(App[None]):
         self._startup_checkpoints: list[SidecarEvent] = []
         self._shown_controls: tuple[tuple[str, bool], ...] | None = None
         self._where = ", ".join(str(p) for p in paths) if paths else DEFAULT_WHERE
+        self.usage_timezone: tzinfo = datetime.now().astimezone().tzinfo or UTC
+        """The zone the Usage screen cuts days in (tests and screenshots set UTC)."""
 
     @property
     def policy(self) -> ControlPolicy:
@@ -202,6 +212,9 @@ class CtxscopeApp(App[None]):
         gc.freeze()
         self.sessions_loaded = True
         self.session_list.loaded = True
+        for problem in self._cache_problems:  # said once: the cache turned itself off for this run
+            self.tell(problem, title="Index cache", severity="warning")
+        self._cache_problems.clear()
         if self._startup_checkpoints:  # one notification for the start-up round, not one per session
             title, text = startup_checkpoints_text(self._startup_checkpoints, self.label)
             self.tell(text, title=title)
@@ -403,6 +416,23 @@ class CtxscopeApp(App[None]):
         """Preview and apply pruning of the current session's old tool outputs."""
         self.run_control("prune")
 
+    def action_usage(self) -> None:
+        """Show tokens, cost and compactions of every session by day, model and project."""
+        self.push_screen(UsageScreen(self._read_usage, tz=self.usage_timezone))
+
+    def _read_usage(self) -> tuple[tuple[SessionUsage, ...], tuple[str, ...]]:
+        """Every discovered session's usage through the index cache (blocking: the Usage screen's worker)."""
+        discovery = discover_sessions(list(self.tracker.paths) or None)
+        return collect_usage(discovery, self.manager.index)
+
+    def on_prune_chosen(self, message: PruneChosen) -> None:
+        snapshot = self.snapshots.get(message.key)
+        reason = self.unavailable("prune")
+        if snapshot is None or reason is not None:
+            self.tell(f"{self.policy.spec('prune').title}: {reason or 'the session is gone'}.", severity="warning")
+            return
+        self.compaction.open(snapshot, "prune", targets=message.entry_ids)
+
     def action_diff(self) -> None:
         """Show the Checkpoints tab and diff the latest checkpoint against the previous one."""
         if isinstance(self.screen, SessionScreen):
@@ -412,6 +442,8 @@ class CtxscopeApp(App[None]):
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Keys of this screen and what the gauge markers mean", self.action_help)
+        yield SystemCommand("Usage report", "Tokens, cost, cache hits and compactions of every session by day, model "
+                            "and project", self.action_usage)
         for spec in CONTROL_SPECS:
             reason = self.unavailable(spec.action, screen)
             help_text = f"{spec.help} (unavailable: {reason})" if reason else spec.help

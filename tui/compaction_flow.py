@@ -37,9 +37,11 @@ __all__ = ["CompactionFlow", "apply_plan", "make_planner"]
 
 
 def make_planner(
-    tracker: SessionTracker, key: str, config: Config, clock: Callable[[], datetime]
+    tracker: SessionTracker, key: str, config: Config, clock: Callable[[], datetime],
+    targets: tuple[str, ...] | None = None,
 ) -> Planner:
-    """The dialog's dry run for ``key``: the engine's plan on the follower's latest snapshot, under its lock."""
+    """The dialog's dry run for ``key``: the engine's plan on the follower's latest snapshot, under its lock
+    (``targets``: prune exactly these entry ids)."""
     state_dir = tracker.state_dir(key)
 
     def plan(request: PlanRequest) -> CompactionPlan:
@@ -50,6 +52,7 @@ def make_planner(
             return plan_compaction(
                 snapshot, request.layer, request.focus, keep_recent=request.keep_recent, config=config,
                 load=follower.reader.read_object, state_dir=state_dir, now=clock(), token_cache=follower.token_cache,
+                targets=targets,
             )
 
         return tracker.with_follower(key, run)
@@ -87,12 +90,16 @@ class CompactionFlow:
         self.own: set[str] = set()
         """Sessions with a compaction of ours in flight: its detection is not announced twice."""
 
-    def open(self, snapshot: SessionSnapshot, fixed_layer: str | None) -> None:
-        """Check the lock as it is now (in a worker), pick the layer the triggers call for, open the dialog."""
-        self.app.run_worker(partial(self._check_and_open, snapshot, fixed_layer), thread=True, group="controls",
-                            exit_on_error=False, name="open_compaction")
+    def open(
+        self, snapshot: SessionSnapshot, fixed_layer: str | None, *, targets: tuple[str, ...] | None = None
+    ) -> None:
+        """Check the lock as it is now (in a worker), pick the layer the triggers call for, open the dialog
+        (``targets``: a prune of exactly these entry ids)."""
+        self.app.run_worker(partial(self._check_and_open, snapshot, fixed_layer, targets), thread=True,
+                            group="controls", exit_on_error=False, name="open_compaction")
 
-    def _check_and_open(self, snapshot: SessionSnapshot, fixed_layer: str | None) -> None:
+    def _check_and_open(self, snapshot: SessionSnapshot, fixed_layer: str | None,
+                        targets: tuple[str, ...] | None = None) -> None:
         app = self.app
         action = "prune" if fixed_layer else "compact"
         lock = read_lock(snapshot.source)
@@ -105,12 +112,15 @@ class CompactionFlow:
             return
         layer = fixed_layer or select_compaction_layer(
             snapshot.utilization, tool_output_tokens(snapshot), app.config) or "summarize"
-        app.call_from_thread(self._push, snapshot, layer, fixed_layer is not None)
+        app.call_from_thread(self._push, snapshot, layer, fixed_layer is not None, targets)
 
-    def _push(self, snapshot: SessionSnapshot, layer: str, fixed: bool) -> None:
+    def _push(self, snapshot: SessionSnapshot, layer: str, fixed: bool, targets: tuple[str, ...] | None) -> None:
         app = self.app
         title = f"{'Prune' if fixed else 'Compact'} {app.label(snapshot.key)}"
-        planner = make_planner(app.tracker, snapshot.key, app.config, app.clock)
+        if targets:
+            plural = "s" if len(targets) != 1 else ""
+            title = f"Prune {len(targets)} chosen message{plural} of {app.label(snapshot.key)}"
+        planner = make_planner(app.tracker, snapshot.key, app.config, app.clock, targets)
         dialog = CompactDialog(title=title, layer=layer, layers=LAYERS, planner=planner, fixed_layer=fixed,
                                debounce=self.debounce)
         app.push_screen(dialog, partial(self._closed, dialog))

@@ -19,6 +19,7 @@ __all__ = [
     "CompactionDetected",
     "CompactionFailed",
     "ControlFinished",
+    "PruneChosen",
     "SessionAssessed",
     "SessionReadFailed",
     "SessionUpdated",
@@ -150,3 +151,11 @@ class CompactionFailed(Message):
     @property
     def key(self) -> str:
         return self.plan.session_key
+
+
+@dataclass(eq=False)
+class PruneChosen(Message):
+    """The user chose context messages (entry ids) of a session to prune; the prune preview opens next."""
+
+    key: str
+    entry_ids: tuple[str, ...]

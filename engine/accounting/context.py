@@ -20,6 +20,7 @@ __all__ = [
     "CutPoint",
     "build_context",
     "context_from_path",
+    "cut_after",
     "cut_boundary",
     "find_cut_point",
     "path_to",
@@ -211,7 +212,31 @@ def find_cut_point(
         if accumulated >= keep_recent_tokens:
             cut = next((c for c in cut_points if c >= i), cut)
             break
-    while cut > boundary_start:
+    return _cut_at(path, cut, boundary_start)
+
+
+def _previous_boundary(path: Sequence[Entry]) -> int:
+    for i in range(len(path) - 1, -1, -1):
+        if path[i].type == "compaction":
+            return i + 1
+    return 0
+
+
+def cut_after(path: Sequence[Entry], index: int) -> CutPoint | None:
+    """The earliest cut that leaves ``path[index]`` and everything before it to the summary, or ``None`` when no
+    valid cut point follows it (a tool result is never a cut point).
+
+    Used to compact exactly a chosen set of messages: the cut goes right after the last one, never before the
+    previous compaction's boundary (its summary must be carried into the new one).
+    """
+    boundary_start = _previous_boundary(path)
+    cut = next((i for i in range(max(index + 1, boundary_start), len(path)) if _is_cut_point(path[i])), None)
+    return None if cut is None else _cut_at(path, cut, boundary_start, floor=index + 1)
+
+
+def _cut_at(path: Sequence[Entry], cut: int, boundary_start: int, *, floor: int = 0) -> CutPoint:
+    """The cut at ``cut`` extended back over settings entries (not below ``floor``), with its turn start."""
+    while cut > max(boundary_start, floor):
         previous = path[cut - 1]
         if previous.type in ("compaction", "message"):
             break

@@ -195,7 +195,7 @@ def _replan(attempt: _Attempt, original: CompactionPlan, leaf_id: str | None, co
     current = plan_compaction(
         snapshot, original.layer, original.focus, keep_recent=original.keep_recent_tokens, config=config,
         load=attempt.follower.reader.read_object, state_dir=state_dir, controller="jsonl",
-        automatic=original.automatic, token_cache=attempt.follower.token_cache,
+        automatic=original.automatic, token_cache=attempt.follower.token_cache, targets=original.targets or None,
     )
     if current.blocked:
         raise CompactionRefusedError("the session changed while compacting: " + "; ".join(current.blocked))

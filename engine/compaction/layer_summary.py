@@ -9,7 +9,7 @@ text with the archive plan. The planner redacts the finished text once more.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -170,18 +170,20 @@ def layer_summary(
     count: Callable[[str], int],
     fmt: str | None = None,
     kept: Sequence[SpanMessage] = (),
+    targets: Collection[str] | None = None,
 ) -> LayerSummary:
     """The summary ``layer`` writes for ``span`` (``files`` = read-only and modified files).
 
     ``fmt`` overrides the summary format of the session's agent (:func:`summary_format_for`); ``count`` is the
     token counter the summarize/full budget is measured with; ``kept`` are the messages after the cut (they
-    only close or supersede summary items).
+    only close or supersede summary items); ``targets``: the entry ids a prune shortens, all tool outputs
+    when ``None``.
     """
     if layer == "drop-only":
         return _drop_only(snapshot, config, header, span, now)
     if layer == "prune":
         return LayerSummary(prune_summary(header, span, config.compaction.prune_output, read_files=files[0],
-                                          modified_files=files[1], turn_start=turn_start))
+                                          modified_files=files[1], turn_start=turn_start, targets=targets))
     redacted = [replace(s, parts=redacted_parts(s.parts)) for s in span]
     built = structured_summary(header, redacted, fmt=fmt or summary_format_for(snapshot.source),
                                read_files=files[0], modified_files=files[1], turn_start=turn_start,

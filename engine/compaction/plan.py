@@ -122,6 +122,8 @@ class CompactionPlan:
     automatic: bool = False
     summary_source: str = "deterministic"
     """``deterministic`` (built from the checkpoint engine) or ``llm:<model>`` (:mod:`engine.llm.summary`)."""
+    targets: tuple[str, ...] = ()
+    """The entry ids a prune was asked to shorten (empty: the layer's own choice of tool outputs)."""
 
     @property
     def session_key(self) -> str:
@@ -208,6 +210,7 @@ class CompactionPlan:
             "pinned": list(self.pinned),
             "warnings": list(self.warnings),
             "automatic": self.automatic,
+            "targets": list(self.targets),
         }
 
     def to_dict(self) -> dict[str, Any]:

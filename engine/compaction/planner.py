@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine.accounting.context import ContextMessage, find_cut_point
+from engine.accounting.context import ContextMessage, ContextView, CutPoint, cut_after, find_cut_point
 from engine.accounting.measure import TokenCache, message_tokens, text_of
 from engine.accounting.tokens import TokenCounter, get_counter
 from engine.capture.redact import redact_secrets
@@ -208,6 +208,7 @@ def plan_compaction(
     now: datetime | None = None,
     token_cache: TokenCache | None = None,
     summary_format: str | None = None,
+    targets: Collection[str] | None = None,
 ) -> CompactionPlan:
     """Plan a compaction of ``snapshot`` with ``layer``; reads the transcript and state dir, writes nothing.
 
@@ -219,14 +220,19 @@ def plan_compaction(
         controller: ``auto``/``jsonl``/``gateway``/``none`` (default: the config's).
         automatic: planned by the sidecar; the guard then counts ``auto_compactions``.
         summary_format: ``pi`` or ``openclaw`` to override the format of the session's agent (summarize/full).
+        targets: prune exactly these context messages (entry ids, e.g. the largest ones): the cut goes right
+            after the last of them, they are cleared or trimmed, and every other message is carried whole.
+            Only with the ``prune`` layer; ``keep_recent`` is then ignored.
 
     Raises:
-        ValueError: unknown ``layer`` or a negative ``keep_recent``.
+        ValueError: unknown ``layer``, a negative ``keep_recent``, or ``targets`` with another layer.
     """
     if layer not in LAYERS:
         raise ValueError(f"unknown compaction layer {layer!r}; choose one of {', '.join(LAYERS)}")
     if keep_recent is not None and keep_recent < 0:
         raise ValueError(f"keep_recent must be >= 0, got {keep_recent}")
+    if targets is not None and layer != "prune":
+        raise ValueError(f"only the prune layer takes chosen messages, not {layer!r}")
     config = config or Config()
     settings = config.compaction
     now = now or datetime.now(UTC)
@@ -248,16 +254,24 @@ def plan_compaction(
     budget = keep_recent if keep_recent is not None else min(
         settings.layer(layer).protect_recent, max(1, snapshot.window.tokens // 2))
     cut = find_cut_point(path, budget)
+    chosen_ids: tuple[str, ...] = ()
+    if targets is not None:
+        cut, chosen_ids, problems = _targeted_cut(view, targets)
+        blocked += problems
     first = cut.first_kept_index
     has_cut = first < len(path) and path[first].id is not None and path[-1].type != "compaction"
     summarized = [m for m in view.messages if has_cut and m.path_index < first]
     kept = [m for m in view.messages if not has_cut or m.path_index >= first]
     # pi's messagesToSummarize and turn prefix: the messages from the boundary on, the previous summary aside.
-    new_material = [m for m in summarized if m.path_index >= cut.boundary_start and m.role != "compactionSummary"]
+    # Chosen messages (prune targets) are material wherever they sit.
+    new_material = summarized if targets is not None else [
+        m for m in summarized if m.path_index >= cut.boundary_start and m.role != "compactionSummary"]
     # ctxscope's own budget decides only what ctxscope writes; through the gateway, OpenClaw decides.
     own: list[str] = []
     if path and path[-1].type == "compaction":
         own.append("nothing to compact: the session already ends on a compaction (pi: \"Already compacted\")")
+    elif targets is not None:
+        pass  # _targeted_cut said what, if anything, stands in the way
     elif not new_material:
         since = sum(m.entry.pi_tokens for m in view.messages
                     if m.path_index >= cut.boundary_start and m.role != "compactionSummary")
@@ -289,7 +303,8 @@ def plan_compaction(
                            focus)
     after_cut = build_span(kept, redacted, {}) if layer in ("summarize", "full") else []
     built = layer_summary(layer, snapshot, span, header, config=config, files=files, turn_start=turn_start,
-                          now=now, count=counter.count, fmt=summary_format, kept=after_cut)
+                          now=now, count=counter.count, fmt=summary_format, kept=after_cut,
+                          targets=chosen_ids if targets is not None else None)
     if built.problem and summarized:
         own.append(built.problem)
     if built.omitted:
@@ -384,6 +399,7 @@ def plan_compaction(
         openclaw_budget=openclaw_budget,
         created_at=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         automatic=automatic,
+        targets=chosen_ids,
     )
 
 
@@ -398,6 +414,27 @@ def _with_summary_files(
     modified = set(files[1]) | set(parsed.modified_files)
     read = (set(files[0]) | set(parsed.read_files)) - modified
     return tuple(sorted(read)), tuple(sorted(modified))
+
+
+def _targeted_cut(view: ContextView, targets: Collection[str]) -> tuple[CutPoint, tuple[str, ...], list[str]]:
+    """The cut right after the last chosen message, the chosen ids found in context, and what blocks it."""
+    wanted = set(targets)
+    found = [m for m in view.messages if m.role != "compactionSummary" and m.entry.id in wanted]
+    problems: list[str] = []
+    missing = sorted(wanted - {m.entry.id for m in found if m.entry.id})
+    if missing:
+        problems.append(f"not in the current context (already compacted, or on another branch): {', '.join(missing)}")
+    end = CutPoint(len(view.path), -1, False, len(view.path))
+    if not found:
+        problems.append("no chosen message to prune")
+        return end, (), problems
+    last = max(m.path_index for m in found)
+    cut = cut_after(view.path, last)
+    if cut is None:
+        problems.append("the chosen messages end the context: a compaction must keep a message after them; "
+                        "prune them after the agent's next reply")
+        return end, tuple(m.entry.id or "" for m in found), problems
+    return cut, tuple(m.entry.id or "" for m in found), problems
 
 
 def _activity_warnings(snapshot: SessionSnapshot, controller: str, now: datetime) -> list[str]:

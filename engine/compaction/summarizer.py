@@ -15,7 +15,7 @@ Every builder starts with the same header line, carries pinned messages verbatim
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -136,13 +136,17 @@ def prune_summary(
     read_files: Sequence[str],
     modified_files: Sequence[str],
     turn_start: int | None = None,
+    targets: Collection[str] | None = None,
 ) -> str:
     """The prune layer: the span serialized like pi's summarizer input, with tool outputs shortened.
 
     The newest ``settings.keep_last`` tool outputs are trimmed to head + tail, older ones are cleared; pinned
     messages, user text and assistant text are kept whole, thinking is dropped. ``turn_start`` is the index
-    in ``span`` where a split turn's prefix begins.
+    in ``span`` where a split turn's prefix begins. With ``targets`` (entry ids), only those messages are
+    shortened — tool outputs cleared, other text trimmed to head + tail — and every other message is kept whole.
     """
+    if targets is not None:
+        return _targeted_prune(header, span, settings, targets, read_files, modified_files, turn_start)
     outputs = [i for i, s in enumerate(span) if s.parts.role in ("toolResult", "bashExecution")]
     trimmed = set(outputs[len(outputs) - settings.keep_last :]) if settings.keep_last else set()
     counts = {"cleared": 0, "trimmed": 0, "whole": 0}
@@ -183,6 +187,47 @@ def prune_summary(
 
 def _carried_pinned(previous: str | None) -> list[str]:
     return list(parse_summary(previous).pinned) if previous else []
+
+
+def _targeted_prune(
+    header: SummaryHeader,
+    span: Sequence[SpanMessage],
+    settings: PruneOutputSettings,
+    targets: Collection[str],
+    read_files: Sequence[str],
+    modified_files: Sequence[str],
+    turn_start: int | None,
+) -> str:
+    """The prune layer for chosen messages only (see :func:`prune_summary`)."""
+    cleared = trimmed = short = 0
+    body: list[str] = []
+    for i, s in enumerate(span):
+        parts = s.parts
+        if turn_start is not None and i == turn_start:
+            body.append(TURN_CONTEXT)
+        if parts.role == "compactionSummary":
+            body.append(f"[Earlier summary]:\n{_FILE_BLOCK.sub('', parts.text).strip()}")
+            continue
+        label = _role_label(parts) + (" (error)" if parts.is_error else "")
+        if (s.message.entry.id or "") not in targets or s.pin is not None:
+            body.append(f"[{label}]: {_verbatim(s)}")
+        elif parts.role in ("toolResult", "bashExecution"):
+            cleared += 1
+            command = f"$ {parts.command}\n" if parts.command else ""
+            body.append(f"[{label}]: {command}{CLEARED} ({len(parts.text):,} chars)")
+        else:
+            shortened = _trim(parts.text, settings)
+            if shortened != parts.text:
+                trimmed += 1
+            else:
+                short += 1
+            calls = "".join(f"\n[tool call] {tool_call_line(n, a)}" for n, a in parts.tool_calls)
+            body.append(f"[{label}]: {shortened}{calls}")
+    too_short = f", {short} too short to trim" if short else ""
+    note = (f"Pruned on request: {cleared} tool output(s) cleared, {trimmed} message(s) trimmed to head+tail"
+            f"{too_short}; every other message kept whole; thinking omitted.")
+    text = "\n".join([*header.lines(), note, "", "\n\n".join(body)])
+    return text.rstrip() + format_file_operations(read_files, modified_files)
 
 
 def structured_summary(

@@ -32,7 +32,8 @@ def fsync_dir(directory: Path) -> None:
 
 
 def write_atomic(
-    path: Path, data: bytes, *, mode: int = 0o600, sync_dir: bool = True, root: Path | None = None
+    path: Path, data: bytes, *, mode: int = 0o600, sync_dir: bool = True, root: Path | None = None,
+    durable: bool = True,
 ) -> None:
     """Replace ``path`` with ``data`` atomically.
 
@@ -41,6 +42,10 @@ def write_atomic(
             passes ``False`` and calls :func:`fsync_dir` once after the last rename.
         root: where ctxscope's own tree starts (a state dir): no directory between it and ``path`` may be a
             symlink. Default: ``path``'s directory itself.
+        durable: fsync the data before the rename (and the directory after it). Derived data that carries its
+            own checksum (the index cache) passes ``False``: the rename is still atomic for every reader and
+            against a killed process; only a power loss could leave an empty or torn file, which the checksum
+            rejects.
 
     Raises:
         engine.fs.safe_path.UnsafePathError: a directory on the way is a symlink or not a directory.
@@ -58,7 +63,8 @@ def write_atomic(
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         except BaseException:
             os.close(fd)
             with contextlib.suppress(OSError):
@@ -71,7 +77,7 @@ def write_atomic(
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=dir_fd)
             raise
-        if sync_dir:
+        if sync_dir and durable:
             with contextlib.suppress(OSError):
                 os.fsync(dir_fd)
     finally:

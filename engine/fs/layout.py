@@ -1,22 +1,28 @@
-"""Where ctxscope keeps what it writes: checkpoints, captured state and the audit log under a state dir.
+"""Where ctxscope keeps what it writes: checkpoints, captured state and the audit log under a state dir, and the
+index cache under the user's cache dir.
 
 The only module that knows the ``<stateDir>/context/…`` layout (see ``docs/checkpoints.md``); every reader and
 writer asks it for paths, so a session key always maps to the same single directory component — and two keys
 never to the same one: the name is a readable prefix plus a hash of the exact key (:func:`safe_key`). Earlier
 versions used the sanitised key alone (:func:`legacy_safe_key`), under which ``agent:main:dm:Иван`` and
 ``agent:main:dm:Олег`` shared a directory; the checkpoint store migrates such directories on its next write.
+The index cache lives under ``$XDG_CACHE_HOME/ctxscope/`` (see ``docs/index.md``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
 __all__ = [
     "audit_path",
+    "cache_root",
     "checkpoints_root",
+    "index_dir",
     "legacy_safe_key",
     "legacy_session_checkpoint_dir",
     "safe_key",
@@ -88,3 +94,18 @@ def session_state_dir(state_dir: Path, key: str) -> Path:
 def audit_path(state_dir: Path) -> Path:
     """Where the audit log of a state dir lives."""
     return state_dir / "context" / "audit.jsonl"
+
+
+def cache_root(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/ctxscope`` (default ``~/.cache/ctxscope``): derived data only, never inside a store."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CACHE_HOME")
+    if base and Path(base).is_absolute():  # the XDG spec: a relative value is invalid and ignored
+        return Path(base) / "ctxscope"
+    home = Path(env.get("HOME") or Path.home())
+    return home / ".cache" / "ctxscope"
+
+
+def index_dir(root: Path) -> Path:
+    """Where the per-transcript index files live under a cache root."""
+    return root / "index"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.capture.state import CapturedState
 from engine.config.loader import Config, resolve_state_dir
+from engine.index.cache import IndexCache
 from engine.live.insight import CheckpointCache, SessionInsight, assess_session, read_lock
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 from engine.sidecar import ContextManager, ManagedSession, SidecarEvent
@@ -118,8 +119,11 @@ class SessionTracker:
         *,
         manager: ContextManager | None = None,
         clock: Clock | None = None,
+        index: IndexCache | None = None,
     ) -> None:
         self.paths = tuple(paths)
+        self.index = index if index is not None else manager.index if manager is not None else None
+        """Where followers store their entries between runs (the manager's, unless given)."""
         self.config = config or (manager.config if manager is not None else Config())
         self.manager = manager
         """The sidecar that steps every session; without one the tracker only reads (no state, no checkpoints)."""
@@ -152,7 +156,7 @@ class SessionTracker:
             managed = self.manager.add(source)
             tracked = _Tracked(source, managed.follower, managed)
         else:
-            tracked = _Tracked(source, SessionFollower(source, self.config))
+            tracked = _Tracked(source, SessionFollower(source, self.config, self.index))
         self._sessions[source.key] = tracked
         for name in self._names(source):
             self._by_path.setdefault(name, set()).add(source.key)
@@ -280,7 +284,7 @@ class SessionTracker:
                 return False
             # The engine follower has no way to recompute with a new source, so it is read again (rare: these
             # fields change on a compaction or a model switch, not on every turn).
-            follower = SessionFollower(source, self.config)
+            follower = SessionFollower(source, self.config, self.index)
             tracked.follower = follower
             if tracked.managed is not None:
                 tracked.managed.follower = follower

@@ -2,44 +2,39 @@
 
 See docs/context-accounting.md, Reading from the tail.
 
-:func:`glance_session` reads the header, scans back from the end for the gauge
-(:func:`engine.session.quick_gauge.quick_context_tokens`) and counts compactions from the store and from a byte
-search for compaction lines (no JSON parsing), all through one descriptor. It does not validate
-every line: ``malformed_lines`` is ``None`` ("not checked") — ``status --full`` and ``inspect`` index the whole
-file and report them. Cost: a few kilobytes per session plus the compaction count, so a thousand sessions
-take well under a second.
+:func:`glance_session` brings the transcript's persistent index up to date
+(:func:`engine.index.transcript_index.index_transcript`: only bytes appended since the last run are scanned,
+``docs/index.md``), which gives the compaction count, and takes the gauge from a scan back from the end
+(:func:`engine.session.quick_gauge.quick_context_tokens`), stored in the index with the offset it is valid for —
+all through one descriptor. It does not validate every line: ``malformed_lines`` is ``None`` ("not checked") —
+``status --full`` and ``inspect`` index the whole file and report them.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from typing import Any
 
 from engine.accounting.gauge import GaugeReading
 from engine.accounting.windows import ContextWindow
 from engine.config.loader import Config
-from engine.fs.byte_count import find_in_file
+from engine.index.cache import IndexCache
+from engine.index.transcript_index import index_transcript
 from engine.session.agent_limits import AgentLimits, agent_limits
 from engine.session.quick_gauge import QuickGauge, quick_context_tokens
 from engine.stores.source import SessionSource
 from engine.stores.timestamps import parse_iso
-from engine.stores.transcript import header_version, read_header
 
 __all__ = ["COUNT_LIMIT_BYTES", "Glance", "glance_session"]
 
 COUNT_LIMIT_BYTES = 256 << 20
-"""Files larger than this are not scanned for compactions when the store has no count (``None`` instead)."""
-_KEPT_KEY = b'"firstKeptEntryId"'
-"""The one key every compaction line carries, whatever the writer's whitespace (v1 files: :data:`_KEPT_KEY_V1`).
-A long needle lets the byte search skip about as far as a whole pi-style line prefix would; an escaped copy inside
-a message's text (``\\"firstKeptEntryId\\"``) is told apart by its backslash."""
-_KEPT_KEY_V1 = b'"firstKeptEntryIndex"'
-_COMPACTION_LINE = re.compile(rb'\s*\{\s*"type"\s*:\s*"compaction"\s*[,}]')
-"""The start of a compaction line: ``type`` first, as pi, OpenClaw and our own writers order it."""
-_LINE_PROBE = 4096
+"""Without an index cache, files larger than this are not scanned for compactions when the store has no count
+(``None`` instead): the scan would be paid again on every run."""
+
+_GAUGE_FIELDS = frozenset(f.name for f in fields(QuickGauge))
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,44 +99,22 @@ class Glance:
         }
 
 
-def _count_compactions(fd: int, size: int, *, version: int = 3) -> int | None:
-    """Compaction lines in the first ``size`` bytes of ``fd``, or ``None`` past :data:`COUNT_LIMIT_BYTES`.
-
-    Each hit of :data:`_KEPT_KEY` is checked against the start of its line (JSON whitespace anywhere), so a file
-    written with ``": "`` counts like one written by ``JSON.stringify``.
-    """
-    if size > COUNT_LIMIT_BYTES:
-        return None
-    count = 0
-    counted_line = -1
-    for hit in find_in_file(fd, _KEPT_KEY_V1 if version == 1 else _KEPT_KEY, size):
-        if hit > 0 and os.pread(fd, 1, hit - 1) == b"\\":
-            continue
-        start = _line_start(fd, hit)
-        if start == counted_line:
-            continue
-        head = os.pread(fd, min(_LINE_PROBE, hit - start), start).removeprefix(b"\xef\xbb\xbf")
-        if _COMPACTION_LINE.match(head):
-            count += 1
-            counted_line = start
-    return count
+def _gauge_wire(fd: int) -> Mapping[str, Any]:
+    return asdict(quick_context_tokens(fd))
 
 
-def _line_start(fd: int, pos: int) -> int:
-    """Offset of the first byte of the line holding ``pos``."""
-    end = pos
-    while end > 0:
-        begin = max(0, end - _LINE_PROBE)
-        chunk = os.pread(fd, end - begin, begin)
-        newline = chunk.rfind(b"\n")
-        if newline >= 0:
-            return begin + newline + 1
-        end = begin
-    return 0
+def _gauge_from(wire: Mapping[str, Any] | None, fd: int) -> QuickGauge:
+    if wire is not None and set(wire) == _GAUGE_FIELDS:
+        return QuickGauge(**wire)
+    return quick_context_tokens(fd)
 
 
-def glance_session(source: SessionSource, config: Config | None = None) -> Glance:
+def glance_session(source: SessionSource, config: Config | None = None, index: IndexCache | None = None) -> Glance:
     """Read just enough of a JSONL session for its status row.
+
+    Args:
+        index: the persistent index cache (``None``: the compaction count is scanned on every call, up to
+            :data:`COUNT_LIMIT_BYTES`).
 
     Raises:
         OSError: the transcript cannot be read.
@@ -154,9 +127,14 @@ def glance_session(source: SessionSource, config: Config | None = None) -> Glanc
     fd = os.open(source.path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         stat = os.fstat(fd)
-        header = read_header(fd)
-        compactions_in_file = _count_compactions(fd, stat.st_size, version=header_version(header))
-        quick = quick_context_tokens(fd, compactions_possible=compactions_in_file != 0, header=header)
+        compactions_in_file: int | None
+        if (index is None or not index.enabled) and stat.st_size > COUNT_LIMIT_BYTES:
+            quick = quick_context_tokens(fd)
+            compactions_in_file = None
+        else:
+            indexed = index_transcript(source.path, index, fd=fd, gauge=_gauge_wire)
+            quick = _gauge_from(indexed.gauge, fd)
+            compactions_in_file = len(indexed.compactions)
     finally:
         os.close(fd)
     store = source.store_entry or {}

@@ -2,12 +2,14 @@
 
 :class:`SessionFollower` keeps the reader's cursor, the context path (extended in place while the agent
 appends to its leaf, rebuilt only when it branches) and a per-entry token cache, so a refresh after an append
-costs the new bytes plus the new messages, not the whole history.
+costs the new bytes plus the new messages, not the whole history. Given an index cache, it starts from the
+entries a previous run stored (:mod:`engine.index.entry_cache`) and stores them again as the file grows, so a
+restart costs the bytes appended since (``docs/index.md``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,14 +18,20 @@ from engine.accounting.gauge import GaugeReading
 from engine.accounting.measure import ContextTokens, ObjectSource, measure_context
 from engine.accounting.windows import ContextWindow
 from engine.config.loader import Config
+from engine.index.cache import IndexCache
+from engine.index.entry_cache import restore_reader, save_reader
 from engine.session.agent_limits import AgentLimits, agent_limits
 from engine.stores.entries import Entry
 from engine.stores.reader import SessionReader, open_reader
 from engine.stores.source import SessionSource
 from engine.stores.timestamps import parse_iso
-from engine.stores.transcript import BadLine, ReadBatch
+from engine.stores.transcript import BadLine, ReadBatch, TranscriptReader
 
-__all__ = ["SessionFollower", "SessionSnapshot", "snapshot_session"]
+__all__ = ["SAVE_MIN_BYTES", "SessionFollower", "SessionSnapshot", "snapshot_session"]
+
+SAVE_MIN_BYTES = 64 << 10
+"""A follower stores its entries once it has read this much since the last store, and at least a tenth of the
+file: a restart then re-reads at most that, and a growing session is not stored on every append."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,10 +125,16 @@ def _model_on_path(path: tuple[Entry, ...]) -> tuple[str | None, str | None]:
 class SessionFollower:
     """Follows one session; :meth:`refresh` returns a new snapshot when something changed."""
 
-    def __init__(self, source: SessionSource, config: Config | None = None) -> None:
+    def __init__(self, source: SessionSource, config: Config | None = None, index: IndexCache | None = None) -> None:
         self.source = source
         self.config = config or Config()
-        self.reader: SessionReader = open_reader(source)
+        self.index = index if index is not None and index.enabled and not source.in_database else None
+        """Where entries are stored between runs (JSONL transcripts only)."""
+        restored = restore_reader(self.index, source.path) if self.index is not None else None
+        self.reader: SessionReader = restored if restored is not None else open_reader(source)
+        self.restored_bytes = restored.offset if restored is not None else 0
+        """Bytes the first refresh did not read because a previous run had stored their entries."""
+        self._saved_at = self.restored_bytes
         self.token_cache: dict[tuple[int, int, str], int] = {}
         self._path: list[Entry] = []
         self._compactions = 0
@@ -161,13 +175,31 @@ class SessionFollower:
         Raises:
             engine.stores.transcript.TranscriptError: the session can no longer be read.
         """
+        first = self._snapshot is None
         batch = self.reader.read_new()
-        if self._snapshot is not None and not batch.entries and not batch.bad_lines and not batch.reset:
-            return self._snapshot
+        if not first and not batch.entries and not batch.bad_lines and not batch.reset:
+            return self._snapshot  # type: ignore[return-value]
+        if first and self.restored_bytes and not batch.reset:
+            batch = replace(batch, entries=tuple(self.reader.entries))  # the stored entries are news to this run
+        self._store_entries(batch)
         self._extend_path(batch)
         self._revision += 1
         self._snapshot = self._compute()
         return self._snapshot
+
+    def _store_entries(self, batch: ReadBatch) -> None:
+        reader = self.reader
+        if self.index is None or not isinstance(reader, TranscriptReader):
+            return
+        if batch.reset:
+            self._saved_at = 0
+        unsaved = reader.offset - self._saved_at
+        if unsaved >= SAVE_MIN_BYTES and unsaved * 10 >= reader.offset:
+            try:
+                if save_reader(self.index, reader):
+                    self._saved_at = reader.offset
+            except OSError:
+                pass  # the transcript vanished between the read and the store: nothing worth keeping
 
     def _compute(self) -> SessionSnapshot:
         reader = self.reader

@@ -17,8 +17,10 @@ import orjson
 __all__ = [
     "CONTEXT_ROLES",
     "IMAGE_CHARS",
+    "AssistantCall",
     "Entry",
     "Usage",
+    "assistant_call",
     "entry_from_object",
     "message_chars",
     "message_text",
@@ -343,6 +345,33 @@ def _message_entry(base: _Base, message: dict[str, Any]) -> Entry:
         custom_type=_name(get("customType")),
         excluded=role == "bashExecution" and get("excludeFromContext") is True,
     )
+
+
+class AssistantCall(NamedTuple):
+    """The fields of an assistant message that a usage report needs, read as :func:`entry_from_object` reads them."""
+
+    id: str | None
+    timestamp: str | None
+    provider: str | None
+    model: str | None
+    usage: Usage | None
+    stop_reason: str | None
+
+
+def assistant_call(obj: Mapping[str, Any]) -> AssistantCall | None:
+    """The call fields of an assistant ``message`` line without measuring its content (``None`` otherwise).
+
+    Same rules as :func:`entry_from_object` for these fields, at a fraction of its cost: a report reads every
+    assistant line and needs none of their text.
+    """
+    if obj.get("type") != "message":
+        return None
+    message = obj.get("message")
+    if type(message) is not dict or message.get("role") != "assistant":
+        return None
+    get = message.get
+    return AssistantCall(_name(obj.get("id")), _str(obj.get("timestamp")), _name(get("provider")), _name(get("model")),
+                         usage_from_object(get("usage")), _name(get("stopReason")))
 
 
 def entry_from_object(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int) -> Entry:

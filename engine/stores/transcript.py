@@ -120,6 +120,26 @@ class EntryParser:
             obj = migrate_v2_role(obj)
         return entry_from_object(obj, line_no=line_no, offset=offset, length=length)
 
+    def state(self) -> dict[str, Any]:
+        """What the parser carries from line to line, as JSON-able values (see :meth:`restore`)."""
+        return {"header": self.header, "headerless": self.headerless, "version": self.version,
+                "ordinal": self._ordinal, "v1_ids": self._v1_ids, "prev_id": self._prev_id}
+
+    @classmethod
+    def restore(cls, state: Mapping[str, Any]) -> EntryParser:
+        """A parser that continues where the one whose :meth:`state` this is stopped.
+
+        Raises:
+            KeyError, TypeError: ``state`` is not one :meth:`state` produced.
+        """
+        parser = cls()
+        header = state["header"]
+        parser.header = dict(header) if header is not None else None
+        parser.headerless, parser.version = bool(state["headerless"]), int(state["version"])
+        parser._ordinal, parser._prev_id = int(state["ordinal"]), state["prev_id"]
+        parser._v1_ids = list(state["v1_ids"])
+        return parser
+
     def _migrate_v1(self, obj: dict[str, Any], line_no: int) -> dict[str, Any]:
         migrated = dict(obj)
         if not isinstance(migrated.get("id"), str):
@@ -254,6 +274,27 @@ class TranscriptReader(EntryLog):
         if same:
             self.path = Path(to)
         return same
+    @classmethod
+    def resume(
+        cls, path: Path, *, offset: int, line_no: int, inode: int, entries: list[Entry], bad_lines: list[BadLine],
+        parser: EntryParser,
+    ) -> TranscriptReader:
+        """A reader that continues at ``offset`` from what an earlier one read (a persistent index restores it).
+
+        The caller vouches that the file's first ``offset`` bytes are the ones those entries came from.
+        """
+        reader = cls(path)
+        reader.offset, reader.size, reader.inode, reader._line_no = offset, offset, inode, line_no
+        reader.entries = entries
+        reader.by_id = {e.id: i for i, e in enumerate(entries) if e.id is not None}
+        reader.bad_lines = bad_lines
+        reader.parser = parser
+        return reader
+
+    @property
+    def line_no(self) -> int:
+        """Physical lines consumed so far."""
+        return self._line_no
 
     def _reset(self) -> None:
         self.entries.clear()

@@ -6,6 +6,7 @@ Review the report before running ``--snapshot-update``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,10 @@ from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tests.tui.transcript_lines import append, decision_exchange
 from tui.app import CtxscopeApp
 from tui.dialogs.compact import CompactDialog
+from tui.dialogs.prune_chosen import ChooseConsumersDialog
 from tui.follow import ChangeQueue
 from tui.screens.session_view import SessionScreen
+from tui.screens.usage import UsageScreen
 from tui.widgets.checkpoints import CheckpointsView
 from tui.widgets.session_table import SessionTable
 
@@ -179,3 +182,39 @@ class TestHistory:
         app, changes = make_app([transcript.parent], tmp_path / "state", auto_checkpoints=False)
         assert snap_compare(app, terminal_size=(120, 36),
                             run_before=_with_decisions(changes, transcript, "decisions"))
+
+
+def _usage(pilot: Pilot[None]) -> Awaitable[None]:
+    async def run() -> None:
+        app = pilot.app
+        assert isinstance(app, CtxscopeApp)
+        await settle(pilot)
+        await pilot.press("u")
+        await wait_until(pilot, lambda: isinstance(app.screen, UsageScreen) and bool(app.screen.reports))
+        await settle(pilot)
+        app.clear_notifications()
+
+    return run()
+
+
+class TestUsage:
+    def test_usage_120x36(self, snap_compare: Compare, sessions: Path, tmp_path: Path) -> None:
+        app, _ = make_app([sessions], tmp_path / "state")
+        app.usage_timezone = UTC
+        assert snap_compare(app, terminal_size=(120, 36), run_before=_usage)
+
+    def test_top_consumers_chooser_120x36(self, snap_compare: Compare, tmp_path: Path) -> None:
+        sessions = copy_fixtures([SUBAGENT], tmp_path / "sessions")
+        app, _ = make_app([sessions], tmp_path / "state")
+
+        async def run_before(pilot: Pilot[None]) -> None:
+            await _opening(SUBAGENT_KEY)(pilot)
+            screen = pilot.app.screen
+            assert isinstance(screen, SessionScreen)
+            await wait_until(pilot, lambda: bool(screen.consumers))
+            await pilot.press("t")
+            await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChooseConsumersDialog))
+            await pilot.press("space", "down", "down", "space")
+            await settle(pilot)
+
+        assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)

@@ -17,6 +17,7 @@ from engine.sidecar import ContextManager
 from engine.stores.discovery import SessionNotFoundError
 from engine.stores.source import SessionSource
 from engine.stores.transcript import TranscriptError
+from tui.cli.index_cache import stderr_cache
 from tui.cli.read_commands import print_json, resolve_session
 from tui.confirm import confirm
 
@@ -76,19 +77,18 @@ def history(args: argparse.Namespace, config: Config) -> int:
             "compaction_count": cp.meta.compaction_count, "decisions": len(cp.decisions),
             "open_items": len(cp.open_items), "path": str(ref.path),
         })
-    from engine.session.snapshot import SessionFollower
+    from engine.usage.collect import index_source  # the persistent index: a second run reads only new bytes
 
     try:
-        follower = SessionFollower(source, config)
-        follower.refresh()
-    except TranscriptError as exc:
+        indexed = index_source(source, stderr_cache())
+    except (TranscriptError, OSError) as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
         return EXIT_FAILED
     compactions = [
-        {"entry_id": e.id, "timestamp": e.timestamp, "line": e.line_no, "tokens_before": e.tokens_before,
-         "first_kept_entry_id": e.first_kept_entry_id, "fallback_summary": e.fallback_summary,
-         "from_hook": e.from_hook}
-        for e in follower.reader.entries if e.type == "compaction"
+        {"entry_id": c.entry_id, "timestamp": c.timestamp, "line": c.line, "tokens_before": c.tokens_before,
+         "first_kept_entry_id": c.first_kept_entry_id, "fallback_summary": c.fallback_summary,
+         "from_hook": c.from_hook}
+        for c in indexed.compactions
     ]
     if args.json:
         print_json({"key": source.key, "state_dir": str(state_dir), "checkpoints": rows, "compactions": compactions})

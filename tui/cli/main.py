@@ -16,9 +16,11 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from datetime import date, datetime
 from pathlib import Path
 
 from engine.config.loader import Config, ConfigError, load_config
+from engine.usage.model import GROUPINGS
 
 __all__ = ["EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "main"]
 
@@ -45,6 +47,16 @@ def _add_session(parser: argparse.ArgumentParser) -> None:
         "--in", dest="search", action="append", type=Path, default=[], metavar="PATH",
         help="where to look for SESSION when it is a key (default: the discovered locations)",
     )
+
+
+def _day(text: str) -> date:
+    """``YYYY-MM-DD`` or ``YYYYMMDD`` (as ccusage takes them)."""
+    for layout in ("%Y-%m-%d", "%Y%m%d"):
+        try:
+            return datetime.strptime(text, layout).date()
+        except ValueError:
+            continue
+    raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD or YYYYMMDD)")
 
 
 def launch(paths: Sequence[Path], config: Config, *, force_polling: bool | None = None) -> int:
@@ -208,6 +220,24 @@ def build_parser() -> argparse.ArgumentParser:
                        help="serve Prometheus metrics at http://HOST:PORT/metrics (a bare PORT listens on 127.0.0.1; "
                             "0.0.0.0:PORT on every interface); see docs/fleet.md")
     watch.set_defaults(handler="tui.cli.watch_command:watch")
+
+    report = sub.add_parser(
+        "report", help="usage and cost by day, week, model, project, agent or session (every store, each call once)",
+        description="Input, output and cache tokens, cost (recorded by the agent, else OpenClaw's estimate, else the "
+                    "price table — the source is shown), cache-hit ratio and compactions with what they cost, over "
+                    "every discovered session and archive; a request found in several files is counted once.",
+    )
+    _add_paths(report)
+    report.add_argument("--by", choices=GROUPINGS, default="day", help="how to group (default: day)")
+    report.add_argument("--since", type=_day, metavar="DATE", help="first day included (YYYY-MM-DD)")
+    report.add_argument("--until", type=_day, metavar="DATE", help="last day included (YYYY-MM-DD)")
+    report.add_argument("--utc", action="store_true", help="cut days in UTC (default: the local time zone)")
+    report.add_argument("--no-archives", action="store_true",
+                        help="leave out archived transcripts (resets, deletions, backups, pre-compaction copies)")
+    output = report.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print a JSON object")
+    output.add_argument("--csv", action="store_true", help="print CSV (one row per group, then TOTAL)")
+    report.set_defaults(handler="tui.cli.report_command:report")
 
     codes = sub.add_parser("help-exit-codes", help="list the exit codes")
     codes.set_defaults(handler=lambda args, config: print(__doc__.split("Exit codes:", 1)[1].rstrip()) or 0)

@@ -13,12 +13,14 @@ from engine.accounting.context import CutPoint, find_cut_point
 from engine.accounting.gauge import format_tokens
 from engine.accounting.measure import message_tokens
 from engine.config.loader import Config
+from engine.index.cache import IndexCache
 from engine.session.cost import session_cost
 from engine.session.glance import glance_session
 from engine.session.pi_tree import entry_rows, labels, pi_model, session_tree, thinking_level
 from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
 from engine.stores.source import SessionSource
 from engine.stores.transcript import TranscriptError
+from tui.cli.index_cache import stderr_cache
 
 if TYPE_CHECKING:
     from engine.session.snapshot import SessionFollower, SessionSnapshot
@@ -76,8 +78,8 @@ def _not_a_session(source: SessionSource) -> NotASessionError:
     return NotASessionError(f"{source.path} is not a session: no session header and no entry (pi would not load it)")
 
 
-def _status_of(source: SessionSource, config: Config, full: bool) -> dict[str, Any]:
-    glance = None if full or source.in_database else glance_session(source, config)
+def _status_of(source: SessionSource, config: Config, full: bool, index: IndexCache) -> dict[str, Any]:
+    glance = None if full or source.in_database else glance_session(source, config, index)
     if glance is None or glance.quick.needs_full:
         # Imported here: the default tail path never indexes a whole file (docs/architecture.md, Performance).
         from engine.session.snapshot import SessionFollower
@@ -94,22 +96,25 @@ def _status_of(source: SessionSource, config: Config, full: bool) -> dict[str, A
 def status(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope status [PATH…] [--json] [--full]``: one row per discovered session.
 
-    By default each session is read from its tail (the gauge, the model, the compaction count), which keeps a
-    thousand sessions under a second; ``--full`` indexes every line and also reports malformed ones.
+    By default each session is read from its persistent index and its tail (the gauge, the model, the compaction
+    count): a second run reads only what was appended; ``--full`` indexes every line and also reports malformed
+    ones.
     """
     discovery = discover_sessions(args.paths or None)
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
     rows: list[dict[str, Any]] = []
     failed = False
-    for source in discovery.sessions:
-        try:
-            rows.append(_status_of(source, config, args.full))
-        except NotASessionError as exc:
-            print(f"ctxscope: {exc}", file=sys.stderr)
-        except (TranscriptError, OSError) as exc:
-            failed = True
-            print(f"ctxscope: {source.path}: {exc}", file=sys.stderr)
+    index = stderr_cache()
+    with index.batch():  # each shard of the index written once, at the end
+        for source in discovery.sessions:
+            try:
+                rows.append(_status_of(source, config, args.full, index))
+            except NotASessionError as exc:
+                print(f"ctxscope: {exc}", file=sys.stderr)
+            except (TranscriptError, OSError) as exc:
+                failed = True
+                print(f"ctxscope: {source.path}: {exc}", file=sys.stderr)
     rows.sort(key=lambda r: r["last_activity"] or "", reverse=True)
     if args.json:
         print_json(rows)

@@ -23,6 +23,7 @@ from engine.config.loader import Config
 from engine.live.activity import ActivityRecorder, HeadReader, compaction_heads, probe_loop_lag
 from engine.live.tracker import Refreshed, SessionTracker
 from engine.sidecar import ContextManager, SidecarEvent
+from tui.cli.index_cache import stderr_cache
 
 if TYPE_CHECKING:
     from engine.live.metrics_server import MetricsServer
@@ -101,7 +102,7 @@ def watch(args: argparse.Namespace, config: Config) -> int:
     once with ``--once``)."""
     from tui.follow import watch_targets
 
-    manager = ContextManager(config, auto_compact=getattr(args, "auto_compact", None))
+    manager = ContextManager(config, auto_compact=getattr(args, "auto_compact", None), index=stderr_cache())
     tracker = SessionTracker(list(args.paths), config, manager=manager)
     metrics: str | None = getattr(args, "metrics", None)
     if metrics is not None and args.once:

@@ -23,5 +23,7 @@ def screen_commands(screen: Screen[object], back: Callable[[], object]) -> Itera
                             screen.action_toggle_metrics)
     if isinstance(screen, SessionScreen):
         yield SystemCommand("Back to sessions", "Return to the session list", back)
+        yield SystemCommand("Top consumers", "Choose among the largest context messages and preview a prune of "
+                            "exactly those", screen.action_top_consumers)
         for tab in TABS:
             yield SystemCommand(f"Show {tab}", f"Switch to the {tab.title()} tab", partial(screen.show_tab, tab))

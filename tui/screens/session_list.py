@@ -41,6 +41,7 @@ class SessionListScreen(Screen[None]):
         Binding("escape", "clear_filter", "Clear filter"),
         Binding("m", "toggle_metrics", "Metrics", show=False,
                 tooltip="Show the values `ctxscope watch --metrics` exports for each session (m again: back)"),
+        Binding("u", "app.usage", "Usage", tooltip="Tokens, cost and compactions of every session"),
     ]
 
     AUTO_FOCUS = "#sessions"

@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from engine.accounting.consumers import Consumer, top_consumers
 from engine.accounting.timeline import Timeline, utilization_timeline
 from engine.capture.state import CapturedState
 from engine.config.loader import Config
@@ -25,6 +26,8 @@ from engine.live.insight import SessionInsight
 from engine.session.cost import session_cost
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 from tui.controls import HistoryItem, audit_history, session_state_dir
+from tui.dialogs.prune_chosen import ChooseConsumersDialog
+from tui.messages import PruneChosen
 from tui.widgets.cards import ContextCard, CostCard, RiskCard, SessionCard
 from tui.widgets.checkpoints import CheckpointsView, StoredCheckpoint, read_checkpoints
 from tui.widgets.context_table import ContextTable, measure_rows
@@ -34,6 +37,7 @@ from tui.widgets.history import HistoryPane
 from tui.widgets.labels import session_label
 from tui.widgets.plot import UtilizationPlot
 from tui.widgets.title_bar import TitleBar
+from tui.widgets.top_consumers import TopConsumersCard
 from tui.widgets.transcript import TranscriptTail, read_tail
 
 W = TypeVar("W", bound=Widget)
@@ -58,7 +62,10 @@ REPRICE_SECONDS = 10.0
 class SessionScreen(Screen[None]):
     """Set :attr:`snapshot` with each new snapshot and :attr:`insight` with each assessment; heavy panes use workers."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("t", "top_consumers", "Top consumers", tooltip="Choose among the largest messages and prune them"),
+    ]
 
     snapshot: reactive[SessionSnapshot | None] = reactive(None, init=False)
     insight: reactive[SessionInsight | None] = reactive(None, init=False)
@@ -87,6 +94,8 @@ class SessionScreen(Screen[None]):
         self._stored: tuple[StoredCheckpoint, ...] = ()
         self._active_tab = "overview"
         self._mounted = False
+        self.consumers: tuple[Consumer, ...] = ()
+        """The largest context messages, once measured."""
         self.set_reactive(SessionScreen.snapshot, snapshot)
         self.set_reactive(SessionScreen.insight, insight)
         self.set_reactive(SessionScreen.compaction_line, _compaction_line(snapshot))
@@ -108,6 +117,7 @@ class SessionScreen(Screen[None]):
                     yield CostCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
                     yield SessionCard(clock=self._clock).data_bind(SessionScreen.snapshot, SessionScreen.insight)
                     yield RiskCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
+                    yield TopConsumersCard()
                 yield UtilizationPlot().data_bind(SessionScreen.timeline, SessionScreen.compaction_line)
             with TabPane("Context", id="context"):
                 yield ContextTable()
@@ -179,12 +189,36 @@ class SessionScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="measure_context", exit_on_error=False)
     def measure_context(self, snapshot: SessionSnapshot) -> None:
-        """Count every context message's tokens with the engine (cached per entry by the follower)."""
+        """Count every context message's tokens with the engine (cached per entry by the follower), and find the
+        largest."""
         # The agent's own budget (pi's keepRecentTokens for pi sessions), as `ctxscope inspect` uses it.
         keep = snapshot.limits.keep_recent_tokens if snapshot.limits is not None else self._config.keep_recent_tokens
-        rows = self._with_follower(lambda follower: measure_rows(snapshot, follower, keep))
+
+        def measure(follower: SessionFollower) -> tuple[Any, tuple[Consumer, ...]]:
+            rows = measure_rows(snapshot, follower, keep)
+            return rows, top_consumers(snapshot.view, follower.objects, cache=follower.token_cache, limit=12)
+
+        rows, consumers = self._with_follower(measure)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._each, ContextTable, lambda table: table.show(rows))
+            self.app.call_from_thread(self._show_measured, rows, consumers)
+
+    def _show_measured(self, rows: Any, consumers: tuple[Consumer, ...]) -> None:
+        self.consumers = consumers
+        self._each(ContextTable, lambda table: table.show(rows))
+        self._each(TopConsumersCard, lambda card: setattr(card, "consumers", consumers))
+
+    def action_top_consumers(self) -> None:
+        """Choose among the largest context messages, then preview a prune of exactly those."""
+        if not self.consumers:
+            self.notify("The context is still being measured.", severity="warning")
+            return
+
+        def chosen(ids: tuple[str, ...] | None) -> None:
+            if ids:
+                self.post_message(PruneChosen(self.key, ids))
+
+        title = f"Top consumers of {self.sub_title}"
+        self.app.push_screen(ChooseConsumersDialog(self.consumers, title=title), chosen)
 
     @work(thread=True, exclusive=True, group="read_transcript_tail", exit_on_error=False)
     def read_transcript_tail(self, snapshot: SessionSnapshot) -> None:

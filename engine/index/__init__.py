@@ -1,0 +1,1 @@
+"""The persistent index: what the readers learned about each transcript, kept under the user's cache dir."""

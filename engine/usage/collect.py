@@ -1,0 +1,106 @@
+"""Reading what a usage report needs from every session — the one module of :mod:`engine.usage` that reads files.
+
+Each transcript goes through its persistent index (:mod:`engine.index`), so a report costs the bytes appended
+since the last one. Live sessions come first, then the archived transcripts discovery set aside (resets,
+deletions, backups, pre-compaction copies): their calls were billed too, and a copy of a live session's entries
+is counted once by :func:`engine.usage.aggregate.aggregate_usage`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from engine.index.cache import IndexCache
+from engine.index.transcript_index import TranscriptIndex, index_transcript
+from engine.stores.source import Discovery, SessionSource
+from engine.stores.transcript import TranscriptError
+from engine.usage.model import SessionUsage
+
+__all__ = ["archive_source", "collect_usage", "index_source", "session_usage"]
+
+
+def _agent_of(path: Path) -> str | None:
+    parts = path.parts
+    if "agents" not in parts:
+        return None
+    index = len(parts) - 1 - parts[::-1].index("agents")
+    return parts[index + 1] if index + 1 < len(parts) else None
+
+
+def archive_source(path: Path) -> SessionSource:
+    """A source for an archived transcript discovery found but did not list as a session."""
+    agent = _agent_of(path.parent)
+    return SessionSource(key=str(path), path=path, format="openclaw-jsonl" if agent else "pi-jsonl",
+                         kind="archive", agent_id=agent)
+
+
+def _estimate(store: Mapping[str, Any] | None) -> float | None:
+    value = (store or {}).get("estimatedCostUsd")
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
+
+
+def index_source(source: SessionSource, cache: IndexCache | None) -> TranscriptIndex:
+    """The up-to-date index of one session's transcript, with its calls.
+
+    Raises:
+        TranscriptError, OSError: the session cannot be read.
+    """
+    if source.in_database:
+        from engine.index.sqlite_index import index_sqlite_session  # only SQLite users pay for sqlite3
+
+        return index_sqlite_session(source.path, source.session_id or "", cache)
+    return index_transcript(source.path, cache, calls=True)
+
+
+def session_usage(source: SessionSource, cache: IndexCache | None = None) -> SessionUsage:
+    """The calls and compactions of one session, from its index.
+
+    Raises:
+        TranscriptError, OSError: the session cannot be read.
+    """
+    indexed = index_source(source, cache)
+    agent = source.agent_id or ("pi" if source.format == "pi-jsonl" else "openclaw")
+    return SessionUsage(
+        key=source.key,
+        agent=agent,
+        project=indexed.header.cwd or "-",
+        calls=indexed.calls or (),
+        compactions=indexed.compactions,
+        estimated_cost_usd=_estimate(source.store_entry) if source.kind == "live" else None,
+        archived=source.kind != "live",
+    )
+
+
+def collect_usage(
+    discovery: Discovery,
+    cache: IndexCache | None = None,
+    *,
+    archives: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[tuple[SessionUsage, ...], tuple[str, ...]]:
+    """Every session's usage and the problems met (one line per session that could not be read).
+
+    Args:
+        archives: also read the archived transcripts discovery found.
+        progress: called with ``(done, total)`` after each session.
+    """
+    sources: list[SessionSource] = list(discovery.sessions)
+    if archives:
+        known = {s.path for s in sources}
+        sources += [archive_source(p) for p in discovery.archives if p not in known]
+    found: list[SessionUsage] = []
+    problems: list[str] = []
+    with cache.batch() if cache is not None else contextlib.nullcontext():  # each shard written once
+        for done, source in enumerate(sources, 1):
+            try:
+                found.append(session_usage(source, cache))
+            except (TranscriptError, OSError) as exc:
+                problems.append(f"{source.path}: {exc}")
+            if progress is not None:
+                progress(done, len(sources))
+    return tuple(found), tuple(problems)

@@ -1,0 +1,92 @@
+"""``ctxscope report``: tokens, cost, cache hits and compactions by day, week, model, project, agent or session."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from datetime import UTC, datetime, tzinfo
+
+import orjson
+
+from engine.config.loader import Config
+from engine.stores.discovery import discover_sessions
+from engine.usage.aggregate import aggregate_usage
+from engine.usage.collect import collect_usage
+from engine.usage.model import UsageReport, UsageTotals
+from tui.cli.index_cache import stderr_cache
+from tui.cli.main import EXIT_FAILED, EXIT_OK
+
+__all__ = ["report", "report_table"]
+
+_SOURCE = {"recorded": "recorded", "estimated": "estimated", "price-table": "table", "mixed": "mixed",
+           "unknown": "unknown", "none": "-"}
+
+
+def _money(value: float) -> str:
+    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
+
+
+def _cells(key: str, t: UsageTotals) -> list[str]:
+    hit = t.cache_hit_ratio
+    unpriced = f" +{t.unpriced_calls} unpriced" if t.unpriced_calls else ""
+    compaction_cost = _money(t.compaction_cost_usd) + (f" +{t.unpriced_compactions}?" if t.unpriced_compactions
+                                                       else "")
+    return [key, f"{t.calls:,}", f"{t.input:,}", f"{t.output:,}", f"{t.cache_read:,}", f"{t.cache_write:,}",
+            f"{t.tokens:,}", _money(t.cost_usd) + unpriced, _SOURCE[t.cost_source],
+            "-" if hit is None else f"{hit:.1%}", f"{t.compactions:,}", compaction_cost if t.compactions else "-"]
+
+
+def report_table(result: UsageReport) -> str:
+    """The report as an aligned text table with a total line."""
+    header = [result.by.upper(), "CALLS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "TOTAL", "COST", "SOURCE",
+              "CACHE HIT", "COMPACTIONS", "COMPACTION COST"]
+    body = [_cells(row.key, row.totals) for row in result.rows]
+    total = _cells("TOTAL", result.total)
+    rows = [header, *body, total]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(widths[i]) if i in (0, 8) else c.rjust(widths[i]) for i, c in enumerate(cells))
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), rule, *(line(r) for r in body), rule, line(total)])
+
+
+def _csv(result: UsageReport) -> None:
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    fields = list(result.total.to_dict())
+    writer.writerow([result.by, *fields])
+    for row in [*((r.key, r.totals) for r in result.rows), ("TOTAL", result.total)]:
+        values = row[1].to_dict()
+        writer.writerow([row[0], *("" if values[f] is None else values[f] for f in fields)])
+
+
+def _zone(utc: bool) -> tzinfo:
+    return UTC if utc else datetime.now().astimezone().tzinfo or UTC
+
+
+def report(args: argparse.Namespace, config: Config) -> int:
+    """``ctxscope report``: aggregate every session's calls (each request once) and print them grouped."""
+    discovery = discover_sessions(args.paths or None)
+    for problem in discovery.problems:
+        print(f"ctxscope: {problem}", file=sys.stderr)
+    usages, problems = collect_usage(discovery, stderr_cache(), archives=not args.no_archives)
+    for problem in problems:
+        print(f"ctxscope: {problem}", file=sys.stderr)
+    result = aggregate_usage(usages, args.by, tz=_zone(args.utc), since=args.since, until=args.until)
+    if args.json:
+        sys.stdout.write(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif args.csv:
+        _csv(result)
+    elif not usages:
+        print("No sessions found. Try `ctxscope demo`, or pass a sessions directory.")
+    else:
+        print(report_table(result))
+        notes = [f"{result.sessions:,} session{'s' if result.sessions != 1 else ''}",
+                 f"days in {result.timezone}"]
+        if result.duplicate_calls:
+            notes.append(f"{result.duplicate_calls:,} calls found in more than one file counted once")
+        print("\n" + "; ".join(notes) + ". Cost: recorded by the agent, else OpenClaw's estimate, else the price "
+              "table (5-minute cache writes); compaction cost = the cache write of the new prefix (part of COST).")
+    return EXIT_FAILED if problems and not usages else EXIT_OK

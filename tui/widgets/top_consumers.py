@@ -1,0 +1,51 @@
+"""The Top consumers card: the largest messages in the current context, with tokens and their share.
+
+The list is the engine's (:func:`engine.accounting.consumers.top_consumers`); ``t`` opens the chooser that starts a
+prune of exactly the messages picked (:mod:`tui.dialogs.prune_chosen`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.content import Content
+from textual.reactive import reactive
+
+from engine.accounting.consumers import Consumer
+from engine.session.snapshot import SessionSnapshot
+from tui.widgets.cards import Card
+from tui.widgets.labels import shorten
+
+__all__ = ["SHOWN", "TopConsumersCard", "consumer_line"]
+
+SHOWN = 5
+"""Rows on the card (the chooser offers more)."""
+
+
+def consumer_line(consumer: Consumer, *, what_width: int = 22) -> Content:
+    """``12,345 tok  9.8%  toolResult read  entry r12`` with the share in the warning colour past 10%."""
+    share_style = "$text-warning" if consumer.share >= 0.10 else ""
+    return Content.assemble(
+        (f"{consumer.tokens:>8,} tok ", ""),
+        (f"{consumer.share:>4.0%}", share_style),
+        (f"  {shorten(consumer.what, what_width):<{what_width}} ", "$text-secondary"),
+        (shorten(consumer.entry_id, 28), "$text-muted"),
+    )
+
+
+class TopConsumersCard(Card):
+    """Set :attr:`consumers` once they are measured (``None`` while counting)."""
+
+    TITLE = "Top consumers"
+
+    consumers: reactive[tuple[Consumer, ...] | None] = reactive(None, layout=True)
+
+    def describe(self, snapshot: SessionSnapshot) -> Content:
+        consumers: Sequence[Consumer] | None = self.consumers
+        if consumers is None:
+            return Content.styled("counting…", "$text-muted")
+        if not consumers:
+            return Content.styled("no messages in the context", "$text-muted")
+        lines = [consumer_line(c) for c in consumers[:SHOWN]]
+        lines.append(Content.styled("t: choose some of these and preview a prune of exactly them", "$text-muted"))
+        return Content("\n").join(lines)
