@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,13 @@ from engine.accounting.tokens import TokenCounter, get_counter
 from engine.capture.redact import redact_secrets
 from engine.checkpoints.render import render_checkpoint
 from engine.checkpoints.store import latest_checkpoint
+from engine.compaction.choice import (
+    choose_controller,
+    jsonl_problems,
+    openclaw_budget_of,
+    select_compaction_layer,
+    tool_output_tokens,
+)
 from engine.compaction.degradation import assess_degradation, check_guard, evaluate_degradation
 from engine.compaction.layer_summary import build_span, layer_summary, pins_on_path, preview
 from engine.compaction.plan import CompactionPlan
@@ -52,76 +59,6 @@ __all__ = [
 
 AGENT_ACTIVE_SECONDS = 5.0
 """A transcript written this recently probably has an agent mid-run."""
-
-
-def select_compaction_layer(
-    utilization: float | None, tool_output_tokens: int, config: Config | None = None
-) -> str | None:
-    """The layer the layer triggers call for at ``utilization`` (fraction), or ``None`` below every trigger.
-
-    Defaults: ``full`` at ≥ 95%; ``prune`` at ≥ 80% when tool outputs exceed 50k tokens; ``summarize`` at ≥ 88%.
-    """
-    if utilization is None:
-        return None
-    settings = (config or Config()).compaction
-    full, prune, summarize = settings.full, settings.prune, settings.summarize
-    if full.trigger is not None and utilization >= full.trigger:
-        return "full"
-    if prune.trigger is not None and utilization >= prune.trigger and tool_output_tokens > prune.min_tool_output_tokens:
-        return "prune"
-    if summarize.trigger is not None and utilization >= summarize.trigger:
-        return "summarize"
-    return None
-
-
-def tool_output_tokens(snapshot: SessionSnapshot) -> int:
-    """Tool output in the context, in pi-estimate tokens (the prune layer's condition)."""
-    return sum(m.entry.pi_tokens for m in snapshot.view.messages if m.role in ("toolResult", "bashExecution"))
-
-
-def choose_controller(source: SessionSource, requested: str = "auto") -> tuple[str, str | None]:
-    """The controller for ``source`` given the requested one, and why it must refuse (``None`` if it may act)."""
-    if source.kind == "legacy":
-        return "none", (
-            f"{source.path} is a legacy JSONL transcript beside OpenClaw's SQLite store: OpenClaw 2026.8 and later "
-            "no longer read it, so it is shown read-only and never compacted (docs/openclaw.md)"
-        )
-    if source.in_database and source.kind != "live":
-        what = "was moved to cold storage" if source.cold_archive else "is archived in OpenClaw"
-        return "none", f"{source.key} {what}; archived sessions are shown read-only and never compacted"
-    if source.in_database:
-        if requested in ("auto", "gateway"):
-            return "gateway", None
-        return "none", (
-            f"{source.key} lives in OpenClaw's SQLite store, which only the gateway writes; "
-            "compact it with --controller gateway"
-        )
-    if requested == "none":
-        return "none", "the configured controller is 'none': compaction is disabled for this session"
-    if requested == "gateway":
-        if source.format != "openclaw-jsonl" or source.store_entry is None:
-            return "gateway", (
-                f"{source.key} is not an OpenClaw session with a session key in sessions.json, "
-                "so the gateway cannot address it; use --controller jsonl"
-            )
-        return "gateway", None
-    if source.kind != "live":
-        return "none", f"{source.path} is an archived transcript; nothing reads it any more, so it is never compacted"
-    if source.read_only_reason is not None:
-        return "none", source.read_only_reason
-    return "jsonl", None
-
-
-def _jsonl_problems(snapshot: SessionSnapshot) -> list[str]:
-    path = snapshot.source.path
-    if snapshot.headerless:
-        return [f"{path} has no session header; pi would discard it and start a new session, "
-                "so ctxscope only reads it (docs/formats.md, Header)"]
-    if snapshot.version < 3:
-        return [f"{path} is a version {snapshot.version} session; pi migrates and rewrites such files when it "
-                "opens them, so ctxscope only reads them (docs/formats.md, Versions and migration). "
-                "Open it once in pi or OpenClaw first."]
-    return []
 
 
 class _Objects:
@@ -177,22 +114,6 @@ def _count_tokens_in_background(
     return join
 
 
-def openclaw_budget_of(source: SessionSource) -> dict[str, Any] | None:
-    """OpenClaw's own figures for a session from its store row: ``contextBudgetStatus`` and ``totalTokens``."""
-    entry = source.store_entry or {}
-    status = entry.get("contextBudgetStatus")
-    figures: dict[str, Any] = {}
-    if isinstance(status, Mapping):
-        for name in ("estimatedPromptTokens", "promptBudgetBeforeReserve", "reserveTokens", "contextTokenBudget",
-                     "remainingPromptBudgetTokens", "shouldCompact", "source", "updatedAt"):
-            if name in status:
-                figures[name] = status[name]
-    for name in ("totalTokens", "totalTokensFresh", "contextTokens", "compactionCount"):
-        if name in entry:
-            figures[name] = entry[name]
-    return figures or None
-
-
 def plan_compaction(
     snapshot: SessionSnapshot,
     layer: str,
@@ -246,7 +167,7 @@ def plan_compaction(
     blocked = [refusal] if refusal else []
     warnings: list[str] = []
     if chosen == "jsonl":
-        blocked += _jsonl_problems(snapshot)
+        blocked += jsonl_problems(snapshot)
         lock = inspect_lock(source.path)
         if lock is not None and lock.problem is not None:
             blocked.append(lock.problem)

@@ -4,7 +4,7 @@ Exit codes:
     0  success
     1  an operation failed (the message says why)
     2  usage error (bad arguments, bad config)
-    3  no session matches the given SESSION
+    3  no session matches the given SESSION, or a given PATH does not exist
     4  refused: read-only store, nothing to compact, lock held by a live process, guard tripped
     5  not confirmed (declined at the prompt, or no terminal to ask and no ``--yes``)
 """
