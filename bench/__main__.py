@@ -1,4 +1,4 @@
-"""Every SPEC §9 performance target in one table: ``python -m bench [--quick]``.
+"""Every performance target (docs/architecture.md, Targets) in one table: ``python -m bench [--quick]``.
 
 Each row is measured in this run next to a baseline measured in the same run (see each module's docstring):
 

@@ -1,13 +1,13 @@
-"""Checkpoint benchmarks: rendered size on every fixture, and the cost of writing one (SPEC §5, §9).
+"""Checkpoint benchmarks: rendered size on every fixture, and the cost of writing one (docs/checkpoints.md).
 
 Run: ``python -m bench.checkpoints``.
 
 * For every real transcript in ``tests/fixtures/openclaw``: capture, build and write a checkpoint, then render it
-  for the agent; print the ``<checkpoint-data>`` token count (seed 000's budget: about 600–700) next to the
+  for the agent; print the ``<checkpoint-data>`` token count (the budget: about 600–700) next to the
   size of the context it replaces.
 * Write time: :func:`engine.checkpoints.store.write_checkpoint` (redaction, validation, YAML, two atomic
   renames, audit line) vs a baseline in the same run — ``json.dumps`` of the same checkpoint to a file with
-  one atomic replace — and against the SPEC target of 5 ms.
+  one atomic replace — and against the 5 ms target (docs/architecture.md, Targets).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def write_times(state_dir: Path, runs: int = 200) -> tuple[float, float, float]:
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="ctxscope-bench-cp-") as tmp:
         state_dir = Path(tmp)
-        print("rendered checkpoint per fixture (target ≈600–700 tokens, seed 000 §5.4)")
+        print("rendered checkpoint per fixture (target ≈600–700 tokens)")
         print(f"  {'fixture':<66}{'context':>10}{'rendered':>10}{'decisions':>11}")
         for name, context, rendered, decisions in rendered_sizes(state_dir / "sizes"):
             shown = "unknown" if context is None else f"{context:,}"

@@ -1,11 +1,11 @@
-"""Compaction benchmarks: planning time on a 200k-token context, and compression per layer (SPEC §6, §9).
+"""Compaction benchmarks: planning time on a 200k-token context, and compression per layer (docs/compaction.md).
 
 Run: ``python -m bench.compaction`` (``--quick`` for fewer runs).
 
 * Plan time: :func:`engine.compaction.planner.plan_compaction` (deterministic ``summarize`` layer: cut, token counts of
   every context message, checkpoint-based summary, cost, degradation) on a generated session whose context is
   about 200,000 tokens, cold (fresh reader and token cache each run) and warm (the follower's cache reused, as
-  in the TUI's live preview). Compared, in the same run, with the SPEC target (300 ms) and two baselines:
+  in the TUI's live preview). Compared, in the same run, with the 300 ms target and two baselines:
   pi's plain algorithm over fully parsed JSON (``bench/pi_reference.py``: parse every line, build the context,
   ``findCutPoint``, then ``serializeConversation`` of the span — the work pi does before its LLM call), and a
   full re-read of the transcript by the engine (index + context).

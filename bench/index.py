@@ -1,4 +1,4 @@
-"""Reading benchmarks: full index throughput, time to first gauge, peak memory (SPEC §9).
+"""Reading benchmarks: full index throughput, time to first gauge, peak memory (docs/architecture.md, Targets).
 
 Run: ``python -m bench.index [--size-mb 100] [--gauge-gb 1.0] [--quick]``.
 

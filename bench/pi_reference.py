@@ -1,8 +1,8 @@
 """pi's context algorithm written plainly over fully parsed JSON, as an independent reference.
 
 This is the straightforward way (what peers do): parse every line into dicts, migrate, walk the tree, build
-the context and estimate it — transcribed from ``reference/FORMATS.md`` §1.2, §1.8, §2.2 and §2.5 without
-reusing any engine code. Tests compare the engine's lazy accounting against it on every fixture; the
+the context and estimate it — written from pi's rules as docs/formats.md and docs/context-accounting.md state
+them, without reusing any engine code. Tests compare the engine's lazy accounting against it on every fixture; the
 benchmarks use it as the baseline the engine must beat.
 """
 

@@ -1,4 +1,4 @@
-"""``ctxscope status`` over many sessions, cold and warm (SPEC §9: 1,000 sessions ≤ 3 s cold, ≤ 0.3 s warm).
+"""``ctxscope status`` over many sessions, cold and warm (target: 1,000 sessions ≤ 3 s cold, ≤ 0.3 s warm).
 
 Run: ``python -m bench.status [--sessions 1000]``.
 

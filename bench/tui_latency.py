@@ -1,4 +1,6 @@
-"""Live-update benchmarks (SPEC §9): append → engine snapshot, append → screen, idle CPU watching 50 sessions.
+"""Live-update benchmarks: append → engine snapshot, append → screen, idle CPU watching 50 sessions.
+
+Targets: docs/architecture.md, Targets.
 
 Run: ``python -m bench.tui_latency [--trials 40] [--session-mb 10] [--sessions 50] [--idle-seconds 20] [--quick]``.
 

@@ -1,4 +1,6 @@
-"""The sidecar context manager: follow sessions, capture state, write checkpoints on triggers (SPEC §6.7).
+"""The sidecar context manager: follow sessions, capture state, write checkpoints on triggers.
+
+See docs/architecture.md, The sidecar loop.
 
 ``ctxscope watch`` and the TUI run this same loop. The engine has no file watcher (that is a UI concern):
 callers tell :meth:`ContextManager.step` which session changed, or call :meth:`ContextManager.step_all`.
@@ -92,7 +94,7 @@ class ContextManager:
         self.auto_checkpoints = self.config.auto_checkpoints if auto_checkpoints is None else auto_checkpoints
         """Write checkpoints on triggers (``config.auto_checkpoints`` unless given); ``write`` works either way."""
         self.auto_compact = self.config.compaction.auto.enabled if auto_compact is None else auto_compact
-        """Compact automatically past ``auto_compact.threshold`` (SPEC §6.7); off unless configured."""
+        """Compact automatically past ``auto_compact.threshold``; off unless configured."""
         self.sessions: dict[str, ManagedSession] = {}
 
     def add(self, source: SessionSource) -> ManagedSession:

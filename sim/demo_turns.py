@@ -21,7 +21,10 @@ FLUSH_PROMPT = (
     "Pre-compaction memory flush. Store durable memories now (use memory/YYYY-MM-DD.md; create memory/ if needed). "
     "If nothing to store, reply with NO_REPLY."
 )
-"""OpenClaw's pre-compaction flush prompt, verbatim from a real transcript (FORMATS §3.5)."""
+"""OpenClaw's pre-compaction flush prompt, verbatim from a real transcript.
+
+See docs/formats.md, OpenClaw content in transcripts.
+"""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,11 +7,13 @@ It behaves like OpenClaw on the numbers that matter to ctxscope:
 * usage grows with the context it would send (system prompt overhead + pi's ``ceil(chars/4)`` of the context
   path), with Anthropic prompt caching (``cacheRead`` = the previous prompt, ``cacheWrite`` = what is new);
 * the pre-compaction memory flush runs once per cycle at ``window − 20000 − 4000`` and writes ``memory/`` in the
-  workspace; the agent compacts itself when a run ends above ``window − 20000`` (FORMATS §3.6), cutting with
-  :func:`engine.accounting.context.find_cut_point`; the next request shows the drop, and until then usage is unknown.
+  workspace; the agent compacts itself when a run ends above ``window − 20000`` (docs/context-accounting.md, The
+  agent's compaction line), cutting with :func:`engine.accounting.context.find_cut_point`; the next request shows
+  the drop, and until then usage is unknown.
 
-Every append follows the lock protocol (FORMATS §3.9): under ``<file>.lock`` it re-reads the file, chains to the
-last entry (so a compaction appended by ctxscope is honoured), and writes each line with one ``write()``.
+Every append follows the lock protocol (docs/formats.md, The write lock): under ``<file>.lock`` it re-reads the
+file, chains to the last entry (so a compaction appended by ctxscope is honoured), and writes each line with one
+``write()``.
 Deterministic for a seed; ``pace=0`` runs on a virtual clock, so the bytes are reproducible too.
 """
 

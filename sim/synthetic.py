@@ -1,6 +1,6 @@
 """Builders for pi-format (v3) transcript entries, shaped exactly like the lines pi and OpenClaw write.
 
-Field order follows the real files in ``tests/fixtures/openclaw`` (FORMATS §1.3–§1.6, §2.1, §3.5): base fields
+Field order follows the real files in ``tests/fixtures/openclaw`` (docs/formats.md, Entry fields): base fields
 ``type, id, parentId, timestamp`` first, except ``custom`` entries whose ``customType``/``data`` precede ``id``.
 Used by the live simulator (:mod:`sim.simulate`) and the bulk generator (:mod:`sim.session_generator`).
 """
@@ -141,7 +141,7 @@ def thinking_level_entry(entry_id: str, parent: str | None, ms: int, level: str)
 
 
 def model_snapshot_entry(entry_id: str, parent: str | None, ms: int, model: ModelSpec) -> dict[str, Any]:
-    """OpenClaw's ``custom`` ``model-snapshot`` entry, written when the runtime model changes (FORMATS §3.5)."""
+    """OpenClaw's ``custom`` ``model-snapshot`` entry, written when the runtime model changes."""
     data = {"timestamp": ms, "provider": model.provider, "modelApi": model.api, "modelId": model.model_id}
     return {"type": "custom", "customType": "model-snapshot", "data": data, "id": entry_id, "parentId": parent,
             "timestamp": iso_ms(ms)}
@@ -244,7 +244,7 @@ def compaction_summary(
     modified_files: Sequence[str],
     split_turn: str | None = None,
 ) -> str:
-    """A summary in pi's template (FORMATS §2.1), with the ``<read-files>``/``<modified-files>`` blocks."""
+    """A summary in pi's template with its ``<read-files>``/``<modified-files>`` blocks (docs/formats.md)."""
     steps = "\n".join(f"{i}. {step}" for i, step in enumerate(next_steps, 1)) or "1. (none)"
     body = (
         f"## Goal\n{goal}\n\n## Constraints & Preferences\n{_bullets(constraints)}\n\n"

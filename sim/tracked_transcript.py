@@ -1,10 +1,11 @@
 """A transcript appended to under OpenClaw's lock, with its context path and pi token estimate kept current.
 
 The writer side of a simulated agent. Each :meth:`TrackedTranscript.append` takes ``<file>.lock``, re-reads what
-was appended since (by anyone), chains the new entries to the last entry in the file (FORMATS §3.9), and writes
-each line with one ``write()`` on an ``O_APPEND`` descriptor. Reading back goes through the engine's own
-:class:`~engine.stores.transcript.TranscriptReader`, so the context the agent believes it has is exactly what
-:func:`engine.accounting.context.build_context` says — including compactions appended by another writer (ctxscope).
+was appended since (by anyone), chains the new entries to the last entry in the file (docs/formats.md, Writing
+rules), and writes each line with one ``write()`` on an ``O_APPEND`` descriptor. Reading back goes through the
+engine's own :class:`~engine.stores.transcript.TranscriptReader`, so the context the agent believes it has is
+exactly what :func:`engine.accounting.context.build_context` says — including compactions appended by another
+writer (ctxscope).
 """
 
 from __future__ import annotations

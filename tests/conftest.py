@@ -1,4 +1,4 @@
-"""Shared test fixtures: paths to the real session files copied from ../shared/fixtures."""
+"""Shared test fixtures: paths to the real session files in tests/fixtures (see tests/fixtures/PROVENANCE.md)."""
 
 from __future__ import annotations
 

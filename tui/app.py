@@ -2,7 +2,7 @@
 
 The App owns the one follow worker (so a modal never pauses ingestion), the one sidecar
 :class:`~engine.sidecar.ContextManager` that captures state and writes checkpoints on triggers while you
-watch (SPEC §6.7), and the latest snapshot and assessment of each session. Screens get them set on them
+watch (docs/checkpoints.md), and the latest snapshot and assessment of each session. Screens get them set on them
 (attributes down) and post what the user chose (messages up). Whether a control key may run is asked of
 :class:`~tui.controls.ControlPolicy` (one reason for the footer, help, palette and key press); compaction and
 pruning go through :class:`~tui.compaction_flow.CompactionFlow` and its dialog.

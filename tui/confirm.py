@@ -1,4 +1,4 @@
-"""Asking before a write: yes with ``--yes``, a prompt on a terminal, a refusal without one (SPEC §8)."""
+"""Asking before a write: yes with ``--yes``, a prompt on a terminal, a refusal without one (docs/architecture.md)."""
 
 from __future__ import annotations
 

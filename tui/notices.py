@@ -56,7 +56,7 @@ def applied_text(result: CompactionResult, label: Label) -> str:
         saved = plan.context_tokens_before - plan.context_tokens_after
         text = (f"{label(plan.session_key)}: {plan.layer} appended {', '.join(result.entry_ids)} after "
                 f"{result.parent_id}; {plan.context_tokens_before:,} → {plan.context_tokens_after:,} tokens "
-                f"(−{saved:,}).")
+                f"({f'−{saved:,}' if saved > 0 else 'saved nothing'}).")
         if result.replanned:
             text += " The agent wrote meanwhile: the plan was recomputed under the lock."
         if result.archive is not None:

@@ -1,9 +1,9 @@
 """pi's context builder and cut-point rules, over :class:`~engine.stores.entries.Entry` metadata.
 
-:func:`build_context` is pi's ``buildSessionContext`` (FORMATS §2.2): walk from the leaf to the root, take the
-latest compaction on that path, and emit its summary, the kept entries from ``firstKeptEntryId`` up to the
-compaction, then everything after it. :func:`find_cut_point` is pi's ``findCutPoint`` (FORMATS §2.6), which
-decides what a compaction would keep verbatim.
+:func:`build_context` is pi's ``buildSessionContext`` (docs/context-accounting.md, Context): walk from the leaf
+to the root, take the latest compaction on that path, and emit its summary, the kept entries from
+``firstKeptEntryId`` up to the compaction, then everything after it. :func:`find_cut_point` is pi's
+``findCutPoint`` (docs/compaction.md, Cut point), which decides what a compaction would keep verbatim.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The context gauge: utilization against the thresholds that matter (SPEC §3).
+"""The context gauge: utilization against the thresholds that matter (docs/context-accounting.md, Gauge).
 
 Markers on the gauge: the 70% line where the agent is shown the gauge, the 80% checkpoint line, the
 memory-flush points, and the agent's own compaction line (``window − reserve``), which on small windows can

@@ -1,4 +1,4 @@
-"""How many tokens the context holds, by SPEC §3's rules, with pi's own estimate alongside.
+"""How many tokens the context holds, with pi's own estimate alongside (docs/context-accounting.md, Tokens).
 
 * Authoritative: the last *valid* assistant usage on the context path (not aborted/error, not all-zero, not a
   synthetic ``provider: "openclaw"`` message), plus the messages after it counted with tiktoken.
@@ -126,7 +126,7 @@ def measure_context(
     counter: TokenCounter | None = None,
     cache: TokenCache | None = None,
 ) -> ContextTokens:
-    """Measure ``view`` by SPEC §3's rules (see the module docstring)."""
+    """Measure ``view`` by the rules in the module docstring."""
     counter = counter or get_counter()
     estimate, estimate_known = agent_estimate(view)
     messages = view.messages

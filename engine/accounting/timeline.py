@@ -1,4 +1,4 @@
-"""Utilization over turns: the series behind the session view's plot (SPEC §7).
+"""The series behind the session view's plot (docs/context-accounting.md, Utilization over turns).
 
 One sample per authoritative usage on the context path (the same rule as :mod:`engine.accounting.measure`: not
 aborted/error, not all-zero, not a synthetic ``openclaw`` mirror) and one per compaction, in path order. The

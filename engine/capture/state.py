@@ -1,4 +1,4 @@
-"""Incremental state capture from transcript entries, with no LLM (SPEC §4; seed 000 §7, seed 001).
+"""Incremental state capture from transcript entries, with no LLM (docs/checkpoints.md, State capture).
 
 :func:`capture` folds new context entries into a :class:`CapturedState`: tools used, files read and modified,
 tool failures, the last tool call, decisions (a short real user reply after a long agent response), open items
@@ -43,7 +43,7 @@ MAX_OPEN_ITEMS = 30
 MAX_LEARNINGS = 30
 MAX_FAILURES = 20
 SHORT_REPLY_CHARS = 50
-"""A user reply shorter than this after a long agent response marks a decision point (seed 000 §7.2)."""
+"""A user reply shorter than this after a long agent response marks a decision point (docs/checkpoints.md)."""
 LONG_RESPONSE_CHARS = 200
 """How long the agent response before such a reply must be; long enough to hold a proposal."""
 
@@ -79,7 +79,10 @@ class ToolFailure:
 
 @dataclass(frozen=True, slots=True)
 class LastToolCall:
-    """The most recent tool call (seed 001 issue 4), persisted so a checkpoint never says ``null`` wrongly."""
+    """The most recent tool call, persisted so a checkpoint never says ``null`` wrongly.
+
+    See docs/checkpoints.md, Tools and files.
+    """
 
     name: str
     params_summary: str

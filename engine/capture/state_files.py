@@ -1,4 +1,4 @@
-"""The captured state on disk: ``<stateDir>/context/state/<safe_key>/*.json`` (SPEC §4, seed 000 §7.1).
+"""The captured state on disk: ``<stateDir>/context/state/<safe_key>/*.json`` (docs/checkpoints.md, Layout).
 
 Five files, each written atomically: ``decisions.json``, ``thread.json``, ``resources.json``,
 ``open_items.json`` and ``last_tool_call.json``. They hold what was captured since the last checkpoint;

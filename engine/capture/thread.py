@@ -1,4 +1,4 @@
-"""Thread extraction for checkpoints, with no LLM (seed 000 §11.2).
+"""Thread extraction for checkpoints, with no LLM (docs/checkpoints.md, Thread).
 
 Summary: the first and the last real user message (100 characters each). Key exchanges: the first user
 message, every user message that follows a long (> 500 characters) agent response — likely a decision point —

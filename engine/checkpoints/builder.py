@@ -1,4 +1,4 @@
-"""Building a checkpoint from a session snapshot and the captured state (seed 000 §11.1), no LLM.
+"""A checkpoint from a session snapshot and the captured state, no LLM (docs/checkpoints.md, Building a checkpoint).
 
 A new checkpoint carries the previous one forward: its decisions, open items, learnings and resources are
 merged with what was captured since (semantic dedup, caps), so the latest checkpoint is always complete even

@@ -1,4 +1,4 @@
-"""What changed between two checkpoints: a structured diff and a raw unified YAML diff (SPEC §5)."""
+"""What changed between two checkpoints: a structured diff and a raw unified YAML diff (docs/checkpoints.md, Diff)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Resuming an agent from its latest checkpoint: append it to the transcript as a ``custom_message`` (SPEC §5).
+"""Resuming an agent from its latest checkpoint: append it as a ``custom_message`` (docs/checkpoints.md, Injection).
 
 pi sends custom messages to the model as user messages, so an appended ``custom_message`` with
-``customType: "ctxscope.checkpoint"`` and ``display: false`` has the effect of the seed's
-``enqueueSystemEvent``: the agent sees the ``<checkpoint-data>`` block on its next turn. The append goes
+``customType: "ctxscope.checkpoint"`` and ``display: false`` has the effect of the system event the original
+design enqueues inside the agent: the agent sees the ``<checkpoint-data>`` block on its next turn. The append goes
 through the locked JSONL writer (:mod:`engine.fs.jsonl_append`); SQLite-era and archived sessions are refused.
 """
 

@@ -1,9 +1,8 @@
 """The checkpoint value: schema ``openclaw/checkpoint`` v1 (docs/checkpoints.md), validated on read by
 :mod:`engine.checkpoints.schema`.
 
-The field names are the YAML keys, so files interoperate with the TypeScript context manager the seed
-describes. Seed 001 adds no fields (its ``last_tool_call`` already sits in ``working``). Timestamps stay
-ISO-8601 strings, as in the file.
+The field names are the YAML keys, so files interoperate with the TypeScript context manager the schema was
+designed for. Timestamps stay ISO-8601 strings, as in the file.
 
 Exceptions: ``ValueError`` ← :class:`CheckpointFormatError` (a dict or file that is not a valid checkpoint).
 """
@@ -80,7 +79,7 @@ class CheckpointMeta:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallSummary:
-    """The last tool call before the checkpoint (seed 001 issue 4)."""
+    """The last tool call before the checkpoint."""
 
     name: str
     params_summary: str

@@ -1,6 +1,6 @@
-"""The checkpoint as the agent reads it: a ``<checkpoint-data …>`` block (seed 000 §8.2, §5.4; SPEC §5).
+"""The checkpoint as the agent reads it: a ``<checkpoint-data …>`` block (docs/checkpoints.md, Rendering).
 
-Sections fill a token budget in the seed's selective-loading priority (working, open items, decisions,
+Sections fill a token budget in selective-loading priority (working, open items, decisions,
 thread, resources, learnings): first a few items of each, then the rest, newest first, so a huge list
 cannot starve the sections after it. Omitted items are counted in the block. Every value is flattened to
 one line, stripped of control characters, and cannot close the block early.
@@ -21,7 +21,7 @@ from engine.checkpoints.yaml_io import replace_lone_surrogates
 __all__ = ["DEATH_SPIRAL_THRESHOLD", "RenderedCheckpoint", "render_checkpoint"]
 
 DEATH_SPIRAL_THRESHOLD: Final = 3
-"""More compactions than this add a warning line (seed 000 §5.5)."""
+"""More compactions than this add a warning line (docs/checkpoints.md, Rendering)."""
 
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TAG: Final = re.compile(r"<(/?)checkpoint-data", re.IGNORECASE)
@@ -100,7 +100,7 @@ def _section(name: str, header: str, lines: list[str], keep_first: int, style: s
 
 
 def _sections(cp: Checkpoint) -> list[_Section]:
-    """The budgeted sections in selective-loading priority (seed 000 §5.4)."""
+    """The budgeted sections in selective-loading priority."""
     w, res, decisions, day = cp.working, cp.resources, cp.decisions, cp.meta.created_at[:10]
     working = []
     if w.last_tool_call is not None:

@@ -30,7 +30,7 @@ EXCHANGE_ROLES: Final = frozenset({"user", "agent"})
 CHECKPOINT_ID_RE: Final = re.compile(r"cp_[0-9]{3,}")
 """``cp_001`` …; three digits minimum, more beyond 999 (full match)."""
 TRIGGER_RE: Final = re.compile(r"auto-[0-9]{1,3}pct|turns|pre-compaction-margin|compaction|manual|session-end")
-"""The triggers of SPEC §5 (a superset of the seed's ``auto-80pct | compaction | session-end``)."""
+"""The checkpoint triggers (docs/checkpoints.md, Triggers)."""
 
 
 class CheckpointFormatError(ValueError):

@@ -1,4 +1,4 @@
-"""Checkpoint files on disk (seed 000 §5.2, §5.5; SPEC §5).
+"""Checkpoint files on disk (docs/checkpoints.md: Layout, Writing, Reading the latest, Retention).
 
 Layout: ``<stateDir>/context/checkpoints/<safe_key>/cp_001.yaml`` … (three digits minimum, more past 999),
 written once and never modified, plus a per-session ``_latest.json`` pointer ``{checkpoint_id, path}``.

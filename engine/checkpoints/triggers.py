@@ -1,4 +1,4 @@
-"""When to write a checkpoint automatically (SPEC §3, §5; seeds 000 §6.3, 002).
+"""When to write a checkpoint automatically (docs/checkpoints.md, Triggers).
 
 Triggers, recorded in ``meta.trigger``: ``auto-<N>pct`` (the 80% line and the rolling 25/50/75% points),
 ``turns`` (every 15 real user messages), ``pre-compaction-margin`` (within a margin of the agent's own

@@ -1,4 +1,4 @@
-"""Checkpoint YAML: PyYAML's safe dumper and loader only, with private dumper subclasses (seed 000 §5.1).
+"""Checkpoint YAML: PyYAML's safe dumper and loader only, with private dumper subclasses (docs/checkpoints.md, YAML).
 
 libyaml is used when PyYAML has it, the pure-Python emitter and parser otherwise; files from either read
 back with either. Style: keys are fixed schema identifiers, emitted plain (never user text); multi-line

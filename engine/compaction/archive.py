@@ -1,4 +1,6 @@
-"""The drop-only memory archive: dropped messages kept verbatim in ``<workspace>/memory/YYYY-MM-DD.md`` (seed 004).
+"""The drop-only memory archive: dropped messages kept verbatim in ``<workspace>/memory/YYYY-MM-DD.md``.
+
+See docs/compaction.md, Memory archive.
 
 OpenClaw indexes ``memory/*.md`` for its memory search, so the archive is markdown a person can read, framed
 so a program can too. Each record is::

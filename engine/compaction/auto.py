@@ -1,4 +1,6 @@
-"""Automatic compaction for the sidecar (SPEC §6.7): off unless enabled, guarded, JSONL sessions only.
+"""Automatic compaction for the sidecar: off unless enabled, guarded, JSONL sessions only.
+
+See docs/compaction.md, Automatic compaction.
 
 When utilization crosses ``auto_compact.threshold``, the layer is the configured one, or with ``layer: auto`` the
 one :func:`~engine.compaction.planner.select_compaction_layer` calls for (``summarize`` when no layer trigger is met

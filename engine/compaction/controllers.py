@@ -1,4 +1,6 @@
-"""Applying a compaction plan to a real session (SPEC §6.5): the ``jsonl``, ``gateway`` and ``none`` controllers.
+"""Applying a compaction plan to a real session: the ``jsonl``, ``gateway`` and ``none`` controllers.
+
+See docs/compaction.md, Controllers.
 
 * ``jsonl`` appends, under OpenClaw's lock and in ONE write, the ``compaction`` entry and — when the session has a
   checkpoint — a ``custom_message`` carrying it (:func:`engine.fs.jsonl_append.append_entries` re-reads the leaf
@@ -9,7 +11,8 @@
   which truncates) or, with a focus, ``chat.send`` with ``/compact <focus>``, and reports the gateway's answer.
 * ``none`` refuses.
 
-Every outcome that touches a file is recorded in the audit log (§6.8): ``compact``/``prune`` and ``archive``.
+Every outcome that touches a file is recorded in the audit log (docs/compaction.md, Audit): ``compact``/``prune``
+and ``archive``.
 
 Exceptions::
 
@@ -89,7 +92,8 @@ def gateway_argv(plan: CompactionPlan, openclaw: str = "openclaw") -> list[str]:
             "idempotencyKey": f"ctxscope-{uuid.uuid4()}",
         }
     else:
-        # Never maxLines: with it the gateway truncates the file instead of compacting (FORMATS §3.8).
+        # Never maxLines: with it the gateway truncates the file instead of compacting
+        # (docs/formats.md, Gateway commands).
         method, params = "sessions.compact", {"key": plan.session_key}
     return [openclaw, "gateway", "call", method, "--params", json.dumps(params), "--json"]
 

@@ -1,11 +1,13 @@
-"""How degraded a session is after its compactions, and whether another may run (SPEC §6.3, seed 003).
+"""How degraded a session is after its compactions, and whether another may run.
 
-:func:`evaluate_degradation` is seed 003's ``evaluateDegradation`` (levels by count, ~10% information loss per
-compaction). :func:`assess_degradation` adds what the transcript itself shows: compaction spam (compactions
-that summarize nothing new, or several within a few turns — the 32k-window death spiral), OpenClaw's fallback
-summaries, a context already over the compaction line right after compacting, and decisions that earlier
+See docs/compaction.md, Degradation and the guard.
+
+:func:`evaluate_degradation` is the original design's ``evaluateDegradation`` (levels by count, ~10% information
+loss per compaction). :func:`assess_degradation` adds what the transcript itself shows: compaction spam
+(compactions that summarize nothing new, or several within a few turns — the 32k-window death spiral), OpenClaw's
+fallback summaries, a context already over the compaction line right after compacting, and decisions that earlier
 checkpoints held but the latest checkpoint or summary no longer does. :func:`check_guard` is the compaction
-guard (seed 003 ``shouldBlockFurtherCompaction`` plus confirmation for manual runs).
+guard (the design's ``shouldBlockFurtherCompaction`` plus confirmation for manual runs).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ Level = Literal["low", "medium", "high", "critical"]
 
 @dataclass(frozen=True, slots=True)
 class DegradationReport:
-    """Seed 003's degradation report: risk level, estimated information loss and advice."""
+    """The degradation report: risk level, estimated information loss and advice."""
 
     compaction_count: int
     level: Level
@@ -59,7 +61,7 @@ class DegradationReport:
 
 
 def evaluate_degradation(compaction_count: int) -> DegradationReport:
-    """Seed 003 ``evaluateDegradation``: low, medium (2), high (≥ 3), critical (≥ 5)."""
+    """Levels by compaction count: low, medium (2), high (≥ 3), critical (≥ 5)."""
     count = max(0, compaction_count)
     level: Level
     if count >= HARD_LIMIT:
@@ -85,7 +87,7 @@ def evaluate_degradation(compaction_count: int) -> DegradationReport:
 
 @dataclass(frozen=True, slots=True)
 class DegradationAssessment:
-    """The seed's report plus the symptoms visible in the transcript and checkpoints."""
+    """The report plus the symptoms visible in the transcript and checkpoints."""
 
     report: DegradationReport
     compaction_spam: bool

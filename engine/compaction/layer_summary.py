@@ -1,4 +1,6 @@
-"""The summary each compaction layer writes, from the summarized span (SPEC §6.2): the planner's layer step.
+"""The summary each compaction layer writes, from the summarized span: the planner's layer step.
+
+See docs/compaction.md, Summaries.
 
 Gathers what :mod:`engine.compaction.summarizer` needs — the span's messages split into parts, their pins (pi ``label``
 entries and configured ids), the previous summary, a checkpoint built over the span for summarize/full, the
@@ -44,8 +46,8 @@ class LayerSummary:
 
 
 def pins_on_path(path: Sequence[Entry], configured: Sequence[str]) -> dict[str, str]:
-    """Entry id → why it is pinned: pi ``label`` entries on the path (last one wins, an empty label clears,
-    FORMATS §1.7) and ids listed in the config."""
+    """Entry id → why it is pinned: pi ``label`` entries on the path (last one wins, an empty label clears)
+    and ids listed in the config (docs/compaction.md, Pins and focus)."""
     pins = {entry_id: "pinned in config" for entry_id in configured}
     labels: dict[str, str] = {}
     for entry in path:

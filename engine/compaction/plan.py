@@ -1,4 +1,6 @@
-"""The compaction plan value: everything a compaction would do, computed before anything is written (SPEC §6.1).
+"""The compaction plan value: everything a compaction would do, computed before anything is written.
+
+See docs/compaction.md, Plan first.
 
 A :class:`CompactionPlan` names the layer, the cut (``firstKeptEntryId``), what is summarized and what is kept,
 tokens before → after, the exact summary, the files read/modified, the cache cost, the degradation report and

@@ -1,4 +1,4 @@
-"""Layered compaction planning (SPEC §6.1–§6.3; seeds 003, 004): pure, deterministic, no writes.
+"""Layered compaction planning (docs/compaction.md): pure, deterministic, no writes.
 
 :func:`plan_compaction` cuts the context by pi's rules (:func:`~engine.accounting.context.find_cut_point`: boundary
 after the
@@ -8,7 +8,7 @@ Everything
 in the context before the cut is folded into the new summary: the previous summary, the messages it kept, and
 the new span — pi itself drops the previously kept messages, which loses them.
 
-Layer choice (:func:`select_compaction_layer`): seed 003's loop tries prune → summarize → full and returns the
+Layer choice (:func:`select_compaction_layer`): the original loop tries prune → summarize → full and returns the
 first match, so ``full`` could never win; ctxscope takes ``full`` at its trigger, else ``prune`` when tool
 outputs are large, else ``summarize``.
 """
@@ -58,7 +58,7 @@ AGENT_ACTIVE_SECONDS = 5.0
 def select_compaction_layer(
     utilization: float | None, tool_output_tokens: int, config: Config | None = None
 ) -> str | None:
-    """The layer the seed-003 triggers call for at ``utilization`` (fraction), or ``None`` below every trigger.
+    """The layer the layer triggers call for at ``utilization`` (fraction), or ``None`` below every trigger.
 
     Defaults: ``full`` at ≥ 95%; ``prune`` at ≥ 80% when tool outputs exceed 50k tokens; ``summarize`` at ≥ 88%.
     """
@@ -107,10 +107,11 @@ def _jsonl_problems(snapshot: SessionSnapshot) -> list[str]:
     path = snapshot.source.path
     if snapshot.headerless:
         return [f"{path} has no session header; pi would discard it and start a new session, "
-                "so ctxscope only reads it (FORMATS §1.2)"]
+                "so ctxscope only reads it (docs/formats.md, Header)"]
     if snapshot.version < 3:
         return [f"{path} is a version {snapshot.version} session; pi migrates and rewrites such files when it "
-                "opens them, so ctxscope only reads them (FORMATS §1.8). Open it once in pi or OpenClaw first."]
+                "opens them, so ctxscope only reads them (docs/formats.md, Versions and migration). "
+                "Open it once in pi or OpenClaw first."]
     return []
 
 
@@ -186,7 +187,7 @@ def plan_compaction(
 
     Args:
         keep_recent: protected budget in pi-estimate tokens, overriding the layer's (which is capped at half
-            the window, as in seed 003).
+            the window; docs/compaction.md, Layers).
         load: re-reads an entry's JSON (the follower's ``reader.read_object``); default: a fresh reader.
         state_dir: where checkpoints live (default: :func:`engine.config.loader.resolve_state_dir`).
         controller: ``auto``/``jsonl``/``gateway``/``none`` (default: the config's).

@@ -1,10 +1,10 @@
 """The text of a compacted span, message by message: for the prune summary, the archive and pinned messages.
 
 Works on the JSON objects of context entries (``message``, ``custom_message``, ``branch_summary``,
-``compaction``). Also pi's file bookkeeping for compaction entries (FORMATS §2.1): files read and modified by
-``read``/``write``/``edit`` tool calls with a ``path`` argument, merged with the previous compaction's
-``details``, returned sorted with read-only files separate from modified ones (pi's ``computeFileLists``), and
-formatted as pi's ``<read-files>``/``<modified-files>`` blocks.
+``compaction``). Also pi's file bookkeeping for compaction entries (docs/compaction.md, Files read and
+modified): files read and modified by ``read``/``write``/``edit`` tool calls with a ``path`` argument, merged
+with the previous compaction's ``details``, returned sorted with read-only files separate from modified ones
+(pi's ``computeFileLists``), and formatted as pi's ``<read-files>``/``<modified-files>`` blocks.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Deterministic compaction summaries, no LLM (SPEC §6.2, §6.4): one builder per layer.
+"""Deterministic compaction summaries, no LLM (docs/compaction.md, Summaries): one builder per layer.
 
 * ``prune``: the span itself with tool outputs cleared or trimmed to head + tail (OpenClaw's hard clear and soft
-  trim, FORMATS §3.7), user/assistant text kept, thinking dropped, tool calls as pi's one-liners.
+  trim), user/assistant text kept, thinking dropped, tool calls as pi's one-liners.
 * ``summarize`` / ``full``: a structured summary built from a checkpoint of the span, under OpenClaw's safeguard
   headings (Decisions, Open TODOs, Constraints/Rules, Pending user asks, Exact identifiers, in that order) with
   the previous summary's items merged in, and pi's split-turn context block.
-* ``drop-only``: a one-line placeholder naming the memory archive that holds the span verbatim (seed 004).
+* ``drop-only``: a one-line placeholder naming the memory archive that holds the span verbatim.
 
 Every builder starts with the same header line, carries pinned messages verbatim, and ends with pi's
 ``<read-files>``/``<modified-files>`` blocks (except drop-only). Secrets are redacted by the caller.
@@ -41,7 +41,7 @@ SUMMARY_HEADINGS: Final = ("Decisions", "Open TODOs", "Constraints/Rules", "Pend
 """OpenClaw's safeguard summary headings, each once and in this order (its quality audit checks both)."""
 CLEARED: Final = "[Old tool result content cleared]"
 TURN_CONTEXT: Final = "---\n\n**Turn Context (split turn):**"
-"""pi's separator before the summary of a split turn's prefix (FORMATS §2.1)."""
+"""pi's separator before the summary of a split turn's prefix (docs/compaction.md, Split turns)."""
 
 _NONE: Final = "- None."
 _KEEP_SHORT_OUTPUT: Final = 200

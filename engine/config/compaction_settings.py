@@ -1,4 +1,4 @@
-"""Compaction settings: layers, the guard, auto mode, pins and where ctxscope may write (SPEC §6.2, seed 003).
+"""Compaction settings: layers, the guard, auto mode, pins and where ctxscope may write (docs/compaction.md, Layers).
 
 Parsed from the ``compaction:`` and ``auto_compact:`` keys of the config file (:mod:`engine.config.loader` calls
 :func:`apply_compaction_key`). Example::
@@ -58,7 +58,7 @@ class LayerSettings:
 
 @dataclass(frozen=True, slots=True)
 class AutoCompactSettings:
-    """The sidecar's automatic compaction (off by default, SPEC §6.7)."""
+    """The sidecar's automatic compaction (off by default; docs/compaction.md, Automatic compaction)."""
 
     enabled: bool = False
     threshold: float = 0.88
@@ -69,7 +69,7 @@ class AutoCompactSettings:
 
 @dataclass(frozen=True, slots=True)
 class PruneOutputSettings:
-    """How the prune layer shortens tool outputs (OpenClaw's soft trim / hard clear, FORMATS §3.7)."""
+    """How the prune layer shortens tool outputs (OpenClaw's soft trim / hard clear; docs/compaction.md, prune)."""
 
     max_chars: int = 4000
     """Outputs longer than this are trimmed to head + tail."""

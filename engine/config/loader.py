@@ -51,7 +51,7 @@ class Config:
     """Where checkpoints/state/audit go; ``None`` = the session's OpenClaw state dir, else XDG state."""
     warnings: tuple[str, ...] = ()
     compaction: CompactionSettings = CompactionSettings()
-    """Layers, guard, auto mode, pins, controller and workspace for compaction (SPEC §6)."""
+    """Layers, guard, auto mode, pins, controller and workspace for compaction (docs/compaction.md)."""
     llm: LLMConfig | None = None
     """An :class:`~engine.config.llm_settings.LLMConfig` when ``llm:`` is set (for ``compact --llm`` and ``checkpoint
     --enrich``)."""

@@ -1,6 +1,6 @@
 """Atomic file writes: temp file in the same directory, fsync, rename, fsync the directory.
 
-Every whole-file write the engine makes goes through :func:`write_atomic` (SPEC §1.3), so a reader
+Every whole-file write the engine makes goes through :func:`write_atomic` (docs/architecture.md, Rules), so a reader
 never sees a half-written file and a crash leaves either the old file or the new one.
 """
 

@@ -1,4 +1,4 @@
-"""The audit log: one JSON line per write action in ``<stateDir>/context/audit.jsonl`` (SPEC §6.8)."""
+"""The audit log: one JSON line per write action in ``<stateDir>/context/audit.jsonl`` (docs/compaction.md, Audit)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Appending whole entries to a live pi/OpenClaw JSONL transcript (SPEC §1.3, §6.5; FORMATS §1.9, §3.9).
+"""Appending whole entries to a live pi/OpenClaw JSONL transcript.
+
+See docs/formats.md (Writing rules) and docs/compaction.md (Locks and appends).
 
 Under ``<transcript>.lock`` we re-read the leaf (the last entry in file order), let the caller build the
 entries for that leaf, chain them (first ``parentId`` = leaf, then each to the previous one), and write
@@ -162,7 +164,7 @@ def _check_header(fd: int, transcript: Path) -> None:
     if not isinstance(header, dict) or header.get("type") != "session" or not isinstance(header.get("id"), str):
         raise AppendRefusedError(
             f"{transcript} does not start with a session header; pi would discard it and start a new "
-            "session, so ctxscope only reads it (FORMATS §1.2)"
+            "session, so ctxscope only reads it (docs/formats.md, Header)"
         )
     version = header.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
@@ -170,7 +172,8 @@ def _check_header(fd: int, transcript: Path) -> None:
     if version < 3:
         raise AppendRefusedError(
             f"{transcript} is a version {version} session; pi migrates and rewrites such files when it "
-            "opens them, so ctxscope only reads them (FORMATS §1.8). Open it once in pi or OpenClaw first."
+            "opens them, so ctxscope only reads them (docs/formats.md, Versions and migration). "
+            "Open it once in pi or OpenClaw first."
         )
 
 

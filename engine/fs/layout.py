@@ -23,7 +23,7 @@ _WINDOWS_RESERVED: Final = frozenset(
 def safe_key(key: str) -> str:
     """The directory name of a session key: always one safe path component.
 
-    ``re.sub(r"[^a-zA-Z0-9._-]", "_", key)`` as the seed's ``sanitizeSessionKeyForPath`` does, counting
+    ``re.sub(r"[^a-zA-Z0-9._-]", "_", key)`` as the TypeScript ``sanitizeSessionKeyForPath`` does, counting
     UTF-16 code units like JavaScript does (a non-BMP character becomes ``__``), so both tools pick the same
     directory. Results that are not a usable name — empty, only dots (``.``, ``..``), ending in a dot, a
     Windows device name (``con``, ``com1.x``), or longer than 100 characters — become

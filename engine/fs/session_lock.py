@@ -1,4 +1,4 @@
-"""OpenClaw's session write lock, ``<transcript>.lock`` (FORMATS §3.2, SPEC §6.5).
+"""OpenClaw's session write lock, ``<transcript>.lock`` (docs/formats.md, The write lock).
 
 The lock file exists exclusively (OpenClaw: ``open(path, "wx")``) and holds ``{"pid", "createdAt",
 "starttime"}`` (``starttime``: field 22 of ``/proc/<pid>/stat``, which tells a recycled pid from the

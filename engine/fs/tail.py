@@ -101,7 +101,7 @@ def _join(head: bytes, pieces: list[bytes]) -> bytes:
 
 
 def last_entry(fd_or_path: Source, end: int | None = None) -> tuple[int, dict[str, Any]] | None:
-    """The current leaf by pi's rule: the last complete line that is an entry (FORMATS §1.7).
+    """The current leaf by pi's rule: the last complete line that is an entry (docs/formats.md, Tree and leaf).
 
     An entry is a JSON object with a string ``id`` and a ``type`` other than ``session``; malformed lines
     and other objects are skipped. Returns ``(offset, object)`` or None when the file has no entry.

@@ -1,10 +1,11 @@
 """The engine side of following sessions: one follower per session, stepped by the sidecar's context manager.
 
 With a :class:`~engine.sidecar.ContextManager` (the App always passes its one manager) every refresh is a
-sidecar step (SPEC §6.7): read what was appended, capture state, write a checkpoint when a trigger fires. The
-manager and the tracker share each session's :class:`~engine.session.snapshot.SessionFollower`, so a transcript is read
-once. Everything that touches a session (step, manual checkpoint, a compaction plan, re-reading text) runs
-under that session's lock in a worker thread; different sessions never wait for each other.
+sidecar step (docs/architecture.md, The sidecar loop): read what was appended, capture state, write a checkpoint
+when a trigger fires. The manager and the tracker share each session's
+:class:`~engine.session.snapshot.SessionFollower`, so a transcript is read once. Everything that touches a session
+(step, manual checkpoint, a compaction plan, re-reading text) runs under that session's lock in a worker thread;
+different sessions never wait for each other.
 """
 
 from __future__ import annotations

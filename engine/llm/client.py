@@ -1,4 +1,4 @@
-"""Optional LLM summarizer and decision enricher (SPEC §6.4, seed 001 improvement 5, seed 003 OpenRouter).
+"""Optional LLM summarizer and decision enricher (docs/compaction.md, Optional LLM summaries).
 
 Off by default: nothing in ctxscope needs it. Two wire formats over httpx — an OpenAI-compatible
 ``/chat/completions`` endpoint (OpenAI, OpenRouter, vLLM, Ollama…) and Anthropic's ``/v1/messages``. The API key
@@ -37,7 +37,7 @@ __all__ = [
 
 ANTHROPIC_VERSION = "2023-06-01"
 ENRICH_MAX_TOKENS = 500
-"""Seed 001: the enrichment answer budget stays fixed at 500 tokens."""
+"""The enrichment answer budget stays fixed at 500 tokens (docs/checkpoints.md, LLM enrichment)."""
 _MAX_DECISIONS = 50
 _MAX_DECISION_CHARS = 200
 _TRUNCATED = "[… earlier conversation truncated …]\n"
@@ -191,7 +191,7 @@ def summarize_with_llm(
 
 
 def enrichment_prompt(existing: Sequence[str] = ()) -> str:
-    """Seed 001 improvement 5: the decision definition, the refine rules and good/bad examples."""
+    """The decision definition, the refine rules and good/bad examples (docs/checkpoints.md, LLM enrichment)."""
     listed = "\n".join(f"- {d}" for d in existing) if existing else "(none yet)"
     return "\n".join(
         [
@@ -245,7 +245,7 @@ def enrich_decisions(
     existing: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
 ) -> tuple[str, ...]:
-    """Decisions the LLM finds in ``conversation_text``, refining ``existing`` ones (seed 001 improvement 5).
+    """Decisions the LLM finds in ``conversation_text``, refining ``existing`` ones.
 
     Raises:
         LLMError: as :func:`summarize_with_llm`.
@@ -256,5 +256,5 @@ def enrich_decisions(
 
 
 def merge_enriched(enriched: Iterable[str], heuristic: Iterable[str]) -> tuple[str, ...]:
-    """LLM decisions first, then each heuristic one only when no kept decision already states it (seed 001 #2)."""
+    """LLM decisions first, then each heuristic one only when no kept decision already states it."""
     return merge_unique(enriched, heuristic)[:_MAX_DECISIONS]

@@ -1,9 +1,9 @@
-"""The optional LLM decision enricher applied to a checkpoint (SPEC §6.4, seed 001 improvement 5).
+"""The optional LLM decision enricher applied to a checkpoint (docs/checkpoints.md, LLM enrichment).
 
 :func:`enrich_state` sends the session's context, serialized as for pi's summarizer (cut from the front to the
 endpoint's input budget, so the latest turns always go), with the decisions the heuristics captured since the
 last checkpoint; the model answers with the decisions it finds. Those come first, and each heuristic decision
-is kept only when no LLM decision already states it (``is_semantic_duplicate``, seed 001 issue 2). Text is
+is kept only when no LLM decision already states it (``is_semantic_duplicate``). Text is
 redacted before it leaves the machine and the answer is redacted before it is kept (:mod:`engine.llm.client`).
 Off unless asked for (``ctxscope checkpoint --enrich``); nothing is written here.
 """

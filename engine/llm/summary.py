@@ -1,4 +1,6 @@
-"""The optional LLM summarizer applied to a compaction plan (SPEC §6.4), off unless configured and asked for.
+"""The optional LLM summarizer applied to a compaction plan, off unless configured and asked for.
+
+See docs/compaction.md, Optional LLM summaries.
 
 :func:`with_llm_summary` takes a deterministic :class:`~engine.compaction.plan.CompactionPlan`, serializes the
 messages it takes out the way pi does for its summarizer (``[User]: …``, ``[Assistant]: …``,

@@ -1,13 +1,15 @@
-"""What a session has cost, what its next turn will cost, and what a context rewrite costs (SPEC §6.6, seed 004).
+"""What a session has cost, what its next turn will cost, and what a context rewrite costs.
+
+See docs/compaction.md, Cost of a rewrite.
 
 Spend is ``usage.cost.total`` as the agent recorded it when that is a positive figure, else the per-model
 price table below (input, output, cache read, 5-minute and 1-hour cache write — per model, never one
-multiplier). Anthropic rates are the 2026 list prices from ``reference/PEERS.md``; the other vendors' rates
+multiplier). Anthropic rates are Anthropic's 2026 list prices; the other vendors' rates
 are approximate list prices, labelled so in :attr:`ModelPrice.source`.
 
 The prompt cache lives for a TTL after its last use: 300 s by default, 3,600 s when the agent asks for the
-1-hour cache (OpenClaw ``cacheRetention: "long"``; seed 004 says "long" is still 5 minutes, which current
-Anthropic pricing contradicts — so the TTL is a parameter, see :func:`cache_ttl_for`).
+1-hour cache (OpenClaw ``cacheRetention: "long"``; the original cost design says "long" is still 5 minutes,
+which current Anthropic pricing contradicts — so the TTL is a parameter, see :func:`cache_ttl_for`).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ class ModelPrice:
 
 
 def _anthropic(inp: float, out: float) -> ModelPrice:
-    # PEERS.md: 5-minute write 1.25x, 1-hour write 2x, read 0.1x input.
+    # Anthropic's list prices: 5-minute write 1.25x, 1-hour write 2x, read 0.1x input.
     return ModelPrice(inp, out, round(inp * 0.1, 6), round(inp * 1.25, 6), inp * 2, "table:anthropic-2026")
 
 

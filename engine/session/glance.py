@@ -1,4 +1,6 @@
-"""A session at a glance without indexing it: the fast path behind ``ctxscope status`` (SPEC §8, §9).
+"""A session at a glance without indexing it: the fast path behind ``ctxscope status``.
+
+See docs/context-accounting.md, Reading from the tail.
 
 :func:`glance_session` reads the header, scans back from the end for the gauge
 (:func:`engine.session.quick_gauge.quick_context_tokens`) and counts compactions from the store and from a byte

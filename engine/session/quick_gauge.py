@@ -1,4 +1,6 @@
-"""The gauge of a huge transcript without reading its history: scan back from the end (SPEC §2).
+"""The gauge of a huge transcript without reading its history: scan back from the end.
+
+See docs/context-accounting.md, Reading from the tail.
 
 Parents always precede children in a pi transcript, so following ``parentId`` from the leaf is a backward scan
 in file order: a line is on the context path exactly when its id is the one we are waiting for. The scan stops
@@ -144,7 +146,7 @@ def _count(trailing: list[tuple[Entry, dict[str, object]]], counter: TokenCounte
 
 
 def quick_context_tokens(source: Path | int) -> QuickGauge:
-    """Measure the context of a transcript from its tail (SPEC §3 rules; tiktoken for the trailing messages).
+    """Measure the context of a transcript from its tail (tiktoken for the trailing messages).
 
     ``source`` is a path, or a descriptor open for reading (left open, its position untouched).
 

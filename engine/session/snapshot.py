@@ -63,7 +63,7 @@ class SessionSnapshot:
         return self.gauge.utilization
 
     def to_status(self) -> dict[str, Any]:
-        """The ``ctxscope status --json`` row (SPEC §8)."""
+        """The ``ctxscope status --json`` row."""
         return {
             "key": self.key,
             "path": str(self.source.path),

@@ -5,7 +5,7 @@ Discovery looks in the default locations (``$OPENCLAW_STATE_DIR`` or ``~/.opencl
 (``*.jsonl.reset.<ts>``, ``.deleted.``, ``.bak*``), pre-compaction copies (``*.checkpoint.<uuid>.jsonl``) and
 trajectory sidecars are recognised and never treated as live transcripts — unless a user names one
 explicitly, in which case it is read and marked ``archive``. ``.lock`` files are reported. Read-only throughout.
-Format reference: ``reference/FORMATS.md`` §1.1, §3.2, §3.3, §3.10.
+See docs/formats.md (Discovery, File kinds, sessions.json).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _first_line(path: Path) -> tuple[bool, str | None]:
     file); other JSONL files (ctxscope's own ``audit.jsonl``, tool logs) are not sessions. Unreadable or
     non-JSON first lines count as transcripts so that damaged files are still shown and reported.
     """
-    # pi's own listing reads only the first 512 bytes (FORMATS §1.2); a long header still fits in 4 KiB.
+    # pi's own listing reads only the first 512 bytes; a long header still fits in 4 KiB.
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         try:

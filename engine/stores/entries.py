@@ -2,8 +2,8 @@
 
 A pi/OpenClaw transcript line becomes an :class:`Entry` holding its position in the file (so the text can
 be re-read on demand), its tree links, and the numbers the context accounting needs (pi's character
-count, usage). Tool outputs and message text are dropped as soon as the line is measured (SPEC §2).
-Format reference: ``reference/FORMATS.md`` §1.4–§1.6.
+count, usage). Tool outputs and message text are dropped as soon as the line is measured.
+See docs/formats.md (Entry fields, Entry types, Messages and usage).
 """
 
 from __future__ import annotations
@@ -120,7 +120,10 @@ class Entry(NamedTuple):
 
     @property
     def has_valid_usage(self) -> bool:
-        """Usage that counts as authoritative (SPEC §3): not aborted/error, not zero, not synthetic."""
+        """Usage that counts as authoritative: not aborted/error, not zero, not synthetic.
+
+        See docs/context-accounting.md, Tokens.
+        """
         return (
             self.role == "assistant"
             and self.usage is not None
@@ -188,7 +191,8 @@ def _blocks_chars(content: Any, *, images: bool) -> int:
 
 
 def _json_chars(value: Any) -> int:
-    # pi measures JSON.stringify(arguments): compact, non-ASCII unescaped (FORMATS §2.5).
+    # pi measures JSON.stringify(arguments): compact, non-ASCII unescaped
+    # (docs/context-accounting.md, The agent's estimate).
     try:
         return utf16_len(orjson.dumps(value).decode())
     except TypeError:
@@ -320,7 +324,7 @@ def _message_entry(base: _Base, message: dict[str, Any]) -> Entry:
         )
     if role == "user":
         return Entry(*base, "user", _blocks_chars(get("content"), images=False))
-    if role == "hookMessage":  # v2 name of the custom role (FORMATS §1.8)
+    if role == "hookMessage":  # v2 name of the custom role (docs/formats.md, Versions and migration)
         role = "custom"
         message = {**message, "role": "custom"}
     if role not in CONTEXT_ROLES:
@@ -364,7 +368,7 @@ def entry_from_object(obj: Mapping[str, Any], *, line_no: int, offset: int, leng
         )
     if kind == "branch_summary":
         summary = _str(obj.get("summary")) or ""
-        # pi emits a branch summary only when it is non-empty (FORMATS §2.2).
+        # pi emits a branch summary only when it is non-empty (docs/context-accounting.md, Context).
         return Entry(*base, role="branchSummary" if summary else None, chars=utf16_len(summary))
     if kind == "custom_message":
         return Entry(

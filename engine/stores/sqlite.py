@@ -1,4 +1,4 @@
-"""Reading OpenClaw's SQLite-era store (≥ 2026.8), strictly read-only (FORMATS §3.10).
+"""Reading OpenClaw's SQLite-era store (≥ 2026.8), strictly read-only (docs/formats.md, OpenClaw, SQLite era).
 
 ``transcript_events`` rows are the former JSONL lines in ``seq`` order (large ones zstd-compressed in
 ``event_zstd`` with ``event_json`` NULL); ``session_nodes.entry_json`` is the former ``sessions.json`` value.

@@ -1,13 +1,14 @@
-"""Incremental, lazy reading of pi/OpenClaw JSONL transcripts (SPEC §2).
+"""Incremental, lazy reading of pi/OpenClaw JSONL transcripts (docs/formats.md, Reading rules).
 
 A :class:`TranscriptReader` owns a cursor into one file. :meth:`TranscriptReader.read_new` parses only the
 bytes appended since the last call, leaves a trailing partial line for later, and starts over cleanly when
 the file was truncated or replaced (rotation). Entries keep offsets, not text; :meth:`read_object` re-reads
 one line with ``os.pread`` when its content is needed.
 
-Legacy files are read as pi would see them after migration, in memory only (FORMATS §1.8): v1 entries get
-deterministic ids (``v1-<line>``) chained to the previous entry and ``firstKeptEntryIndex`` becomes
-``firstKeptEntryId``; the v2 role ``hookMessage`` reads as ``custom``. Nothing is ever written back.
+Legacy files are read as pi would see them after migration, in memory only (docs/formats.md, Versions and
+migration): v1 entries get deterministic ids (``v1-<line>``) chained to the previous entry and
+``firstKeptEntryIndex`` becomes ``firstKeptEntryId``; the v2 role ``hookMessage`` reads as ``custom``. Nothing is
+ever written back.
 """
 
 from __future__ import annotations
@@ -187,7 +188,7 @@ class EntryLog:
 
     @property
     def leaf(self) -> Entry | None:
-        """pi's leaf: the last entry in file (or ``seq``) order that has an id (FORMATS §1.7)."""
+        """pi's leaf: the last entry in file (or ``seq``) order that has an id (docs/formats.md, Tree and leaf)."""
         return last_leaf(self.entries)
 
     def _keep(self, entry: Entry | None, problem: BadLine | None, out: list[Entry], bad: list[BadLine]) -> None:

@@ -1,4 +1,4 @@
-"""The checkpoint value type, its validation, and its YAML form (seed 000 §5.1, §5.3)."""
+"""The checkpoint value type, its validation, and its YAML form (docs/checkpoints.md, Schema and YAML)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from engine.checkpoints.model import (
 from engine.checkpoints.yaml_io import YAML_IMPLEMENTATIONS, dump_checkpoint, load_checkpoint, replace_lone_surrogates
 from tests.engine._checkpoints import YAML_HAZARDS, checkpoints, minimal_checkpoint, sample_checkpoint
 
-# The example file of seed 000 §5.3, verbatim (comments and block scalars included): the interop target.
+# The schema's original example document, verbatim (comments and block scalars included): the interop target.
 SEED_EXAMPLE = """\
 # OpenClaw Checkpoint Schema v1
 schema: "openclaw/checkpoint"
@@ -132,7 +132,7 @@ class TestSchema:
         seed["resources"]["files_read"] = ["x"]
         seed["resources"]["files_modified"] = ["x"]
         ours = sample_checkpoint().to_dict()
-        # The seed's example has last_tool_call: null; ours is filled, so compare that key's presence only.
+        # The original example has last_tool_call: null; ours is filled, so compare that key's presence only.
         ours["working"]["last_tool_call"] = None
         assert _shape(ours) == _shape(seed)
 

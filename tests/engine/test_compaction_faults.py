@@ -1,4 +1,4 @@
-"""SIGKILL at random points of compaction appends and memory-archive writes (SPEC §9 reliability).
+"""SIGKILL at random points of compaction appends and memory-archive writes (docs/architecture.md, Targets).
 
 Trials: ``CTXSCOPE_TRIALS`` (default 30), or 1,000 with ``CTXSCOPE_FULL=1``. The counts are printed.
 """

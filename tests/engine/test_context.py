@@ -76,7 +76,7 @@ def test_invalid_usages_are_skipped_for_the_authoritative_count(tmp_path: Path) 
     trailing = [m for m in view.messages if m.entry.line_no > 3]
     assert measured.trailing_messages == len(trailing) == 4
     assert measured.source == f"usage+{get_counter().method}"
-    # pi itself takes the zero-usage mirror as its last usage (FORMATS §2.5 caveat): estimate = 0 + nothing after.
+    # pi itself takes the zero-usage mirror as its last usage (docs/context-accounting.md): estimate = 0 + nothing.
     assert measured.agent_estimate == 0
 
 

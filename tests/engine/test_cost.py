@@ -1,4 +1,4 @@
-"""Session spend, cache warm/cold and the cost of a context rewrite (SPEC §6.6) on real and built transcripts."""
+"""Session spend, cache warm/cold and the cost of a context rewrite (docs/compaction.md), on real and built files."""
 
 from __future__ import annotations
 

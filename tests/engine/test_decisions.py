@@ -1,4 +1,4 @@
-"""Decision extraction, real-user filtering, open items and learnings: seed 001's cases, fixtures, invariants."""
+"""Decision extraction, real-user filtering, open items and learnings: required cases, fixtures, invariants."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def message_texts(path: Path, role: str = "user") -> list[str]:
     return texts
 
 
-# --- seed 001 "Required Unit Tests" ---------------------------------------------------------------------
+# --- the required cases of the original checkpoint-quality design -------------------------------------
 
 
 @BOTH
@@ -132,7 +132,7 @@ def test_rejects_claude_code_compact_summary_from_fixture() -> None:
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     summary = next(r for r in records if r.get("isCompactSummary"))["message"]["content"][0]["text"]
     assert not is_real_user_message(summary)
-    assert is_real_user_message_seed(summary)  # the seed does not know this runtime
+    assert is_real_user_message_seed(summary)  # the baseline does not know this runtime
 
 
 @pytest.mark.parametrize(
@@ -153,7 +153,7 @@ def test_rejects_token_gauge_lines(gauge: str) -> None:
 def test_rejects_openclaw_heartbeats_flush_bootstrap_and_subagent_context() -> None:
     polls = [t for t in message_texts(RESET_ARCHIVE) if "[OpenClaw heartbeat poll]" in t]
     assert polls and not any(is_real_user_message(t) for t in polls)
-    assert all(is_real_user_message_seed(t) for t in polls)  # the seed lets them through
+    assert all(is_real_user_message_seed(t) for t in polls)  # the baseline lets them through
     runtime = message_texts(RESET_ARCHIVE, role="custom")
     assert any(t.startswith("Read HEARTBEAT.md") for t in runtime)
     assert any(t.startswith("[Bootstrap pending]") for t in runtime)

@@ -1,4 +1,4 @@
-"""Semantic dedup: seed 001's required cases, the default rules' vetoes, and invariants (symmetry, idempotence)."""
+"""Semantic dedup: the required cases, the default rules' vetoes, and invariants (symmetry, idempotence)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from engine.capture.dedup import (
 
 BOTH = pytest.mark.parametrize("is_dup", [is_semantic_duplicate_seed, is_semantic_duplicate], ids=["seed", "default"])
 
-# --- seed 001 "Required Unit Tests" ---------------------------------------------------------------------
+# --- the required cases of the original checkpoint-quality design -------------------------------------
 
 
 @BOTH
@@ -80,7 +80,7 @@ def test_serbian_stop_words_are_filtered() -> None:
 )
 def test_different_items_with_shared_vocabulary_survive(a: str, b: str) -> None:
     assert not is_semantic_duplicate(a, b)
-    # The seed merges these (Jaccard >= 0.5 on the shared words): why the default rules have vetoes.
+    # The baseline merges these (Jaccard >= 0.5 on the shared words): why the default rules have vetoes.
     assert is_semantic_duplicate_seed(a, b)
 
 

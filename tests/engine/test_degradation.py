@@ -1,4 +1,4 @@
-"""Degradation report, transcript symptoms and the compaction guard (SPEC §6.3, seed 003) on real and built files."""
+"""Degradation report, transcript symptoms and the compaction guard (docs/compaction.md) on real and built files."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _snapshot(path: Path) -> SessionSnapshot:
     return snapshot_session(discover_sessions([path]).sessions[0])
 
 
-# --- seed 003 evaluate_degradation -----------------------------------------------------------------------------
+# --- evaluate_degradation -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

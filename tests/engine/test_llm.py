@@ -1,4 +1,4 @@
-"""The optional LLM summarizer/enricher against a local HTTP server started by the test (SPEC §6.4)."""
+"""The optional LLM summarizer/enricher against a local HTTP server started by the test."""
 
 from __future__ import annotations
 

@@ -36,8 +36,8 @@ def test_engine_matches_pi_reference(path: Path) -> None:
 
 
 def test_worked_example_from_formats_reference() -> None:
-    # reference/FORMATS.md §6: 119 entries, latest compaction 48392785 (firstKept 5093b100, tokensBefore 14509),
-    # estimate 21,582 = the last usage.
+    # docs/context-accounting.md, Worked example: 119 entries, latest compaction 48392785 (firstKept 5093b100,
+    # tokensBefore 14509), estimate 21,582 = the last usage.
     reader = read_transcript(MAIN_SESSION)
     view = build_context(reader.entries, reader.by_id, reader.leaf)
     measured = measure_context(view, reader)

@@ -1,4 +1,4 @@
-"""Secret redaction (SPEC §9): known key shapes, credentials in headers and assignments, no false alarms."""
+"""Secret redaction (docs/checkpoints.md): known key shapes, credentials in headers and assignments, no false alarms."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``<checkpoint-data>`` block for the agent: content, budget, warning, hostile text (seed 000 §8.2)."""
+"""The ``<checkpoint-data>`` block for the agent: content, budget, warning, hostile text (docs/checkpoints.md)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def test_realistic_checkpoint_renders_whole_within_the_seed_budget() -> None:
     r = render_checkpoint(cp)
     print(f"\nrealistic checkpoint: {r.tokens} tokens ({r.token_method})")
     assert not r.trimmed
-    # Seed 000 §5.4/§13: a typical post-compaction load is ~600-700 tokens.
+    # A typical post-compaction load is ~600-700 tokens (docs/checkpoints.md, Rendering).
     assert 350 <= r.tokens <= 700
     assert r.tokens == count_tokens(r.text)
     assert r.token_method == get_counter().method
@@ -86,7 +86,7 @@ def test_any_budget_above_the_mandatory_lines_is_respected(budget: int) -> None:
 def test_small_budget_keeps_high_priority_sections_and_lists_what_is_hidden() -> None:
     r = render_checkpoint(sample_checkpoint(), max_tokens=250)
     assert r.tokens <= 250 and r.trimmed
-    # Seed 000 §5.4 priority: working state and open items before decisions, thread, resources, learnings.
+    # Priority: working state and open items before decisions, thread, resources, learnings.
     assert "Next action:" in r.text
     assert all(item in r.text for item in sample_checkpoint().open_items)
     assert "Learnings" not in r.text and "Key exchanges:" not in r.text

@@ -1,4 +1,4 @@
-"""OpenClaw's SQLite-era store, built from the documented columns (FORMATS §3.10), read strictly read-only."""
+"""OpenClaw's SQLite-era store, built from the documented columns (docs/formats.md), read strictly read-only."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_sqlite_session_matches_the_jsonl_reading(tmp_path: Path) -> None:
 
     snapshot = SessionFollower(sources[0]).refresh()
     assert snapshot.entries == len(lines)
-    assert snapshot.tokens.tokens == 21_582  # the same figure as the JSONL fixture (FORMATS §6)
+    assert snapshot.tokens.tokens == 21_582  # the same figure as the JSONL fixture (docs/context-accounting.md)
     assert snapshot.window.tokens == 32768 and snapshot.window.source == "store"
     reader = SqliteTranscriptReader(db, "s-1")
     reader.read_new()

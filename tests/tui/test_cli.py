@@ -52,15 +52,6 @@ def test_tui_on_a_directory_launches_even_before_sessions_appear(
     assert launched[0].force_polling is True
 
 
-def test_tui_on_a_missing_path_explains_and_exits_zero(
-    no_home: Path, launched: list[CtxscopeApp], capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert cli.main(["tui", str(no_home / "missing")]) == 0
-    captured = capsys.readouterr()
-    assert "no such file or directory" in captured.err
-    assert "No sessions found" in captured.out and launched == []
-
-
 def test_tui_runs_the_sidecar_with_auto_checkpoints_unless_told_not_to(
     no_home: Path, launched: list[CtxscopeApp]
 ) -> None:
@@ -72,3 +63,45 @@ def test_tui_runs_the_sidecar_with_auto_checkpoints_unless_told_not_to(
     assert cli.main(["tui", str(no_home / "empty")]) == 0
     assert [app.manager.auto_checkpoints for app in launched] == [True, False, False]
     assert all(app.tracker.manager is app.manager for app in launched)
+
+
+@pytest.mark.parametrize("command", ["status", "tui", "watch"])
+def test_a_missing_path_exits_3_and_names_it(
+    no_home: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = no_home / "no" / "such" / "dir"
+    assert cli.main([command, str(missing)]) == 3
+    assert f"{missing}: no such file or directory" in capsys.readouterr().err
+
+
+def test_global_options_work_after_the_subcommand_too(no_home: Path, tmp_path: Path) -> None:
+    sessions = copy_fixtures([SUBAGENT], tmp_path / "sessions")
+    state = tmp_path / "state-after"
+    assert cli.main(["checkpoint", str(sessions / SUBAGENT.name), "--state-dir", str(state)]) == 0
+    assert list(state.rglob("cp_001.yaml"))
+    before = tmp_path / "state-before"
+    assert cli.main(["--state-dir", str(before), "checkpoint", str(sessions / SUBAGENT.name)]) == 0
+    assert list(before.rglob("cp_001.yaml"))
+
+
+def test_a_config_file_that_does_not_exist_is_a_usage_error(no_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["status", "--config", str(no_home / "nope.yaml")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_diff_with_fewer_than_two_checkpoints_fails_with_a_sentence(
+    no_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sessions = copy_fixtures([SUBAGENT], tmp_path / "sessions")
+    transcript = str(sessions / SUBAGENT.name)
+    assert cli.main(["--state-dir", str(tmp_path / "st"), "checkpoint", transcript]) == 0
+    assert cli.main(["--state-dir", str(tmp_path / "st"), "diff", transcript]) == 1
+    assert "has 1 checkpoint; a diff needs two" in capsys.readouterr().err
+
+
+def test_bare_ctxscope_opens_before_the_agent_wrote_a_session_when_its_directory_exists(
+    no_home: Path, launched: list[CtxscopeApp]
+) -> None:
+    (no_home / "home" / ".openclaw").mkdir(parents=True)  # OpenClaw installed, no session yet
+    assert cli.main([]) == 0
+    assert len(launched) == 1

@@ -236,3 +236,11 @@ def test_gateway_controller_from_the_command_line(tmp_path: Path, monkeypatch: p
     monkeypatch.setenv("FAKE_OPENCLAW_MODE", "fail")
     assert cli.main(args) == cli.EXIT_FAILED
     assert "gateway closed" in capsys.readouterr().err
+
+
+def test_a_plan_that_saves_nothing_never_prints_a_double_sign() -> None:
+    from tui.cli.compact_commands import _delta
+
+    assert _delta(0, 77) == "0 → 77 tokens (+77: grows)"
+    assert _delta(100, 100).endswith("(saves nothing)")
+    assert "−" in _delta(1000, 400) and "--" not in _delta(1000, 400) and "−-" not in _delta(0, 77)

@@ -1,4 +1,4 @@
-"""The sidecar inside the app (SPEC §6.7): checkpoints on triggers, compactions, sessions.json, notifications.
+"""The sidecar inside the app: checkpoints on triggers, compactions, sessions.json, notifications.
 
 Changes are reported through the app's :class:`~tui.follow.ChangeQueue`, so nothing waits on the filesystem.
 """

@@ -135,9 +135,9 @@ def diff(args: argparse.Namespace, config: Config) -> int:
         return EXIT_USAGE
     else:
         if len(ids) < 2:
-            print(f"ctxscope: {source.key} has {len(ids)} checkpoint(s); a diff needs two. "
-                  f"Write one with `ctxscope checkpoint {source.key}`.", file=sys.stderr)
-            return EXIT_NOT_FOUND
+            print(f"ctxscope: {source.key} has {len(ids)} checkpoint{'s' if len(ids) != 1 else ''}; a diff needs "
+                  f"two. Write one with `ctxscope checkpoint {source.key}`.", file=sys.stderr)
+            return EXIT_FAILED
         wanted = ids[-2:]
     missing = [cid for cid in wanted if cid not in refs]
     if missing:

@@ -1,4 +1,4 @@
-"""Handlers of ``compact`` and ``prune``: show the plan, ask, apply through a controller (SPEC §6, §8)."""
+"""Handlers of ``compact`` and ``prune``: show the plan, ask, apply through a controller (docs/compaction.md)."""
 
 from __future__ import annotations
 
@@ -122,8 +122,11 @@ def render_result(result: CompactionResult) -> str:
 
 def _delta(before: int, after: int) -> str:
     saved = before - after
-    share = f", {saved / before:.0%}" if before else ""
-    return f"{format_tokens(before)} → {format_tokens(after)} tokens (−{format_tokens(saved)}{share})"
+    if saved <= 0:  # a plan that saves nothing says so: never "−-77"
+        change = "saves nothing" if saved == 0 else f"+{format_tokens(-saved)}: grows"
+    else:
+        change = f"−{format_tokens(saved)}" + (f", {saved / before:.0%}" if before else "")
+    return f"{format_tokens(before)} → {format_tokens(after)} tokens ({change})"
 
 
 def render_plan(plan: CompactionPlan) -> str:

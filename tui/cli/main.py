@@ -1,4 +1,4 @@
-"""The ``ctxscope`` command line (SPEC §8).
+"""The ``ctxscope`` command line (docs/architecture.md, Command line).
 
 Exit codes:
     0  success
@@ -47,30 +47,24 @@ def _add_session(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def launch(
-    paths: Sequence[Path],
-    config: Config,
-    *,
-    force_polling: bool | None = None,
-    bare: bool = False,
-) -> int:
-    """Run the TUI until the user quits; with nothing to show or watch, print a hint instead and return 0.
+def launch(paths: Sequence[Path], config: Config, *, force_polling: bool | None = None) -> int:
+    """Run the TUI until the user quits; with no place to watch at all, print a hint instead and return 0.
 
-    The seam ``ctxscope``, ``ctxscope tui`` and ``ctxscope demo`` share: the demo passes its state dir.
+    With a place to watch and no session in it yet, the TUI opens on an empty list that says where it looks,
+    and sessions appear as the agent creates them: ctxscope can be started before the agent.
     """
     from engine.stores.discovery import discover_sessions
     from tui.app import DEFAULT_WHERE, CtxscopeApp  # Textual loads only for the TUI, not for `status` and friends
     from tui.follow import watch_targets
 
     paths = list(paths)
-    watchable = watch_targets(paths)
-    if bare or not watchable:
+    if not watch_targets(paths):  # nothing exists to watch: the agent has never run here
         discovery = discover_sessions(paths or None)
-        if not discovery.sessions and (bare or not watchable):
+        if not discovery.sessions:
             for problem in discovery.problems:
                 print(f"ctxscope: {problem}", file=sys.stderr)
             where = ", ".join(str(p) for p in paths) if paths else DEFAULT_WHERE
-            print(f"No sessions found in {where}.\n"
+            print(f"No sessions found in {where}, and none of it exists to watch.\n"
                   "Try `ctxscope demo` to watch a simulated agent, or `ctxscope tui PATH` on a sessions directory.")
             return 0
     CtxscopeApp(paths, config, force_polling=force_polling).run()
@@ -80,7 +74,7 @@ def launch(
 def _run_tui(args: argparse.Namespace, config: Config) -> int:
     if getattr(args, "no_auto_checkpoints", False):
         config = replace(config, auto_checkpoints=False)
-    return launch(args.paths, config, force_polling=args.force_polling, bare=getattr(args, "bare", False))
+    return launch(args.paths, config, force_polling=args.force_polling)
 
 
 def _run_demo(args: argparse.Namespace, config: Config) -> int:
@@ -136,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Watch, inspect and control the context window of long-running agent sessions.",
         epilog="Run `ctxscope demo` to see it on a simulated agent. Exit codes: see `ctxscope help-exit-codes`.",
     )
-    parser.add_argument("--state-dir", type=Path, help="where checkpoints, state and the audit log go")
+    _add_global_options(parser, default=None)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     status = sub.add_parser("status", help="one line per session: tokens, window, utilization, compactions")
@@ -212,15 +206,44 @@ def build_parser() -> argparse.ArgumentParser:
 
     codes = sub.add_parser("help-exit-codes", help="list the exit codes")
     codes.set_defaults(handler=lambda args, config: print(__doc__.split("Exit codes:", 1)[1].rstrip()) or 0)
+    for command in sub.choices.values():
+        # Accepted after the subcommand too; SUPPRESS keeps a value given before it.
+        _add_global_options(command, default=argparse.SUPPRESS)
     return parser
+
+
+def _add_global_options(parser: argparse.ArgumentParser, *, default: object) -> None:
+    taken = {option for action in parser._actions for option in action.option_strings}
+    if "--state-dir" not in taken:  # `demo --state-dir` has its own meaning (and the same destination)
+        parser.add_argument("--state-dir", type=Path, default=default, metavar="PATH",
+                            help="where checkpoints, state and the audit log go")
+    parser.add_argument("--config", type=Path, default=default, metavar="PATH",
+                        help="the config file (default: $XDG_CONFIG_HOME/ctxscope/config.yaml)")
+
+
+def _missing_path(args: argparse.Namespace) -> Path | None:
+    """The first PATH or --in PATH given on the command line that does not exist."""
+    given: list[Path] = [*(getattr(args, "paths", None) or []), *(getattr(args, "search", None) or [])]
+    for path in given:
+        if not Path(path).expanduser().exists():
+            return Path(path)
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ctxscope`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    config_file: Path | None = args.config.expanduser() if args.config is not None else None
+    if config_file is not None and not config_file.is_file():
+        print(f"ctxscope: config file {config_file} does not exist", file=sys.stderr)
+        return EXIT_USAGE
+    missing = _missing_path(args)
+    if missing is not None:
+        print(f"ctxscope: {missing}: no such file or directory", file=sys.stderr)
+        return EXIT_NOT_FOUND
     try:
-        config = load_config()
+        config = load_config(config_file)
     except ConfigError as exc:
         print(f"ctxscope: config error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -235,8 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = getattr(importlib.import_module(module_name), function)
     else:
         handler = named
-    if handler is None:  # bare `ctxscope`: the TUI on discovered sessions (SPEC §8)
-        args.paths, args.force_polling, args.bare = [], None, True
+    if handler is None:  # bare `ctxscope`: the TUI on discovered sessions
+        args.paths, args.force_polling = [], None
         handler = _run_tui
     try:
         return handler(args, config)

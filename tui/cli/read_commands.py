@@ -63,7 +63,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def _status_of(source: SessionSource, config: Config, full: bool) -> dict[str, Any]:
     if full or source.in_database:
-        # Imported here: the default tail path never indexes a whole file, and `status` is budgeted (SPEC §9).
+        # Imported here: the default tail path never indexes a whole file (docs/architecture.md, Performance).
         from engine.session.snapshot import SessionFollower
 
         return {**SessionFollower(source, config).refresh().to_status(), "scan": "full"}

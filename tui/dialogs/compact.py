@@ -2,7 +2,7 @@
 
 The plan is recomputed in a worker (debounced) whenever the layer, the focus or the protected budget changes;
 the dialog only renders it. Confirming is possible only for the plan on screen, when nothing blocks it, and —
-at high or critical degradation — after ticking the explicit confirmation (SPEC §6.3). The dialog returns
+at high or critical degradation — after ticking the explicit confirmation (docs/compaction.md). The dialog returns
 ``True`` when the user confirmed; :attr:`CompactDialog.plan` is then the plan to apply.
 """
 

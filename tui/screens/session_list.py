@@ -93,7 +93,8 @@ class SessionListScreen(Screen[None]):
         if not self.loaded and not self.snapshots:
             text = f"Reading sessions in {self._where}…"
         elif not self.snapshots:
-            text = f"No sessions found in {self._where}. Try `ctxscope demo`, or pass a sessions directory."
+            text = (f"No sessions yet in {self._where}: waiting for an agent to write one (they appear here as they "
+                    "are created). Try `ctxscope demo` to see a simulated one.")
         elif not shown:
             text = f"No session matches “{self.filter_text}”. Press esc to clear the filter."
         if self.problems:

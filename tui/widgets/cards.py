@@ -84,7 +84,7 @@ def risk_content(level: str) -> Content:
 
 
 class RiskCard(Card):
-    """The engine's degradation assessment (SPEC §6.3): level, loss, spam, fallbacks, lost decisions, advice."""
+    """The engine's degradation assessment: level, loss, spam, fallbacks, lost decisions, advice."""
 
     TITLE = "Degradation risk"
 
@@ -132,7 +132,7 @@ class RiskCard(Card):
 
 
 class CostCard(Card):
-    """The engine's cost figures (SPEC §6.6): spend and its source, cache writes, warm/cold, next turn."""
+    """The engine's cost figures: spend and its source, cache writes, warm/cold, next turn."""
 
     TITLE = "Cost"
 

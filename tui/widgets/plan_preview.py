@@ -1,6 +1,6 @@
 """How a :class:`~engine.compaction.plan.CompactionPlan` reads in the compaction dialog: figures, notes, dropped.
 
-Everything shown is a field of the plan the engine computed (SPEC §6.1); nothing here estimates or counts.
+Everything shown is a field of the plan the engine computed (docs/compaction.md); nothing here estimates or counts.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ LAYER_HELP: dict[str, str] = {
     "full": "the same summary, keeping fewer recent tokens verbatim",
     "drop-only": "a one-line placeholder; the dropped messages are archived verbatim to memory/",
 }
-"""What each layer does (SPEC §6.2), one line for the dialog."""
+"""What each layer does (docs/compaction.md, Layers), one line for the dialog."""
 
 _LABEL_WIDTH = 8
 

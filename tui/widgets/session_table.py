@@ -89,7 +89,7 @@ class SessionTable(DataTable[Text]):
             )
         tokens = "?" if reading.tokens is None else format_tokens(reading.tokens)
         insight = self._insights.get(snapshot.key)
-        # Risk is the engine's degradation level (compactions, SPEC §6.3), not how full the window is.
+        # Risk is the engine's degradation level (compactions; docs/compaction.md), not how full the window is.
         risk = Text(insight.risk, style=self._color(f"text-{RISK_COLOR[insight.risk]}")) if insight else Text(
             "…", style=muted)
         spend = money(insight.cost.spend_usd, short=True) if insight else "…"
