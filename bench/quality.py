@@ -17,12 +17,13 @@ Cross-validation: the rows are dealt into k folds (round-robin within each class
 class); for each fold the decision weights and threshold and the dedup threshold are fit on the other folds
 only (``bench/fit_capture.py``) and scored on it. What the folds cannot hold out: the marker families, the
 lexicon and the vetoes were written by hand while reading these same sets, so they are fit on all of them --
-the cross-validated figures are honest about the fitted numbers, not about the hand-written rules. The seed
-rules (``bench/seed_rules.py``) were written before these sets and fit nothing on them.
+the cross-validated figures are honest about the fitted numbers, not about the hand-written rules. The baseline
+(``bench/seed_rules.py``, the rules of the original checkpoint-quality design) was written before these sets and
+fits nothing on them.
 
 Speed: the mean CPU time of this process (``time.process_time``, so other load on a shared machine does not
 count) per response (extraction) and per pair (dedup) over the same data, best of several rounds, printed next
-to the seed rules measured in the same process. Dedup is timed warm (each text analysed
+to the baseline measured in the same process. Dedup is timed warm (each text analysed
 once and cached, as in :func:`engine.capture.dedup.dedupe`) and cold (caches cleared before every round).
 """
 
@@ -137,7 +138,7 @@ def cv_decisions(rows: list[dict[str, Any]], k: int, with_reply: bool) -> Report
 
 
 def seed_decisions(rows: list[dict[str, Any]]) -> Report:
-    """The seed extractor on every response (it fits nothing)."""
+    """The baseline extractor on every response (it fits nothing)."""
     report = Report()
     for row in rows:
         prediction = extract_decision_from_response_seed(row["agent_response"])
@@ -163,7 +164,7 @@ def cv_dedup(rows: list[dict[str, Any]], k: int) -> tuple[Report, list[float]]:
 
 
 def seed_dedup(rows: list[dict[str, Any]]) -> Report:
-    """The seed duplicate test on every pair."""
+    """The baseline duplicate test on every pair."""
     report = Report()
     for row in rows:
         label = f"{row['id']}: {row['a']!r} / {row['b']!r}"
@@ -196,10 +197,10 @@ def _print_report(title: str, report: Report, seed: Report, verbose: bool) -> No
     header = f"  {'':<28} {'TP':>4} {'FP':>4} {'FN':>4} {'TN':>4} {'P':>6} {'R':>6}"
     print(f"\n{title}\n{header}")
     print(report.total.row("ctxscope, cross-validated"))
-    print(seed.total.row("seed rules"))
+    print(seed.total.row("baseline"))
     tables = (("class", report.by_class, seed.by_class), ("language", report.by_lang, seed.by_lang))
     for label, parts, seed_parts in tables:
-        print(f"  by {label} (ctxscope | seed P/R):")
+        print(f"  by {label} (ctxscope | baseline P/R):")
         for name in sorted(parts):
             s = seed_parts[name]
             print(parts[name].row(name) + f"   | {s.precision:.2f} {s.recall:.2f}")
@@ -244,15 +245,15 @@ def main(argv: list[str] | None = None) -> None:
     seed_pair = _per_call(_run_all(texts, lambda p: is_semantic_duplicate_seed(p[0], p[1])), len(texts))
     print("\nspeed (best of 7 rounds over the data above)")
     print(
-        f"  extraction  {ours * 1e3:7.3f} ms/response  seed {seed * 1e3:7.3f} ms  ratio {ours / seed:5.1f}x"
+        f"  extraction  {ours * 1e3:7.3f} ms/response  baseline {seed * 1e3:7.3f} ms  ratio {ours / seed:5.1f}x"
         "  (target <= 1 ms)"
     )
     print(
-        f"  dedup warm  {warm * 1e6:7.1f} µs/pair      seed {seed_pair * 1e6:7.1f} µs  ratio {warm / seed_pair:5.1f}x"
+        f"  dedup warm  {warm * 1e6:7.1f} µs/pair  baseline {seed_pair * 1e6:7.1f} µs  ratio {warm / seed_pair:5.1f}x"
         "  (target <= 50 µs)"
     )
     print(
-        f"  dedup cold  {cold * 1e6:7.1f} µs/pair      seed {seed_pair * 1e6:7.1f} µs  ratio {cold / seed_pair:5.1f}x"
+        f"  dedup cold  {cold * 1e6:7.1f} µs/pair  baseline {seed_pair * 1e6:7.1f} µs  ratio {cold / seed_pair:5.1f}x"
         "  (both texts analysed from scratch)"
     )
 

@@ -2,7 +2,7 @@
 
 No LLM: each function is a text heuristic that prefers returning nothing over returning noise, and its
 docstring says what it catches and what it misses. Decisions are scored by a small logistic model whose
-weights are committed in :mod:`engine.capture.weights`.
+weights are committed in :mod:`engine.capture.weights` (docs/checkpoints.md, "Decisions").
 """
 
 from __future__ import annotations

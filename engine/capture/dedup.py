@@ -1,6 +1,7 @@
-"""Semantic duplicate detection for short decision and open-item strings.
+"""Semantic duplicate detection for short decision and open-item strings (docs/checkpoints.md, "Deduplication").
 
-Standard library only and no capture imports, so capture and merge code can both use it without cycles.
+It imports only its language tools (:mod:`engine.capture.language`) and fitted threshold, so capture and merge
+code can both use it without cycles.
 
 :func:`is_semantic_duplicate` compares two texts as canonical tokens (:mod:`engine.capture.language.canonical`): case,
 diacritics, markdown, list markers and labels do not count; inflections, English and Serbian synonyms from a
