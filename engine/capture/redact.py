@@ -18,7 +18,8 @@ import dataclasses
 import itertools
 import math
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
@@ -60,6 +61,7 @@ _STRONG_BEFORE_KEY: Final = re.compile(
 _GENERIC_KINDS: Final = frozenset({"key", "token", "secret", "password", "api-key", "signature", "auth"})
 """Kinds named after an assignment's word: a vendor kind found at the same span is more telling."""
 _PATH_START: Final = ("/", "~", "./", "../")
+_AWS_CONTEXT: Final = ("aws", "secret", "credential", "akia", "asia")
 
 
 def _entropy(text: str) -> float:
@@ -176,22 +178,19 @@ _KEYWORDS: Final = sorted(_HANDLERS)
 _PRIORITY: Final = {rule.kind: index for index, rule in reversed(list(enumerate(RULES)))}
 """At the same span, the kind of the earlier (more specific) rule wins: ``sk-ant-`` before ``sk-``."""
 _PREFIXES: Final = {k: [w for w in _KEYWORDS if k.startswith(w)] for k in _KEYWORDS}
-_ANY_KEYWORD: Final = re.compile(f"(?=({_trie_pattern(_KEYWORDS)}))")
-_SMALL: Final = 32 << 10
-"""Below this many characters one trie scan finds the keywords; above, one ``str.find`` loop per keyword is faster."""
+# No lookahead around the trie: a pattern that starts with a plain branch lets ``re`` skip every position whose
+# character starts no keyword, which is most of them; the loop below restarts one character after each hit so
+# overlapping keywords are all found.
+_ANY_KEYWORD: Final = re.compile(_trie_pattern(_KEYWORDS))
 
 
 def _keyword_hits(lowered: str) -> Iterator[tuple[int, str]]:
-    if len(lowered) < _SMALL:
-        for m in _ANY_KEYWORD.finditer(lowered):
-            for keyword in _PREFIXES[m.group(1)]:
-                yield m.start(), keyword
-        return
-    for keyword in _KEYWORDS:
-        pos = lowered.find(keyword)
-        while pos >= 0:
-            yield pos, keyword
-            pos = lowered.find(keyword, pos + 1)
+    search = _ANY_KEYWORD.search
+    m = search(lowered)
+    while m is not None:
+        for keyword in _PREFIXES[m.group()]:
+            yield m.start(), keyword
+        m = search(lowered, m.start() + 1)
 
 
 def _inside_marker(text: str, pos: int) -> bool:
@@ -214,7 +213,11 @@ def _rule_span(rule: Rule, exact: str, text: str, hit: int) -> tuple[int, int, s
     return m.start(group), m.end(group), "bearer-token" if scheme.lower().startswith("bearer") else rule.kind
 
 
-def _aws_spans(text: str) -> Iterator[tuple[int, int, str]]:
+def _aws_spans(text: str, lowered: str) -> Iterator[tuple[int, int, str]]:
+    # Only where something speaks of AWS or secrets: a context-free pass over every base64 run costs more than
+    # all the keyword rules together on large tool outputs.
+    if not any(word in lowered for word in _AWS_CONTEXT):
+        return
     for m in AWS_SECRET_CANDIDATE.finditer(text):
         value = m.group(0)
         if len(value) != 40 or text[m.end() : m.end() + 1] == "=":
@@ -236,12 +239,34 @@ def _candidates(text: str, lowered: str) -> Iterator[tuple[int, int, str]]:
                 found = _flag(text, hit, lowered) or (_assignment(text, hit, lowered) if keyword != "bearer" else None)
             if found is not None:
                 yield found
-    yield from _aws_spans(text)
+    yield from _aws_spans(text, lowered)
 
 
 def redact_secrets(text: str) -> str:
     """``text`` with every secret-shaped substring replaced by ``[REDACTED:<kind>]``."""
+    if len(text) < 6:
+        return text
+    if len(text) < _MEMO_MIN:
+        return _redact(text)
+    with _MEMO_LOCK:
+        cached = _MEMO.get(text)
+    if cached is None:
+        cached = _redact(text)
+        with _MEMO_LOCK:
+            _MEMO[text] = cached
+            _MEMO.move_to_end(text)
+            global _memo_chars
+            _memo_chars += len(text)
+            while _memo_chars > _MEMO_CHARS and _MEMO:
+                old, _ = _MEMO.popitem(last=False)
+                _memo_chars -= len(old)
+    return cached
+
+
+def _redact(text: str) -> str:
     lowered = text.lower()
+    if _ANY_KEYWORD.search(lowered) is None and "aws" not in lowered:
+        return text
     if len(lowered) != len(text):  # a few non-ASCII letters lower-case to two characters: keep offsets aligned
         lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     spans = sorted((span for span in _candidates(text, lowered) if span[1] > span[0] and not _marker_at(text, span[0])),
@@ -257,6 +282,14 @@ def redact_secrets(text: str) -> str:
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+_MEMO: Final[OrderedDict[str, str]] = OrderedDict()
+"""Large texts already redacted: a live preview plans the same span again after every change."""
+_MEMO_LOCK: Final = threading.Lock()
+_MEMO_MIN: Final = 32
+_MEMO_CHARS: Final = 32 << 20
+_memo_chars = 0
 
 
 def _marker_at(text: str, pos: int) -> bool:
