@@ -152,9 +152,10 @@ def _apply_jsonl(
     def build(leaf_id: str | None) -> Sequence[Mapping[str, Any]]:
         current = plan
         if leaf_id != plan.leaf_id and plan.summary_source != "deterministic":
-            # An LLM summary cannot be recomputed silently under the lock: it would cost a call and differ.
+            # An LLM or hand-edited summary cannot be recomputed silently under the lock: it would differ.
+            kind = "edited" if plan.summary_edited else "LLM"
             raise CompactionRefusedError(
-                "the session changed since the LLM summary was written; run the compaction again"
+                f"the session changed since the {kind} summary was written; run the compaction again"
             )
         if leaf_id != plan.leaf_id:
             # The agent appended (or branched) since planning: plan again from the path as it is now.

@@ -31,6 +31,9 @@ _COMPACTION = b'\n{"type":"compaction","id":"'
 """A compaction line as pi and OpenClaw write it (``type`` then ``id``, JSON.stringify order). The longer the
 needle, the further the byte search skips: this one counts 400 MB in ~60 ms where ``"compaction"`` takes
 130 ms. A writer that orders keys differently is missed here; ``status --full`` parses every line."""
+_V1_COMPACTION = b'\n{"type":"compaction","timestamp":"'
+"""A compaction line of pi's version-1 files (before entry ids), counted only in files whose header has no
+``version``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +95,11 @@ def _count_compactions(fd: int, size: int, *, headerless: bool) -> int | None:
         return None
     # The needle starts at a newline: only a header-less file can open with a compaction, with none before it.
     first = headerless and os.pread(fd, len(_COMPACTION) - 1, 0) == _COMPACTION[1:]
-    return count_in_file(fd, _COMPACTION, size) + first
+    count = count_in_file(fd, _COMPACTION, size) + first
+    header = os.pread(fd, 4096, 0).split(b"\n", 1)[0]
+    if not headerless and b'"type":"session"' in header and b'"version"' not in header:
+        count += count_in_file(fd, _V1_COMPACTION, size)  # pi's v1 files: no ids, so another key follows
+    return count
 
 
 def glance_session(source: SessionSource, config: Config | None = None) -> Glance:
