@@ -230,7 +230,7 @@ def structured_summary(
         files_modified += [f for f in parsed.modified_files if f not in files_modified]
         files_read += [f for f in parsed.read_files if f not in files_read and f not in files_modified]
     facts = span_facts([s for s in span if s.parts.role not in ("compactionSummary", "branchSummary")],
-                       turn_start=None)
+                       audit=fmt == "openclaw")
     turn = span_facts(span[turn_start:], turn_start=0).turn if turn_start is not None else None
     items = merge_items(previous, facts, span_facts(kept) if kept else None)
     required: tuple[str, ...] = ()

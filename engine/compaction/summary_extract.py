@@ -44,6 +44,7 @@ from engine.compaction.span_text import MessageParts, SpanMessage, short_tool_ca
 
 __all__ = ["ASK_CHARS", "SpanFact", "SpanFacts", "TurnContext", "redacted_parts", "span_facts"]
 
+_OUTPUT_ROLES: Final = ("toolResult", "bashExecution")
 _AUDIT_MARGIN: Final = 4
 """Extra identifiers kept beyond OpenClaw's twelve: text and tool calls of one message are read in block order
 there, here text first, so the twelfth may differ by a few."""
@@ -130,9 +131,15 @@ class SpanFacts:
 
 
 def redacted_parts(parts: MessageParts) -> MessageParts:
-    """``parts`` with secrets redacted in its text, command and tool-call arguments (thinking left out)."""
+    """``parts`` with secrets redacted in its text, command and tool-call arguments (thinking left out).
+
+    Tool output (``toolResult``, ``bashExecution`` text) is the bulk of a span and nothing but the audit's
+    identifier scan reads it: it is left as is here and redacted by that scan, message by message, as far as
+    the scan goes (:func:`span_facts`).
+    """
     calls = tuple((name, redact_obj(args)) for name, args in parts.tool_calls)
-    return replace(parts, text=redact_secrets(parts.text), thinking="", tool_calls=calls,
+    output = parts.role in _OUTPUT_ROLES
+    return replace(parts, text=parts.text if output else redact_secrets(parts.text), thinking="", tool_calls=calls,
                    command=redact_secrets(parts.command) if parts.command is not None else None)
 
 
@@ -239,8 +246,9 @@ def _turn_context(prefix: Sequence[SpanMessage]) -> TurnContext:
     return TurnContext(request, tuple(progress))
 
 
-def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None) -> SpanFacts:
-    """The facts of ``span`` (its parts must already be redacted: :func:`redacted_parts`)."""
+def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, audit: bool = False) -> SpanFacts:
+    """The facts of ``span`` (its parts must already be redacted: :func:`redacted_parts`); with ``audit``, also
+    the identifiers OpenClaw's quality audit will look for."""
     facts: list[SpanFact] = []
     identifiers: dict[str, str] = {}
     texts: list[str] = []
@@ -281,16 +289,18 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None) ->
         name, args = last.parts.tool_calls[-1]
         status.append(f"Last step before the cut: {short_tool_call(name, args)}")
     turn = _turn_context(span[turn_start:]) if turn_start is not None else None
-    audit = audit_identifiers(_audit_texts(span), OPENCLAW_AUDIT_IDENTIFIERS + _AUDIT_MARGIN)
+    audited = audit_identifiers(_audit_texts(span), OPENCLAW_AUDIT_IDENTIFIERS + _AUDIT_MARGIN) if audit else []
     return SpanFacts(tuple(facts), tuple(identifiers.items()), goal, tuple(status), tuple(texts), turn,
-                     tuple(audit), latest)
+                     tuple(audited), latest)
 
 
 def _audit_texts(span: Sequence[SpanMessage]) -> Iterator[str]:
-    """The text OpenClaw's audit reads of each message: text blocks, tool-call arguments as JSON, tool output."""
+    """The text OpenClaw's audit reads of each message: text blocks, tool-call arguments as JSON, tool output
+    (redacted here, lazily: the scan stops once it has its identifiers)."""
     for s in span:
         parts = s.parts
-        if parts.role not in ("user", "assistant", "toolResult", "bashExecution"):
+        if parts.role not in ("user", "assistant", *_OUTPUT_ROLES):
             continue
-        yield "\n".join([parts.command or "", parts.text,
+        text = redact_secrets(parts.text) if parts.role in _OUTPUT_ROLES else parts.text
+        yield "\n".join([parts.command or "", text,
                          *(orjson.dumps(args).decode() for _, args in parts.tool_calls if args)])
