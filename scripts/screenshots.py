@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing; an inst
 
 from textual.pilot import Pilot  # noqa: E402 - after the path set-up above
 from textual.screen import ModalScreen  # noqa: E402
+from textual.widgets import RadioButton, TextArea  # noqa: E402
 
 from engine.config.loader import Config  # noqa: E402
 from engine.sidecar import ContextManager  # noqa: E402
@@ -103,7 +104,8 @@ def build_scene(root: Path) -> tuple[list[Path], Path]:
     fixtures = root / "fixtures"
     fixtures.mkdir()
     for source in FIXTURES.iterdir():
-        shutil.copy2(source, fixtures / source.name)
+        if source.name != "badlogic__pi-mono__before-compaction.jsonl":  # the summary tests' fixture only
+            shutil.copy2(source, fixtures / source.name)
     _date_files(fixtures, FIXTURES_WRITTEN)
     return [state / "agents", fixtures], state
 
@@ -194,6 +196,26 @@ async def _compact_modal(pilot: Pilot[None]) -> None:
     await settle(pilot)  # again: the live dry-run preview is computed in a worker after the modal mounts
 
 
+async def _compact_modal_edited(pilot: Pilot[None]) -> None:
+    await _compact_modal(pilot)
+    dialog = pilot.app.screen
+    summarize = next(b for b in dialog.query(RadioButton) if b.name == "summarize")
+    summarize.value = True
+    await _until(pilot, lambda: getattr(dialog, "plan", None) is not None and dialog.plan.layer == "summarize",
+                 "the summarize plan")
+    await settle(pilot)
+    area = dialog.query_one("#summary-text", TextArea)
+    lines = area.text.splitlines()
+    if "## Decisions" not in lines:
+        raise ShotError(f"the summary has no Decisions section: {lines[:5]}")
+    area.focus()
+    area.move_cursor((lines.index("## Decisions") + 1, 0))
+    await pilot.press(*"- Keep the fail-open fallback until the incident review", "enter")
+    await _until(pilot, lambda: getattr(dialog, "plan", None) is not None and dialog.plan.summary_edited,
+                 "the edited plan")
+    await settle(pilot)
+
+
 async def _degradation(pilot: Pilot[None]) -> None:
     await open_session(pilot, "agent:main:main")
 
@@ -229,6 +251,8 @@ SHOTS: tuple[Shot, ...] = (
     Shot("checkpoint-diff", "the checkpoint history and the diff of the last two (d)", build_scene,
          _checkpoint_diff),
     Shot("compact-modal", "the compact modal with its live dry-run preview (k)", build_scene, _compact_modal),
+    Shot("compact-modal-edited", "the compact modal after editing the summary: the plan counts the edited text",
+         build_scene, _compact_modal_edited),
     Shot("degradation", "a real session after three compactions: degradation risk", build_degraded, _degradation),
     Shot("session-metrics", "the session list showing what `watch --metrics` exports (m)", build_scene,
          _session_metrics, (160, 36)),

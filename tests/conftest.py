@@ -21,6 +21,10 @@ RESET_ARCHIVE = OPENCLAW / (
 _BHAGYA = "bhagya554__AITesterBlueprint_OpenClawMasterClass__"
 SUBAGENT = OPENCLAW / f"{_BHAGYA}3003a4e2-a8c1-417d-9ebc-76480d47d0c0.jsonl"
 HEADERLESS = OPENCLAW / f"{_BHAGYA}f5b63bc9-4cf5-4b11-a03d-3027989737f7.jsonl"
+PI_BEFORE_COMPACTION = OPENCLAW / "badlogic__pi-mono__before-compaction.jsonl"
+"""pi's own fixture with two LLM-written summaries, for the summary tests (test_summary_fixtures.py)."""
+LISTED_FIXTURES = tuple(sorted(p for p in OPENCLAW.iterdir() if p != PI_BEFORE_COMPACTION))
+"""The fixtures the session-list, sidecar and snapshot tests copy as one scene (the summaries' fixture stays out)."""
 
 
 @pytest.fixture

@@ -188,8 +188,10 @@ def _extends(attempt: _Attempt, leaf_id: str | None, config: Config) -> bool:
 def _replan(attempt: _Attempt, original: CompactionPlan, leaf_id: str | None, config: Config,
             state_dir: Path) -> CompactionPlan:
     if original.summary_source != "deterministic":
-        # An LLM summary cannot be recomputed silently: it would cost a call and differ.
-        raise CompactionRefusedError("the session changed since the LLM summary was written; run the compaction again")
+        # An LLM or hand-edited summary cannot be recomputed silently under the lock: it would differ.
+        kind = "edited" if original.summary_edited else "LLM"
+        raise CompactionRefusedError(
+            f"the session changed since the {kind} summary was written; run the compaction again")
     attempt.follower = attempt.follower or SessionFollower(original.source, config)
     snapshot = attempt.follower.refresh()
     current = plan_compaction(

@@ -20,7 +20,15 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-__all__ = ["GENERIC_IDENTIFIERS", "extract_identifiers", "is_identifier", "is_location", "minimal_identifiers"]
+__all__ = [
+    "GENERIC_IDENTIFIERS",
+    "OPENCLAW_AUDIT_IDENTIFIERS",
+    "audit_identifiers",
+    "extract_identifiers",
+    "is_identifier",
+    "is_location",
+    "minimal_identifiers",
+]
 
 GENERIC_IDENTIFIERS: Final = frozenset({
     "/", "~", ".", "..", "./", "../", "~/", "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty",
@@ -183,3 +191,52 @@ def minimal_identifiers(identifiers: Iterable[str], also_present: str = "") -> l
         kept.append(item)
     keep = set(kept)
     return [item for item in items if item in keep]
+
+
+OPENCLAW_AUDIT_IDENTIFIERS: Final = 12
+"""How many identifiers OpenClaw's quality audit checks: the first ones of the summarized messages."""
+_OPAQUE: Final = re.compile(
+    r"[A-Fa-f0-9]{8,}|https?://\S+|/[\w.-]{2,}(?:/[\w.-]+)+|[A-Za-z]:\\[\w\\.-]+"
+    r"|[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}|\b\d{6,}\b"
+)
+_OPAQUE_LEAD: Final = "(\"'`[{<"
+_OPAQUE_TRAIL: Final = ")]\"'`,;:.!?<>"
+_TOKEN_STOP: Final = frozenset(" \t\r\n\"'`<>()[]{}")
+
+
+def _opaque(value: str) -> str:
+    value = value.strip().lstrip(_OPAQUE_LEAD).rstrip(_OPAQUE_TRAIL)
+    return value.upper() if re.fullmatch(r"[A-Fa-f0-9]{8,}", value) else value
+
+
+def _token_around(text: str, start: int, end: int) -> str:
+    """The whole whitespace- or quote-delimited token of ``text`` that holds ``text[start:end]``."""
+    while start > 0 and text[start - 1] not in _TOKEN_STOP:
+        start -= 1
+    while end < len(text) and text[end] not in _TOKEN_STOP:
+        end += 1
+    return _strip(text[start:end])
+
+
+def audit_identifiers(texts: Iterable[str], limit: int = OPENCLAW_AUDIT_IDENTIFIERS) -> list[str]:
+    """The whole tokens that hold the identifiers OpenClaw's quality audit will look for in a summary.
+
+    OpenClaw's safeguard takes the first ``limit`` distinct "opaque identifiers" of the summarized messages
+    (hex runs of eight or more, URLs, absolute paths, Windows paths, ``host:port``, numbers of six digits or more;
+    hex compared without case) and fails a summary that does not contain each verbatim. Its pattern finds parts
+    of tokens (the hex run inside a message id, the absolute tail of a relative path); a summary that holds the
+    whole token holds the part, so the whole token is returned.
+    """
+    seen: set[str] = set()
+    found: list[str] = []
+    for text in texts:
+        for match in _OPAQUE.finditer(text):
+            value = _opaque(match.group(0))
+            if len(value) < 4 or value in seen:
+                continue
+            seen.add(value)
+            token = _token_around(text, match.start(), match.end())
+            found.append(token if value.upper() in token.upper() else value)
+            if len(seen) >= limit:
+                return list(dict.fromkeys(found))
+    return list(dict.fromkeys(found))

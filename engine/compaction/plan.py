@@ -10,6 +10,7 @@ blocking reason is applied exactly as shown (the controller re-plans only if the
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,13 @@ from engine.compaction.degradation import DegradationAssessment, GuardDecision
 from engine.session.cost import RewriteCost
 from engine.stores.source import SessionSource
 
-__all__ = ["ArchivePlan", "CompactionPlan", "MessagePreview"]
+__all__ = ["ArchivePlan", "CompactionPlan", "MessagePreview", "not_smaller_reason"]
+
+
+def not_smaller_reason(layer: str, summary_tokens: int, tokens_summarized: int) -> str:
+    """Why a plan whose summary does not shrink the context is blocked."""
+    return (f"the {layer} summary ({summary_tokens:,} tokens) is not smaller than what it replaces "
+            f"({tokens_summarized:,} tokens); choose a smaller --keep-recent or another layer")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +128,20 @@ class CompactionPlan:
     created_at: str = ""
     automatic: bool = False
     summary_source: str = "deterministic"
-    """``deterministic`` (built from the checkpoint engine) or ``llm:<model>`` (:mod:`engine.llm.summary`)."""
+    """``deterministic`` (built by :mod:`engine.compaction.summarizer`), ``llm:<model>`` (:mod:`engine.llm.summary`),
+    or either prefixed with ``edited:`` once the user edited it (:mod:`engine.compaction.summary_edit`)."""
     targets: tuple[str, ...] = ()
     """The entry ids a prune was asked to shorten (empty: the layer's own choice of tool outputs)."""
+    summary_edited: bool = False
+    """The user edited the summary before applying (audited with the edited text's hash)."""
+    model: str | None = None
+    provider: str | None = None
+    """The session's model and provider, to price the rewrite again when the summary changes."""
+
+    @property
+    def summary_sha256(self) -> str:
+        """SHA-256 of the summary text (UTF-8), for the audit log: it records which text was written, not the text."""
+        return hashlib.sha256(self.summary.encode("utf-8", "surrogatepass")).hexdigest()
 
     @property
     def session_key(self) -> str:
@@ -211,6 +229,9 @@ class CompactionPlan:
             "warnings": list(self.warnings),
             "automatic": self.automatic,
             "targets": list(self.targets),
+            "summary_source": self.summary_source,
+            "summary_edited": self.summary_edited,
+            "summary_sha256": self.summary_sha256,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -250,6 +271,8 @@ class CompactionPlan:
                 "agent_estimate_before": self.tokens_before_estimate,
             },
             "summary": self.summary,
+            "summary_source": self.summary_source,
+            "summary_edited": self.summary_edited,
             "read_files": list(self.read_files),
             "modified_files": list(self.modified_files),
             "pinned": list(self.pinned),

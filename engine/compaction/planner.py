@@ -35,7 +35,7 @@ from engine.compaction.choice import (
 )
 from engine.compaction.degradation import assess_degradation, check_guard, evaluate_degradation
 from engine.compaction.layer_summary import build_span, layer_summary, pins_on_path, preview
-from engine.compaction.plan import CompactionPlan
+from engine.compaction.plan import CompactionPlan, not_smaller_reason
 from engine.compaction.span_text import Loader, file_operations, redacted_loader
 from engine.compaction.summarizer import SummaryHeader
 from engine.compaction.summary_sections import parse_summary
@@ -242,8 +242,7 @@ def plan_compaction(
                         "would not shrink")
         loaded, rendered, checkpoint_tokens = None, None, 0
     if new_material and summary_tokens >= tokens_summarized:
-        own.append(f"the {layer} summary ({summary_tokens:,} tokens) is not smaller than what it replaces "
-                   f"({tokens_summarized:,} tokens); choose a smaller --keep-recent or another layer")
+        own.append(not_smaller_reason(layer, summary_tokens, tokens_summarized))
 
     measured = snapshot.tokens.tokens
     overhead = max(0, measured - sum(tokens.values())) if measured is not None else 0
@@ -321,6 +320,8 @@ def plan_compaction(
         created_at=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         automatic=automatic,
         targets=chosen_ids,
+        model=snapshot.model,
+        provider=snapshot.provider,
     )
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
+from engine.capture.whole_text import whole_sentences
 from engine.compaction.span_text import (
     MessageParts,
     SpanMessage,
@@ -26,7 +27,7 @@ from engine.compaction.span_text import (
     one_line,
     tool_call_line,
 )
-from engine.compaction.summary_extract import span_facts
+from engine.compaction.summary_extract import ASK_CHARS, SpanFacts, span_facts
 from engine.compaction.summary_format import (
     OPENCLAW_HEADINGS,
     TURN_CONTEXT,
@@ -230,6 +231,26 @@ def _targeted_prune(
     return text.rstrip() + format_file_operations(read_files, modified_files)
 
 
+def _for_openclaws_audit(items: list[SummaryItem], facts: SpanFacts) -> tuple[list[SummaryItem], tuple[str, ...]]:
+    """Items OpenClaw's quality audit needs, and the texts the size budget must keep: the whole tokens holding
+    the span's first opaque identifiers, and the latest user message (under the asks when it asks something,
+    else as a status line, so the audit finds its words)."""
+    known = {item.text for item in items}
+    end = max((item.order for item in items), default=0) + 1
+    items = items + [SummaryItem(token, "identifiers", order=end + n)
+                     for n, token in enumerate(facts.audit_ids) if token not in known]
+    required = list(facts.audit_ids)
+    latest = facts.latest_user
+    if latest:
+        ask = next((i for i in items if i.kind in ("asks", "done") and i.text.startswith(latest[:200])), None)
+        if ask is None:
+            line = f"Latest user message: {whole_sentences(latest, ASK_CHARS)}"
+            items.append(SummaryItem(line, "status", order=end + len(facts.audit_ids)))
+            ask = items[-1]
+        required.append(ask.text)
+    return items, tuple(required)
+
+
 def structured_summary(
     header: SummaryHeader,
     span: Sequence[SpanMessage],
@@ -264,13 +285,17 @@ def structured_summary(
         files_modified += [f for f in parsed.modified_files if f not in files_modified]
         files_read += [f for f in parsed.read_files if f not in files_read and f not in files_modified]
     facts = span_facts([s for s in span if s.parts.role not in ("compactionSummary", "branchSummary")],
-                       turn_start=None)
+                       audit=fmt == "openclaw")
     turn = span_facts(span[turn_start:], turn_start=0).turn if turn_start is not None else None
     items = merge_items(previous, facts, span_facts(kept) if kept else None)
+    required: tuple[str, ...] = ()
+    if fmt == "openclaw":
+        items, required = _for_openclaws_audit(items, facts)
     carried = "\n".join(pinned).strip("\n")
     pinned_lines = ([carried] if carried else []) + _pinned_block(span)
     parts = SummaryParts(tuple(header.lines()), tuple(items), tuple(pinned_lines), turn,
-                         tuple(sorted(set(files_read) - set(files_modified))), tuple(sorted(set(files_modified))))
+                         tuple(sorted(set(files_read) - set(files_modified))), tuple(sorted(set(files_modified))),
+                         required)
     return render_summary(parts, fmt, max_tokens=max_tokens, count=count)
 
 

@@ -23,9 +23,11 @@ its leading whole sentences with a pointer to the entry that holds it verbatim.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
+
+import orjson
 
 from engine.capture.decisions import (
     extract_decision_from_response,
@@ -37,11 +39,15 @@ from engine.capture.decisions import (
 from engine.capture.dedup import extract_keywords
 from engine.capture.redact import redact_obj, redact_secrets
 from engine.capture.whole_text import ELLIPSIS, flatten, whole_item, whole_sentences
-from engine.compaction.identifiers import extract_identifiers
+from engine.compaction.identifiers import OPENCLAW_AUDIT_IDENTIFIERS, audit_identifiers, extract_identifiers
 from engine.compaction.span_text import MessageParts, SpanMessage, short_tool_call
 
 __all__ = ["ASK_CHARS", "SpanFact", "SpanFacts", "TurnContext", "redacted_parts", "span_facts"]
 
+_OUTPUT_ROLES: Final = ("toolResult", "bashExecution")
+_AUDIT_MARGIN: Final = 4
+"""Extra identifiers kept beyond OpenClaw's twelve: text and tool calls of one message are read in block order
+there, here text first, so the twelfth may differ by a few."""
 ASK_CHARS: Final = 400
 """A pending ask longer than this keeps its leading whole sentences and points at its entry."""
 _LOCATION_KEYS: Final = frozenset({"path", "file_path", "filePath", "file", "url", "uri", "cwd", "directory", "dir"})
@@ -74,6 +80,7 @@ _REQUEST: Final = re.compile(
     re.IGNORECASE,
 )
 """A user message asks for something: a question, a request phrase, or a sentence led by an imperative verb."""
+_CJK: Final = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _CONFIRMATION: Final = re.compile(
     r"(?:(?:ok(?:ay)?|yes|yep|yeah|sure|sounds good|looks good|go ahead|go for it|do it|lgtm|ship it|thanks"
     r"|thank you|great|perfect|nice|cool|please|let's do (?:it|that)|proceed|continue)[\s,.!]*)+",
@@ -117,12 +124,22 @@ class SpanFacts:
     texts: tuple[str, ...] = ()
     """The redacted text of each user and assistant message, for counting references."""
     turn: TurnContext | None = None
+    audit_ids: tuple[str, ...] = ()
+    """The tokens holding the first identifiers OpenClaw's quality audit looks for (a few more, for margin)."""
+    latest_user: str = ""
+    """The last real user message of the span, envelope stripped."""
 
 
 def redacted_parts(parts: MessageParts) -> MessageParts:
-    """``parts`` with secrets redacted in its text, command and tool-call arguments (thinking left out)."""
+    """``parts`` with secrets redacted in its text, command and tool-call arguments (thinking left out).
+
+    Tool output (``toolResult``, ``bashExecution`` text) is the bulk of a span and nothing but the audit's
+    identifier scan reads it: it is left as is here and redacted by that scan, message by message, as far as
+    the scan goes (:func:`span_facts`).
+    """
     calls = tuple((name, redact_obj(args)) for name, args in parts.tool_calls)
-    return replace(parts, text=redact_secrets(parts.text), thinking="", tool_calls=calls,
+    output = parts.role in _OUTPUT_ROLES
+    return replace(parts, text=parts.text if output else redact_secrets(parts.text), thinking="", tool_calls=calls,
                    command=redact_secrets(parts.command) if parts.command is not None else None)
 
 
@@ -200,7 +217,8 @@ def _user_facts(text: str, agent_text: str, entry_id: str, order: int) -> list[S
     rest = flatten(text)
     for learning in learnings:
         rest = rest.replace(learning, " ")
-    if len(extract_keywords(rest)) >= 3 and _REQUEST.search(rest) and not _CONFIRMATION.fullmatch(rest.strip()):
+    wordy = len(extract_keywords(rest)) >= 3 or len(_CJK.findall(rest)) >= 6  # CJK text has no spaces to count
+    if wordy and _REQUEST.search(rest) and not _CONFIRMATION.fullmatch(rest.strip()):
         ask = whole_sentences(text, ASK_CHARS)
         if ask.endswith(ELLIPSIS):
             ask += f" (full text: entry {entry_id})"
@@ -228,8 +246,9 @@ def _turn_context(prefix: Sequence[SpanMessage]) -> TurnContext:
     return TurnContext(request, tuple(progress))
 
 
-def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None) -> SpanFacts:
-    """The facts of ``span`` (its parts must already be redacted: :func:`redacted_parts`)."""
+def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, audit: bool = False) -> SpanFacts:
+    """The facts of ``span`` (its parts must already be redacted: :func:`redacted_parts`); with ``audit``, also
+    the identifiers OpenClaw's quality audit will look for."""
     facts: list[SpanFact] = []
     identifiers: dict[str, str] = {}
     texts: list[str] = []
@@ -263,9 +282,25 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None) ->
         for identifier in found:
             identifiers.setdefault(identifier, entry_id)
     status: list[str] = []
+    latest = next((strip_envelope(s.parts.text) for s in reversed(span)
+                   if s.parts.role == "user" and is_real_user_message(s.parts.text)), "")
     last = span[-1] if span else None
     if last is not None and last.parts.role == "assistant" and last.parts.tool_calls:
         name, args = last.parts.tool_calls[-1]
         status.append(f"Last step before the cut: {short_tool_call(name, args)}")
     turn = _turn_context(span[turn_start:]) if turn_start is not None else None
-    return SpanFacts(tuple(facts), tuple(identifiers.items()), goal, tuple(status), tuple(texts), turn)
+    audited = audit_identifiers(_audit_texts(span), OPENCLAW_AUDIT_IDENTIFIERS + _AUDIT_MARGIN) if audit else []
+    return SpanFacts(tuple(facts), tuple(identifiers.items()), goal, tuple(status), tuple(texts), turn,
+                     tuple(audited), latest)
+
+
+def _audit_texts(span: Sequence[SpanMessage]) -> Iterator[str]:
+    """The text OpenClaw's audit reads of each message: text blocks, tool-call arguments as JSON, tool output
+    (redacted here, lazily: the scan stops once it has its identifiers)."""
+    for s in span:
+        parts = s.parts
+        if parts.role not in ("user", "assistant", *_OUTPUT_ROLES):
+            continue
+        text = redact_secrets(parts.text) if parts.role in _OUTPUT_ROLES else parts.text
+        yield "\n".join([parts.command or "", text,
+                         *(orjson.dumps(args).decode() for _, args in parts.tool_calls if args)])

@@ -59,6 +59,8 @@ class SummaryParts:
     turn: TurnContext | None = None
     read_files: tuple[str, ...] = ()
     modified_files: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
+    """Item texts the size budget never leaves out (what OpenClaw's quality audit checks)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +215,8 @@ def render_summary(
     size = count(text)
     if size <= max_tokens:
         return RenderedSummary(text)
-    candidates = sorted((i for i in items if i.kind != "omitted"),
+    keep = set(parts.required)
+    candidates = sorted((i for i in items if i.kind != "omitted" and i.text not in keep),
                         key=lambda i: (_DROP_RANK.get(i.kind, 3), i.refs, i.order))
     costs = [count(i.text) + 3 for i in candidates]
     dropped: list[SummaryItem] = []

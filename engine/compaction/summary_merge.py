@@ -20,6 +20,7 @@ counted for every item, for the budget's choice of what to leave out.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -59,8 +60,18 @@ def _stem(word: str) -> str:
     return word[:5]
 
 
-def _stems(text: str) -> set[str]:
-    return {_stem(word) for word in extract_keywords(text) if not word.replace(".", "").isdigit()}
+@functools.lru_cache(maxsize=8192)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(_stem(word) for word in extract_keywords(text) if not word.replace(".", "").isdigit())
+
+
+def _same(a: str, b: str) -> bool:
+    """The project's dedup, asked only when the two texts share at least a third of the shorter one's word stems
+    (and one): it costs milliseconds on long texts, and its own rules need far more overlap (one keyword set
+    covering the other, or a Jaccard similarity of 0.4) — only its small thesaurus of synonyms can add to it."""
+    sa, sb = _stems(a), _stems(b)
+    shared = len(sa & sb)
+    return shared >= 1 and shared * 3 >= min(len(sa), len(sb)) and is_semantic_duplicate(a, b, MERGE_THRESHOLD)
 
 
 def conflicts(older: str, newer: str) -> bool:
@@ -91,7 +102,7 @@ def resolves(done: str, item: str) -> bool:
     """Whether the completion statement ``done`` reports ``item`` as finished (the project's dedup on the text
     after the ``Done:`` marker, or every keyword of the item named in the statement)."""
     statement = _DONE_PREFIX.sub("", done)
-    if is_semantic_duplicate(statement, item, MERGE_THRESHOLD):
+    if _same(statement, item):
         return True
     wanted = _stems(item)
     return len(wanted) >= 3 and wanted <= _stems(statement)
@@ -168,20 +179,19 @@ def merge_items(previous: Sequence[SummaryItem], facts: SpanFacts, later: SpanFa
                 if item.kind in OPEN_KINDS and resolves(fact.text, item.text):
                     items[i] = replace(item, kind="done", refs=item.refs + 1)
                     closed = True
-            known = any(item.kind == "done" and is_semantic_duplicate(fact.text, item.text, MERGE_THRESHOLD)
-                        for item in items)
+            known = any(item.kind == "done" and _same(fact.text, item.text) for item in items)
             if not closed and not known:
                 items.append(SummaryItem(fact.text, "done", source=f"entry {fact.entry_id}", order=order))
             continue
         same = [i for i, item in enumerate(items) if item.kind == fact.kind]
         replaced = [i for i in same if fact.kind in SUPERSEDING_KINDS and conflicts(items[i].text, fact.text)]
         duplicate = next((i for i in same if i not in replaced and (item_key(items[i].text) == item_key(fact.text)
-                          or is_semantic_duplicate(fact.text, items[i].text, MERGE_THRESHOLD))), None)
+                          or _same(fact.text, items[i].text))), None)
         if duplicate is not None:
             items[duplicate] = replace(items[duplicate], refs=items[duplicate].refs + 1)
             continue
-        if fact.kind == "todos" and any(
-                item.kind == "done" and is_semantic_duplicate(fact.text, item.text, MERGE_THRESHOLD) for item in items):
+        if fact.kind == "todos" and any(item.kind == "done" and _same(fact.text, item.text)
+                                        for item in items):
             continue  # a step listed again after it was reported done stays done
         for i in replaced:
             items[i] = replace(items[i], kind="superseded")

@@ -17,10 +17,9 @@ import pytest
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.summary_format import OPENCLAW_HEADINGS
 from engine.compaction.summary_sections import item_key, parse_summary
-from tests.conftest import MAIN_SESSION, OPENCLAW, SESSIONS_JSON
+from tests.conftest import MAIN_SESSION, PI_BEFORE_COMPACTION, SESSIONS_JSON
 from tests.engine._compaction import age, plan_for
 
-PI_BEFORE_COMPACTION = OPENCLAW / "badlogic__pi-mono__before-compaction.jsonl"
 _COMPACTION_LINES = (359, 628)
 """0-based lines of the fixture's two compaction entries."""
 

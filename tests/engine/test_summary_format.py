@@ -129,3 +129,11 @@ def test_unknown_format_and_budget_without_counter_are_refused() -> None:
         render_summary(_parts([]), "claude")
     with pytest.raises(ValueError, match="token counter"):
         render_summary(_parts(_many("done", 50)), "pi", max_tokens=10)
+
+
+def test_required_items_survive_any_budget() -> None:
+    items = _many("identifiers", 30, words=1) + _many("decisions", 10)
+    required = (items[0].text, items[1].text)
+    rendered = render_summary(_parts(items, required=required), "openclaw", max_tokens=200, count=count_tokens)
+    assert all(text in rendered.text for text in required)
+    assert rendered.omitted and not {i.text for i in rendered.omitted} & set(required)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ import pytest
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
-from textual.widgets import Button, Checkbox, Input, RadioSet, Static
+from textual.widgets import Button, Checkbox, Input, RadioSet, Static, TextArea
 
 from engine.fs.audit import read_audit
 from engine.fs.session_lock import process_starttime
@@ -133,7 +134,7 @@ async def test_k_previews_the_plan_and_confirming_appends_a_compaction(subagent:
         assert f"{plan.context_tokens_before:,} → {plan.context_tokens_after:,}" in figures
         assert f"{plan.messages_summarized:,} out" in figures and f"{plan.messages_kept:,} kept" in figures
         assert plan.dropped[0].entry_id in _text(dialog, "#plan-dropped")
-        assert plan.summary.splitlines()[0] in _text(dialog, "#summary-text")
+        assert dialog.query_one("#summary-text", TextArea).text == plan.summary
         assert not dialog.query_one("#apply", Button).disabled
 
         await pilot.click("#apply")
@@ -151,6 +152,40 @@ async def test_k_previews_the_plan_and_confirming_appends_a_compaction(subagent:
         assert [e.trigger for e in written] == ["compaction"]  # the sidecar saved state after it
         audit = [r for r in read_audit(tmp_path / "state") if r.action == "compact"]
         assert [(r.result, r.params["layer"]) for r in audit] == [("ok", "summarize")]
+
+
+async def test_the_summary_can_be_edited_before_applying_and_the_edit_is_audited(subagent: Path,
+                                                                               tmp_path: Path) -> None:
+    original = subagent.read_bytes()
+    seen: list[Message] = []
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        await _keep_recent(pilot, dialog, 500)
+        base = dialog.plan
+        assert base is not None and base.applicable and not base.summary_edited
+        area = dialog.query_one("#summary-text", TextArea)
+        area.focus()
+        area.move_cursor(area.document.end)
+        await pilot.press("enter", *"- keep the retry helper")
+        await wait_until(pilot, lambda: dialog.plan is not None and dialog.plan.summary_edited
+                         and dialog.plan.summary.endswith("- keep the retry helper"))
+        edited = dialog.plan
+        assert edited is not None and edited.summary_tokens > base.summary_tokens
+        figures = _text(dialog, "#plan-figures")
+        assert f"{edited.context_tokens_after:,}" in figures
+        assert "edited" in str(dialog.query_one("#plan-summary").border_title)
+        assert "summary edited" in _text(dialog, "#plan-status")
+        await wait_until(pilot, lambda: not dialog.query_one("#apply", Button).disabled)
+        await pilot.click("#apply")
+        await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionApplied)])
+        entries = _appended(subagent, original)
+        assert entries[0]["type"] == "compaction" and entries[0]["summary"] == edited.summary
+        audit = [r for r in read_audit(tmp_path / "state") if r.action == "compact"]
+        assert [(r.result, r.plan["summary_edited"], r.plan["summary_sha256"]) for r in audit] == [
+            ("ok", True, hashlib.sha256(edited.summary.encode()).hexdigest())]
 
 
 async def test_p_prunes_with_the_layer_fixed(subagent: Path, tmp_path: Path) -> None:

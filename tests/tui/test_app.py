@@ -12,7 +12,7 @@ from textual.widgets import Input, Static
 from engine.config.loader import Config
 from engine.fs.audit import record_action
 from engine.session.snapshot import SessionSnapshot
-from tests.conftest import OPENCLAW
+from tests.conftest import LISTED_FIXTURES
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tui.messages import ControlFinished
 from tui.screens.help import HelpScreen
@@ -37,7 +37,7 @@ EXPECTED_ORDER = [
 
 @pytest.fixture
 def sessions(tmp_path: Path) -> Path:
-    return copy_fixtures(OPENCLAW.iterdir(), tmp_path / "sessions")
+    return copy_fixtures(LISTED_FIXTURES, tmp_path / "sessions")
 
 
 def _rows(app: object) -> list[str]:

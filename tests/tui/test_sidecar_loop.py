@@ -11,7 +11,7 @@ import orjson
 from textual.message import Message
 from textual.notifications import Notify
 
-from tests.conftest import MAIN_SESSION, OPENCLAW, SESSIONS_JSON, SUBAGENT
+from tests.conftest import LISTED_FIXTURES, MAIN_SESSION, SESSIONS_JSON, SUBAGENT
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tests.tui.transcript_lines import append, compaction, reply
 from tui.messages import CheckpointWritten, CompactionDetected, SessionAssessed, ThresholdCrossed
@@ -30,7 +30,7 @@ def _checkpoints(state: Path) -> list[str]:
 
 
 async def test_sessions_past_a_line_at_start_get_a_checkpoint_and_one_notification(tmp_path: Path) -> None:
-    sessions = copy_fixtures(OPENCLAW.iterdir(), tmp_path / "sessions")
+    sessions = copy_fixtures(LISTED_FIXTURES, tmp_path / "sessions")
     seen: list[Message] = []
     app, _ = make_app([sessions], tmp_path / "state")
     async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:

@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tests.conftest import MAIN_SESSION, OPENCLAW, SESSIONS_JSON, SUBAGENT
+from tests.conftest import LISTED_FIXTURES, MAIN_SESSION, SESSIONS_JSON, SUBAGENT
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tests.tui.transcript_lines import append, decision_exchange
 from tui.app import CtxscopeApp
@@ -33,7 +33,7 @@ Compare = Callable[..., bool]
 
 @pytest.fixture
 def sessions(tmp_path: Path) -> Path:
-    return copy_fixtures(OPENCLAW.iterdir(), tmp_path / "sessions")
+    return copy_fixtures(LISTED_FIXTURES, tmp_path / "sessions")
 
 
 def _opening(key: str | None, tab: str | None = None) -> Callable[[Pilot[None]], Awaitable[None]]:

@@ -10,7 +10,7 @@ from textual.widgets import Static, TabbedContent
 from engine.checkpoints.model import Checkpoint
 from engine.checkpoints.store import latest_checkpoint
 from engine.compaction.degradation import assess_degradation
-from tests.conftest import MAIN_SESSION, OPENCLAW, SESSIONS_JSON, SUBAGENT
+from tests.conftest import LISTED_FIXTURES, MAIN_SESSION, SESSIONS_JSON, SUBAGENT
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tests.tui.transcript_lines import append, decision_exchange, reply
 from tui.app import CtxscopeApp
@@ -63,7 +63,7 @@ def _latest(state: Path) -> Checkpoint:
 
 
 async def test_session_list_shows_degradation_risk_and_spend(tmp_path: Path) -> None:
-    sessions = copy_fixtures(OPENCLAW.iterdir(), tmp_path / "sessions")
+    sessions = copy_fixtures(LISTED_FIXTURES, tmp_path / "sessions")
     app, _ = make_app([sessions], tmp_path / "state")
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)

@@ -1,9 +1,13 @@
-"""The compaction dialog: choose a layer and a focus, watch the engine's dry-run plan, then confirm or cancel.
+"""The compaction dialog: choose a layer and a focus, watch the engine's dry-run plan, edit the summary, then
+confirm or cancel.
 
 The plan is recomputed in a worker (debounced) whenever the layer, the focus or the protected budget changes;
-the dialog only renders it. Confirming is possible only for the plan on screen, when nothing blocks it, and —
-at high or critical degradation — after ticking the explicit confirmation (docs/compaction.md). The dialog returns
-``True`` when the user confirmed; :attr:`CompactDialog.plan` is then the plan to apply.
+the dialog only renders it. The summary is shown in an editable text area: an edit (debounced too) becomes the
+engine's plan with that text (:func:`engine.compaction.summary_edit.with_edited_summary`: redacted, tokens
+counted again, refusals recomputed), and applying it audits the edit. Changing the layer, focus or budget plans
+afresh and replaces an edited text. Confirming is possible only for the plan on screen, when nothing blocks it,
+and — at high or critical degradation — after ticking the explicit confirmation (docs/compaction.md). The dialog
+returns ``True`` when the user confirmed; :attr:`CompactDialog.plan` is then the plan to apply.
 """
 
 from __future__ import annotations
@@ -19,10 +23,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static, TextArea
 from textual.worker import get_current_worker
 
 from engine.compaction.plan import CompactionPlan
+from engine.compaction.summary_edit import with_edited_summary
 from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
 
 __all__ = ["DEBOUNCE_SECONDS", "CompactDialog", "PlanRequest", "Planner"]
@@ -70,7 +75,13 @@ class CompactDialog(ModalScreen[bool]):
         self._pending: PlanRequest | None = None
         self.chosen_layer = layer
         self.plan: CompactionPlan | None = None
-        """The plan on screen; once the dialog returns ``True``, the plan the user confirmed."""
+        """The plan on screen (with the edited summary, if edited); once the dialog returns ``True``, the plan the
+        user confirmed."""
+        self.base_plan: CompactionPlan | None = None
+        """The engine's plan for the current choices, before any edit of its summary."""
+        self._edit_timer: Timer | None = None
+        self._editing = False
+        """An edit of the summary waits for its debounce: the plan on screen does not show it yet."""
         self.problem: str | None = None
         """Why no plan could be computed for the current choices, if so."""
 
@@ -98,9 +109,10 @@ class CompactDialog(ModalScreen[bool]):
                     yield Static(id="plan-figures")
                     yield Static(id="plan-notes")
                     yield Static(id="plan-dropped")
-                with VerticalScroll(id="plan-summary") as summary:
-                    summary.border_title = "Summary that would be written"
-                    yield Static(id="summary-text")
+                with Vertical(id="plan-summary") as summary:
+                    summary.border_title = "Summary"
+                    yield TextArea(id="summary-text", soft_wrap=True, compact=True, read_only=True,
+                                   highlight_cursor_line=False, placeholder="(no plan yet)")
             yield Checkbox("", id="confirm-risk", compact=True)
             with Horizontal(id="compact-buttons"):
                 yield Static(id="plan-status")
@@ -144,9 +156,42 @@ class CompactDialog(ModalScreen[bool]):
     def _confirmation_changed(self) -> None:
         self._update_apply()
 
+    # -- editing the summary -----------------------------------------------------------------------------
+
+    @on(TextArea.Changed, "#summary-text")
+    def _summary_changed(self) -> None:
+        if self.base_plan is None or self.plan is None:
+            return
+        if self.query_one("#summary-text", TextArea).text == self.plan.summary:
+            return  # the text the plan on screen already has (a plan just loaded, or an undo)
+        self._editing = True
+        self._update_apply()
+        self._set_status(Content.styled("counting the edited summary…", "$text-muted"))
+        self._stop_edit_timer()
+        if self._debounce > 0:
+            self._edit_timer = self.set_timer(self._debounce, self._apply_edit)
+        else:
+            self.call_later(self._apply_edit)
+
+    def _stop_edit_timer(self) -> None:
+        if self._edit_timer is not None:
+            self._edit_timer.stop()
+            self._edit_timer = None
+        self._editing = False
+
+    def _apply_edit(self) -> None:
+        """The engine's plan with the text as edited: tokens, refusals and cost computed again."""
+        self._edit_timer = None
+        self._editing = False
+        if self.base_plan is None:
+            return
+        self._render_plan(with_edited_summary(self.base_plan, self.query_one("#summary-text", TextArea).text))
+
     def _schedule(self) -> None:
         """Recompute once the user pauses (each change restarts the wait)."""
         self._pending = None
+        self._stop_edit_timer()
+        self.query_one("#summary-text", TextArea).read_only = True
         self._update_apply()
         self._set_status(Content.styled("computing the plan…", "$text-muted"))
         if self._timer is not None:
@@ -193,17 +238,24 @@ class CompactDialog(ModalScreen[bool]):
     def _show_plan(self, request: PlanRequest, plan: CompactionPlan) -> None:
         if request != self._pending:
             return  # the user changed something meanwhile: a newer plan is on its way
-        self.plan, self.problem = plan, None
+        self.base_plan, self.problem = plan, None
+        self._stop_edit_timer()
+        area = self.query_one("#summary-text", TextArea)
+        area.read_only = False
+        if area.text != plan.summary:
+            area.load_text(plan.summary)
+        self._render_plan(plan)
+
+    def _render_plan(self, plan: CompactionPlan) -> None:
+        self.plan = plan
         blocked = self.query_one("#plan-blocked", Static)
         blocked.update(plan_blocked(plan))
         blocked.display = bool(plan.blocked)
         self.query_one("#plan-figures", Static).update(plan_figures(plan))
         self.query_one("#plan-notes", Static).update(plan_warnings(plan))
         self.query_one("#plan-dropped", Static).update(plan_dropped(plan))
-        self.query_one("#summary-text", Static).update(Content(plan.summary or "(empty summary)"))
-        self.query_one("#plan-summary", VerticalScroll).border_title = (
-            f"Summary that would be written · {plan.summary_tokens:,} tokens"
-        )
+        state = "edited" if plan.summary_edited else "editable"
+        self.query_one("#plan-summary", Vertical).border_title = f"Summary · {plan.summary_tokens:,} tokens · {state}"
         confirm = self.query_one("#confirm-risk", Checkbox)
         needs = plan.needs_confirmation and plan.applicable
         if needs and plan.guard is not None:
@@ -216,7 +268,8 @@ class CompactDialog(ModalScreen[bool]):
             return Content.styled("blocked: nothing will be written", "bold $text-error")
         if plan.needs_confirmation and not self.query_one("#confirm-risk", Checkbox).value:
             return Content.styled("tick the confirmation to compact", "$text-warning")
-        return Content.styled(f"ready · {plan.layer} via {plan.controller}", "$text-success")
+        edited = " · summary edited" if plan.summary_edited else ""
+        return Content.styled(f"ready · {plan.layer} via {plan.controller}{edited}", "$text-success")
 
     def _set_status(self, text: Content) -> None:
         self.query_one("#plan-status", Static).update(text)
@@ -226,6 +279,8 @@ class CompactDialog(ModalScreen[bool]):
         """Whether the plan on screen is current, applicable, and confirmed where the guard asks for it."""
         plan = self.plan
         if plan is None or self._pending is None or self._pending != self.request() or not plan.applicable:
+            return False
+        if self._editing:
             return False
         return not plan.needs_confirmation or self.query_one("#confirm-risk", Checkbox).value
 
