@@ -7,12 +7,23 @@ blocks with ``pread`` leaves the descriptor's position alone, so one descriptor 
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 
 __all__ = ["count_in_file", "find_in_file"]
 
 BLOCK = 4 << 20
+_SEEK_DATA = getattr(os, "SEEK_DATA", None)
+
+
+def _next_data(fd: int, pos: int, end: int) -> int:
+    if _SEEK_DATA is None:
+        return pos
+    try:
+        return min(end, os.lseek(fd, pos, _SEEK_DATA))
+    except OSError as exc:
+        return end if exc.errno == errno.ENXIO else pos
 
 
 def count_in_file(fd: int, needle: bytes, end: int, *, block: int = BLOCK) -> int:
@@ -22,10 +33,10 @@ def count_in_file(fd: int, needle: bytes, end: int, *, block: int = BLOCK) -> in
 
     Raises:
         OSError: the file cannot be read.
-        ValueError: ``needle`` is empty or ``block`` < 1.
+        ValueError: ``needle`` is empty or all zero bytes, or ``block`` < 1.
     """
-    if not needle:
-        raise ValueError("needle must not be empty")
+    if not needle.strip(b"\0"):
+        raise ValueError("needle must hold a non-zero byte")
     if block < 1:
         raise ValueError(f"block must be >= 1, got {block}")
     keep = len(needle) - 1
@@ -33,6 +44,11 @@ def count_in_file(fd: int, needle: bytes, end: int, *, block: int = BLOCK) -> in
     pos = 0
     carry = b""
     while pos < end:
+        data_at = _next_data(fd, pos, end)
+        if data_at != pos:  # a hole of a sparse file: zeros, which hold no needle (it has a non-zero byte)
+            pos, carry = data_at, b""
+            if pos >= end:
+                break
         chunk = os.pread(fd, min(block, end - pos), pos)
         if not chunk:
             break

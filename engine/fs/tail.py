@@ -18,6 +18,8 @@ import orjson
 __all__ = ["Source", "iter_lines_backward", "last_entry", "reading"]
 
 _BOM = b"\xef\xbb\xbf"
+MAX_LINE_BYTES = 64 << 20
+"""Lines longer than this are skipped, never gathered (the same limit as the forward reader's)."""
 
 Source = int | str | os.PathLike[str]
 
@@ -27,7 +29,8 @@ def iter_lines_backward(
 ) -> Iterator[tuple[int, bytes]]:
     """Yield ``(offset, line)`` for every complete, non-empty line, last line first.
 
-    A line is complete when a ``"\\n"`` follows it; a trailing partial line (an agent mid-write) is skipped.
+    A line is complete when a ``"\\n"`` follows it; a trailing partial line (an agent mid-write) is skipped, and
+    so is a line longer than :data:`MAX_LINE_BYTES` (memory stays bounded by it).
     One ``"\\r"`` before the newline is stripped; lines empty after that are skipped.
 
     Args:
@@ -72,6 +75,8 @@ def _iter_fd(fd: int, end: int | None, block: int) -> Iterator[tuple[int, bytes]
     """Absolute offset of the newline that ends the line being gathered (None: still in the partial tail)."""
     pieces: list[bytes] = []
     """Parts of that line read from later blocks, latest first."""
+    gathered = 0
+    """Bytes in ``pieces``; past :data:`MAX_LINE_BYTES` the line is dropped (skipped, like a bad line)."""
     while pos > 0:
         start = max(0, pos - block)
         chunk = os.pread(fd, pos - start, start)
@@ -79,17 +84,21 @@ def _iter_fd(fd: int, end: int | None, block: int) -> Iterator[tuple[int, bytes]
             raise OSError(f"file shrank while reading backwards (wanted {pos - start} bytes at {start})")
         hi = len(chunk)
         while (nl := chunk.rfind(b"\n", 0, hi)) >= 0:
-            if line_end is not None:
+            if line_end is not None and gathered <= MAX_LINE_BYTES:
                 line = _join(chunk[nl + 1 : hi], pieces)
                 if line:
                     yield start + nl + 1, line
             line_end = start + nl
-            pieces = []
+            pieces, gathered = [], 0
             hi = nl
         if line_end is not None and hi:
-            pieces.append(chunk[:hi])
+            gathered += hi
+            if gathered <= MAX_LINE_BYTES:
+                pieces.append(chunk[:hi])
+            else:
+                pieces = []  # too long to keep: skipped when its start is found
         pos = start
-    if line_end is not None:
+    if line_end is not None and gathered <= MAX_LINE_BYTES:
         line = _join(b"", pieces)
         if line:
             yield 0, line

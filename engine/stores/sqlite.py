@@ -18,7 +18,7 @@ import orjson
 
 from engine.stores.entries import Entry
 from engine.stores.source import SessionSource
-from engine.stores.transcript import BadLine, EntryLog, ReadBatch, TranscriptError
+from engine.stores.transcript import MAX_LINE_BYTES, BadLine, EntryLog, ReadBatch, TranscriptError
 
 __all__ = ["SqliteTranscriptReader", "columns", "connect_readonly", "decompress", "list_sqlite_sessions", "query"]
 
@@ -175,9 +175,26 @@ def list_sqlite_sessions(db: Path) -> tuple[SessionSource, ...]:
 
 
 def decompress(blob: bytes) -> bytes:
+    """The event a blob holds, streamed so that no more than :data:`MAX_LINE_BYTES` (+1) is ever produced.
+
+    Raises:
+        ValueError: it decompresses to more than :data:`MAX_LINE_BYTES` (a bomb, or a frame without a size
+            header that never ends); zstandard.ZstdError: it is not zstd.
+    """
     import zstandard
 
-    return bytes(zstandard.ZstdDecompressor().decompress(blob, max_output_size=1 << 30))
+    parts: list[bytes] = []
+    size = 0
+    with zstandard.ZstdDecompressor().stream_reader(blob) as reader:
+        while size <= MAX_LINE_BYTES:
+            part = reader.read(min(1 << 20, MAX_LINE_BYTES + 1 - size))
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+    if size > MAX_LINE_BYTES:
+        raise ValueError(f"decompresses to more than {MAX_LINE_BYTES:,} bytes; skipped")
+    return b"".join(parts)
 
 
 def _cold_events(connection: sqlite3.Connection, session_id: str) -> list[tuple[Any, ...]]:

@@ -13,7 +13,9 @@ migration): v1 entries get deterministic ids (``v1-<line>``) chained to the prev
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,10 +23,11 @@ from typing import Any
 
 import orjson
 
-from engine.fs.tail import reading
+from engine.fs.tail import MAX_LINE_BYTES, reading
 from engine.stores.entries import Entry, entry_from_object
 
 __all__ = [
+    "MAX_LINE_BYTES",
     "BadLine",
     "EntryLog",
     "EntryParser",
@@ -40,6 +43,17 @@ __all__ = [
 
 _BOM = b"\xef\xbb\xbf"
 _BLOCK = 1 << 20
+_SEEK_DATA = getattr(os, "SEEK_DATA", None)
+
+
+def _next_data(fd: int, pos: int, size: int) -> int:
+    """The next offset at or after ``pos`` that may hold data: holes of a sparse file are all zeros (no newline)."""
+    if _SEEK_DATA is None:
+        return pos
+    try:
+        return os.lseek(fd, pos, _SEEK_DATA)
+    except OSError as exc:
+        return size if exc.errno == errno.ENXIO else pos  # ENXIO: only a hole is left
 
 
 class TranscriptError(Exception):
@@ -260,6 +274,8 @@ class TranscriptReader(EntryLog):
         self.inode: int | None = None
         self.mtime: float | None = None
         self._line_no = 0
+        self._scanned = 0
+        """Bytes up to here were searched for a newline already (the pending line has none before it)."""
 
     def renamed(self, to: Path) -> bool:
         """Follow the transcript to ``to`` when it is the same file renamed (same inode): the cursor stays valid.
@@ -303,19 +319,27 @@ class TranscriptReader(EntryLog):
         self.parser = EntryParser()
         self.offset = 0
         self._line_no = 0
+        self._scanned = 0
 
     def read_new(self) -> ReadBatch:
         """Parse the complete lines appended since the last call.
 
+        Linear in the bytes appended: a line that spans blocks is read once with one ``pread`` when its
+        newline arrives, never by concatenating blocks; a line longer than :data:`MAX_LINE_BYTES` is reported
+        as a bad line without being read; holes of a sparse file (which hold no newline) are skipped with
+        ``SEEK_DATA``.
+
         Raises:
-            TranscriptError: the file cannot be opened (missing, permissions).
+            TranscriptError: the file cannot be opened (missing, permissions) or is not a regular file.
         """
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError as exc:
             raise TranscriptError(f"cannot read {self.path}: {exc.strerror}") from exc
         try:
             st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise TranscriptError(f"cannot read {self.path}: not a regular file")
             reset = False
             if (self.inode is not None and st.st_ino != self.inode) or st.st_size < self.offset:
                 self._reset()
@@ -324,30 +348,58 @@ class TranscriptReader(EntryLog):
             start = self.offset
             new_entries: list[Entry] = []
             new_bad: list[BadLine] = []
-            pos = start
-            carry = b""
-            while pos < st.st_size:
-                chunk = os.pread(fd, min(_BLOCK, st.st_size - pos), pos)
-                if not chunk:
-                    break
-                pos += len(chunk)
-                data = carry + chunk if carry else chunk
-                cut = data.rfind(b"\n")
-                if cut < 0:
-                    carry = data
-                    continue
-                self._consume(data, cut + 1, self.offset, new_entries, new_bad)
-                self.offset += cut + 1
-                carry = data[cut + 1 :]
+            try:
+                self._scan(fd, st.st_size, new_entries, new_bad)
+            except OSError as exc:
+                raise TranscriptError(f"{self.path} changed while being read ({exc.strerror or exc})") from exc
         finally:
             os.close(fd)
         return ReadBatch(
             tuple(new_entries), tuple(new_bad), reset, self.offset - start, self.size - self.offset
         )
 
-    def _consume(self, data: bytes, end: int, base: int, out: list[Entry], bad: list[BadLine]) -> None:
+    def _scan(self, fd: int, size: int, out: list[Entry], bad: list[BadLine]) -> None:
+        pos = max(self.offset, self._scanned)
+        while pos < size:
+            pos = _next_data(fd, pos, size)
+            if pos >= size:
+                break
+            chunk = os.pread(fd, min(_BLOCK, size - pos), pos)
+            if not chunk:
+                break  # truncated under us: the next call sees the smaller size and starts over
+            first = chunk.find(b"\n")
+            if first < 0:
+                pos += len(chunk)
+                continue
+            if self.offset < pos:  # the pending line began in an earlier block: read it whole, once
+                self._one_line(fd, self.offset, pos + first, out, bad)
+                self.offset = pos + first + 1
+            last = chunk.rfind(b"\n")
+            begin = self.offset - pos
+            if last >= begin:
+                self._consume(chunk, begin, last + 1, pos, out, bad)
+                self.offset = pos + last + 1
+            pos += len(chunk)
+        self._scanned = pos
+
+    def _one_line(self, fd: int, start: int, end: int, out: list[Entry], bad: list[BadLine]) -> None:
+        self._line_no += 1
+        length = end - start
+        if length > MAX_LINE_BYTES:
+            problem = BadLine(self._line_no, start, f"line of {length:,} bytes is over the {MAX_LINE_BYTES:,}-byte "
+                                                    "limit; skipped without reading it")
+            self._keep(None, problem, out, bad)
+            return
+        line = os.pread(fd, length, start)
+        if len(line) != length:
+            raise OSError(f"short read at byte {start}")
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        entry, parsed_problem = self.parser.parse(line, line_no=self._line_no, offset=start)
+        self._keep(entry, parsed_problem, out, bad)
+
+    def _consume(self, data: bytes, start: int, end: int, base: int, out: list[Entry], bad: list[BadLine]) -> None:
         parse, keep = self.parser.parse, self._keep
-        start = 0
         while start < end:
             nl = data.index(b"\n", start)
             self._line_no += 1
