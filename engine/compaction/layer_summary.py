@@ -188,5 +188,6 @@ def layer_summary(
     built = structured_summary(header, redacted, fmt=fmt or summary_format_for(snapshot.source),
                                read_files=files[0], modified_files=files[1], turn_start=turn_start,
                                max_tokens=summary_budget(layer, snapshot.window.tokens), count=count,
-                               kept=[replace(s, parts=redacted_parts(s.parts)) for s in kept])
+                               kept=[replace(s, parts=redacted_parts(s.parts)) for s in kept],
+                               transcript=str(snapshot.source.path))
     return LayerSummary(built.text, omitted=len(built.omitted))

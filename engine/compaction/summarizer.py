@@ -27,7 +27,7 @@ from engine.compaction.span_text import (
     one_line,
     tool_call_line,
 )
-from engine.compaction.summary_extract import ASK_CHARS, SpanFacts, span_facts
+from engine.compaction.summary_extract import ASK_CHARS, SpanFacts, span_facts, turn_context
 from engine.compaction.summary_format import (
     OPENCLAW_HEADINGS,
     TURN_CONTEXT,
@@ -262,6 +262,7 @@ def structured_summary(
     max_tokens: int | None = None,
     count: Callable[[str], int] | None = None,
     kept: Sequence[SpanMessage] = (),
+    transcript: str = "",
 ) -> RenderedSummary:
     """The summarize/full layers: earlier summaries in ``span`` merged item by item with the span's facts,
     written in ``fmt`` (``pi`` or ``openclaw``) within ``max_tokens`` (counted with ``count``).
@@ -269,7 +270,8 @@ def structured_summary(
     ``span`` must already be redacted (:func:`~engine.compaction.summary_extract.redacted_parts`): every item
     and identifier is extracted from it. Earlier summaries are the compaction summary that opens the span and
     any branch summaries in it; their pinned messages are carried whole, as are the span's pinned messages.
-    ``kept`` (redacted too) are the messages after the cut: they only close or supersede items.
+    ``kept`` (redacted too) are the messages after the cut: they only close or supersede items. ``transcript``
+    (the session file) is named where the summary says which entries hold the items it left out for size.
     """
     previous: list[SummaryItem] = []
     pinned: list[str] = []
@@ -286,7 +288,7 @@ def structured_summary(
         files_read += [f for f in parsed.read_files if f not in files_read and f not in files_modified]
     facts = span_facts([s for s in span if s.parts.role not in ("compactionSummary", "branchSummary")],
                        audit=fmt == "openclaw")
-    turn = span_facts(span[turn_start:], turn_start=0).turn if turn_start is not None else None
+    turn = turn_context(span[turn_start:]) if turn_start is not None else None
     items = merge_items(previous, facts, span_facts(kept) if kept else None)
     required: tuple[str, ...] = ()
     if fmt == "openclaw":
@@ -295,7 +297,7 @@ def structured_summary(
     pinned_lines = ([carried] if carried else []) + _pinned_block(span)
     parts = SummaryParts(tuple(header.lines()), tuple(items), tuple(pinned_lines), turn,
                          tuple(sorted(set(files_read) - set(files_modified))), tuple(sorted(set(files_modified))),
-                         required)
+                         required, transcript)
     return render_summary(parts, fmt, max_tokens=max_tokens, count=count)
 
 

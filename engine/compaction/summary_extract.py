@@ -42,7 +42,7 @@ from engine.capture.whole_text import ELLIPSIS, flatten, whole_item, whole_sente
 from engine.compaction.identifiers import OPENCLAW_AUDIT_IDENTIFIERS, audit_identifiers, extract_identifiers
 from engine.compaction.span_text import MessageParts, SpanMessage, short_tool_call
 
-__all__ = ["ASK_CHARS", "SpanFact", "SpanFacts", "TurnContext", "redacted_parts", "span_facts"]
+__all__ = ["ASK_CHARS", "SpanFact", "SpanFacts", "TurnContext", "redacted_parts", "span_facts", "turn_context"]
 
 _OUTPUT_ROLES: Final = ("toolResult", "bashExecution")
 _AUDIT_MARGIN: Final = 4
@@ -226,7 +226,8 @@ def _user_facts(text: str, agent_text: str, entry_id: str, order: int) -> list[S
     return facts
 
 
-def _turn_context(prefix: Sequence[SpanMessage]) -> TurnContext:
+def turn_context(prefix: Sequence[SpanMessage]) -> TurnContext:
+    """pi's split-turn block for the turn prefix ``prefix`` (whole sentences, tool calls without long values)."""
     first = next((s for s in prefix if s.parts.role in ("user", "bashExecution", "custom")), None)
     request = ""
     if first is not None:
@@ -288,7 +289,7 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
     if last is not None and last.parts.role == "assistant" and last.parts.tool_calls:
         name, args = last.parts.tool_calls[-1]
         status.append(f"Last step before the cut: {short_tool_call(name, args)}")
-    turn = _turn_context(span[turn_start:]) if turn_start is not None else None
+    turn = turn_context(span[turn_start:]) if turn_start is not None else None
     audited = audit_identifiers(_audit_texts(span), OPENCLAW_AUDIT_IDENTIFIERS + _AUDIT_MARGIN) if audit else []
     return SpanFacts(tuple(facts), tuple(identifiers.items()), goal, tuple(status), tuple(texts), turn,
                      tuple(audited), latest)

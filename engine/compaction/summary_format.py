@@ -61,6 +61,8 @@ class SummaryParts:
     modified_files: tuple[str, ...] = ()
     required: tuple[str, ...] = ()
     """Item texts the size budget never leaves out (what OpenClaw's quality audit checks)."""
+    transcript: str = ""
+    """The transcript that holds the items' sources verbatim, named in the notes about items left out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,10 +189,12 @@ def _compose(parts: SummaryParts, items: Sequence[SummaryItem], fmt: str) -> str
     return _assemble(parts, rest, tuple(i for i in identifiers if i.text in kept), fmt)
 
 
-def _note(kind: str, dropped: Sequence[SummaryItem]) -> SummaryItem:
+def _note(kind: str, dropped: Sequence[SummaryItem], transcript: str) -> SummaryItem:
     label = _LABELS.get(kind) or (f"items of “{dropped[0].section}”" if dropped else "items")
     sources = list(dict.fromkeys(i.source for i in dropped if i.source))
     where = "; ".join(sources[:3]) + (f" and {len(sources) - 3} more" if len(sources) > 3 else "")
+    if where and transcript:
+        where += f" of {transcript}"
     text = f"+{len(dropped)} {label} not shown (size budget)" + (f": verbatim in {where}" if where else "")
     order = max(i.order for i in dropped)
     return SummaryItem(text, "omitted", order=order)
@@ -233,7 +237,7 @@ def render_summary(
         by_kind: dict[str, list[SummaryItem]] = {}
         for item in dropped:
             by_kind.setdefault(item.kind if item.kind != "other" else f"other:{item.section}", []).append(item)
-        notes = [_note(kind.split(":", 1)[0], group) for kind, group in by_kind.items()]
+        notes = [_note(kind.split(":", 1)[0], group, parts.transcript) for kind, group in by_kind.items()]
         text = _compose(parts, [*remaining, *notes], fmt)
         size = count(text)
         if size <= max_tokens:

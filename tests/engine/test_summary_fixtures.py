@@ -130,3 +130,32 @@ def test_a_rich_openclaw_summary_is_carried_item_by_item(tmp_path: Path) -> None
     _, plan = plan_for(session, "summarize", tmp_path / "state", keep_recent=2000)
     assert _assert_every_item_carried(previous, plan) == 12
     assert "## Tool Failures" in plan.summary and "| role | text |" in plan.summary
+
+
+def test_over_the_budget_whole_items_are_left_out_and_the_summary_says_where_they_are(tmp_path: Path) -> None:
+    decisions = [f"Decision {n}: route merchant tier {n} through shard {n % 7} with its own bucket size {n * 10}"
+                 for n in range(150)]
+    previous = "## Decisions\n" + "\n".join(f"- {d}" for d in decisions) + "\n\n## Open TODOs\n- add metrics"
+    session = _openclaw_copy(tmp_path)
+    data = session.read_bytes().splitlines()
+    compaction_id = ""
+    for n, raw in enumerate(data):
+        obj = orjson.loads(raw)
+        if obj.get("type") == "compaction":
+            obj["summary"] = previous
+            compaction_id = obj["id"]
+            data[n] = orjson.dumps(obj)
+    session.write_bytes(b"\n".join(data) + b"\n")
+    age(session)
+    _, plan = plan_for(session, "summarize", tmp_path / "state", keep_recent=2000)
+    window = plan.source.store_entry["contextTokens"]  # type: ignore[index]
+    assert plan.summary_tokens <= int(window * 0.06) < len(previous) // 4
+    shown = [d for d in decisions if f"- {d}\n" in plan.summary + "\n"]
+    assert 0 < len(shown) < len(decisions)
+    assert shown == decisions[-len(shown):]  # the oldest went first
+    note = next(line for line in plan.summary.splitlines() if "decisions not shown (size budget)" in line)
+    assert note == (f"- +{len(decisions) - len(shown)} decisions not shown (size budget): verbatim in compaction "
+                    f"entry compaction:{compaction_id} of {session}")
+    assert any("left out for size" in w for w in plan.warnings)
+    for item in parse_summary(plan.summary).items:
+        assert item.kind != "decisions" or item.text in decisions  # never a cut decision
