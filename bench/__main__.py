@@ -7,7 +7,9 @@ Each row is measured in this run next to a baseline measured in the same run (se
   watching 50 sessions vs a 2-second re-read poll loop;
 * ``bench.checkpoints``: checkpoint write vs ``json.dump`` + fsync + rename;
 * ``bench.compaction``: a deterministic plan for a 200k-token context vs pi's plain algorithm;
-* ``bench.status``: ``status`` over 1,000 sessions vs ``status --full``.
+* ``bench.status``: ``status`` over 1,000 sessions vs ``status --full``;
+* ``bench.report``: the persistent index — ``status`` on a 234 MB session vs orjson over every line, ``report``
+  over 1,000 sessions vs the full-parse reference.
 
 ``--quick`` shrinks the sizes (20 MB / 0.1 GB sessions, 200 status sessions, fewer trials) for a smoke run.
 """
@@ -22,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench import checkpoints, compaction, index, status, tui_latency
+from bench import checkpoints, compaction, index, report, status, tui_latency
 from bench.table import Row, print_table
 
 
@@ -46,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer trials")
     parser.add_argument("--skip", action="append", default=[], choices=("index", "tui", "status", "checkpoints",
-                                                                           "compaction"))
+                                                                           "compaction", "report"))
     args = parser.parse_args(argv)
     quick = args.quick
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
@@ -71,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
         if "status" not in args.skip:
             count = 200 if quick else 1000
             rows += status.bench_status(status.make_sessions(work / "status", count), count)
+        if "report" not in args.skip:
+            (work / "report").mkdir()
+            rows += report.run(work / "report", sessions=200 if quick else 1000, quick=quick)
     print_table(rows)
     return 0
 
