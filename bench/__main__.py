@@ -10,6 +10,8 @@ Each row is measured in this run next to a baseline measured in the same run (se
 * ``bench.status``: ``status`` over 1,000 sessions vs ``status --full``;
 * ``bench.metrics``: a ``watch --metrics`` scrape of 1,000 sessions vs a plain formatter; the exporter's CPU on an
   idle ``watch`` of 50 sessions vs the same ``watch`` without it.
+* ``bench.report``: the persistent index — ``status`` on a 234 MB session vs orjson over every line, ``report``
+  over 1,000 sessions vs the full-parse reference.
 
 ``--quick`` shrinks the sizes (20 MB / 0.1 GB sessions, 200 status and metrics sessions, fewer trials) for a smoke
 run.
@@ -25,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench import checkpoints, compaction, index, metrics, status, tui_latency
+from bench import checkpoints, compaction, index, metrics, report, status, tui_latency
 from bench.table import Row, print_table
 
 
@@ -49,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer trials")
     parser.add_argument("--skip", action="append", default=[], choices=("index", "tui", "status", "checkpoints",
-                                                                           "compaction", "metrics"))
+                                                                           "compaction", "metrics", "report"))
     args = parser.parse_args(argv)
     quick = args.quick
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
@@ -78,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
             (work / "metrics").mkdir()
             rows += metrics.bench_scrape(work / "metrics", 200 if quick else 1000, 7 if quick else 21)
             rows.append(metrics.bench_idle(work / "metrics", 50, 15.0 if quick else 60.0, 15.0))
+        if "report" not in args.skip:
+            (work / "report").mkdir()
+            rows += report.run(work / "report", sessions=200 if quick else 1000, quick=quick)
     print_table(rows)
     return 0
 

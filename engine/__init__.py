@@ -33,6 +33,7 @@ __all__ = [
     "Discovery",
     "GaugeLevel",
     "GaugeReading",
+    "IndexCache",
     "LockHeldError",
     "LockInfo",
     "SessionFollower",
@@ -41,15 +42,20 @@ __all__ = [
     "SessionSnapshot",
     "SessionSource",
     "Thresholds",
+    "UsageReport",
+    "aggregate_usage",
     "apply_compaction",
     "assess_degradation",
     "build_checkpoint",
     "build_context",
+    "collect_usage",
     "count_tokens",
+    "default_cache",
     "diff_checkpoints",
     "discover_sessions",
     "find_session",
     "glance_session",
+    "index_transcript",
     "inspect_lock",
     "latest_checkpoint",
     "list_checkpoints",
@@ -63,6 +69,7 @@ __all__ = [
     "resolve_context_window",
     "resolve_state_dir",
     "snapshot_session",
+    "top_consumers",
     "write_checkpoint",
 ]
 
@@ -81,6 +88,7 @@ _HOMES: dict[str, str] = {
     "Discovery": "engine.stores.source",
     "GaugeLevel": "engine.accounting.gauge",
     "GaugeReading": "engine.accounting.gauge",
+    "IndexCache": "engine.index.cache",
     "LockHeldError": "engine.fs.session_lock",
     "LockInfo": "engine.fs.session_lock",
     "SessionFollower": "engine.session.snapshot",
@@ -89,15 +97,20 @@ _HOMES: dict[str, str] = {
     "SessionSnapshot": "engine.session.snapshot",
     "SessionSource": "engine.stores.source",
     "Thresholds": "engine.accounting.gauge",
+    "UsageReport": "engine.usage.model",
+    "aggregate_usage": "engine.usage.aggregate",
     "apply_compaction": "engine.compaction.controllers",
     "assess_degradation": "engine.compaction.degradation",
     "build_checkpoint": "engine.checkpoints.builder",
     "build_context": "engine.accounting.context",
+    "collect_usage": "engine.usage.collect",
     "count_tokens": "engine.accounting.tokens",
+    "default_cache": "engine.index.cache",
     "diff_checkpoints": "engine.checkpoints.diff",
     "discover_sessions": "engine.stores.discovery",
     "find_session": "engine.stores.discovery",
     "glance_session": "engine.session.glance",
+    "index_transcript": "engine.index.transcript_index",
     "inspect_lock": "engine.fs.session_lock",
     "latest_checkpoint": "engine.checkpoints.store",
     "list_checkpoints": "engine.checkpoints.store",
@@ -111,10 +124,12 @@ _HOMES: dict[str, str] = {
     "resolve_context_window": "engine.accounting.windows",
     "resolve_state_dir": "engine.config.loader",
     "snapshot_session": "engine.session.snapshot",
+    "top_consumers": "engine.accounting.consumers",
     "write_checkpoint": "engine.checkpoints.store",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from engine.accounting.consumers import top_consumers
     from engine.accounting.context import ContextView, build_context
     from engine.accounting.gauge import GaugeLevel, GaugeReading, Thresholds, read_gauge
     from engine.accounting.tokens import count_tokens
@@ -136,11 +151,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.compaction.planner import plan_compaction
     from engine.config.loader import Config, ConfigError, load_config, resolve_state_dir
     from engine.fs.session_lock import LockHeldError, LockInfo, inspect_lock
+    from engine.index.cache import IndexCache, default_cache
+    from engine.index.transcript_index import index_transcript
     from engine.session.glance import glance_session
     from engine.session.snapshot import SessionFollower, SessionSnapshot, snapshot_session
     from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
     from engine.stores.reader import SessionReader, open_reader
     from engine.stores.source import Discovery, SessionSource
+    from engine.usage.aggregate import aggregate_usage
+    from engine.usage.collect import collect_usage
+    from engine.usage.model import UsageReport
 
 
 def __getattr__(name: str) -> Any:

@@ -3,7 +3,7 @@
 Indexes are stored by *shard*: the index of every transcript of one sessions directory lives in one file, so a
 report over a thousand sessions reads one file and, cold, writes one — not a thousand. A follower's entries (large,
 written on their own schedule) get a file each. A file is a JSON header line naming the format, its version and,
-per key, its sections (name, offset, length, BLAKE2b digest), then the sections back to back. A section is checked
+per key, its sections (name, offset, length, CRC-32), then the sections back to back. A section is checked
 and parsed only when asked for, so ``status`` never pays for the call records it does not show. Anything
 unexpected — another format version, a short file, a digest that does not match, unparsable JSON — reads as
 "unusable": the caller rebuilds, and the next save replaces it.
@@ -22,6 +22,7 @@ import hashlib
 import os
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -46,10 +47,9 @@ __all__ = [
 ]
 
 FORMAT = "ctxscope-index"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Raised whenever what a section holds, or the rules that produced it, change: older files are then rebuilt."""
 
-_DIGEST_BYTES = 16
 _STALE_TEMP_SECONDS = 600.0
 """A temp file this old belongs to a writer that died (a write takes milliseconds)."""
 
@@ -59,8 +59,9 @@ Sections = Mapping[str, Blob]
 
 
 def section_digest(data: bytes | memoryview) -> str:
-    """The digest an index file states for a section."""
-    return hashlib.blake2b(data, digest_size=_DIGEST_BYTES).hexdigest()
+    """The checksum an index file states for a section: CRC-32, which catches the damage a torn or corrupted file
+    shows (it guards against accidents, not against someone forging a cache file)."""
+    return f"{zlib.crc32(data):08x}"
 
 
 def shard_of(path: str) -> str:

@@ -12,6 +12,7 @@ edit in the middle that keeps the size and the modification time, or comes with 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -89,6 +90,8 @@ class _Section:
         return self._raw
 
     def items(self) -> list[Any]:
+        if self._items is None and self._raw == b"[]" and self._digest in (None, _EMPTY_DIGEST):
+            self._raw, self._digest, self._items = None, None, []
         if self._items is None:
             try:
                 self._items = orjson.loads(self._checked())
@@ -118,13 +121,17 @@ class _Section:
         self._raw, self._digest, self._items = None, None, []
 
 
+def _blake(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 def file_check(fd: int, offset: int) -> list[Any]:
-    """``[offset, digest]`` of the first and the last bytes before ``offset`` (up to 4 KiB each, one read when the
+    """``[offset, BLAKE2b]`` of the first and the last bytes before ``offset`` (up to 4 KiB each, one read when the
     two overlap)."""
     if offset <= 2 * _CHECK_BYTES:
-        return [offset, section_digest(os.pread(fd, offset, 0))]
+        return [offset, _blake(os.pread(fd, offset, 0))]
     head = os.pread(fd, _CHECK_BYTES, 0)
-    return [offset, section_digest(head + os.pread(fd, _CHECK_BYTES, offset - _CHECK_BYTES))]
+    return [offset, _blake(head + os.pread(fd, _CHECK_BYTES, offset - _CHECK_BYTES))]
 
 
 class _Stored:

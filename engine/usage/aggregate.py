@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from engine.index.records import CompactionRecord, UsageRecord
@@ -188,34 +189,57 @@ def aggregate_usage(
             acc = groups[key] = _Acc()
         return acc
 
+    day_names: dict[date | None, str] = {None: _UNKNOWN}
+    seen_add = seen_calls.add
     for session in ordered:
-        calls = sorted(session.calls, key=lambda c: c.line)
-        ordered_session = SessionUsage(session.key, session.agent, session.project, tuple(calls), (),
-                                       session.estimated_cost_usd, session.archived)
+        calls = session.calls
+        if any(calls[i].line > calls[i + 1].line for i in range(len(calls) - 1)):
+            calls = tuple(sorted(calls, key=lambda c: c.line))
+        # Only a session with OpenClaw's estimate needs its calls priced together; the rest are priced one by one.
+        shared = call_prices(replace(session, calls=calls), prices) if session.estimated_cost_usd else None
         fixed = group_key(session, None, None) if by in ("project", "agent", "session") else None
-        for call, priced in zip(calls, call_prices(ordered_session, prices), strict=True):
-            if call.key is not None:
-                if call.key in seen_calls:
+        for i, call in enumerate(calls):
+            key = call.key
+            if key is not None:
+                if key in seen_calls:
                     duplicates += 1
                     continue
-                seen_calls.add(call.key)
-            day = day_of(call.timestamp) if dated else None
-            if filtered and not in_range(day):
-                continue
-            acc = acc_for(fixed if fixed is not None else group_key(session, call.model, day))
+                seen_add(key)
+            if dated:
+                day = day_of(call.timestamp)
+                if filtered and not in_range(day):
+                    continue
+                if fixed is None and by == "day":
+                    name = day_names.get(day)
+                    if name is None:
+                        name = day_names[day] = day.isoformat()  # type: ignore[union-attr]
+                    acc = acc_for(name)
+                else:
+                    acc = acc_for(fixed if fixed is not None else group_key(session, call.model, day))
+            else:
+                acc = acc_for(fixed if fixed is not None else group_key(session, call.model, None))
             acc.calls += 1
             acc.input += call.input
             acc.output += call.output
             acc.cache_read += call.cache_read
             acc.cache_write += call.cache_write
-            if priced is None:
-                acc.unpriced += 1
-            elif priced[1] == "recorded":
-                acc.recorded += priced[0]
-            elif priced[1] == "estimated":
-                acc.estimated += priced[0]
+            recorded = call.cost
+            if recorded is not None and recorded > 0:
+                acc.recorded += recorded
+            elif shared is not None:
+                priced = shared[i]
+                if priced is None:
+                    acc.unpriced += 1
+                elif priced[1] == "estimated":
+                    acc.estimated += priced[0]
+                else:
+                    acc.table += priced[0]
             else:
-                acc.table += priced[0]
+                table = _table_cost(call, prices)
+                if table is None:
+                    acc.unpriced += 1
+                else:
+                    acc.table += table
         lines = [c.line for c in calls]
         for compaction in session.compactions:
             if compaction.key is not None:

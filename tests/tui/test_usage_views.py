@@ -107,3 +107,19 @@ async def test_top_consumers_start_a_prune_of_exactly_the_chosen(tmp_path: Path)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen))
     assert (sessions / SUBAGENT.name).read_bytes() == original  # a preview writes nothing
+
+
+async def test_a_second_start_reads_only_what_was_appended(tmp_path: Path) -> None:
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON, SUBAGENT], tmp_path / "sessions")
+    first, _ = make_app([sessions], tmp_path / "state")
+    async with first.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        before = {key: first.snapshots[key].to_status() for key in first.snapshots}
+        assert all(first.tracker.follower(key).restored_bytes == 0 for key in before)  # type: ignore[union-attr]
+    second, _ = make_app([sessions], tmp_path / "state")
+    async with second.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        for key, status in before.items():
+            follower = second.tracker.follower(key)
+            assert follower is not None and follower.restored_bytes == Path(status["path"]).stat().st_size
+            assert second.snapshots[key].to_status() == status
