@@ -149,3 +149,10 @@ def test_history_lists_the_compactions_from_the_index(store: Path, capsys: pytes
         assert [(c["entry_id"], c["line"], c["tokens_before"], c["first_kept_entry_id"], c["fallback_summary"])
                 for c in listed] == [(e.id, e.line_no, e.tokens_before, e.first_kept_entry_id, e.fallback_summary)
                                      for e in entries]
+
+
+def test_the_command_line_offers_every_grouping() -> None:
+    from engine.usage.model import GROUPINGS
+    from tui.cli.main import REPORT_GROUPINGS
+
+    assert REPORT_GROUPINGS == GROUPINGS

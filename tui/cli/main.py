@@ -20,7 +20,6 @@ from datetime import date, datetime
 from pathlib import Path
 
 from engine.config.loader import Config, ConfigError, load_config
-from engine.usage.model import GROUPINGS
 
 __all__ = ["EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "main"]
 
@@ -32,6 +31,10 @@ EXIT_REFUSED = 4
 EXIT_UNCONFIRMED = 5
 
 Handler = Callable[[argparse.Namespace, Config], int]
+
+REPORT_GROUPINGS = ("day", "week", "model", "project", "agent", "session")
+"""``report --by`` choices: :data:`engine.usage.model.GROUPINGS`, spelled out so that parsing arguments does not
+import the usage engine (tested equal)."""
 
 
 def _add_paths(parser: argparse.ArgumentParser) -> None:
@@ -228,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "every discovered session and archive; a request found in several files is counted once.",
     )
     _add_paths(report)
-    report.add_argument("--by", choices=GROUPINGS, default="day", help="how to group (default: day)")
+    report.add_argument("--by", choices=REPORT_GROUPINGS, default="day", help="how to group (default: day)")
     report.add_argument("--since", type=_day, metavar="DATE", help="first day included (YYYY-MM-DD)")
     report.add_argument("--until", type=_day, metavar="DATE", help="last day included (YYYY-MM-DD)")
     report.add_argument("--utc", action="store_true", help="cut days in UTC (default: the local time zone)")
