@@ -9,6 +9,7 @@ Every outcome is reported as a :class:`SidecarEvent`, one per line in ``watch``,
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -173,7 +174,10 @@ class ContextManager:
         if self.auto_compact:
             events += self._auto_compact(session, snapshot)
         if fresh and not any(e.kind == "checkpoint" for e in events):
-            save_state(session.state_dir, key, session.state, now=self.clock())
+            try:
+                save_state(session.state_dir, key, session.state, now=self.clock())
+            except OSError as exc:
+                events.append(self._event("error", session, f"state not saved: {_one_line(exc)}"))
         return snapshot, events
 
     def step_all(self) -> list[SidecarEvent]:
@@ -202,6 +206,12 @@ class ContextManager:
         the checkpoint is still written from the heuristics and the event's message says why.
         """
         session = self.sessions[key]
+        try:
+            return self._write(session, key, trigger, enrich)
+        except TranscriptError as exc:
+            return self._event("error", session, f"checkpoint not written: {_one_line(exc)}", trigger=trigger)
+
+    def _write(self, session: ManagedSession, key: str, trigger: str, enrich: LLMConfig | None) -> SidecarEvent:
         snapshot = session.snapshot or session.follower.refresh()
         if not session.started:
             self._start(session, snapshot)
@@ -227,7 +237,7 @@ class ContextManager:
         try:
             ref = write_checkpoint(session.state_dir, key, cp, retention=self.config.retention)
         except OSError as exc:
-            return self._event("error", session, f"checkpoint not written: {exc}", trigger=trigger)
+            return self._event("error", session, f"checkpoint not written: {_one_line(exc)}", trigger=trigger)
         # The checkpoint bundled the state: start the next accumulation cycle from here.
         session.state = CapturedState(
             last_entry_id=session.state.last_entry_id,
@@ -236,7 +246,8 @@ class ContextManager:
             real_user_messages=session.state.real_user_messages,
             last_tool_call=session.state.last_tool_call,
         )
-        save_state(session.state_dir, key, session.state, now=self.clock())
+        with contextlib.suppress(OSError):  # the checkpoint is written; the next step saves the state again
+            save_state(session.state_dir, key, session.state, now=self.clock())
         session.triggers = replace(session.triggers, user_messages_since=0, last_checkpoint_tokens=tokens)
         util = snapshot.gauge.utilization
         usage = "unknown" if util is None else f"{util * 100:.0f}%"
@@ -262,3 +273,9 @@ class ContextManager:
             return session.state, f" (LLM enrichment failed, heuristic decisions only: {exc})"
         return state, f" (decisions enriched by {llm.model})"
 
+
+def _one_line(exc: BaseException) -> str:
+    """An error as one line: ``OSError``s as ``<file>: <reason>`` (no errno tuple)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    return " ".join(str(exc).split())

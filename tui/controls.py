@@ -85,6 +85,8 @@ def compaction_refusal(
             snapshot.source.in_database) else "is compacted through the gateway"
         return f"{label} {where}, and the gateway cannot prune; press k to ask it to compact"
     holder = blocking_lock(lock) if controller == "jsonl" else None
+    if holder is not None and holder.problem is not None:
+        return holder.problem
     if holder is not None:
         return (f"pid {holder.pid} holds {holder.path.name}: an agent is writing this session and ctxscope "
                 "never breaks a live lock; retry when its run ends")

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from engine.config.values import show, show_key
+
 __all__ = [
     "CONTROLLERS",
     "LAYERS",
@@ -39,6 +41,10 @@ __all__ = [
 LAYERS: Final = ("prune", "summarize", "full", "drop-only")
 """Compaction layers, least to most lossy (``drop-only`` archives instead of summarizing)."""
 CONTROLLERS: Final = ("auto", "jsonl", "gateway", "none")
+
+
+_MAX_COUNT: Final = 100_000_000
+"""Token budgets and counts above this are typos, not settings."""
 
 
 class SettingsError(ValueError):
@@ -111,14 +117,14 @@ class CompactionSettings:
 
 
 def _fraction(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 2:
-        raise SettingsError(f"{name}: expected a fraction of the window such as 0.88, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 2:  # NaN fails too
+        raise SettingsError(f"{name}: expected a fraction of the window such as 0.88, got {show(value)}")
     return float(value)
 
 
 def _count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SettingsError(f"{name}: expected a whole number >= 0, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_COUNT:
+        raise SettingsError(f"{name}: expected a whole number from 0 to {_MAX_COUNT:,}, got {show(value)}")
     return value
 
 
@@ -131,7 +137,7 @@ def _mapping(name: str, value: Any) -> Mapping[str, Any]:
 def _layer(name: str, current: LayerSettings, data: Mapping[str, Any], warnings: list[str]) -> LayerSettings:
     changes: dict[str, Any] = {}
     for key, value in data.items():
-        where = f"compaction.layers.{name}.{key}"
+        where = f"compaction.layers.{name}.{show_key(key)}"
         if key == "trigger":
             changes["trigger"] = None if value is None else _fraction(where, value)
         elif key in ("protect_recent", "min_tool_output_tokens"):
@@ -146,16 +152,17 @@ def _auto(current: AutoCompactSettings, data: Mapping[str, Any], warnings: list[
     for key, value in data.items():
         if key == "enabled":
             if not isinstance(value, bool):
-                raise SettingsError(f"auto_compact.enabled: expected true or false, got {value!r}")
+                raise SettingsError(f"auto_compact.enabled: expected true or false, got {show(value)}")
             changes[key] = value
         elif key == "threshold":
             changes[key] = _fraction("auto_compact.threshold", value)
         elif key == "layer":
             if value not in (*LAYERS, "auto"):
-                raise SettingsError(f"auto_compact.layer: expected auto or one of {', '.join(LAYERS)}, got {value!r}")
+                raise SettingsError(
+                    f"auto_compact.layer: expected auto or one of {', '.join(LAYERS)}, got {show(value)}")
             changes[key] = value
         else:
-            warnings.append(f"unknown key auto_compact.{key} (ignored)")
+            warnings.append(f"unknown key auto_compact.{show_key(key)} (ignored)")
     return replace(current, **changes)
 
 
@@ -165,7 +172,7 @@ def _compaction(current: CompactionSettings, data: Mapping[str, Any], warnings: 
         if key == "layers":
             for name, layer_data in _mapping("compaction.layers", value).items():
                 if name not in LAYERS:
-                    warnings.append(f"unknown layer compaction.layers.{name} (ignored)")
+                    warnings.append(f"unknown layer compaction.layers.{show_key(name)} (ignored)")
                     continue
                 attr = name.replace("-", "_")
                 layer = changes.get(attr, current.layer(name))
@@ -176,10 +183,13 @@ def _compaction(current: CompactionSettings, data: Mapping[str, Any], warnings: 
             changes[key] = _count(f"compaction.{key}", value)
         elif key == "controller":
             if value not in CONTROLLERS:
-                raise SettingsError(f"compaction.controller: expected one of {', '.join(CONTROLLERS)}, got {value!r}")
+                raise SettingsError(
+                    f"compaction.controller: expected one of {', '.join(CONTROLLERS)}, got {show(value)}")
             changes[key] = value
         elif key == "workspace":
-            changes[key] = None if value is None else Path(str(value)).expanduser()
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise SettingsError(f"compaction.workspace: expected a directory path, got {show(value)}")
+            changes[key] = None if value is None else Path(value).expanduser()
         elif key == "workspace_roots":
             if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
                 raise SettingsError("compaction.workspace_roots: expected a list of directory paths")
@@ -194,10 +204,10 @@ def _compaction(current: CompactionSettings, data: Mapping[str, Any], warnings: 
                 if name in ("max_chars", "head_chars", "tail_chars", "keep_last"):
                     out[name] = _count(f"compaction.prune_output.{name}", raw)
                 else:
-                    warnings.append(f"unknown key compaction.prune_output.{name} (ignored)")
+                    warnings.append(f"unknown key compaction.prune_output.{show_key(name)} (ignored)")
             changes[key] = replace(current.prune_output, **out)
         else:
-            warnings.append(f"unknown key compaction.{key} (ignored)")
+            warnings.append(f"unknown key compaction.{show_key(key)} (ignored)")
     return replace(current, **changes)
 
 

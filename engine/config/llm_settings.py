@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from engine.config.values import show
+
 __all__ = ["NEEDS_LLM", "LLMConfig", "check_base_url", "llm_config_from"]
 
 NEEDS_LLM = "needs an `llm:` section in the config file (kind, base_url, model, api_key_env)"
@@ -62,12 +64,12 @@ def check_base_url(url: str, *, allow_insecure_http: bool = False) -> str:
     parts = urlsplit(url)
     host = parts.hostname or ""
     if parts.scheme not in ("http", "https") or not host:
-        raise ValueError(f"llm.base_url must be an https:// URL with a host, got {url!r}")
+        raise ValueError(f"llm.base_url must be an https:// URL with a host, got {show(url)}")
     if parts.username or parts.password:
         raise ValueError("llm.base_url must not carry credentials; name the key's variable in llm.api_key_env")
     if parts.scheme == "http" and not _is_loopback(host) and not allow_insecure_http:
         raise ValueError(
-            f"llm.base_url {url!r} is plain http:// to {host}: the API key and the conversation would travel "
+            f"llm.base_url {show(url)} is plain http:// to {host}: the API key and the conversation would travel "
             "unencrypted. Use https://, a loopback address, or set llm.allow_insecure_http: true"
         )
     return url
@@ -81,17 +83,17 @@ def llm_config_from(data: Mapping[str, Any]) -> LLMConfig:
     """
     kind = data.get("kind", "openai")
     if kind not in ("openai", "anthropic"):
-        raise ValueError(f"llm.kind must be 'openai' or 'anthropic', got {kind!r}")
+        raise ValueError(f"llm.kind must be 'openai' or 'anthropic', got {show(kind)}")
     for name in ("base_url", "model", "api_key_env"):
         if not isinstance(data.get(name), str) or not data[name]:
             raise ValueError(f"llm.{name} is required (a string)")
     timeout = data.get("timeout", 60.0)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not math.isfinite(timeout) \
             or not 0 < timeout <= 3600:
-        raise ValueError(f"llm.timeout must be a number of seconds in (0, 3600], got {timeout!r}")
+        raise ValueError(f"llm.timeout must be a number of seconds in (0, 3600], got {show(timeout)}")
     insecure = data.get("allow_insecure_http", False)
     if not isinstance(insecure, bool):
-        raise ValueError(f"llm.allow_insecure_http must be true or false, got {insecure!r}")
+        raise ValueError(f"llm.allow_insecure_http must be true or false, got {show(insecure)}")
     known = {"kind", "base_url", "model", "api_key_env", "timeout", "allow_insecure_http"}
     unknown = sorted(str(key) for key in data if key not in known)
     if unknown:

@@ -20,6 +20,7 @@ Example::
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -30,6 +31,8 @@ from engine.accounting.gauge import OPENCLAW_RESERVE_FLOOR, PI_RESERVE_TOKENS, T
 from engine.config.compaction_settings import CompactionSettings, SettingsError, apply_compaction_key
 from engine.config.llm_settings import LLMConfig, llm_config_from
 from engine.config.metrics_settings import MetricsSettings, metrics_settings_from
+from engine.config.values import show, show_key
+from engine.fs.safe_read import read_regular_bytes
 
 __all__ = ["Config", "ConfigError", "config_path", "load_config", "resolve_state_dir"]
 
@@ -82,15 +85,56 @@ def config_path(env: Mapping[str, str] | None = None) -> Path:
     return base / "ctxscope" / "config.yaml"
 
 
+_MAX_CONFIG_BYTES = 1 << 20
+"""A config file is a few hundred bytes; anything past this is refused unread."""
+_LIMITS: dict[str, tuple[float, float]] = {
+    "thresholds.gauge": (0.01, 1.0),
+    "thresholds.checkpoint": (0.01, 1.0),
+    "thresholds.pre_compaction_margin": (0.0, 0.5),
+    "thresholds.rolling": (0.01, 1.0),
+    "thresholds.flush": (0.01, 1.0),
+    "thresholds.reserve_tokens": (0, 10_000_000),
+    "reserve_tokens": (0, 10_000_000),
+    "reserve_floor": (0, 10_000_000),
+    "keep_recent_tokens": (0, 10_000_000),
+    "retention": (1, 10_000),
+    "context_windows": (1, 100_000_000),
+}
+"""Allowed range of each numeric key (inclusive)."""
+
+
 def _number(name: str, value: Any, kind: type) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"{name}: expected a number, got {value!r}")
+        raise ConfigError(f"{name}: expected a number, got {show(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{name}: expected a finite number, got {show(value)}")
     if kind is int and value != int(value):
-        raise ConfigError(f"{name}: expected a whole number, got {value!r}")
+        raise ConfigError(f"{name}: expected a whole number, got {show(value)}")
+    low, high = _LIMITS.get(name.split("[", 1)[0] if not name.startswith("context_windows") else "context_windows",
+                            (-math.inf, math.inf))
+    if not low <= value <= high:
+        raise ConfigError(f"{name}: expected a value from {low:g} to {high:g}, got {show(value)}")
     return kind(value)
 
 
+def _state_dir(name: str, value: Any) -> Path:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{name}: expected a directory path, got {show(value)}")
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        raise ConfigError(f"{name}: expected an absolute path (or one starting with ~), got {show(value)}")
+    return path
+
+
 def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
+    try:
+        return _apply_keys(config, data, origin)
+    except ConfigError as exc:
+        text = str(exc)
+        raise ConfigError(text if text.startswith(origin) else f"{origin}: {text}") from None
+
+
+def _apply_keys(config: Config, data: Mapping[str, Any], origin: str) -> Config:
     warnings = list(config.warnings)
     thresholds = config.thresholds
     changes: dict[str, Any] = {}
@@ -113,14 +157,14 @@ def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
                 elif name == "reserve_tokens":
                     updates[name] = _number("thresholds.reserve_tokens", raw, int)
                 else:
-                    warnings.append(f"{origin}: unknown key thresholds.{name} (ignored)")
+                    warnings.append(f"{origin}: unknown key thresholds.{show_key(name)} (ignored)")
             thresholds = replace(thresholds, **updates)
         elif key == "reserve_tokens":
             thresholds = replace(thresholds, reserve_tokens=_number(key, value, int))
         elif key == "context_windows":
             if not isinstance(value, Mapping):
                 raise ConfigError(f"{origin}: context_windows: expected a mapping of model id to tokens")
-            changes[key] = {str(k): _number(f"context_windows.{k}", v, int) for k, v in value.items()}
+            changes[key] = {str(k): _number(f"context_windows.{show_key(k)}", v, int) for k, v in value.items()}
         elif key in ("reserve_floor", "keep_recent_tokens", "retention"):
             changes[key] = _number(key, value, int)
         elif key == "gateway_timeout":
@@ -130,10 +174,10 @@ def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
             changes[key] = seconds
         elif key == "auto_checkpoints":
             if not isinstance(value, bool):
-                raise ConfigError(f"{origin}: auto_checkpoints: expected true or false, got {value!r}")
+                raise ConfigError(f"{origin}: auto_checkpoints: expected true or false, got {show(value)}")
             changes[key] = value
         elif key == "state_dir":
-            changes[key] = Path(str(value)).expanduser()
+            changes[key] = _state_dir(f"{origin}: state_dir" if origin == "environment" else "state_dir", value)
         elif key == "llm":
             if not isinstance(value, Mapping):
                 raise ConfigError(f"{origin}: llm: expected a mapping (kind, base_url, model, api_key_env)")
@@ -157,7 +201,7 @@ def _apply(config: Config, data: Mapping[str, Any], origin: str) -> Config:
             changes["compaction"] = settings
             warnings += [f"{origin}: {note}" for note in notes]
         else:
-            warnings.append(f"{origin}: unknown key {key} (ignored)")
+            warnings.append(f"{origin}: unknown key {show_key(key)} (ignored)")
     return replace(config, thresholds=thresholds, warnings=tuple(warnings), explicit=frozenset(explicit), **changes)
 
 
@@ -165,22 +209,34 @@ def _read_yaml(path: Path) -> Any:
     # Imported here: PyYAML costs ~15 ms at start-up, and most users have no config file (`status` budget).
     import yaml
 
+    from engine.config.yaml_safety import AliasRefusedError, load_without_aliases
+
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: cannot be read as YAML ({exc}); fix or remove it") from exc
+        data = read_regular_bytes(path, _MAX_CONFIG_BYTES)
+        return load_without_aliases(data.decode("utf-8")) or {}
+    except AliasRefusedError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 (byte {exc.start}); save it as UTF-8") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except yaml.YAMLError as exc:
+        first = " ".join(str(exc).split())[:200]
+        raise ConfigError(f"{path}: cannot be read as YAML ({first}); fix or remove it") from None
+    except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits, absurd nesting
+        raise ConfigError(f"{path}: cannot be read as YAML ({' '.join(str(exc).split())[:200]})") from None
 
 
 def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
     """Load the config file (if present) and ``CTXSCOPE_*`` env overrides.
 
     Raises:
-        ConfigError: the file is not valid YAML or a value has the wrong type.
+        ConfigError: the file is not valid YAML (or uses aliases), or a value has the wrong type or range.
     """
     env = os.environ if env is None else env
     path = path or config_path(env)
     config = Config(thresholds=Thresholds(reserve_tokens=PI_RESERVE_TOKENS))
-    if path.is_file():
+    if path.exists() or path.is_symlink():
         data = _read_yaml(path)
         if not isinstance(data, Mapping):
             raise ConfigError(f"{path}: expected a mapping at the top level")
@@ -198,9 +254,9 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         raw = env.get(f"CTXSCOPE_{name}")
         if raw:
             try:
-                env_data[name.lower()] = int(raw)
-            except ValueError as exc:
-                raise ConfigError(f"CTXSCOPE_{name}={raw!r}: expected a whole number") from exc
+                env_data[name.lower()] = int(raw[:20])
+            except ValueError:
+                raise ConfigError(f"CTXSCOPE_{name}={show(raw)}: expected a whole number") from None
     return _apply(config, env_data, "environment") if env_data else config
 
 

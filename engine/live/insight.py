@@ -44,8 +44,9 @@ class SessionInsight:
 
 
 def blocking_lock(lock: LockInfo | None) -> LockInfo | None:
-    """``lock`` when a live process other than this one holds it (ctxscope never breaks such a lock)."""
-    if lock is None or lock.stale or lock.pid == os.getpid():
+    """``lock`` when a live process other than this one holds it (ctxscope never breaks such a lock), or when the
+    ``.lock`` path is not a lock file at all (nobody can take it; :attr:`LockInfo.problem` says why)."""
+    if lock is None or (lock.problem is None and (lock.stale or lock.pid == os.getpid())):
         return None
     return lock
 

@@ -17,6 +17,8 @@ import os
 import stat
 from pathlib import Path
 
+from engine.fs.safe_read import read_regular_bytes
+
 __all__ = ["confinement_problem", "file_problem", "openclaw_place", "read_regular"]
 
 
@@ -38,31 +40,8 @@ def file_problem(path: Path) -> str | None:
 
 
 def read_regular(path: Path, limit: int) -> bytes:
-    """Up to ``limit`` bytes of the regular file ``path`` (never blocks on a FIFO or device).
-
-    Raises:
-        OSError: it cannot be opened, is not a regular file (``EINVAL``), or is larger than ``limit`` (``EFBIG``).
-    """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        if st.st_size > limit:
-            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
-            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    """Up to ``limit`` bytes of the regular file ``path`` (see :func:`engine.fs.safe_read.read_regular_bytes`)."""
+    return read_regular_bytes(path, limit)
 
 
 def confinement_problem(path: Path, store_dir: Path) -> str | None:

@@ -311,6 +311,9 @@ class TranscriptReader(EntryLog):
                 raw = os.pread(fd, entry.length, entry.offset)
             finally:
                 os.close(fd)
+            if len(raw) != entry.length:
+                raise TranscriptError(f"{self.path} changed while being read (line {entry.line_no} is gone: truncated "
+                                      "or replaced); run the command again")
             if raw.startswith(_BOM):
                 raw = raw[len(_BOM) :]
             try:

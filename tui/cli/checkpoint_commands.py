@@ -11,8 +11,8 @@ from engine.checkpoints.inject import InjectRefusedError, apply_inject, plan_inj
 from engine.checkpoints.store import list_checkpoints, read_checkpoint
 from engine.config.llm_settings import NEEDS_LLM
 from engine.config.loader import Config, resolve_state_dir
-from engine.fs.jsonl_append import AppendError
-from engine.fs.session_lock import LockHeldError
+from engine.fs.jsonl_append import AppendError, AppendRefusedError
+from engine.fs.session_lock import LockError, LockHeldError
 from engine.sidecar import ContextManager
 from engine.stores.discovery import SessionNotFoundError
 from engine.stores.source import SessionSource
@@ -42,10 +42,11 @@ def checkpoint(args: argparse.Namespace, config: Config) -> int:
         return EXIT_NOT_FOUND
     manager = ContextManager(config, auto_checkpoints=False)
     manager.add(source)
-    try:
-        manager.step(source.key)
-    except TranscriptError as exc:
-        print(f"ctxscope: {exc}", file=sys.stderr)
+    _, events = manager.step(source.key)
+    errors = [e.message for e in events if e.kind == "error"]
+    if errors:
+        for message in errors:
+            print(f"ctxscope: {message}", file=sys.stderr)
         return EXIT_FAILED
     event = manager.write(source.key, "manual", enrich=config.llm if args.enrich else None)
     if args.json:
@@ -194,12 +195,12 @@ def inject(args: argparse.Namespace, config: Config) -> int:
         return EXIT_UNCONFIRMED
     try:
         result = apply_inject(plan)
-    except LockHeldError as exc:
+    except (LockHeldError, AppendRefusedError) as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
         return EXIT_REFUSED
-    except AppendError as exc:
+    except (AppendError, LockError) as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
-        return EXIT_REFUSED
+        return EXIT_FAILED
     print(f"Appended {', '.join(result.entry_ids)} after {result.parent_id} ({result.bytes_written} bytes).")
     if result.agent_active_warning:
         print(f"Warning: {result.agent_active_warning}", file=sys.stderr)

@@ -20,6 +20,8 @@ from datetime import date, datetime
 from pathlib import Path
 
 from engine.config.loader import Config, ConfigError, load_config
+from engine.fs.lock_info import LockError
+from engine.stores.transcript import TranscriptError
 
 __all__ = ["EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "main"]
 
@@ -305,6 +307,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except (OSError, RuntimeError, TranscriptError, LockError) as exc:
+        # Files changing or vanishing under a command (a transcript truncated or replaced mid-read, a state dir
+        # that turned read-only, a .lock that is a directory) are reported in one line, never as a traceback.
+        print(f"ctxscope: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror and not str(exc).startswith(exc.strerror):
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -118,6 +118,9 @@ def status(args: argparse.Namespace, config: Config) -> int:
     rows.sort(key=lambda r: r["last_activity"] or "", reverse=True)
     if args.json:
         print_json(rows)
+    elif not rows and discovery.problems:
+        print(f"No session could be read ({len(discovery.problems)} problem(s) above).", file=sys.stderr)
+        return EXIT_FAILED
     elif not rows:
         defaults = "~/.openclaw, ~/.clawdbot, ~/.pi/agent/sessions"
         where = ", ".join(str(p) for p in args.paths) if args.paths else defaults
@@ -127,7 +130,7 @@ def status(args: argparse.Namespace, config: Config) -> int:
         print(_table(header, [_status_row(r) for r in rows]))
         if discovery.archives:
             print(f"\n{len(discovery.archives)} archived transcript(s) not shown (pass one as PATH to read it).")
-    return EXIT_FAILED if failed and not rows else EXIT_OK
+    return EXIT_FAILED if (failed or discovery.problems) and not rows else EXIT_OK
 
 
 def resolve_session(args: argparse.Namespace) -> SessionSource:
