@@ -8,6 +8,7 @@ every bullet, numbered step, checkbox, table row, code block, paragraph and ``##
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -157,5 +158,8 @@ def test_over_the_budget_whole_items_are_left_out_and_the_summary_says_where_the
     assert note == (f"- +{len(decisions) - len(shown)} decisions not shown (size budget): verbatim in compaction "
                     f"entry compaction:{compaction_id} of {session}")
     assert any("left out for size" in w for w in plan.warnings)
+    transcript = session.read_text(encoding="utf-8")
     for item in parse_summary(plan.summary).items:
-        assert item.kind != "decisions" or item.text in decisions  # never a cut decision
+        # Never a cut decision: a planted one whole, or one the span states, ending where its line ends there.
+        assert item.kind != "decisions" or item.text in decisions or re.search(
+            re.escape(item.text) + r'(\\n|")', transcript), item.text
