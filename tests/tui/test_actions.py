@@ -268,7 +268,7 @@ async def test_pruning_a_sqlite_session_is_refused_but_k_asks_the_gateway(tmp_pa
         assert _said(seen, "SQLite store, which only the gateway writes")
         dialog = await _dialog(pilot, MAIN_KEY, "k")
         assert dialog.plan is not None and dialog.plan.controller == "gateway"
-        assert "the gateway runs its own (LLM) compaction" in _text(dialog, "#plan-notes")
+        assert "OpenClaw chooses the cut and writes the summary itself" in _text(dialog, "#plan-notes")
         await pilot.press("escape")
     assert db.read_bytes() == before
 
