@@ -1,6 +1,10 @@
 """A child process playing the agent: appends conversation turns under the lock (run as a script).
 
-    _message_writer.py <transcript> <count> <tag>   print "ready", append <count> turns (0: forever), print "done"
+    _message_writer.py <transcript> <count> <tag> [<allowance-file>]
+        print "ready", append <count> turns (0: forever), print "done <turns>"
+
+With an allowance file the writer is paced by its reader instead of the clock: it appends while it has written
+fewer turns than the number in the file, waits when it has caught up, and stops when the file says ``stop``.
 
 Each turn is one batch: a user message, an assistant message with usage and a tool call, its tool result
 (a few KB, so batches cross page boundaries) and a closing assistant message, tagged ``<tag>-<n>``.
@@ -10,6 +14,7 @@ from __future__ import annotations
 
 import random
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,14 +50,22 @@ def turn(tag: str, n: int, rng: random.Random) -> list[dict[str, Any]]:
 
 def main(argv: list[str]) -> None:
     transcript, count, tag = Path(argv[1]), int(argv[2]), argv[3]
+    allowance = Path(argv[4]) if len(argv) > 4 else None
     rng = random.Random()
     print("ready", flush=True)
     n = 0
     while count == 0 or n < count:
+        if allowance is not None:
+            granted = allowance.read_text().strip()
+            if granted == "stop":
+                break
+            if n >= int(granted):
+                time.sleep(0.005)
+                continue
         batch = turn(tag, n, rng)
         append_entries(transcript, lambda _leaf, batch=batch: batch, lock_timeout=30.0, recent_write_seconds=0.0)
         n += 1
-    print("done", flush=True)
+    print(f"done {n}", flush=True)
 
 
 if __name__ == "__main__":

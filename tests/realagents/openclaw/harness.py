@@ -307,9 +307,18 @@ def _loopback_only(root: Path, *, sqlite_era: bool) -> dict[str, Any]:
 
 
 def copy_store(src_agent_dir: Path, dest_agent_dir: Path) -> Path:
-    """Copy an agent's database with its ``-wal``/``-shm`` (as they are) into ``dest_agent_dir``."""
+    """Copy an agent's database with its ``-wal``/``-shm``/``-journal`` (as they are) into ``dest_agent_dir``.
+
+    OpenClaw keeps side databases next to the store (``….reindex-lock.sqlite`` and its journal) that come and go
+    while it runs; they are not part of the store, so they are left alone, and a companion file that vanishes
+    between the listing and the copy (SQLite removes a journal at commit) is simply not there to copy.
+    """
     dest_agent_dir.mkdir(parents=True, exist_ok=True)
-    for path in src_agent_dir.iterdir():
-        if path.name.startswith("openclaw-agent.sqlite"):
-            shutil.copy2(path, dest_agent_dir / path.name)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        name = f"openclaw-agent.sqlite{suffix}"
+        try:
+            shutil.copy2(src_agent_dir / name, dest_agent_dir / name)
+        except FileNotFoundError:
+            if not suffix:
+                raise
     return dest_agent_dir / "openclaw-agent.sqlite"
