@@ -77,7 +77,7 @@ def open_dir(root: Path, directory: Path, *, create: bool = True, mode: int = 0o
                     os.mkdir(part, mode, dir_fd=fd)
                 child = _reopen_dir(part, fd, here)
             except OSError as exc:
-                raise _dir_problem(exc, here) from None
+                raise _dir_problem(exc, here, fd, part) from None
             os.close(fd)
             fd = child
     except BaseException:
@@ -90,14 +90,17 @@ def _reopen_dir(part: str, parent: int, here: Path) -> int:
     try:
         return os.open(part, _DIR_FLAGS, dir_fd=parent)
     except OSError as exc:
-        raise _dir_problem(exc, here) from None
+        raise _dir_problem(exc, here, parent, part) from None
 
 
-def _dir_problem(exc: OSError, here: Path) -> OSError:
-    if exc.errno == errno.ELOOP:
-        return _refusal(here, "is a symlink")
-    if exc.errno == errno.ENOTDIR:
-        return _refusal(here, "is not a directory")
+def _dir_problem(exc: OSError, here: Path, parent: int, part: str) -> OSError:
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+        # O_NOFOLLOW | O_DIRECTORY on a symlink fails with ENOTDIR on Linux: look before naming the problem.
+        try:
+            link = stat.S_ISLNK(os.lstat(part, dir_fd=parent).st_mode)
+        except OSError:
+            link = exc.errno == errno.ELOOP
+        return _refusal(here, "is a symlink" if link else "is not a directory")
     return exc
 
 

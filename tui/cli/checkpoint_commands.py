@@ -53,6 +53,8 @@ def checkpoint(args: argparse.Namespace, config: Config) -> int:
         print_json({"kind": event.kind, "message": event.message,
                     "checkpoint_id": event.checkpoint.checkpoint_id if event.checkpoint else None,
                     "path": str(event.checkpoint.path) if event.checkpoint else None})
+    elif event.kind == "error":
+        print(f"ctxscope: {event.message}", file=sys.stderr)
     else:
         print(event.message)
     return EXIT_OK if event.kind == "checkpoint" else EXIT_FAILED
