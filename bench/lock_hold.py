@@ -1,4 +1,4 @@
-"""How long a compaction holds OpenClaw's session lock, beside an agent that takes the same lock (SPEC §6.5).
+"""How long a compaction holds OpenClaw's session lock, beside an agent that takes the same lock (docs/compaction.md).
 
 Run: ``python -m bench.lock_hold`` (``--quick``: a 20 MB transcript and 8 compactions; ``--mb``, ``--trials``).
 
