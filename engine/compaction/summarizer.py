@@ -280,7 +280,7 @@ def structured_summary(
         if s.parts.role not in ("compactionSummary", "branchSummary"):
             continue
         kind = "compaction entry" if s.parts.role == "compactionSummary" else "branch summary entry"
-        parsed = parse_summary(s.parts.text, source=f"{kind} {s.message.entry_id}")
+        parsed = parse_summary(s.parts.text, source=f"{kind} {s.message.entry.id or s.message.entry_id}")
         offset = len(previous)
         previous += [replace(item, order=offset + item.order) for item in parsed.items]
         pinned += parsed.pinned

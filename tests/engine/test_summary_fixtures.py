@@ -156,7 +156,7 @@ def test_over_the_budget_whole_items_are_left_out_and_the_summary_says_where_the
     assert shown == decisions[-len(shown):]  # the oldest went first
     note = next(line for line in plan.summary.splitlines() if "decisions not shown (size budget)" in line)
     assert note == (f"- +{len(decisions) - len(shown)} decisions not shown (size budget): verbatim in compaction "
-                    f"entry compaction:{compaction_id} of {session}")
+                    f"entry {compaction_id} of {session}")
     assert any("left out for size" in w for w in plan.warnings)
     transcript = session.read_text(encoding="utf-8")
     for item in parse_summary(plan.summary).items:
