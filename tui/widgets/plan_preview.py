@@ -14,7 +14,7 @@ __all__ = ["LAYER_HELP", "plan_blocked", "plan_dropped", "plan_figures", "plan_w
 
 LAYER_HELP: dict[str, str] = {
     "prune": "old tool outputs cleared or trimmed; user and assistant text kept",
-    "summarize": "a structured summary built from the checkpoint replaces the older messages",
+    "summarize": "a structured summary in the agent's format: earlier items kept whole, the span's added",
     "full": "the same summary, keeping fewer recent tokens verbatim",
     "drop-only": "a one-line placeholder; the dropped messages are archived verbatim to memory/",
 }
