@@ -30,7 +30,7 @@ from engine.accounting.tokens import count_tokens
 from engine.compaction.planner import plan_compaction
 from engine.session.snapshot import SessionFollower
 from engine.stores.discovery import discover_sessions
-from engine.stores.entries import message_text
+from engine.stores.message_content import message_text
 from engine.stores.transcript import read_transcript
 from sim.session_generator import generate_session_file
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import math
 import random
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,8 @@ from typing import Any
 import orjson
 
 from engine.accounting.gauge import OPENCLAW_RESERVE_FLOOR
-from engine.stores.entries import message_chars
+from engine.stores.message_content import message_chars
+from sim.chunk_writer import ChunkWriter
 from sim.synthetic import (
     OPUS,
     PROMPT_OVERHEAD_TOKENS,
@@ -58,7 +58,6 @@ from sim.synthetic_text import (
 
 __all__ = ["GeneratedStats", "generate_session_file"]
 
-_CHUNK = 8 << 20
 _START_MS = 1_772_442_000_000
 _CWD = "/home/dev/acme-payments"
 
@@ -93,17 +92,11 @@ _Fill = tuple[bytes, bytes]
 
 class _Writer:
     def __init__(self, path: Path, rng: random.Random, window: int, keep_recent: int) -> None:
-        self.file = path.open("wb", buffering=0)
-        # The disk write of one chunk overlaps the generation of the next (write() releases the GIL).
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="session-generator")
-        self.pending: Future[None] | None = None
+        self.out = ChunkWriter(path)
         self.rng = rng
         self.ids = IdFactory(rng)
         self.window = window
         self.keep_recent = keep_recent
-        self.buffer: list[bytes] = []
-        self.buffered = 0
-        self.bytes = 0
         self.entries = 0
         self.longest = 0
         self.now = _START_MS
@@ -131,10 +124,8 @@ class _Writer:
         line = orjson.dumps(obj)
         for slot, fill in fills:
             line = line.replace(slot, fill)
-        self.buffer.append(line)
-        self.buffer.append(b"\n")
+        self.out.add_line(line)
         size = len(line)
-        self.buffered += size + 1
         if size > self.longest:
             self.longest = size
         if kind != "h":
@@ -144,34 +135,6 @@ class _Writer:
             path.append((obj["id"], kind, tokens, after))
             if len(path) > self.max_depth:
                 self.max_depth = len(path)
-        if self.buffered >= _CHUNK:
-            self.flush()
-
-    def _write(self, chunks: list[bytes]) -> None:
-        view = memoryview(b"".join(chunks))
-        while view:
-            view = view[self.file.write(view) or 0 :]
-
-    def flush(self, *, final: bool = False) -> None:
-        if self.pending is not None:
-            self.pending.result()
-            self.pending = None
-        if self.buffer:
-            self.pending = self.pool.submit(self._write, self.buffer)
-            self.bytes += self.buffered
-            self.buffer = []
-            self.buffered = 0
-        if final and self.pending is not None:
-            self.pending.result()
-            self.pending = None
-
-    def close(self) -> None:
-        try:
-            if self.pending is not None:
-                self.pending.result()
-        finally:
-            self.pool.shutdown()
-            self.file.close()
 
     def tick(self, low: int, high: int) -> int:
         self.now += low + int(self.rng.random() * (high - low))
@@ -383,8 +346,8 @@ def generate_session_file(
         since_compaction = 0
         turns = 0
         # A file never ends on a compaction: the turn after it shows the usage drop.
-        while w.bytes + w.buffered < target_bytes or w.path[-1][1] == "c":
-            size = w.bytes + w.buffered
+        while w.out.bytes + w.out.buffered < target_bytes or w.path[-1][1] == "c":
+            size = w.out.bytes + w.out.buffered
             if branch_points and size >= branch_points[0]:
                 branch_points.pop(0)
                 users = [i for i in range(max(0, len(w.path) - 40), len(w.path)) if w.path[i][1] == "u"]
@@ -418,8 +381,8 @@ def generate_session_file(
                 text = "actually, let's go back to the simpler version"
                 w.emit(user_entry(w.ids.new(), w.leaf, w.tick(3000, 9000), text), "u", math.ceil(len(text) / 4))
                 _assistant(w, [text_block("Sure. Reverting to the simpler version: one bucket per merchant.")], "stop")
-        w.flush(final=True)
+        w.out.flush(final=True)
     finally:
-        w.close()
-    return GeneratedStats(Path(path), w.entries, w.compactions, w.bytes, w.last_total, w.leaf or "", branch_count,
+        w.out.close()
+    return GeneratedStats(Path(path), w.entries, w.compactions, w.out.bytes, w.last_total, w.leaf or "", branch_count,
                           len(w.path), w.max_depth, w.longest)

@@ -37,9 +37,11 @@ from engine.accounting.context import context_from_path, find_cut_point
 from engine.accounting.gauge import OPENCLAW_RESERVE_FLOOR, PI_RESERVE_TOKENS
 from engine.accounting.measure import agent_estimate
 from engine.fs.atomic import write_atomic
-from engine.stores.entries import Entry, message_chars, message_text
+from engine.stores.entries import Entry
+from engine.stores.message_content import message_chars, message_text
 from sim.demo_script import Story
 from sim.demo_turns import FLUSH_PROMPT, AssistantStep, Ledger, Turn
+from sim.file_lists import file_lists
 from sim.synthetic import (
     PROMPT_OVERHEAD_TOKENS,
     SONNET,
@@ -344,7 +346,8 @@ class SimulatedAgent:
         view = context_from_path(path, self.log.reader.leaf)
         tokens_before, _ = agent_estimate(view)
         cut = find_cut_point(path, self.keep_recent)
-        read_files, modified_files = self._file_lists(path, cut.boundary_start, cut.first_kept_index)
+        read_files, modified_files = file_lists(self.log.reader.read_object, path, cut.boundary_start,
+                                                 cut.first_kept_index)
         split = None
         if cut.is_split_turn:
             obj = self.log.reader.read_object(path[cut.turn_start_index])
@@ -355,22 +358,6 @@ class SimulatedAgent:
         return [compaction_entry(self.ids.new(), None, self._now_ms(), summary=summary,
                                  first_kept_entry_id=first_kept, tokens_before=tokens_before,
                                  read_files=read_files, modified_files=modified_files)]
-
-    def _file_lists(self, path: tuple[Entry, ...], start: int, end: int) -> tuple[list[str], list[str]]:
-        """pi's ``computeFileLists`` over the summarized entries, merged with the previous compaction's details."""
-        read: set[str] = set()
-        modified: set[str] = set()
-        if start > 0 and path[start - 1].type == "compaction":
-            details = self.log.reader.read_object(path[start - 1]).get("details") or {}
-            read.update(p for p in details.get("readFiles", ()) if isinstance(p, str))
-            modified.update(p for p in details.get("modifiedFiles", ()) if isinstance(p, str))
-        for entry in path[start:end]:
-            if not entry.tool_calls or not {"read", "write", "edit"} & set(entry.tool_calls):
-                continue
-            for block in self.log.reader.read_object(entry)["message"]["content"]:
-                if block.get("type") == "toolCall" and isinstance(block.get("arguments", {}).get("path"), str):
-                    (read if block["name"] == "read" else modified).add(block["arguments"]["path"])
-        return sorted(read - modified), sorted(modified)
 
 
 def run_simulation(

@@ -30,13 +30,13 @@ from engine.index.cache import default_cache
 from engine.live.insight import SessionInsight
 from engine.live.tracker import SessionTracker
 from engine.session.snapshot import SessionSnapshot
-from engine.sidecar import ContextManager, SidecarEvent
+from engine.sidecar import ContextManager
 from engine.stores.discovery import discover_sessions
 from engine.usage.collect import collect_usage
 from engine.usage.model import SessionUsage
 from tui import follow
 from tui.compaction_flow import CompactionFlow
-from tui.controls import CONTROL_ACTIONS, CONTROL_SPECS, ControlPolicy, ControlRunner, diff_latest
+from tui.controls import CONTROL_ACTIONS, ControlPolicy, ControlRunner, checkpoint_runner, diff_latest
 from tui.dialogs.compact import DEBOUNCE_SECONDS
 from tui.messages import (
     CheckpointWritten,
@@ -53,15 +53,9 @@ from tui.messages import (
     SidecarReported,
     ThresholdCrossed,
 )
-from tui.notices import (
-    SIDECAR_TITLES,
-    applied_text,
-    compaction_detected_text,
-    risk_changed_text,
-    startup_checkpoints_text,
-    threshold_text,
-)
-from tui.screens.commands import screen_commands
+from tui.notices import SIDECAR_TITLES, risk_changed_text, threshold_text
+from tui.notifier import Notifier, worker_failure_title
+from tui.screens.commands import app_commands, screen_commands
 from tui.screens.help import HelpScreen, keys_of
 from tui.screens.session_list import SessionChosen, SessionListScreen
 from tui.screens.session_view import SessionScreen
@@ -121,8 +115,8 @@ class CtxscopeApp(App[None]):
         self.force_polling = force_polling
         self.changes = changes or follow.watch_changes(force_polling=force_polling)
         self.runners: dict[str, ControlRunner] = {
-            "force_checkpoint": self._write_checkpoint,
-            "enriched_checkpoint": partial(self._write_checkpoint, enrich=True),
+            "force_checkpoint": checkpoint_runner(self.tracker),
+            "enriched_checkpoint": checkpoint_runner(self.tracker, enrich=True),
             "diff": diff_latest,
             **(runners or {}),
         }
@@ -132,8 +126,8 @@ class CtxscopeApp(App[None]):
         self.insights: dict[str, SessionInsight] = {}
         """The latest degradation/cost/lock assessment of every session, by key."""
         self.sessions_loaded = False
-        self._read_errors: dict[str, str] = {}
-        self._startup_checkpoints: list[SidecarEvent] = []
+        self.notifier = Notifier(self.notify, self.label)
+        """Every notification goes through it: plain text, repeats folded, read errors said once."""
         self._shown_controls: tuple[tuple[str, bool], ...] | None = None
         self._where = ", ".join(str(p) for p in paths) if paths else DEFAULT_WHERE
         self.usage_timezone: tzinfo = datetime.now().astimezone().tzinfo or UTC
@@ -179,7 +173,7 @@ class CtxscopeApp(App[None]):
     def on_session_updated(self, message: SessionUpdated) -> None:
         snapshot = message.snapshot
         self.snapshots[snapshot.key] = snapshot
-        self._read_errors.pop(snapshot.key, None)
+        self.notifier.read_again(snapshot.key)
         self.session_list.snapshots = tuple(self.snapshots.values())
         for screen in self._session_screens(snapshot.key):
             screen.snapshot = snapshot
@@ -215,16 +209,12 @@ class CtxscopeApp(App[None]):
         for problem in self._cache_problems:  # said once: the cache turned itself off for this run
             self.tell(problem, title="Index cache", severity="warning")
         self._cache_problems.clear()
-        if self._startup_checkpoints:  # one notification for the start-up round, not one per session
-            title, text = startup_checkpoints_text(self._startup_checkpoints, self.label)
-            self.tell(text, title=title)
-            self._startup_checkpoints = []
+        self.notifier.startup_done()
 
     def on_checkpoint_written(self, message: CheckpointWritten) -> None:
-        for screen in self._session_screens(message.key):
-            screen.load_history()
+        self.reload_history(message.key)
         if not self.sessions_loaded:
-            self._startup_checkpoints.append(message.event)
+            self.notifier.startup_checkpoint(message.event)
             return
         self.tell(f"{self.label(message.key)}: {message.event.message}", title="Checkpoint written")
 
@@ -234,56 +224,38 @@ class CtxscopeApp(App[None]):
         self.tell(f"{self.label(message.key)}: {event.message}", title=title, severity=severity)
 
     def on_session_read_failed(self, message: SessionReadFailed) -> None:
-        if self._read_errors.get(message.key) != message.error:  # say it once, not on every change
-            self._read_errors[message.key] = message.error
-            self.tell(message.error, title=f"Can't read {self.label(message.key)}", severity="error")
+        self.notifier.read_failed(message.key, message.error)
 
     def on_compaction_detected(self, message: CompactionDetected) -> None:
-        snapshot = message.snapshot
-        if snapshot.key in self.compaction.own:  # ours: already reported as applied
-            self.compaction.own.discard(snapshot.key)
-            return
-        self.tell(compaction_detected_text(snapshot, message.previous_count, self.label), title="Compaction detected",
-                  severity="warning")
+        self.compaction.detected(message)
 
     def on_threshold_crossed(self, message: ThresholdCrossed) -> None:
         text, severity = threshold_text(message.snapshot, self.label)
         self.tell(text, title="Threshold crossed", severity=severity)
 
+    def reload_history(self, key: str) -> None:
+        """Re-read the checkpoints and audit shown by the open screens of session ``key``."""
+        for screen in self._session_screens(key):
+            screen.load_history()
+
     def on_control_finished(self, message: ControlFinished) -> None:
         self.tell(message.summary, title=self.policy.spec(message.action).title)
-        for screen in self._session_screens(message.key):
-            screen.load_history()
+        self.reload_history(message.key)
         if message.action == "force_checkpoint":
             self.refresh_session(message.key, reassess=True)  # lost-decision share counts checkpoints
 
     def on_compaction_applied(self, message: CompactionApplied) -> None:
-        title = "Pruned" if message.result.plan.layer == "prune" else "Compacted"
-        self.tell(applied_text(message.result, self.label), title=title, timeout=10)
-        self.refresh_session(message.key, reassess=True)
-        for screen in self._session_screens(message.key):
-            screen.load_history()
+        self.compaction.applied(message)
 
     def on_compaction_failed(self, message: CompactionFailed) -> None:
-        self.compaction.own.discard(message.key)
-        verb = "Pruning" if message.plan.layer == "prune" else "Compaction"
-        self.tell(message.error, title=f"{verb} refused: nothing written" if message.refused else f"{verb} failed",
-                  severity="warning" if message.refused else "error", timeout=10)
-        for screen in self._session_screens(message.key):
-            screen.load_history()
+        self.compaction.failed(message)
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
-        if event.state != WorkerState.ERROR:
-            return
-        if worker.group == "follow_sessions":
-            title = "Live updates stopped"
-        elif worker.group == "controls":
-            title = "Action failed"
-        else:
-            title = f"Could not {worker.name.replace('_', ' ')}"
-        self.tell(f"{type(worker.error).__name__}: {worker.error}", title=title, severity="error", timeout=10)
+        if event.state == WorkerState.ERROR:
+            self.tell(f"{type(worker.error).__name__}: {worker.error}", title=worker_failure_title(worker),
+                      severity="error", timeout=10)
 
     # -- navigation ----------------------------------------------------------------------------------------
 
@@ -308,8 +280,8 @@ class CtxscopeApp(App[None]):
     def tell(
         self, text: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None
     ) -> None:
-        """Notify with plain text: engine messages and paths may contain ``[`` that is not markup."""
-        self.notify(text, title=title, severity=severity, timeout=timeout, markup=False)
+        """Notify with plain text, an identical notice of the last minute held back (:class:`Notifier`)."""
+        self.notifier.tell(text, title=title, severity=severity, timeout=timeout)
 
     def label(self, key: str) -> str:
         """The short name of session ``key`` (its key, or its file name when the key is a path)."""
@@ -389,13 +361,6 @@ class CtxscopeApp(App[None]):
         """Run an engine control off the UI thread and report its one-line result."""
         self.post_message(ControlFinished(action, snapshot.key, runner(snapshot, self.config)))
 
-    def _write_checkpoint(self, snapshot: SessionSnapshot, config: Config, *, enrich: bool = False) -> str:
-        """The runner of ``c`` (and of ``C`` with ``enrich``: the configured LLM's decisions merged in)."""
-        event = self.tracker.write_checkpoint(snapshot.key, "manual", enrich=config.llm if enrich else None)
-        if event.kind != "checkpoint":
-            raise RuntimeError(event.message)
-        return event.message
-
     def action_help(self) -> None:
         """Show the keys of the current screen and the gauge legend."""
         self.push_screen(HelpScreen(keys_of(self, lambda a: self.unavailable(a) if a in CONTROL_ACTIONS else None)))
@@ -441,11 +406,6 @@ class CtxscopeApp(App[None]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Help", "Keys of this screen and what the gauge markers mean", self.action_help)
-        yield SystemCommand("Usage report", "Tokens, cost, cache hits and compactions of every session by day, model "
-                            "and project", self.action_usage)
-        for spec in CONTROL_SPECS:
-            reason = self.unavailable(spec.action, screen)
-            help_text = f"{spec.help} (unavailable: {reason})" if reason else spec.help
-            yield SystemCommand(spec.title, help_text, partial(self.run_control, spec.action))
+        yield from app_commands(self.action_help, self.action_usage, self.run_control,
+                                partial(self.unavailable, screen=screen))
         yield from screen_commands(screen, self.pop_screen)

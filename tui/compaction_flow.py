@@ -28,7 +28,8 @@ from engine.live.tracker import SessionTracker
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 from tui.controls import compaction_refusal
 from tui.dialogs.compact import DEBOUNCE_SECONDS, CompactDialog, Planner, PlanRequest
-from tui.messages import CompactionApplied, CompactionFailed
+from tui.messages import CompactionApplied, CompactionDetected, CompactionFailed
+from tui.notices import applied_text, compaction_detected_text
 
 if TYPE_CHECKING:
     from tui.app import CtxscopeApp as FlowHost
@@ -79,7 +80,8 @@ def _holder(lock: LockInfo | None) -> tuple[int | None, str | None] | None:
 
 
 class CompactionFlow:
-    """Opens the compaction dialog on ``k``/``p`` and applies the plan the user confirmed, in the App's workers."""
+    """Opens the compaction dialog on ``k``/``p``, applies the plan the user confirmed in the App's workers, and says
+    what came of it (a compaction someone else made, too)."""
 
     def __init__(self, app: FlowHost, *, lock_timeout: float, debounce: float = DEBOUNCE_SECONDS) -> None:
         self.app = app
@@ -136,3 +138,29 @@ class CompactionFlow:
         """Apply a confirmed plan with its controller (audited by the engine) and report the outcome."""
         state_dir = self.app.tracker.state_dir(plan.session_key)
         self.app.post_message(apply_plan(plan, self.app.config, state_dir, self.lock_timeout))
+
+    def applied(self, message: CompactionApplied) -> None:
+        """Ours was written: say what it wrote and read the session again."""
+        app = self.app
+        title = "Pruned" if message.result.plan.layer == "prune" else "Compacted"
+        app.tell(applied_text(message.result, app.label), title=title, timeout=10)
+        app.refresh_session(message.key, reassess=True)
+        app.reload_history(message.key)
+
+    def failed(self, message: CompactionFailed) -> None:
+        """Ours was refused or failed: nothing (refused) or nothing complete (failed) was written."""
+        app = self.app
+        self.own.discard(message.key)
+        verb = "Pruning" if message.plan.layer == "prune" else "Compaction"
+        app.tell(message.error, title=f"{verb} refused: nothing written" if message.refused else f"{verb} failed",
+                 severity="warning" if message.refused else "error", timeout=10)
+        app.reload_history(message.key)
+
+    def detected(self, message: CompactionDetected) -> None:
+        """The session was compacted since its last snapshot: announced unless it is ours (already said)."""
+        snapshot = message.snapshot
+        if snapshot.key in self.own:
+            self.own.discard(snapshot.key)
+            return
+        self.app.tell(compaction_detected_text(snapshot, message.previous_count, self.app.label),
+                      title="Compaction detected", severity="warning")

@@ -21,6 +21,7 @@ from engine.config.loader import Config, resolve_state_dir
 from engine.fs.audit import read_audit
 from engine.fs.session_lock import LockInfo
 from engine.live.insight import blocking_lock
+from engine.live.tracker import SessionTracker
 from engine.session.snapshot import SessionSnapshot
 from engine.stores.source import SessionSource
 
@@ -32,6 +33,7 @@ __all__ = [
     "ControlSpec",
     "HistoryItem",
     "audit_history",
+    "checkpoint_runner",
     "compaction_refusal",
     "diff_latest",
     "session_state_dir",
@@ -149,3 +151,15 @@ def diff_latest(snapshot: SessionSnapshot, config: Config) -> str:
     return f"{diff.old_id} → {diff.new_id}: tokens {diff.token_delta:+,}; " + (
         ", ".join(changes) if changes else "no list changed"
     )
+
+
+def checkpoint_runner(tracker: SessionTracker, *, enrich: bool = False) -> ControlRunner:
+    """The runner of ``c`` (and of ``C`` with ``enrich``: the configured LLM's decisions merged in)."""
+
+    def write(snapshot: SessionSnapshot, config: Config) -> str:
+        event = tracker.write_checkpoint(snapshot.key, "manual", enrich=config.llm if enrich else None)
+        if event.kind != "checkpoint":
+            raise RuntimeError(event.message)
+        return event.message
+
+    return write

@@ -18,7 +18,8 @@ from typing import Any, Protocol
 
 from engine.accounting.context import ContextMessage, ContextView
 from engine.accounting.tokens import TokenCounter, get_counter
-from engine.stores.entries import IMAGE_CHARS, Entry, message_text
+from engine.stores.entries import Entry
+from engine.stores.message_content import IMAGE_CHARS, message_text
 
 __all__ = [
     "ContextTokens",

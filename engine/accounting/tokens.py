@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from engine.stores.entries import utf16_len
+from engine.stores.message_content import utf16_len
 
 __all__ = [
     "TokenCounter",

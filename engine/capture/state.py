@@ -24,7 +24,8 @@ from engine.capture.decisions import (
 )
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.whole_text import clip_words, whole_item
-from engine.stores.entries import Entry, message_text
+from engine.stores.entries import Entry
+from engine.stores.message_content import message_text
 
 __all__ = [
     "MAX_DECISIONS",

@@ -13,7 +13,8 @@ from typing import Any
 
 from engine.accounting.context import ContextMessage
 from engine.capture.decisions import is_real_user_message, strip_envelope
-from engine.stores.entries import Entry, message_text
+from engine.stores.entries import Entry
+from engine.stores.message_content import message_text
 
 __all__ = ["Exchange", "Thread", "extract_thread", "gist"]
 

@@ -23,6 +23,7 @@ from typing import Final
 __all__ = [
     "GENERIC_IDENTIFIERS",
     "OPENCLAW_AUDIT_IDENTIFIERS",
+    "OPENCLAW_AUDIT_MESSAGES",
     "audit_identifiers",
     "extract_identifiers",
     "is_identifier",
@@ -194,11 +195,24 @@ def minimal_identifiers(identifiers: Iterable[str], also_present: str = "") -> l
 
 
 OPENCLAW_AUDIT_IDENTIFIERS: Final = 12
-"""How many identifiers OpenClaw's quality audit checks: the first ones of the summarized messages."""
+"""How many identifiers OpenClaw's quality audit checks: the first ones of the last summarized messages."""
+OPENCLAW_AUDIT_MESSAGES: Final = 10
+"""How many of the last summarized messages OpenClaw's audit reads identifiers from."""
+
+# OpenClaw's "opaque identifier" pattern (docs/compaction.md, OpenClaw's quality audit), in three alternatives
+# tried left to right at each position: a location (group 1: URL, absolute path of two or more parts, Windows
+# path, host:port); a decimal or exponent number, matched only so that its digits are consumed and never taken
+# as an identifier; a run of letters, digits, ``_`` and ``-`` holding eight hex digits or six digits (group 2).
 _OPAQUE: Final = re.compile(
-    r"[A-Fa-f0-9]{8,}|https?://\S+|/[\w.-]{2,}(?:/[\w.-]+)+|[A-Za-z]:\\[\w\\.-]+"
-    r"|[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}|\b\d{6,}\b"
+    r"(https?://\S+|(?<![A-Za-z0-9._-])/[\w.-]{2,}(?:/[\w.-]+)+|[A-Za-z]:\\[\w\\.-]+"
+    r"|(?<![A-Za-z0-9._-])[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5})"
+    r"|(?:(?:(?:\d+\.\d+|\.\d+)(?:[eE][+-]?\d+)?|\d+\.[eE][+-]?\d+|\d+\.?[eE][+-]\d+"
+    r"|(?![A-Fa-f0-9]{8,}(?![A-Fa-f0-9]))\d+\.?[eE]\d+)"
+    r"(?:(?=[A-Za-z]+(?![A-Za-z0-9]))(?=[A-Za-z]*[G-Zg-z])[A-Za-z]+)?(?![A-Za-z0-9])"
+    r"|(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]*(?:[A-Fa-f0-9]{8,}|\d{6,}))([A-Za-z0-9_-]+))",
+    re.ASCII,  # OpenClaw's \w is ASCII; \S stays any non-space (re.ASCII leaves it alone)
 )
+_PURE_HEX: Final = re.compile(r"[A-Fa-f0-9]{8,}")
 _OPAQUE_LEAD: Final = "(\"'`[{<"
 _OPAQUE_TRAIL: Final = ")]\"'`,;:.!?<>"
 _TOKEN_STOP: Final = frozenset(" \t\r\n\"'`<>()[]{}")
@@ -206,7 +220,7 @@ _TOKEN_STOP: Final = frozenset(" \t\r\n\"'`<>()[]{}")
 
 def _opaque(value: str) -> str:
     value = value.strip().lstrip(_OPAQUE_LEAD).rstrip(_OPAQUE_TRAIL)
-    return value.upper() if re.fullmatch(r"[A-Fa-f0-9]{8,}", value) else value
+    return value.upper() if _PURE_HEX.fullmatch(value) else value
 
 
 def _token_around(text: str, start: int, end: int) -> str:
@@ -221,22 +235,26 @@ def _token_around(text: str, start: int, end: int) -> str:
 def audit_identifiers(texts: Iterable[str], limit: int = OPENCLAW_AUDIT_IDENTIFIERS) -> list[str]:
     """The whole tokens that hold the identifiers OpenClaw's quality audit will look for in a summary.
 
-    OpenClaw's safeguard takes the first ``limit`` distinct "opaque identifiers" of the summarized messages
-    (hex runs of eight or more, URLs, absolute paths, Windows paths, ``host:port``, numbers of six digits or more;
-    hex compared without case) and fails a summary that does not contain each verbatim. Its pattern finds parts
-    of tokens (the hex run inside a message id, the absolute tail of a relative path); a summary that holds the
-    whole token holds the part, so the whole token is returned.
+    ``texts`` are the text blocks of the last :data:`OPENCLAW_AUDIT_MESSAGES` summarized messages, in order.
+    OpenClaw joins them and takes the first ``limit`` distinct opaque identifiers (:data:`_OPAQUE`; pure hex
+    compared without case, shorter than four characters ignored), and fails a summary that does not contain each
+    verbatim. The identifier can be part of a token (the absolute tail of a relative path, a URL glued to
+    punctuation); a summary that holds the whole token holds the part, so the whole token is returned.
     """
+    text = "\n".join(t for t in (t.strip() for t in texts) if t)
     seen: set[str] = set()
     found: list[str] = []
-    for text in texts:
-        for match in _OPAQUE.finditer(text):
-            value = _opaque(match.group(0))
-            if len(value) < 4 or value in seen:
-                continue
-            seen.add(value)
-            token = _token_around(text, match.start(), match.end())
-            found.append(token if value.upper() in token.upper() else value)
-            if len(seen) >= limit:
-                return list(dict.fromkeys(found))
+    for match in _OPAQUE.finditer(text):
+        raw = match.group(1) or match.group(2)
+        if not raw:
+            continue  # a number, consumed so its digits are not read as an identifier
+        value = _opaque(raw)
+        if len(value) < 4 or value in seen:
+            continue
+        seen.add(value)
+        start = match.start(1) if match.group(1) else match.start(2)
+        token = _token_around(text, start, start + len(raw))
+        found.append(token if value.upper() in token.upper() else value)
+        if len(seen) >= limit:
+            break
     return list(dict.fromkeys(found))

@@ -22,7 +22,7 @@ from engine.compaction.planner import plan_compaction
 from engine.config.loader import Config
 from engine.session.snapshot import SessionFollower
 from engine.stores.discovery import discover_sessions
-from engine.stores.entries import message_text
+from engine.stores.message_content import message_text
 
 __all__ = ["OpenClawSummary", "openclaw_summary"]
 

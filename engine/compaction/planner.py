@@ -44,7 +44,8 @@ from engine.config.loader import Config, resolve_state_dir
 from engine.fs.session_lock import inspect_lock
 from engine.session.cost import rewrite_cost
 from engine.session.snapshot import SessionSnapshot
-from engine.stores.entries import IMAGE_CHARS, Entry
+from engine.stores.entries import Entry
+from engine.stores.message_content import IMAGE_CHARS
 from engine.stores.reader import open_reader
 from engine.stores.source import SessionSource
 

@@ -27,8 +27,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-import orjson
-
 from engine.capture.decisions import (
     extract_decision_from_response,
     extract_learnings,
@@ -39,7 +37,12 @@ from engine.capture.decisions import (
 from engine.capture.dedup import extract_keywords
 from engine.capture.redact import redact_obj, redact_secrets
 from engine.capture.whole_text import ELLIPSIS, flatten, whole_item, whole_sentences
-from engine.compaction.identifiers import OPENCLAW_AUDIT_IDENTIFIERS, audit_identifiers, extract_identifiers
+from engine.compaction.identifiers import (
+    OPENCLAW_AUDIT_IDENTIFIERS,
+    OPENCLAW_AUDIT_MESSAGES,
+    audit_identifiers,
+    extract_identifiers,
+)
 from engine.compaction.span_text import MessageParts, SpanMessage, short_tool_call
 
 __all__ = ["ASK_CHARS", "SpanFact", "SpanFacts", "TurnContext", "redacted_parts", "span_facts", "turn_context"]
@@ -296,12 +299,10 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
 
 
 def _audit_texts(span: Sequence[SpanMessage]) -> Iterator[str]:
-    """The text OpenClaw's audit reads of each message: text blocks, tool-call arguments as JSON, tool output
-    (redacted here, lazily: the scan stops once it has its identifiers)."""
-    for s in span:
-        parts = s.parts
-        if parts.role not in ("user", "assistant", *_OUTPUT_ROLES):
-            continue
-        text = redact_secrets(parts.text) if parts.role in _OUTPUT_ROLES else parts.text
-        yield "\n".join([parts.command or "", text,
-                         *(orjson.dumps(args).decode() for _, args in parts.tool_calls if args)])
+    """The text OpenClaw's audit reads: the text blocks (no thinking, no tool-call arguments) of the last
+    :data:`OPENCLAW_AUDIT_MESSAGES` summarized messages (an earlier compaction's summary is not one of them; a
+    branch summary is, without text: it has no content blocks); tool output redacted."""
+    messages = [s.parts for s in span if s.parts.role != "compactionSummary"]
+    for parts in messages[-OPENCLAW_AUDIT_MESSAGES:]:
+        if parts.role != "branchSummary":
+            yield redact_secrets(parts.text) if parts.role in _OUTPUT_ROLES else parts.text

@@ -26,7 +26,8 @@ from engine.accounting.measure import pi_estimate, pi_estimate_known, text_of
 from engine.accounting.tokens import TokenCounter, get_counter
 from engine.fs.byte_count import count_in_file
 from engine.fs.tail import iter_lines_backward, reading
-from engine.stores.entries import IMAGE_CHARS, Entry, entry_from_object
+from engine.stores.entries import Entry, entry_from_object
+from engine.stores.message_content import IMAGE_CHARS
 from engine.stores.transcript import header_version, migrate_v2_role, read_header
 
 __all__ = ["QuickGauge", "quick_context_tokens"]

@@ -12,24 +12,17 @@ from collections.abc import Mapping
 from sys import intern
 from typing import Any, NamedTuple
 
-import orjson
+from engine.stores.message_content import arguments_chars, content_chars, message_chars, utf16_len
 
 __all__ = [
     "CONTEXT_ROLES",
-    "IMAGE_CHARS",
     "AssistantCall",
     "Entry",
     "Usage",
     "assistant_call",
     "entry_from_object",
-    "message_chars",
-    "message_text",
     "usage_from_object",
-    "utf16_len",
 ]
-
-IMAGE_CHARS = 4800
-"""pi counts an image block in a tool result or custom message as 4,800 characters (``estimateTokens``)."""
 
 CONTEXT_ROLES = frozenset(
     {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
@@ -38,13 +31,6 @@ CONTEXT_ROLES = frozenset(
 ``hookMessage``, a role pi does not know) still sits in pi's context list, with 0 tokens, but is never sent."""
 
 FALLBACK_SUMMARY_PREFIX = "Summary unavailable due to context limits"
-
-
-def utf16_len(text: str) -> int:
-    """Length of ``text`` in UTF-16 code units, which is what JavaScript's ``length`` (and so pi) counts."""
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-16-le")) // 2
 
 
 class Usage(NamedTuple):
@@ -184,87 +170,6 @@ def usage_from_object(raw: Any) -> Usage | None:
     )
 
 
-def _blocks_chars(content: Any, *, images: bool) -> int:
-    if isinstance(content, str):
-        return utf16_len(content)
-    if not isinstance(content, list):
-        return 0
-    total = 0
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            total += utf16_len(_str(block.get("text")) or "")
-        elif kind == "image" and images:
-            total += IMAGE_CHARS
-    return total
-
-
-def _json_chars(value: Any) -> int:
-    # pi measures JSON.stringify(arguments): compact, non-ASCII unescaped
-    # (docs/context-accounting.md, The agent's estimate).
-    try:
-        return utf16_len(orjson.dumps(value).decode())
-    except TypeError:
-        return 0
-
-
-def message_chars(message: Mapping[str, Any]) -> int:
-    """pi's character count of a message (``estimateTokens`` × 4), in UTF-16 units."""
-    role = message.get("role")
-    content = message.get("content")
-    if role == "user":
-        return _blocks_chars(content, images=False)
-    if role == "assistant":
-        total = 0
-        if isinstance(content, list):
-            for block in content:
-                if not isinstance(block, dict):
-                    continue
-                kind = block.get("type")
-                if kind == "text":
-                    total += utf16_len(_str(block.get("text")) or "")
-                elif kind == "thinking":
-                    total += utf16_len(_str(block.get("thinking")) or "")
-                elif kind == "toolCall":
-                    total += utf16_len(_str(block.get("name")) or "") + _json_chars(block.get("arguments", {}))
-        return total
-    if role in ("custom", "toolResult"):
-        return _blocks_chars(content, images=True)
-    if role == "bashExecution":
-        return utf16_len(_str(message.get("command")) or "") + utf16_len(_str(message.get("output")) or "")
-    if role in ("branchSummary", "compactionSummary"):
-        return utf16_len(_str(message.get("summary")) or "")
-    return 0
-
-
-def message_text(message: Mapping[str, Any]) -> str:
-    """The text of a message as the model sees it, for tokenizing and display (images omitted)."""
-    role = message.get("role")
-    content = message.get("content")
-    parts: list[str] = []
-    if role in ("branchSummary", "compactionSummary"):
-        return _str(message.get("summary")) or ""
-    if role == "bashExecution":
-        return f"Ran `{_str(message.get('command')) or ''}`\n{_str(message.get('output')) or ''}"
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            kind = block.get("type")
-            if kind == "text":
-                parts.append(_str(block.get("text")) or "")
-            elif kind == "thinking":
-                parts.append(_str(block.get("thinking")) or "")
-            elif kind == "toolCall":
-                args = orjson.dumps(block.get("arguments", {}), default=str).decode()
-                parts.append(f"{_str(block.get('name')) or ''}({args})")
-    return "\n".join(parts)
-
-
 _Base = tuple[int, int, int, str, str | None, str | None, str | None]
 """The first seven fields of :class:`Entry`: position and tree links."""
 
@@ -288,7 +193,7 @@ def _assistant_content(content: Any) -> tuple[int, tuple[str, ...]]:
             name = block.get("name")
             name = intern(name) if type(name) is str and len(name) < 200 else "?"
             calls.append(name)
-            chars += utf16_len(name) + _json_chars(block.get("arguments", {}))
+            chars += utf16_len(name) + arguments_chars(block.get("arguments", {}))
     return chars, tuple(calls)
 
 
@@ -318,7 +223,7 @@ def _message_entry(base: _Base, message: dict[str, Any]) -> Entry:
         return Entry(
             *base,
             "toolResult",
-            _blocks_chars(get("content"), images=True),
+            content_chars(get("content"), images=True),
             None,
             None,
             None,
@@ -334,7 +239,7 @@ def _message_entry(base: _Base, message: dict[str, Any]) -> Entry:
             get("isError") is True,
         )
     if role == "user":
-        return Entry(*base, "user", _blocks_chars(get("content"), images=False))
+        return Entry(*base, "user", content_chars(get("content"), images=False))
     if role not in CONTEXT_ROLES:
         # On pi's context list with 0 tokens, never sent (a v1/v2 hookMessage was renamed to custom by the parser).
         return Entry(*base, role=_name(role))
@@ -412,7 +317,7 @@ def entry_from_object(obj: Mapping[str, Any], *, line_no: int, offset: int, leng
         return Entry(
             *base,
             role="custom",
-            chars=_blocks_chars(obj.get("content"), images=True),
+            chars=content_chars(obj.get("content"), images=True),
             custom_type=_str(obj.get("customType")),
             display=obj.get("display") if isinstance(obj.get("display"), bool) else None,
         )

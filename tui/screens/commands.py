@@ -1,4 +1,5 @@
-"""Palette commands that belong to a screen (filter the list, switch a session's tab, go back)."""
+"""Palette commands: the App's (help, usage, the controls with why one is unavailable) and each screen's own
+(filter the list, switch a session's tab, go back)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from functools import partial
 from textual.app import SystemCommand
 from textual.screen import Screen
 
+from tui.controls import CONTROL_SPECS
 from tui.screens.session_list import SessionListScreen
 from tui.screens.session_view import TABS, SessionScreen
 
-__all__ = ["screen_commands"]
+__all__ = ["app_commands", "screen_commands"]
 
 
 def screen_commands(screen: Screen[object], back: Callable[[], object]) -> Iterable[SystemCommand]:
@@ -27,3 +29,15 @@ def screen_commands(screen: Screen[object], back: Callable[[], object]) -> Itera
                             "exactly those", screen.action_top_consumers)
         for tab in TABS:
             yield SystemCommand(f"Show {tab}", f"Switch to the {tab.title()} tab", partial(screen.show_tab, tab))
+
+
+def app_commands(help_: Callable[[], object], usage: Callable[[], object], run_control: Callable[[str], object],
+                 unavailable: Callable[[str], str | None]) -> Iterable[SystemCommand]:
+    """The commands every screen offers: help, the usage report and each control, saying why one cannot run."""
+    yield SystemCommand("Help", "Keys of this screen and what the gauge markers mean", help_)
+    yield SystemCommand("Usage report", "Tokens, cost, cache hits and compactions of every session by day, model "
+                        "and project", usage)
+    for spec in CONTROL_SPECS:
+        reason = unavailable(spec.action)
+        help_text = f"{spec.help} (unavailable: {reason})" if reason else spec.help
+        yield SystemCommand(spec.title, help_text, partial(run_control, spec.action))

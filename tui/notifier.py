@@ -1,0 +1,90 @@
+"""What the app says in notifications, and how often: each thing once, repeats folded.
+
+A session that keeps failing to read, a sidecar that keeps refusing, a worker that keeps erroring would otherwise
+stack the same toast over the screen (and over a dialog's buttons) every few seconds. The :class:`Notifier` shows
+a notification, then drops identical ones (same title, text and severity) for ``quiet_seconds``; the next time it
+is shown it says how many were held back. Read errors are said once per session until the session reads again,
+and the checkpoints written while the sessions are first read are said in one notification at the end.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from textual.notifications import SeverityLevel
+from textual.worker import Worker
+
+from engine.sidecar import SidecarEvent
+from tui.notices import startup_checkpoints_text
+
+__all__ = ["QUIET_SECONDS", "Notifier", "worker_failure_title"]
+
+QUIET_SECONDS = 60.0
+"""How long an identical notification stays held back after it was shown."""
+
+
+class Notify(Protocol):
+    def __call__(self, message: str, *, title: str, severity: SeverityLevel, timeout: float | None,
+                 markup: bool) -> object: ...
+
+
+@dataclass
+class Notifier:
+    """Shows notifications through ``notify`` (``App.notify``), plain text, repeats folded."""
+
+    notify: Notify
+    label: Callable[[str], str]
+    clock: Callable[[], float] = time.monotonic
+    quiet_seconds: float = QUIET_SECONDS
+    _shown: dict[tuple[str, str, str], float] = field(default_factory=dict)
+    _held: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    _read_errors: dict[str, str] = field(default_factory=dict)
+    _startup: list[SidecarEvent] = field(default_factory=list)
+
+    def tell(self, text: str, *, title: str = "", severity: SeverityLevel = "information",
+             timeout: float | None = None) -> bool:
+        """Notify with plain text (engine messages and paths may hold ``[``); ``False`` when held back."""
+        key, now = (title, text, severity), self.clock()
+        shown = self._shown.get(key)
+        if shown is not None and now - shown < self.quiet_seconds:
+            self._held[key] = self._held.get(key, 0) + 1
+            return False
+        held = self._held.pop(key, 0)
+        if held:
+            text += f" (and {held} more time{'s' if held != 1 else ''} in the last minutes)"
+        self._shown[key] = now
+        self.notify(text, title=title, severity=severity, timeout=timeout, markup=False)
+        return True
+
+    def read_failed(self, key: str, error: str) -> None:
+        """Say a session cannot be read, once until it reads again or fails differently."""
+        if self._read_errors.get(key) != error and self.tell(error, title=f"Can't read {self.label(key)}",
+                                                             severity="error"):
+            self._read_errors[key] = error  # only once it was shown: a failure held back is said later
+
+    def read_again(self, key: str) -> None:
+        """The session read cleanly: a later failure is news again."""
+        self._read_errors.pop(key, None)
+
+    def startup_checkpoint(self, event: SidecarEvent) -> None:
+        """Hold a checkpoint written during the first read, for :meth:`startup_done`."""
+        self._startup.append(event)
+
+    def startup_done(self) -> None:
+        """One notification for every checkpoint written while the sessions were first read."""
+        if self._startup:
+            title, text = startup_checkpoints_text(self._startup, self.label)
+            self.tell(text, title=title)
+            self._startup = []
+
+
+def worker_failure_title(worker: Worker[object]) -> str:
+    """The title of the notification for a background job that raised."""
+    if worker.group == "follow_sessions":
+        return "Live updates stopped"
+    if worker.group == "controls":
+        return "Action failed"
+    return f"Could not {worker.name.replace('_', ' ')}"
