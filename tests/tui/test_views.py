@@ -15,6 +15,7 @@ from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tests.tui.transcript_lines import append, decision_exchange, reply
 from tui.app import CtxscopeApp
 from tui.screens.session_view import SessionScreen
+from tui.widgets.branch_tree import BranchTree
 from tui.widgets.cards import CostCard, RiskCard
 from tui.widgets.checkpoints import CheckpointList, CheckpointsView
 from tui.widgets.session_table import SessionTable
@@ -153,3 +154,34 @@ async def test_decisions_tab_shows_live_capture_then_the_checkpoint_as_source(tm
         text = _text(screen, "#decisions-text")
         assert "Decision: use SQLite for the session index, with WAL mode on.  [cp_001]" in text
         assert "[live" not in text.split("Key exchanges")[0]
+
+
+async def test_tree_tab_shows_the_branches_with_the_sent_path_and_labels(tmp_path: Path) -> None:
+    transcript = copy_fixtures([SUBAGENT], tmp_path / "sessions") / SUBAGENT.name
+    app, changes = make_app([transcript.parent], tmp_path / "state", auto_checkpoints=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, SUBAGENT_KEY)
+        screen.show_tab("tree")
+        tree = screen.query_one(BranchTree)
+        await wait_until(pilot, lambda: "leaf" in str(tree.root.children[0].label) if tree.root.children else False)
+        [root] = tree.root.children
+        assert str(root.label).startswith("●") and "◀ leaf" in str(root.label)
+        assert not root.children  # one run: no branch yet
+        # The user rewinds to an earlier entry and tries again, then labels the abandoned attempt.
+        entries, _ = decision_exchange(SUBAGENT_LEAF, 40_000)
+        append(transcript, *entries)
+        rewound = [{"type": "message", "id": "rw1", "parentId": SUBAGENT_LEAF, "timestamp": "2026-05-05T15:20:00.000Z",
+                    "message": {"role": "user", "content": "let us try another way", "timestamp": 9}},
+                   {"type": "label", "id": "lb1", "parentId": "rw1", "timestamp": "2026-05-05T15:20:01.000Z",
+                    "targetId": entries[0]["id"], "label": "first attempt"}]
+        append(transcript, *rewound)
+        changes.push(transcript)
+        await wait_until(pilot, lambda: bool(tree.root.children and tree.root.children[0].children))
+        await settle(pilot)
+        [root] = tree.root.children
+        first, second = root.children
+        assert "[first attempt]" in str(first.label) and "leaf" not in str(first.label)
+        assert "◀ leaf" in str(second.label) and str(second.label).startswith("●")
+        assert str(first.label).startswith("○") and not first.is_expanded and second.is_expanded
+        assert tree.cursor_node is second

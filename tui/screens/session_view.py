@@ -1,5 +1,5 @@
 """One session in detail: the large gauge, then tabs for the overview, context, transcript, checkpoints,
-decisions and the audit log."""
+decisions, the branch tree and the audit log."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from engine.session.snapshot import SessionFollower, SessionSnapshot
 from tui.controls import HistoryItem, audit_history, session_state_dir
 from tui.dialogs.prune_chosen import ChooseConsumersDialog
 from tui.messages import PruneChosen
+from tui.widgets.branch_tree import BranchTree, read_outline
 from tui.widgets.cards import ContextCard, CostCard, RiskCard, SessionCard
 from tui.widgets.checkpoints import CheckpointsView, StoredCheckpoint, read_checkpoints
 from tui.widgets.context_table import ContextTable, measure_rows
@@ -52,7 +53,7 @@ HISTORY_PANES: dict[str, str] = {
 }
 """Pane id → text when the pane is empty."""
 
-TABS = ("overview", "context", "transcript", "checkpoints", "decisions", "audit")
+TABS = ("overview", "context", "transcript", "checkpoints", "decisions", "tree", "audit")
 
 TAIL_MESSAGES = 30
 REPRICE_SECONDS = 10.0
@@ -65,6 +66,8 @@ class SessionScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back"),
         Binding("t", "top_consumers", "Top consumers", tooltip="Choose among the largest messages and prune them"),
+        *(Binding(str(n), f"show_tab('{tab}')", f"{tab.title()} tab", show=False)
+          for n, tab in enumerate(TABS, start=1)),
     ]
 
     snapshot: reactive[SessionSnapshot | None] = reactive(None, init=False)
@@ -127,6 +130,8 @@ class SessionScreen(Screen[None]):
                 yield CheckpointsView(id="checkpoints-view")
             with TabPane("Decisions", id="decisions"):
                 yield DecisionsView(id="decisions-view")
+            with TabPane("Tree", id="tree"):
+                yield BranchTree(id="branch-tree")
             for pane, empty in HISTORY_PANES.items():
                 with TabPane(pane.title(), id=pane):
                     yield HistoryPane(empty=empty, id=f"{pane}-pane")
@@ -148,6 +153,10 @@ class SessionScreen(Screen[None]):
     def show_tab(self, tab: str) -> None:
         """Switch to ``tab`` (one of :data:`TABS`)."""
         self.query_one("#tabs", TabbedContent).active = tab
+
+    def action_show_tab(self, tab: str) -> None:
+        """Switch to ``tab`` (the number keys: 1 for the first tab, in the order shown)."""
+        self.show_tab(tab)
 
     def show_latest_diff(self) -> None:
         """Show the Checkpoints tab with the newest checkpoint diffed against the previous one."""
@@ -245,6 +254,8 @@ class SessionScreen(Screen[None]):
         self.app.call_from_thread(self._each, CheckpointsView, lambda view: view.show(self._stored, problem))
         if self._active_tab == "decisions":
             self.app.call_from_thread(self.load_decisions, snapshot)
+        if self._active_tab == "tree":
+            self.app.call_from_thread(self.load_tree, snapshot)
         for pane, loader in {"audit": audit_history}.items():
             items: tuple[HistoryItem, ...] = ()
             pane_problem: str | None = None
@@ -261,6 +272,19 @@ class SessionScreen(Screen[None]):
         self._active_tab = event.pane.id or ""
         if self._active_tab == "decisions" and self.snapshot is not None:
             self.load_decisions(self.snapshot)
+        if self._active_tab == "tree" and self.snapshot is not None:
+            self.load_tree(self.snapshot)
+
+    @work(thread=True, exclusive=True, group="load_tree", exit_on_error=False)
+    def load_tree(self, snapshot: SessionSnapshot) -> None:
+        """Fold the session's tree into segments (only while the tab is shown: it walks every entry)."""
+        problem: str | None = None
+        try:
+            outline = self._with_follower(lambda follower: read_outline(snapshot, follower))
+        except Exception as exc:  # noqa: BLE001 - shown in the pane; the transcript may be mid-rotation
+            outline, problem = None, f"Could not read the tree: {type(exc).__name__}: {exc}"
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._each, BranchTree, lambda tree: tree.show(outline, problem))
 
     @work(thread=True, exclusive=True, group="load_decisions", exit_on_error=False)
     def load_decisions(self, snapshot: SessionSnapshot) -> None:
