@@ -133,6 +133,11 @@ class ContextManager:
         session.level = snapshot.gauge.level
         session.started = True
 
+    def _idle(self, snapshot: SessionSnapshot) -> bool:
+        """Idle longer than ``auto_checkpoint_idle`` (config) by its last activity; unknown activity is not idle."""
+        last = snapshot.last_activity
+        return last is not None and (self.clock() - last).total_seconds() > self.config.auto_checkpoint_idle
+
     def step(self, key: str) -> tuple[SessionSnapshot | None, list[SidecarEvent]]:
         """Read what changed in one session, capture it, and write a checkpoint if a trigger fired."""
         session = self.sessions[key]
@@ -144,6 +149,8 @@ class ContextManager:
             return session.snapshot, [self._event("error", session, str(exc))]
         if not session.started:
             self._start(session, snapshot)
+            if self._idle(snapshot):
+                return snapshot, events  # read, not written to: captured and checkpointed once it moves
         elif snapshot.revision == previous_revision:
             return snapshot, events
         before_users = session.state.real_user_messages

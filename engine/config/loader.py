@@ -14,6 +14,7 @@ Example::
     compaction: {max_auto_compactions: 5, controller: auto}   # see engine.config.compaction_settings
     auto_compact: {enabled: false, threshold: 0.88, layer: auto}
     auto_checkpoints: true    # the sidecar's checkpoints on its triggers (the TUI and `watch`)
+    auto_checkpoint_idle: 1h  # sessions idle longer than this when ctxscope starts wait until they move
     metrics: {idle_after: 24h}   # `watch --metrics`: see engine.config.metrics_settings
     gateway_timeout: 600      # seconds OpenClaw's gateway may take to compact (CTXSCOPE_GATEWAY_TIMEOUT)
 """
@@ -30,7 +31,7 @@ from typing import Any
 from engine.accounting.gauge import OPENCLAW_RESERVE_FLOOR, PI_RESERVE_TOKENS, Thresholds
 from engine.config.compaction_settings import CompactionSettings, SettingsError, apply_compaction_key
 from engine.config.llm_settings import LLMConfig, llm_config_from
-from engine.config.metrics_settings import MetricsSettings, metrics_settings_from
+from engine.config.metrics_settings import MetricsSettings, metrics_settings_from, parse_duration
 from engine.config.values import show, show_key
 from engine.fs.safe_read import read_regular_bytes
 
@@ -63,6 +64,9 @@ class Config:
     --enrich``)."""
     auto_checkpoints: bool = True
     """The sidecar writes checkpoints on its triggers (``ctxscope tui --no-auto-checkpoints`` turns it off too)."""
+    auto_checkpoint_idle: float = 3600.0
+    """Seconds: a session whose last activity is older than this when the sidecar first reads it is neither
+    captured nor checkpointed then (no surprise writes for sessions idle for months); it is once it moves."""
     metrics: MetricsSettings = MetricsSettings()
     """What ``ctxscope watch --metrics`` exports (``docs/fleet.md``)."""
     explicit: frozenset[str] = frozenset()
@@ -176,6 +180,11 @@ def _apply_keys(config: Config, data: Mapping[str, Any], origin: str) -> Config:
             if not isinstance(value, bool):
                 raise ConfigError(f"{origin}: auto_checkpoints: expected true or false, got {show(value)}")
             changes[key] = value
+        elif key == "auto_checkpoint_idle":
+            try:
+                changes[key] = parse_duration(key, value)
+            except ValueError as exc:
+                raise ConfigError(f"{origin}: {exc}") from exc
         elif key == "state_dir":
             changes[key] = _state_dir(f"{origin}: state_dir" if origin == "environment" else "state_dir", value)
         elif key == "llm":

@@ -26,14 +26,17 @@ def test_no_file_gives_the_defaults(tmp_path: Path) -> None:
 
 def test_values_are_read_and_unknown_keys_are_reported_not_fatal(tmp_path: Path) -> None:
     config = _config(tmp_path, "keep_recent_tokens: 12000\nretention: 3\nauto_checkpoints: false\n"
+                               "auto_checkpoint_idle: 90m\n"
                                "context_windows: {'*': 100000}\nthresholds: {gauge: 0.6, colour: red}\nfancy: 1\n")
     assert (config.keep_recent_tokens, config.retention, config.auto_checkpoints) == (12_000, 3, False)
+    assert config.auto_checkpoint_idle == 5400.0 and Config().auto_checkpoint_idle == 3600.0
     assert config.context_windows == {"*": 100_000} and config.thresholds.gauge == 0.6
     assert any("thresholds.colour" in w for w in config.warnings) and any("fancy" in w for w in config.warnings)
 
 
 @pytest.mark.parametrize(("text", "named"), [
     ("auto_checkpoints: nope\n", "auto_checkpoints"),
+    ("auto_checkpoint_idle: -5\n", "auto_checkpoint_idle"),
     ("retention: 2.5\n", "retention"),
     ("thresholds: [0.7]\n", "thresholds"),
     ("llm: {kind: openai}\n", "llm.base_url"),

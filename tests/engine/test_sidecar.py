@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
+import pytest
 
 from engine.accounting.context import build_context
 from engine.accounting.gauge import read_gauge
@@ -229,3 +230,29 @@ def test_manual_checkpoint_then_inject_appends_a_custom_message(tmp_path: Path) 
     reader = read_transcript(live)
     view = build_context(reader.entries, reader.by_id, reader.leaf)
     assert view.messages[-1].role == "custom"  # pi will send it to the model as a user message
+
+
+def _busy_session(path: Path) -> Path:
+    """Last written at 10:00:02 (the transcript builders' times), 85% of a 200k window: past a checkpoint line."""
+    return write(path, [user("u1", None, "go on"), assistant("a1", "u1", "working on it", 170_000)])
+
+
+@pytest.mark.parametrize(("idle", "written_at_start"), [(3600.0, False), (86_400.0, True)])
+def test_a_session_idle_longer_than_auto_checkpoint_idle_is_left_alone_until_it_moves(
+    tmp_path: Path, idle: float, written_at_start: bool
+) -> None:
+    path = _busy_session(tmp_path / "s.jsonl")
+    state = tmp_path / "state"
+    manager = ContextManager(Config(state_dir=state, auto_checkpoint_idle=idle), clock=Clock())  # 2 h later
+    manager.add_all(discover_sessions([path]).sessions)
+    key = next(iter(manager.sessions))
+    started = [e for e in manager.step_all() if e.kind == "checkpoint"]
+    assert bool(started) is written_at_start
+    assert bool(list_checkpoints(state, key)) is written_at_start
+    if not written_at_start:
+        assert not (state / "context").exists()  # nothing at all written for it: no state, no audit line
+    with path.open("ab") as handle:
+        handle.write(orjson.dumps(user("u2", "a1", "and now?")) + b"\n")
+    moved = [e for e in manager.step_all() if e.kind == "checkpoint"]
+    assert bool(moved) is not written_at_start  # it moved: the line it is past is checkpointed now
+    assert list_checkpoints(state, key)
