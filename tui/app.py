@@ -177,6 +177,7 @@ class CtxscopeApp(App[None]):
         self.session_list.snapshots = tuple(self.snapshots.values())
         for screen in self._session_screens(snapshot.key):
             screen.snapshot = snapshot
+        self.compaction.session_moved(snapshot.key)
         self.refresh_controls()
 
     def on_session_assessed(self, message: SessionAssessed) -> None:

@@ -66,7 +66,8 @@ def apply_plan(
 ) -> CompactionApplied | CompactionFailed:
     """Apply a confirmed plan with its controller (the engine audits it); the outcome as a message (blocking)."""
     try:
-        result = apply_compaction(plan, config=config, state_dir=state_dir, lock_timeout=lock_timeout)
+        # Exactly the plan the user confirmed, or nothing: the dialog re-plans live as the agent writes.
+        result = apply_compaction(plan, config=config, state_dir=state_dir, lock_timeout=lock_timeout, exact=True)
     except (CompactionRefusedError, LockHeldError, AppendRefusedError) as exc:
         return CompactionFailed(plan, str(exc), refused=True)
     except (CompactionError, AppendError, LockError, OSError) as exc:
@@ -124,7 +125,7 @@ class CompactionFlow:
             title = f"Prune {len(targets)} chosen message{plural} of {app.label(snapshot.key)}"
         planner = make_planner(app.tracker, snapshot.key, app.config, app.clock, targets)
         dialog = CompactDialog(title=title, layer=layer, layers=LAYERS, planner=planner, fixed_layer=fixed,
-                               debounce=self.debounce)
+                               debounce=self.debounce, session_key=snapshot.key)
         app.push_screen(dialog, partial(self._closed, dialog))
 
     def _closed(self, dialog: CompactDialog, confirmed: bool | None) -> None:
@@ -155,6 +156,12 @@ class CompactionFlow:
         app.tell(message.error, title=f"{verb} refused: nothing written" if message.refused else f"{verb} failed",
                  severity="warning" if message.refused else "error", timeout=10)
         app.reload_history(message.key)
+
+    def session_moved(self, key: str) -> None:
+        """The agent wrote to ``key``: an open dialog for it plans again."""
+        for screen in self.app.screen_stack:
+            if isinstance(screen, CompactDialog) and screen.session_key == key:
+                screen.session_moved()
 
     def detected(self, message: CompactionDetected) -> None:
         """The session was compacted since its last snapshot: announced unless it is ours (already said)."""

@@ -116,6 +116,7 @@ def apply_compaction(
     lock_timeout: float = 10.0,
     openclaw: str = "openclaw",
     gateway_timeout: float = DEFAULT_GATEWAY_TIMEOUT_S,
+    exact: bool = False,
 ) -> CompactionResult:
     """Apply ``plan`` with its controller and audit the outcome.
 
@@ -124,6 +125,8 @@ def apply_compaction(
         lock_timeout: seconds to wait for a live holder of the session lock before giving up.
         openclaw: the ``openclaw`` executable for the gateway controller (found on ``PATH``).
         gateway_timeout: seconds the gateway may take to compact (passed to ``openclaw gateway call --timeout``).
+        exact: write exactly this plan or nothing: when the agent moved the leaf since planning, refuse instead of
+            planning again (the TUI's confirm button applies the plan on screen; its dialog re-plans live).
 
     Raises:
         CompactionRefusedError: the plan (or the re-plan after the leaf moved) is blocked; nothing written.
@@ -142,7 +145,7 @@ def apply_compaction(
     if plan.controller != "jsonl":
         _audit(state_dir, plan, "refused", f"controller {plan.controller!r} cannot write")
         raise CompactionRefusedError(f"{plan.session_key}: no controller can write this session")
-    return _apply_jsonl(plan, follower, config, state_dir, lock_timeout)
+    return _apply_jsonl(plan, follower, config, state_dir, lock_timeout, exact=exact)
 
 
 _ATTEMPTS = 5
@@ -186,7 +189,11 @@ def _extends(attempt: _Attempt, leaf_id: str | None, config: Config) -> bool:
 
 
 def _replan(attempt: _Attempt, original: CompactionPlan, leaf_id: str | None, config: Config,
-            state_dir: Path) -> CompactionPlan:
+            state_dir: Path, *, exact: bool = False) -> CompactionPlan:
+    if exact:
+        raise CompactionRefusedError(
+            f"the agent wrote since this plan was shown (leaf {original.leaf_id} → {leaf_id}); review the new plan "
+            "and confirm again")
     if original.summary_source != "deterministic":
         # An LLM or hand-edited summary cannot be recomputed silently under the lock: it would differ.
         kind = "edited" if original.summary_edited else "LLM"
@@ -217,7 +224,8 @@ def _write_archive(plan: CompactionPlan, state_dir: Path, session_key: str) -> A
 
 
 def _apply_jsonl(
-    plan: CompactionPlan, follower: SessionFollower | None, config: Config, state_dir: Path, lock_timeout: float
+    plan: CompactionPlan, follower: SessionFollower | None, config: Config, state_dir: Path, lock_timeout: float,
+    *, exact: bool = False,
 ) -> CompactionResult:
     """Apply with the ``jsonl`` controller, holding OpenClaw's lock only for a re-check and one write.
 
@@ -238,7 +246,7 @@ def _apply_jsonl(
         # busy agent cannot starve the compaction.
         current = attempt.plan
         if leaf_id != current.leaf_id and not (moves and _extends(attempt, leaf_id, config)):
-            current = _replan(attempt, plan, leaf_id, config, state_dir)
+            current = _replan(attempt, plan, leaf_id, config, state_dir, exact=exact)
         return current.entries()
 
     appended = None

@@ -168,6 +168,20 @@ def test_a_stale_lock_is_taken_over(tmp_path: Path, kind: str) -> None:
         sleeper.wait()
 
 
+def test_an_exact_apply_writes_the_plan_shown_or_nothing(tmp_path: Path) -> None:
+    session = coding_session(tmp_path / "s.jsonl", turns=8)
+    follower, plan = plan_for(session, "summarize", tmp_path / "state", keep_recent=2000)
+    append_entries(session, lambda _leaf: turn("agent", 1, random.Random(1)))
+    before = session.read_bytes()
+    with pytest.raises(CompactionRefusedError, match="review the new plan"):
+        apply_compaction(plan, follower=follower, state_dir=tmp_path / "state", exact=True)
+    assert session.read_bytes() == before
+    assert list(read_audit(tmp_path / "state"))[-1].result == "refused"
+    follower, fresh = plan_for(session, "summarize", tmp_path / "state", keep_recent=2000)
+    result = apply_compaction(fresh, follower=follower, state_dir=tmp_path / "state", exact=True)
+    assert not result.replanned and result.plan is fresh
+
+
 @pytest.mark.reliability
 def test_compactions_next_to_a_concurrent_writer_chain_to_the_true_leaf(tmp_path: Path) -> None:
     session = coding_session(tmp_path / "s.jsonl", turns=4)

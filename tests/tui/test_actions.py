@@ -23,9 +23,10 @@ from tests.conftest import MAIN_SESSION, RESET_ARCHIVE, SESSIONS_JSON, SUBAGENT
 from tests.engine.test_llm import KEY, FakeLLM, Reply, _chat, _openai, fake_llm  # noqa: F401 - the fixture
 from tests.engine.test_sqlite_store import build_db
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
+from tests.tui.transcript_lines import append, decision_exchange
 from tui.app import CtxscopeApp
 from tui.dialogs.compact import CompactDialog
-from tui.messages import CheckpointWritten, CompactionApplied, ControlFinished
+from tui.messages import CheckpointWritten, CompactionApplied, CompactionFailed, ControlFinished
 from tui.widgets.session_table import SessionTable
 
 SUBAGENT_KEY = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
@@ -186,6 +187,48 @@ async def test_the_summary_can_be_edited_before_applying_and_the_edit_is_audited
         audit = [r for r in read_audit(tmp_path / "state") if r.action == "compact"]
         assert [(r.result, r.plan["summary_edited"], r.plan["summary_sha256"]) for r in audit] == [
             ("ok", True, hashlib.sha256(edited.summary.encode()).hexdigest())]
+
+
+async def test_the_dialog_plans_again_when_the_agent_writes_and_says_the_plan_changed(subagent: Path,
+                                                                                    tmp_path: Path) -> None:
+    seen: list[Message] = []
+    app, changes = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        await _keep_recent(pilot, dialog, 500)
+        shown = dialog.plan
+        assert shown is not None and shown.applicable and not dialog.plan_changed
+        entries, leaf = decision_exchange(SUBAGENT_LEAF, 40_000)
+        append(subagent, *entries)
+        changes.push(subagent)
+        await wait_until(pilot, lambda: dialog.plan is not None and dialog.plan.leaf_id == leaf)
+        await wait_until(pilot, lambda: "plan changed — review" in _text(dialog, "#plan-status"))
+        moved = dialog.plan
+        assert moved is not None and moved.context_tokens_before != shown.context_tokens_before
+        assert f"{moved.context_tokens_before:,} → {moved.context_tokens_after:,}" in _text(dialog, "#plan-figures")
+        await wait_until(pilot, lambda: not dialog.query_one("#apply", Button).disabled)
+        await pilot.click("#apply")
+        await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionApplied)])
+        applied = next(m for m in seen if isinstance(m, CompactionApplied)).result
+        assert applied.plan is moved and not applied.replanned  # exactly the plan on screen
+
+
+async def test_a_plan_the_agent_overtook_is_refused_not_silently_replaced(subagent: Path, tmp_path: Path) -> None:
+    seen: list[Message] = []
+    app, _ = make_app([subagent.parent], tmp_path / "state")  # no change is pushed: the dialog cannot see it
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        await _keep_recent(pilot, dialog, 500)
+        append(subagent, *decision_exchange(SUBAGENT_LEAF, 40_000)[0])
+        before = subagent.read_bytes()
+        await pilot.click("#apply")
+        await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionFailed)])
+        assert subagent.read_bytes() == before
+        assert _said(seen, "review the new plan and confirm again")
 
 
 async def test_p_prunes_with_the_layer_fixed(subagent: Path, tmp_path: Path) -> None:

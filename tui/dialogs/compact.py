@@ -64,8 +64,11 @@ class CompactDialog(ModalScreen[bool]):
         planner: Planner,
         fixed_layer: bool = False,
         debounce: float = DEBOUNCE_SECONDS,
+        session_key: str | None = None,
     ) -> None:
         super().__init__(id="compact-dialog")
+        self.session_key = session_key
+        """The session planned for: the App calls :meth:`session_moved` when it changes."""
         self._title = title
         self._layers = tuple(layers)
         self._planner = planner
@@ -84,6 +87,10 @@ class CompactDialog(ModalScreen[bool]):
         """An edit of the summary waits for its debounce: the plan on screen does not show it yet."""
         self.problem: str | None = None
         """Why no plan could be computed for the current choices, if so."""
+        self._shown_before_move: CompactionPlan | None = None
+        """The plan on screen when the agent last wrote (compared with the plan computed after it)."""
+        self.plan_changed = False
+        """The agent wrote while the dialog was open and the plan came out different: the user should look again."""
 
     # -- layout --------------------------------------------------------------------------------------------
 
@@ -150,6 +157,12 @@ class CompactDialog(ModalScreen[bool]):
 
     @on(Input.Changed, "#focus, #keep-recent")
     def _input_changed(self) -> None:
+        self._schedule()
+
+    def session_moved(self) -> None:
+        """The agent wrote to the session: plan again (debounced) and say so if the plan is not the same."""
+        if self._shown_before_move is None:
+            self._shown_before_move = self.plan
         self._schedule()
 
     @on(Checkbox.Changed, "#confirm-risk")
@@ -238,10 +251,17 @@ class CompactDialog(ModalScreen[bool]):
     def _show_plan(self, request: PlanRequest, plan: CompactionPlan) -> None:
         if request != self._pending:
             return  # the user changed something meanwhile: a newer plan is on its way
+        before, self._shown_before_move = self._shown_before_move, None
+        if before is not None and _figures(before) != _figures(plan):
+            self.plan_changed = True
+        area = self.query_one("#summary-text", TextArea)
+        edited = self.base_plan is not None and area.text != self.base_plan.summary  # applied or still pending
         self.base_plan, self.problem = plan, None
         self._stop_edit_timer()
-        area = self.query_one("#summary-text", TextArea)
         area.read_only = False
+        if before is not None and edited:
+            self._render_plan(with_edited_summary(plan, area.text))  # the user's edit survives the agent's turn
+            return
         if area.text != plan.summary:
             area.load_text(plan.summary)
         self._render_plan(plan)
@@ -269,7 +289,10 @@ class CompactDialog(ModalScreen[bool]):
         if plan.needs_confirmation and not self.query_one("#confirm-risk", Checkbox).value:
             return Content.styled("tick the confirmation to compact", "$text-warning")
         edited = " · summary edited" if plan.summary_edited else ""
-        return Content.styled(f"ready · {plan.layer} via {plan.controller}{edited}", "$text-success")
+        ready = Content.styled(f"ready · {plan.layer} via {plan.controller}{edited}", "$text-success")
+        if self.plan_changed:
+            return Content.assemble(Content.styled("plan changed — review · ", "bold $text-warning"), ready)
+        return ready
 
     def _set_status(self, text: Content) -> None:
         self.query_one("#plan-status", Static).update(text)
@@ -305,3 +328,9 @@ class CompactDialog(ModalScreen[bool]):
     def action_cancel(self) -> None:
         """Close without compacting."""
         self.dismiss(False)
+
+
+def _figures(plan: CompactionPlan) -> tuple[object, ...]:
+    """What the user decides on: where the cut is, what it drops, and the sizes before and after."""
+    return (plan.leaf_id, plan.first_kept_entry_id, plan.context_tokens_before, plan.context_tokens_after,
+            plan.blocked, tuple(d.entry_id for d in plan.dropped))
