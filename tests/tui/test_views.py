@@ -12,12 +12,14 @@ from engine.checkpoints.store import latest_checkpoint
 from engine.compaction.degradation import assess_degradation
 from tests.conftest import LISTED_FIXTURES, MAIN_SESSION, SESSIONS_JSON, SUBAGENT
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
-from tests.tui.transcript_lines import append, decision_exchange, reply
+from tests.tui.transcript_lines import append, decision_exchange, reply, user
 from tui.app import CtxscopeApp
+from tui.dialogs.message_view import MessageView
 from tui.screens.session_view import SessionScreen
 from tui.widgets.branch_tree import BranchTree
 from tui.widgets.cards import CostCard, RiskCard
 from tui.widgets.checkpoints import CheckpointList, CheckpointsView
+from tui.widgets.context_table import ContextTable
 from tui.widgets.session_table import SessionTable
 
 SUBAGENT_KEY = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
@@ -185,3 +187,28 @@ async def test_tree_tab_shows_the_branches_with_the_sent_path_and_labels(tmp_pat
         assert "◀ leaf" in str(second.label) and str(second.label).startswith("●")
         assert str(first.label).startswith("○") and not first.is_expanded and second.is_expanded
         assert tree.cursor_node is second
+
+
+async def test_enter_on_a_context_row_opens_the_message_redacted_with_its_tokens(tmp_path: Path) -> None:
+    transcript = copy_fixtures([SUBAGENT], tmp_path / "sessions") / SUBAGENT.name
+    secret = "sk-ant-api03-" + "Q" * 40
+    append(transcript, user("s1", SUBAGENT_LEAF, f"use the key {secret} for the deploy", when="15:30:00"))
+    app, _ = make_app([transcript.parent], tmp_path / "state", auto_checkpoints=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, SUBAGENT_KEY)
+        await pilot.press("2")  # the Context tab
+        table = screen.query_one(ContextTable)
+        await wait_until(pilot, lambda: table.row_count > 0 and "s1" in table.rows)
+        table.focus()
+        table.move_cursor(row=table.get_row_index("s1"))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, MessageView))
+        view = app.screen
+        assert isinstance(view, MessageView)
+        shown = str(view.query_one("#message-text", Static).render())
+        assert "use the key" in shown and "for the deploy" in shown and secret not in shown
+        assert f"{view.message.tokens:,} tokens" in str(view.query_one("#message-meta", Static).render())
+        assert view.message.entry_id == "s1" and view.message.role == "user"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)

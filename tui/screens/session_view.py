@@ -15,7 +15,7 @@ from textual.containers import Grid, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import DataTable, Footer, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from engine.accounting.consumers import Consumer, top_consumers
@@ -26,6 +26,7 @@ from engine.live.insight import SessionInsight
 from engine.session.cost import session_cost
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 from tui.controls import HistoryItem, audit_history, session_state_dir
+from tui.dialogs.message_view import MessageView, read_message
 from tui.dialogs.prune_chosen import ChooseConsumersDialog
 from tui.messages import PruneChosen
 from tui.widgets.branch_tree import BranchTree, read_outline
@@ -167,6 +168,9 @@ class SessionScreen(Screen[None]):
         if snapshot is None:
             return
         self.compaction_line = _compaction_line(snapshot)
+        # The model on the gauge's frame: the Session card that also shows it is hidden at 80 columns.
+        for box in self.query("#gauge-box"):
+            box.border_subtitle = snapshot.model or ""
         self.measure_timeline(snapshot)
         self.measure_context(snapshot)
         self.read_transcript_tail(snapshot)
@@ -267,9 +271,28 @@ class SessionScreen(Screen[None]):
                 return
             self.app.call_from_thread(self._show_history, pane, items, pane_problem)
 
+    @on(DataTable.RowSelected, "ContextTable")
+    def _context_row_chosen(self, event: DataTable.RowSelected) -> None:
+        snapshot, key = self.snapshot, event.row_key.value
+        if snapshot is not None and key is not None:
+            self.open_message(snapshot, key.split("#")[0])
+
+    @work(thread=True, exclusive=True, group="open_message", exit_on_error=False)
+    def open_message(self, snapshot: SessionSnapshot, entry_id: str) -> None:
+        """Read one context message in full (redacted) and show it."""
+        message = self._with_follower(lambda follower: read_message(snapshot, follower, entry_id))
+        if get_current_worker().is_cancelled:
+            return
+        if message is None:
+            self.app.call_from_thread(self.notify, f"{entry_id} is no longer in the context.", severity="warning")
+        else:
+            self.app.call_from_thread(self.app.push_screen, MessageView(message))
+
     @on(TabbedContent.TabActivated, "#tabs")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self._active_tab = event.pane.id or ""
+        if self._active_tab == "transcript":
+            self._each(TranscriptTail, lambda tail: tail.call_after_refresh(tail.scroll_end, animate=False))
         if self._active_tab == "decisions" and self.snapshot is not None:
             self.load_decisions(self.snapshot)
         if self._active_tab == "tree" and self.snapshot is not None:

@@ -126,8 +126,8 @@ class RiskCard(Card):
             ("fallbacks", fallbacks),
             ("after last", after),
             ("lost", lost),
-            # One row per line of advice: the cards do not wrap, and the second line holds the commands.
-            *((("advice" if i == 0 else ""), line.strip()) for i, line in enumerate(advice[:2])),
+            # One row per line of advice, every line: the cards do not wrap, and the later lines hold the commands.
+            *((("advice" if i == 0 else ""), line.strip()) for i, line in enumerate(advice)),
         ])
 
 
