@@ -58,6 +58,8 @@ class SessionSnapshot:
     revision: int
     """Increases on every refresh that read something new; lets UIs skip redundant renders."""
     limits: AgentLimits | None = None
+    project: str | None = None
+    """The directory the agent works in (the transcript header's ``cwd``), else ``None``."""
     """The agent's window, compaction line and keep-recent budget with their origins."""
     pi_loadable: bool = True
     """pi would load the file as is: its first entry is a session header with an id (docs/pi.md)."""
@@ -242,6 +244,7 @@ class SessionFollower:
             headerless=reader.parser.headerless,
             revision=self._revision,
             limits=limits,
+            project=cwd if isinstance(cwd, str) and cwd else None,
             pi_loadable=header is not None and isinstance(header.get("id"), str),
             is_session=header is not None or view.leaf is not None,
         )

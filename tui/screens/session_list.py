@@ -19,7 +19,8 @@ from engine.live.insight import SessionInsight
 from engine.session.snapshot import SessionSnapshot
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.labels import session_label
-from tui.widgets.session_table import SessionTable, matches, ordered
+from tui.widgets.session_order import SORTS, matches, ordered
+from tui.widgets.session_table import SessionTable
 from tui.widgets.title_bar import TitleBar
 
 __all__ = ["SessionChosen", "SessionListScreen"]
@@ -42,6 +43,7 @@ class SessionListScreen(Screen[None]):
         Binding("m", "toggle_metrics", "Metrics", show=False,
                 tooltip="Show the values `ctxscope watch --metrics` exports for each session (m again: back)"),
         Binding("u", "app.usage", "Usage", tooltip="Tokens, cost and compactions of every session"),
+        Binding("s", "cycle_sort", "Sort", tooltip="Order the list by the next column (active, context, tokens, …)"),
     ]
 
     AUTO_FOCUS = "#sessions"
@@ -50,6 +52,8 @@ class SessionListScreen(Screen[None]):
     insights: reactive[dict[str, SessionInsight]] = reactive(dict)
     """Degradation and cost by session key (risk and spend columns); set a new dict to redraw."""
     filter_text: reactive[str] = reactive("")
+    sort_by: reactive[str] = reactive("active")
+    """One of :data:`~tui.widgets.session_order.SORTS`: ``s`` cycles, a click on a column header picks it."""
     loaded: reactive[bool] = reactive(False)
     problems: reactive[tuple[str, ...]] = reactive(())
 
@@ -62,7 +66,7 @@ class SessionListScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        yield Input(placeholder="filter: key, file or model (enter to keep, esc to clear)", id="filter")
+        yield Input(placeholder="filter: key, file, model or project (enter to keep, esc to clear)", id="filter")
         yield SessionTable(id="sessions")
         yield Static(id="list-status")
         with Vertical(id="preview"):
@@ -85,7 +89,7 @@ class SessionListScreen(Screen[None]):
     def _refresh_rows(self) -> None:
         if not self.is_mounted:
             return
-        shown = [s for s in ordered(self.snapshots) if matches(s, self.filter_text)]
+        shown = [s for s in ordered(self.snapshots, self.sort_by, self.insights) if matches(s, self.filter_text)]
         # While sessions are still arriving the cursor stays on the top row instead of chasing one session.
         self.table.show(shown, self._clock(), follow_cursor=self.loaded, insights=self.insights)
         self._show_preview()
@@ -115,6 +119,23 @@ class SessionListScreen(Screen[None]):
 
     def watch_filter_text(self) -> None:
         self._refresh_rows()
+
+    def watch_sort_by(self) -> None:
+        self._refresh_rows()
+        if self.is_mounted:
+            self.table.border_title = None if self.sort_by == "active" else f"sorted by {self.sort_by}"
+
+    def action_cycle_sort(self) -> None:
+        """Order the list by the next of :data:`~tui.widgets.session_order.SORTS`."""
+        self.sort_by = SORTS[(SORTS.index(self.sort_by) + 1) % len(SORTS)]
+        self.notify(f"Sessions sorted by {self.sort_by}" + (" (most recent first)" if self.sort_by == "active"
+                                                               else ""), timeout=2)
+
+    @on(DataTable.HeaderSelected, "#sessions")
+    def _header_chosen(self, event: DataTable.HeaderSelected) -> None:
+        key = event.column_key.value
+        if key in SORTS:
+            self.sort_by = key
 
     def watch_loaded(self) -> None:
         self._refresh_rows()

@@ -1,4 +1,4 @@
-"""The session list's table: one row per session, most recently active first, filtered by a query."""
+"""The session list's table: one row per session, in the order and filter the list screen chose."""
 
 from __future__ import annotations
 
@@ -14,16 +14,17 @@ from engine.accounting.gauge import format_tokens
 from engine.live.insight import SessionInsight
 from engine.live.metrics import SessionMetrics, default_host, session_metrics
 from engine.session.snapshot import SessionSnapshot
-from tui.widgets.labels import ago, money, session_label
+from tui.widgets.labels import ago, money, session_label, shorten
 from tui.widgets.levels import LEVEL_COLOR, RISK_COLOR
+from tui.widgets.session_order import project_label
 
-__all__ = ["SessionTable", "matches", "metric_cells", "ordered"]
+__all__ = ["SessionTable", "metric_cells"]
 
 _COLUMNS: tuple[tuple[str, str], ...] = (
-    ("session", "Session"), ("context", "Context"), ("tokens", "Tokens"), ("model", "Model"),
-    ("compactions", "Cmp"), ("risk", "Risk"), ("spend", "Spend"), ("active", "Active"),
+    ("session", "Session"), ("project", "Project"), ("context", "Context"), ("tokens", "Tokens"),
+    ("model", "Model"), ("compactions", "Cmp"), ("risk", "Risk"), ("spend", "Spend"), ("active", "Active"),
 )
-_NARROW_COLUMNS = tuple(c for c in _COLUMNS if c[0] != "model")  # the preview box names the model
+_NARROW_COLUMNS = tuple(c for c in _COLUMNS if c[0] not in ("model", "project"))  # the preview box names both
 _METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
     ("session", "Session"), ("m_tokens", "Tokens"), ("m_window", "Window"), ("m_util", "Util"),
     ("m_line", "Cmp line"), ("m_compactions", "Cmp"), ("m_degradation", "Degradation"), ("m_checkpoints", "Ckpts"),
@@ -57,22 +58,6 @@ def metric_cells(row: SessionMetrics) -> dict[str, str]:
         "m_cache_read": _number(row.cache_read_tokens),
         "m_cache_write": _number(row.cache_write_tokens),
     }
-
-
-def ordered(snapshots: Sequence[SessionSnapshot]) -> list[SessionSnapshot]:
-    """Most recently active first; sessions without any time last, by key."""
-    return sorted(
-        snapshots, key=lambda s: (s.last_activity is None, -(s.last_activity.timestamp() if s.last_activity else 0),
-                                  s.key)
-    )
-
-
-def matches(snapshot: SessionSnapshot, query: str) -> bool:
-    """Whether the filter ``query`` (case-insensitive substring) matches the key, file name or model."""
-    if not query:
-        return True
-    haystack = " ".join((snapshot.key, snapshot.source.path.name, snapshot.model or "")).lower()
-    return query.lower() in haystack
 
 
 class SessionTable(DataTable[Text]):
@@ -141,7 +126,8 @@ class SessionTable(DataTable[Text]):
         return {
             **{key: Text(value, justify="left" if key == "m_degradation" else "right") for key, value in
                exported.items()},
-            "session": Text(session_label(snapshot.source, 16 if self._narrow else 32)),
+            "session": Text(session_label(snapshot.source, 16 if self._narrow else 28)),
+            "project": Text(shorten(project_label(snapshot), 16), overflow="ellipsis"),
             "context": context,
             "tokens": Text(f"{tokens}/{format_tokens(reading.window.tokens)}", justify="right"),
             "model": Text(snapshot.model or "-", overflow="ellipsis"),

@@ -1,0 +1,45 @@
+"""The session list's orders and filter, on the fixtures' real snapshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.session.snapshot import SessionFollower, SessionSnapshot
+from engine.stores.discovery import discover_sessions
+from tests.conftest import LISTED_FIXTURES
+from tests.tui.app_factory import copy_fixtures
+from tui.widgets.session_order import SORTS, matches, ordered, project_label
+
+
+@pytest.fixture
+def snapshots(tmp_path: Path) -> list[SessionSnapshot]:
+    sessions = copy_fixtures(LISTED_FIXTURES, tmp_path / "sessions")
+    return [SessionFollower(s).refresh() for s in discover_sessions([sessions]).sessions]
+
+
+def test_every_order_sorts_numbers_largest_first_and_names_a_to_z(snapshots: list[SessionSnapshot]) -> None:
+    assert len(snapshots) >= 4
+    by_context = ordered(snapshots, "context")
+    known = [s.gauge.utilization for s in by_context if s.gauge.utilization is not None]
+    assert known == sorted(known, reverse=True)
+    assert all(s.gauge.utilization is None for s in by_context[len(known):])  # unknowns last
+    assert [s.key.lower() for s in ordered(snapshots, "session")] == sorted(s.key.lower() for s in snapshots)
+    active = [s.last_activity for s in ordered(snapshots) if s.last_activity is not None]
+    assert active == sorted(active, reverse=True)
+    for by in SORTS:
+        assert sorted(s.key for s in ordered(snapshots, by)) == sorted(s.key for s in snapshots)  # nothing lost
+    with pytest.raises(ValueError, match="unknown order"):
+        ordered(snapshots, "colour")
+
+
+def test_the_project_is_the_working_directory_and_the_filter_finds_it(snapshots: list[SessionSnapshot]) -> None:
+    with_cwd = [s for s in snapshots if s.project]
+    assert with_cwd
+    for s in with_cwd:
+        label = project_label(s)
+        assert label and label in s.project.replace("\\", "/") and "/" not in label
+        assert matches(s, label.upper())
+    named = [project_label(s) for s in ordered(snapshots, "project") if project_label(s) != "-"]
+    assert [n.lower() for n in named] == sorted(n.lower() for n in named)
