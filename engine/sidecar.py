@@ -257,7 +257,10 @@ class ContextManager:
             save_state(session.state_dir, key, session.state, now=self.clock())
         session.triggers = replace(session.triggers, user_messages_since=0, last_checkpoint_tokens=tokens)
         util = snapshot.gauge.utilization
-        usage = "unknown" if util is None else f"{util * 100:.0f}%"
+        # The figure the checkpoint stores, said the same way: after a compaction, before the agent's next reply,
+        # the size is unknown and the checkpoint records pi's estimate, named as such.
+        usage = f"~{tokens:,} tokens (pi's estimate: the size is unknown until the agent's next reply)" if (
+            util is None) else f"{util * 100:.0f}%"
         return self._event(
             "checkpoint",
             session,

@@ -230,7 +230,10 @@ def assess_degradation(
     if noops and not spam:
         warnings.append(f"Compaction {noops[0]} summarized nothing new.")
     if share:
-        warnings.append(f"{round(share * 100)}% of earlier checkpoints' decisions are missing from the latest one.")
+        # Two different figures, named apart: the Overview's (the latest checkpoint against the earlier ones) and a
+        # plan's (the summary it would write against the checkpoints so far).
+        where = "this summary" if summary_text is not None else "the latest checkpoint"
+        warnings.append(f"{round(share * 100)}% of earlier checkpoints' decisions are missing from {where}.")
     if report.level in ("high", "critical"):
         warnings.append(report.recommendation.splitlines()[0])
     return DegradationAssessment(

@@ -79,7 +79,7 @@ def plot_content(timeline: Timeline | None, compaction_line: float | None, width
         (f"{timeline.compactions} compaction{'s' if timeline.compactions != 1 else ''}", "$text-muted"),
         ("  ┈ ", "$text-error"),
         ("agent's compaction line", "$text-muted"),
-        (f"  peak {timeline.peak:.0%}" if timeline.peak is not None else "", "$text-muted"),
+        (f"  highest reply {timeline.peak:.0%}" if timeline.peak is not None else "", "$text-muted"),
     )
     return Content("\n").join([*lines, marks, caption])
 
