@@ -35,10 +35,14 @@ def copy_fixtures(sources: Iterable[Path], directory: Path) -> Path:
     return directory
 
 
-def sandbox_config(state_dir: Path) -> Config:
+ALWAYS = 100 * 365 * 86_400.0
+"""An ``auto_checkpoint_idle`` no fixture is idle past: the scenes play ctxscope started while they were live."""
+
+
+def sandbox_config(state_dir: Path, *, idle: float = ALWAYS) -> Config:
     """Everything ctxscope writes goes under ``state_dir``'s parent: checkpoints, audit, drop-only archives."""
     compaction = replace(CompactionSettings(), workspace=state_dir.parent / "workspace")
-    return Config(state_dir=state_dir, compaction=compaction)
+    return Config(state_dir=state_dir, compaction=compaction, auto_checkpoint_idle=idle)
 
 
 def make_app(
@@ -48,11 +52,13 @@ def make_app(
     runners: Mapping[str, ControlRunner] | None = None,
     theme: str | None = None,
     auto_checkpoints: bool | None = None,
+    idle: float = ALWAYS,
 ) -> tuple[CtxscopeApp, ChangeQueue]:
-    """An app over ``paths`` whose state dir is ``state_dir``, with its change queue."""
+    """An app over ``paths`` whose state dir is ``state_dir``, with its change queue (``idle``: the config's
+    ``auto_checkpoint_idle``)."""
     changes = ChangeQueue()
     app = CtxscopeApp(
-        list(paths), sandbox_config(state_dir), changes=changes, runners=runners, clock=lambda: FIXED_NOW,
+        list(paths), sandbox_config(state_dir, idle=idle), changes=changes, runners=runners, clock=lambda: FIXED_NOW,
         auto_checkpoints=auto_checkpoints,
     )
     app.animation_level = "none"

@@ -46,6 +46,17 @@ async def test_sessions_past_a_line_at_start_get_a_checkpoint_and_one_notificati
         assert [title for title, _ in _notes(seen)] == ["3 checkpoints written"]
 
 
+async def test_sessions_idle_longer_than_auto_checkpoint_idle_are_not_written_at_start(tmp_path: Path) -> None:
+    sessions = copy_fixtures(LISTED_FIXTURES, tmp_path / "sessions")
+    seen: list[Message] = []
+    app, _ = make_app([sessions], tmp_path / "state", idle=3600.0)  # the default; every fixture is older
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        assert len(app.snapshots) >= 5  # read and shown
+        assert not [m for m in seen if isinstance(m, CheckpointWritten)] and not _notes(seen)
+        assert _checkpoints(tmp_path / "state") == [] and not (tmp_path / "state" / "context").exists()
+
+
 async def test_crossing_the_checkpoint_line_writes_one_and_says_so(tmp_path: Path) -> None:
     transcript = copy_fixtures([SUBAGENT], tmp_path / "sessions") / SUBAGENT.name
     seen: list[Message] = []
