@@ -5,6 +5,8 @@ Each row is measured in this run next to a baseline measured in the same run (se
 * ``bench.index``: full index vs orjson-every-line; first gauge vs full index; RSS vs keeping every line;
 * ``bench.tui_latency``: append → engine snapshot and append → screen vs a full re-parse per refresh; idle CPU
   watching 50 sessions vs a 2-second re-read poll loop;
+* ``bench.tui_actions``: open a session, open the compact dialog, re-plan, quit vs a fresh follower's read, the
+  engine's plan cold and warm, a bare Textual app quitting;
 * ``bench.checkpoints``: checkpoint write vs ``json.dump`` + fsync + rename;
 * ``bench.compaction``: a deterministic plan for a 200k-token context vs pi's plain algorithm;
 * ``bench.status``: ``status`` over 1,000 sessions vs ``status --full``;
@@ -27,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench import checkpoints, compaction, index, metrics, report, status, tui_latency
+from bench import checkpoints, compaction, index, metrics, report, status, tui_actions, tui_latency
 from bench.table import Row, print_table
 
 
@@ -67,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
             rows += tui_latency.run(work / "tui", trials=10 if quick else 40, session_mb=2.0 if quick else 20.0,
                                     sessions=50, idle_seconds=5.0 if quick else 20.0,
                                     use_tmux=shutil.which("tmux") is not None)
+            (work / "tui-actions").mkdir()
+            rows += tui_actions.run(work / "tui-actions", trials=5 if quick else 15, session_mb=5.0 if quick else 20.0)
         if "checkpoints" not in args.skip:
             (work / "cp").mkdir()
             rows.append(_checkpoint_row(work / "cp", 50 if quick else 200))
