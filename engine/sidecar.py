@@ -222,7 +222,10 @@ class ContextManager:
         snapshot = session.snapshot or session.follower.refresh()
         if not session.started:
             self._start(session, snapshot)
-            session.state = capture(session.state, snapshot.view.path, session.follower.objects.read_object)
+        # A session read while idle (not captured then) is captured now: a checkpoint asked for holds it all.
+        fresh = [e for e in snapshot.view.path if e.line_no > session.state.last_line_no]
+        if fresh:
+            session.state = capture(session.state, fresh, session.follower.objects.read_object)
         tokens = checkpoint_tokens(snapshot)
         if should_skip(trigger, tokens, session.triggers.last_checkpoint_tokens):
             return self._event(

@@ -7,16 +7,17 @@ and the last two user/agent exchange pairs; at most 8, each gist 120 characters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from engine.accounting.context import ContextMessage
 from engine.capture.decisions import is_real_user_message, strip_envelope
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_text
 
-__all__ = ["Exchange", "Thread", "extract_thread", "gist"]
+__all__ = ["Exchange", "Thread", "extract_thread", "gist", "is_acknowledgement"]
 
 LONG_AGENT_CHARS = 500
 MAX_EXCHANGES = 8
@@ -121,8 +122,25 @@ def extract_thread(messages: Sequence[ContextMessage], load: Callable[[Entry], M
         _, role, entry = by_index[i]
         text = user_texts[i] if role == "user" else _agent_text(load, entry)
         exchanges.append(Exchange(role, gist(text), entry.id))
-    first_text, last_text = user_texts[users[0][0]], user_texts[users[-1][0]]
+    first_text = user_texts[users[0][0]]
+    # The topic is the latest message that says something: "ok", "yes, go on" or "thanks" name no topic.
+    last_text = next((user_texts[u[0]] for u in reversed(users) if not is_acknowledgement(user_texts[u[0]])),
+                     user_texts[users[-1][0]])
     summary = gist(first_text, SUMMARY_CHARS)
     if len(users) > 1:
         summary = f"{summary} ... {gist(last_text, SUMMARY_CHARS)}"
     return Thread(summary, tuple(exchanges), gist(first_text, SUMMARY_CHARS), gist(last_text, SUMMARY_CHARS))
+
+
+_ACK_WORDS: Final = frozenset({
+    "ok", "okay", "k", "yes", "yep", "yeah", "y", "no", "nope", "sure", "thanks", "thank", "you", "ty", "great",
+    "good", "nice", "cool", "perfect", "fine", "go", "on", "ahead", "continue", "proceed", "please", "do", "it",
+    "that", "sounds", "right", "correct", "agreed", "lgtm", "done", "next", "and", "then", "got", "ack", "alright",
+})
+"""Words of a reply that only acknowledges (all of its words among these)."""
+
+
+def is_acknowledgement(text: str) -> bool:
+    """A short reply made only of acknowledging words ("ok", "yes, go ahead", "thanks!"): no topic of its own."""
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    return len(words) <= 4 and all(w in _ACK_WORDS for w in words)

@@ -135,6 +135,20 @@ def test_thread_uses_real_user_messages_only(tmp_path: Path) -> None:
     ]
 
 
+def test_the_topic_is_the_latest_user_message_that_says_something(tmp_path: Path) -> None:
+    path = write(tmp_path / "t.jsonl", [
+        user("u1", None, "Build me a CLI for invoices"), assistant("a1", "u1", "Plan: click + sqlite.", 10),
+        user("u2", "a1", "now make the export stream rows"), assistant("a2", "u2", "Streaming now.", 20),
+        user("u3", "a2", "ok"), assistant("a3", "u3", "Done.", 30),
+        user("u4", "a3", "Yes, go ahead!"), assistant("a4", "u4", "Pushed.", 40),
+    ])
+    reader = read_transcript(path)
+    view = build_context(reader.entries, reader.by_id, reader.leaf)
+    thread = extract_thread(view.messages, reader.read_object)
+    assert thread.last_user == "now make the export stream rows"  # "ok" and "Yes, go ahead!" name no topic
+    assert thread.summary.endswith("... now make the export stream rows")
+
+
 def test_triggers_thresholds_turns_margin_compaction_and_the_five_percent_rule() -> None:
     window = ContextWindow(200_000, "store")
     state = TriggerState()
@@ -256,3 +270,16 @@ def test_a_session_idle_longer_than_auto_checkpoint_idle_is_left_alone_until_it_
     moved = [e for e in manager.step_all() if e.kind == "checkpoint"]
     assert bool(moved) is not written_at_start  # it moved: the line it is past is checkpointed now
     assert list_checkpoints(state, key)
+
+
+def test_a_manual_checkpoint_of_a_session_left_alone_as_idle_holds_everything(tmp_path: Path) -> None:
+    path = _decision_session(tmp_path / "s.jsonl")
+    manager = ContextManager(Config(state_dir=tmp_path / "state", auto_checkpoint_idle=60.0), clock=Clock())
+    manager.add_all(discover_sessions([path]).sessions)
+    key = next(iter(manager.sessions))
+    assert not [e for e in manager.step_all() if e.kind == "checkpoint"]  # idle: read, not captured
+    event = manager.write(key, "manual")
+    assert event.kind == "checkpoint"
+    cp = read_checkpoint(list_checkpoints(tmp_path / "state", key)[-1])
+    assert {"edit", "read"} <= set(cp.resources.tools_used)
+    assert "src/net/retry.ts" in cp.resources.files_modified and cp.decisions

@@ -316,7 +316,8 @@ class SessionScreen(Screen[None]):
         state = self._captured_state()  # takes the session lock itself: not inside with_follower
         problem: str | None = None
         try:
-            digest = self._with_follower(lambda follower: read_decisions(snapshot, follower, state, self._state_dir))
+            digest = self._with_follower(lambda follower: read_decisions(snapshot, follower, state, self._state_dir,
+                                                                                now=self._clock()))
         except Exception as exc:  # noqa: BLE001 - shown in the pane; the transcript may be mid-rotation
             digest, problem = None, f"Could not read the decisions: {type(exc).__name__}: {exc}"
         if not get_current_worker().is_cancelled:

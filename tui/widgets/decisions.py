@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from textual.app import ComposeResult
@@ -51,6 +52,8 @@ class DecisionsDigest:
     checkpoint_id: str | None
     live: bool
     """Whether the sidecar's live state was available (it is unless the app runs without a sidecar)."""
+    this_year: str = ""
+    """The current year (``2026``): times of another year are shown with theirs."""
 
 
 def _merge(saved: Sequence[NotedItem], live: Sequence[NotedItem]) -> tuple[NotedItem, ...]:
@@ -59,7 +62,8 @@ def _merge(saved: Sequence[NotedItem], live: Sequence[NotedItem]) -> tuple[Noted
 
 
 def read_decisions(
-    snapshot: SessionSnapshot, follower: SessionFollower, state: CapturedState | None, state_dir: Path
+    snapshot: SessionSnapshot, follower: SessionFollower, state: CapturedState | None, state_dir: Path,
+    *, now: datetime | None = None,
 ) -> DecisionsDigest:
     """Collect the tab's contents (blocking: reads the latest checkpoint and re-reads message text)."""
     loaded = latest_checkpoint(state_dir, snapshot.key)
@@ -86,21 +90,25 @@ def read_decisions(
         thread_summary=thread.summary,
         checkpoint_id=cid or None,
         live=state is not None,
+        this_year=f"{(now or datetime.now(UTC)).year:04d}",
     )
 
 
-def _when(iso: str) -> str:
-    return iso[5:16].replace("T", " ") if len(iso) >= 16 else (iso or "")
+def _when(iso: str, this_year: str) -> str:
+    """``MM-DD HH:MM`` this year; ``YYYY-MM-DD HH:MM`` for another year, so an old item never looks recent."""
+    if len(iso) < 16:
+        return iso or ""
+    return iso[5:16].replace("T", " ") if iso[:4] == this_year else iso[:16].replace("T", " ")
 
 
-def _items(title: str, items: Sequence[NotedItem], empty: str) -> list[Content]:
+def _items(title: str, items: Sequence[NotedItem], empty: str, this_year: str) -> list[Content]:
     lines = [Content.styled(f"{title} ({len(items)})", "bold $text-accent")]
     if not items:
         lines.append(Content.styled(f"  {empty}", "$text-muted"))
     for item in items:
         where = f" · {item.entry_id}" if item.entry_id else ""
         lines.append(Content.assemble(
-            (f"  {_when(item.when):<11}  ", "$text-muted"),
+            (f"  {_when(item.when, this_year):<11}  ", "$text-muted"),
             item.text,
             (f"  [{item.source}{where}]", "$text-success" if item.source == "live" else "$text-secondary"),
         ))
@@ -112,11 +120,12 @@ def digest_content(digest: DecisionsDigest) -> Content:
     origin = f"checkpoint {digest.checkpoint_id}" if digest.checkpoint_id else "no checkpoint yet"
     live = " + live capture since then" if digest.live else " (live capture off)"
     lines = [Content.styled(f"From {origin}{live}; newest first.", "$text-muted"), Content("")]
-    lines += _items("Decisions", digest.decisions, "none recognised yet")
+    year = digest.this_year
+    lines += _items("Decisions", digest.decisions, "none recognised yet", year)
     lines.append(Content(""))
-    lines += _items("Open items", digest.open_items, "none")
+    lines += _items("Open items", digest.open_items, "none", year)
     lines.append(Content(""))
-    lines += _items("Learnings", digest.learnings, "none")
+    lines += _items("Learnings", digest.learnings, "none", year)
     lines += [Content(""), Content.styled(f"Key exchanges ({len(digest.exchanges)})", "bold $text-accent")]
     if not digest.exchanges:
         lines.append(Content.styled("  no real user message in the context yet", "$text-muted"))
