@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shutil
 import sys
@@ -39,6 +40,7 @@ from tui.app import CtxscopeApp  # noqa: E402
 from tui.screens.session_list import SessionChosen  # noqa: E402
 from tui.screens.session_view import SessionScreen  # noqa: E402
 from tui.screens.usage import UsageScreen  # noqa: E402
+from tui.widgets.branch_tree import BranchTree  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "openclaw"
 DEGRADED = "42naodia__moltbot-config__76cc5ab5-0425-4038-b41f-0af9f313d594.jsonl"
@@ -118,6 +120,38 @@ def build_degraded(root: Path) -> tuple[list[Path], Path]:
         shutil.copy2(FIXTURES / name, sessions / name)
     _date_files(sessions, FIXTURES_WRITTEN)
     return [sessions], root / "degraded-state"
+
+
+BRANCHED = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
+
+
+def build_branched(root: Path) -> tuple[list[Path], Path]:
+    """A real sub-agent session the user rewound twice, the first attempt labelled (pi's ``/tree`` and labels)."""
+    sessions = root / "branched"
+    sessions.mkdir()
+    source = FIXTURES / f"bhagya554__AITesterBlueprint_OpenClawMasterClass__{BRANCHED}.jsonl"
+    target = sessions / f"{BRANCHED}.jsonl"
+    shutil.copy2(source, target)
+
+    def message(id_: str, parent: str, role: str, text: str, minute: int) -> dict[str, object]:
+        return {"type": "message", "id": id_, "parentId": parent, "timestamp": f"2026-05-05T15:{minute:02d}:00.000Z",
+                "message": {"role": role, "content": [{"type": "text", "text": text}], "timestamp": minute}}
+
+    branches = [
+        message("a1", "562b10c7", "user", "Summarise the test plan as a table.", 10),
+        message("a2", "a1", "assistant", "Here is the plan as a table.", 11),
+        message("b1", "562b10c7", "user", "Actually, write it as a checklist instead.", 20),
+        message("b2", "b1", "assistant", "Here is the plan as a checklist.", 21),
+        message("c1", "b2", "user", "Keep the checklist, add owners.", 30),
+        {"type": "label", "id": "l1", "parentId": "c1", "timestamp": "2026-05-05T15:31:00.000Z",
+         "targetId": "a1", "label": "table attempt"},
+        message("c2", "l1", "assistant", "Owners added to each item.", 32),
+    ]
+    with target.open("ab") as handle:
+        for entry in branches:
+            handle.write(json.dumps(entry).encode() + b"\n")
+    _date_files(sessions, FIXTURES_WRITTEN)
+    return [sessions], root / "branched-state"
 
 
 # -- driving the app ---------------------------------------------------------------------------------------
@@ -220,6 +254,14 @@ async def _degradation(pilot: Pilot[None]) -> None:
     await open_session(pilot, "agent:main:main")
 
 
+async def _tree(pilot: Pilot[None]) -> None:
+    await open_session(pilot, BRANCHED)
+    await pilot.press("6")
+    tree = pilot.app.screen.query_one(BranchTree)
+    await _until(pilot, lambda: bool(tree.root.children and tree.root.children[0].children), "the branch tree")
+    await settle(pilot)
+
+
 async def _session_metrics(pilot: Pilot[None]) -> None:
     await settle(pilot)
     await pilot.press("m")
@@ -258,6 +300,8 @@ SHOTS: tuple[Shot, ...] = (
          _session_metrics, (160, 36)),
     Shot("usage", "tokens, cost, cache hits and compactions of every session by day, model and project (u)",
          build_scene, _usage),
+    Shot("tree", "the Tree tab: a session rewound twice, the path the agent sends highlighted, a label (6)",
+         build_branched, _tree),
 )
 
 
