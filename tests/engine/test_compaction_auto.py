@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from engine.checkpoints.store import list_checkpoints
 from engine.compaction.auto import auto_compaction_layer, count_auto_compactions
@@ -22,8 +25,13 @@ def _busy_session(path: Path) -> Path:
     return coding_session(path, turns=16, first_total=150_000, total_per_turn=3_000)
 
 
+LIVE = 100 * 365 * 86_400.0
+"""``auto_checkpoint_idle`` for these sessions: written in March, they play sessions the agent is writing now."""
+
+
 def _auto(enabled: bool = True, **settings: Any) -> Config:
-    return Config(compaction=CompactionSettings(auto=AutoCompactSettings(enabled=enabled), **settings))
+    return Config(compaction=CompactionSettings(auto=AutoCompactSettings(enabled=enabled), **settings),
+                  auto_checkpoint_idle=LIVE)
 
 
 def _unchained(entry: dict[str, Any]) -> dict[str, Any]:
@@ -33,7 +41,7 @@ def _unchained(entry: dict[str, Any]) -> dict[str, Any]:
 def test_auto_compaction_is_off_by_default(tmp_path: Path) -> None:
     session = _busy_session(tmp_path / "s.jsonl")
     before = session.read_bytes()
-    manager = ContextManager(Config(state_dir=tmp_path / "state"))
+    manager = ContextManager(Config(state_dir=tmp_path / "state", auto_checkpoint_idle=LIVE))
     assert manager.auto_compact is False
     manager.add(source_of(session))
     events = manager.step_all()
@@ -56,7 +64,7 @@ def test_crossing_the_threshold_checkpoints_then_compacts_once(tmp_path: Path) -
     session = _busy_session(tmp_path / "s.jsonl")
     original = session.read_bytes()
     state = tmp_path / "state"
-    manager = ContextManager(Config(state_dir=state, compaction=_auto().compaction))
+    manager = ContextManager(replace(_auto(), state_dir=state))
     key = manager.add(source_of(session)).key
     _, events = manager.step(key)
     kinds = [e.kind for e in events]
@@ -79,7 +87,7 @@ def test_the_guard_refuses_automatic_compaction_past_the_limit(tmp_path: Path) -
     session = _busy_session(tmp_path / "s.jsonl")
     state = tmp_path / "state"
     config = Config(state_dir=state, compaction=CompactionSettings(auto=AutoCompactSettings(enabled=True),
-                                                                   max_auto_compactions=1))
+                                                                   max_auto_compactions=1), auto_checkpoint_idle=LIVE)
     manager = ContextManager(config)
     key = manager.add(source_of(session)).key
     _, events = manager.step(key)
@@ -102,7 +110,10 @@ def test_the_guard_refuses_automatic_compaction_past_the_limit(tmp_path: Path) -
     assert not any(e.kind == "refused" for e in events)
 
 
-def test_watch_auto_compact_flag(tmp_path: Path, capsys: Any) -> None:
+def test_watch_auto_compact_flag(tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "config" / "ctxscope").mkdir(parents=True)
+    (tmp_path / "config" / "ctxscope" / "config.yaml").write_text("auto_checkpoint_idle: 36500d\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     session = _busy_session(tmp_path / "sessions" / "s.jsonl")
     original = session.read_bytes()
     assert cli.main(["--state-dir", str(tmp_path / "state"), "watch", str(session), "--once"]) == 0
