@@ -12,6 +12,10 @@ time from the key press until the screen holds the result, next to a baseline me
 * **re-plan on a layer change** (a click on ``full`` → its plan on screen): baseline, the same engine plan with
   a warm cache (the dialog's own overhead is the difference);
 * **quit** (``q`` → the app has shut down): baseline, a bare Textual app with one widget quitting the same way.
+
+The dialog's two figures end when the dialog renders the plan (a hook on its ``_render_plan``; the terminal gets
+it with the next frame), not when the test harness next looks: ``Pilot.pause`` waits for the app to go idle and
+would add its own delay. Opening a session ends when the harness sees the mounted screen after one pause.
 """
 
 from __future__ import annotations
@@ -63,6 +67,14 @@ async def _until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 
 
 async def _app_latencies(directory: Path, state: Path, trials: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {"open": [], "dialog": [], "replan": []}
+    rendered: list[float] = []
+    original = CompactDialog._render_plan
+
+    def render_plan(dialog: CompactDialog, plan: object) -> None:
+        original(dialog, plan)  # type: ignore[arg-type]
+        rendered.append(time.perf_counter())
+
+    CompactDialog._render_plan = render_plan  # type: ignore[method-assign]
     app = CtxscopeApp([directory], Config(state_dir=state), auto_checkpoints=False, compaction_debounce=0)
     async with app.run_test(size=(120, 36)) as pilot:
         await _until(pilot, lambda: app.sessions_loaded and bool(app.snapshots))
@@ -75,15 +87,16 @@ async def _app_latencies(directory: Path, state: Path, trials: int) -> dict[str,
             await _until(pilot, lambda: isinstance(app.screen, SessionScreen) and app.screen.is_mounted)
             await pilot.pause()  # the first frame of the screen is composed and drawn
             times["open"].append(time.perf_counter() - start)
+            rendered.clear()
             start = time.perf_counter()
             await pilot.press("k")
             await _until(pilot, lambda: isinstance(app.screen, CompactDialog) and app.screen.plan is not None)
             dialog = app.screen
             assert isinstance(dialog, CompactDialog)
-            await pilot.pause()
-            times["dialog"].append(time.perf_counter() - start)
+            times["dialog"].append(rendered[0] - start)
             target = "full" if dialog.chosen_layer != "full" else "summarize"
             button = next(b for b in dialog.query(RadioButton) if b.name == target)
+            rendered.clear()
             start = time.perf_counter()
             await pilot.click(button)
 
@@ -92,12 +105,12 @@ async def _app_latencies(directory: Path, state: Path, trials: int) -> dict[str,
                         and dialog._pending == dialog.request())
 
             await _until(pilot, replanned)
-            await pilot.pause()
-            times["replan"].append(time.perf_counter() - start)
+            times["replan"].append(rendered[-1] - start)
             await pilot.press("escape")  # the dialog
             await _until(pilot, lambda: isinstance(app.screen, SessionScreen))
             await pilot.press("escape")  # back to the list
             await _until(pilot, lambda: not isinstance(app.screen, SessionScreen))
+    CompactDialog._render_plan = original  # type: ignore[method-assign]
     return times
 
 
