@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, RadioSet, Static, TextArea
+from textual.widgets._toast import Toast
 
 from engine.fs.audit import read_audit
 from engine.fs.session_lock import process_starttime
@@ -352,3 +353,19 @@ async def test_a_live_lock_disables_compaction_and_says_who_holds_it(
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.check_action("prune", ()) is True)  # re-judged: stale now
     assert lock.exists()  # previewing never breaks or removes a lock
+
+
+async def test_notifications_never_cover_the_dialogs_buttons(subagent: Path, tmp_path: Path) -> None:
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        for n in range(3):
+            app.notify(f"something happened {n}", timeout=30)
+        await pilot.pause()
+        await wait_until(pilot, lambda: len(dialog.query(Toast)) >= 3)
+        await pilot.pause()
+        buttons = dialog.query_one("#compact-buttons").region
+        for toast in dialog.query(Toast):
+            assert not toast.region.overlaps(buttons), (toast.region, buttons)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 from textual.widgets import Static, TabbedContent
+from textual.widgets._toast import Toast
 
 from engine.checkpoints.model import Checkpoint
 from engine.checkpoints.store import latest_checkpoint
@@ -20,6 +21,7 @@ from tui.widgets.branch_tree import BranchTree
 from tui.widgets.cards import CostCard, RiskCard
 from tui.widgets.checkpoints import CheckpointList, CheckpointsView
 from tui.widgets.context_table import ContextTable
+from tui.widgets.plot import UtilizationPlot
 from tui.widgets.session_table import SessionTable
 
 SUBAGENT_KEY = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
@@ -212,3 +214,18 @@ async def test_enter_on_a_context_row_opens_the_message_redacted_with_its_tokens
         assert view.message.entry_id == "s1" and view.message.role == "user"
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is screen)
+
+
+async def test_notifications_never_cover_the_plot(tmp_path: Path) -> None:
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, MAIN_KEY)
+        for n in range(3):
+            app.notify(f"something happened {n}", timeout=30)
+        await wait_until(pilot, lambda: len(screen.query(Toast)) >= 3)
+        await pilot.pause()
+        plot, gauge = screen.query_one(UtilizationPlot).region, screen.query_one("#gauge-box").region
+        for toast in screen.query(Toast):
+            assert not toast.region.overlaps(plot) and not toast.region.overlaps(gauge), (toast.region, plot, gauge)
