@@ -15,6 +15,7 @@ Example::
     auto_compact: {enabled: false, threshold: 0.88, layer: auto}
     auto_checkpoints: true    # the sidecar's checkpoints on its triggers (the TUI and `watch`)
     auto_checkpoint_idle: 1h  # sessions idle longer than this when ctxscope starts wait until they move
+    open_items_max_age: 14d   # older open items are shown as stale (hidden unless asked for)
     metrics: {idle_after: 24h}   # `watch --metrics`: see engine.config.metrics_settings
     gateway_timeout: 600      # seconds OpenClaw's gateway may take to compact (CTXSCOPE_GATEWAY_TIMEOUT)
 """
@@ -67,6 +68,8 @@ class Config:
     auto_checkpoint_idle: float = 3600.0
     """Seconds: a session whose last activity is older than this when the sidecar first reads it is neither
     captured nor checkpointed then (no surprise writes for sessions idle for months); it is once it moves."""
+    open_items_max_age: float = 14 * 86_400.0
+    """Seconds after which an open item counts as stale in the TUI's Decisions tab (hidden unless asked for)."""
     metrics: MetricsSettings = MetricsSettings()
     """What ``ctxscope watch --metrics`` exports (``docs/fleet.md``)."""
     explicit: frozenset[str] = frozenset()
@@ -180,7 +183,7 @@ def _apply_keys(config: Config, data: Mapping[str, Any], origin: str) -> Config:
             if not isinstance(value, bool):
                 raise ConfigError(f"{origin}: auto_checkpoints: expected true or false, got {show(value)}")
             changes[key] = value
-        elif key == "auto_checkpoint_idle":
+        elif key in ("auto_checkpoint_idle", "open_items_max_age"):
             try:
                 changes[key] = parse_duration(key, value)
             except ValueError as exc:

@@ -14,3 +14,16 @@ def test_an_item_from_another_year_shows_its_year() -> None:
     text = str(digest_content(digest))
     assert "11-23 18:08  use SQLite" in text
     assert "2025-12-01 09:30  migrate the JSON index" in text
+
+
+def test_stale_open_items_are_hidden_unless_asked_for() -> None:
+    digest = DecisionsDigest(
+        decisions=(), learnings=(), exchanges=(), thread_summary="", checkpoint_id=None, live=True, this_year="2026",
+        open_items=(NotedItem("document the backoff", "2026-11-23T18:08:00Z", "live"),
+                    NotedItem("add a retry test", "2026-11-23T18:00:00Z", "live", stale="done later: Done: added it")),
+    )
+    hidden = str(digest_content(digest))
+    assert "Open items (1)" in hidden and "document the backoff" in hidden and "add a retry test" not in hidden
+    assert "+ 1 stale (finished later or old): x shows them" in hidden
+    shown = str(digest_content(digest, show_stale=True))
+    assert "add a retry test" in shown and "stale: done later" in shown

@@ -67,6 +67,8 @@ class SessionScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back"),
         Binding("t", "top_consumers", "Top consumers", tooltip="Choose among the largest messages and prune them"),
+        Binding("x", "toggle_stale", "Stale items", show=False,
+                tooltip="Decisions tab: show or hide open items finished later or older than open_items_max_age"),
         *(Binding(str(n), f"show_tab('{tab}')", f"{tab.title()} tab", show=False)
           for n, tab in enumerate(TABS, start=1)),
     ]
@@ -154,6 +156,11 @@ class SessionScreen(Screen[None]):
     def show_tab(self, tab: str) -> None:
         """Switch to ``tab`` (one of :data:`TABS`)."""
         self.query_one("#tabs", TabbedContent).active = tab
+
+    def action_toggle_stale(self) -> None:
+        """Show or hide the open items that no longer stand (Decisions tab)."""
+        for view in self.query(DecisionsView):
+            view.show_stale = not view.show_stale
 
     def action_show_tab(self, tab: str) -> None:
         """Switch to ``tab`` (the number keys: 1 for the first tab, in the order shown)."""
@@ -316,8 +323,9 @@ class SessionScreen(Screen[None]):
         state = self._captured_state()  # takes the session lock itself: not inside with_follower
         problem: str | None = None
         try:
-            digest = self._with_follower(lambda follower: read_decisions(snapshot, follower, state, self._state_dir,
-                                                                                now=self._clock()))
+            digest = self._with_follower(lambda follower: read_decisions(
+                snapshot, follower, state, self._state_dir, now=self._clock(),
+                max_age_seconds=self._config.open_items_max_age))
         except Exception as exc:  # noqa: BLE001 - shown in the pane; the transcript may be mid-rotation
             digest, problem = None, f"Could not read the decisions: {type(exc).__name__}: {exc}"
         if not get_current_worker().is_cancelled:

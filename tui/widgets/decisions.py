@@ -9,19 +9,21 @@ Key exchanges come from :func:`engine.capture.thread.extract_thread` over the cu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.state import CapturedState
 from engine.capture.thread import Exchange, extract_thread
 from engine.checkpoints.store import latest_checkpoint
+from engine.compaction.item_status import completions, stale_reason
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 
 __all__ = ["DecisionsDigest", "DecisionsView", "NotedItem", "digest_content", "read_decisions"]
@@ -38,6 +40,8 @@ class NotedItem:
     """``cp_003`` (from that checkpoint) or ``live`` (captured since the latest checkpoint)."""
     entry_id: str | None = None
     """The transcript entry that confirmed it, when the capture knows it."""
+    stale: str | None = None
+    """Why an open item no longer stands (finished later, or old), or ``None``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +67,7 @@ def _merge(saved: Sequence[NotedItem], live: Sequence[NotedItem]) -> tuple[Noted
 
 def read_decisions(
     snapshot: SessionSnapshot, follower: SessionFollower, state: CapturedState | None, state_dir: Path,
-    *, now: datetime | None = None,
+    *, now: datetime | None = None, max_age_seconds: float = 14 * 86_400.0,
 ) -> DecisionsDigest:
     """Collect the tab's contents (blocking: reads the latest checkpoint and re-reads message text)."""
     loaded = latest_checkpoint(state_dir, snapshot.key)
@@ -82,15 +86,19 @@ def read_decisions(
         live_open = [NotedItem(item, captured, "live") for item in state.open_items]
         live_learnings = [NotedItem(item, captured, "live") for item in state.learnings]
     thread = extract_thread(snapshot.view.messages, follower.objects.read_object)
+    now = now or datetime.now(UTC)
+    done = completions(snapshot.view.messages, follower.objects.read_object)
+    open_items = tuple(replace(item, stale=stale_reason(item.text, item.when, done, now, max_age_seconds))
+                       for item in _merge(saved_open, live_open))
     return DecisionsDigest(
         decisions=_merge(saved_decisions, live_decisions),
-        open_items=_merge(saved_open, live_open),
+        open_items=open_items,
         learnings=_merge(saved_learnings, live_learnings),
         exchanges=thread.key_exchanges,
         thread_summary=thread.summary,
         checkpoint_id=cid or None,
         live=state is not None,
-        this_year=f"{(now or datetime.now(UTC)).year:04d}",
+        this_year=f"{now.year:04d}",
     )
 
 
@@ -101,21 +109,27 @@ def _when(iso: str, this_year: str) -> str:
     return iso[5:16].replace("T", " ") if iso[:4] == this_year else iso[:16].replace("T", " ")
 
 
-def _items(title: str, items: Sequence[NotedItem], empty: str, this_year: str) -> list[Content]:
-    lines = [Content.styled(f"{title} ({len(items)})", "bold $text-accent")]
-    if not items:
+def _items(title: str, items: Sequence[NotedItem], empty: str, this_year: str, *,
+           show_stale: bool = False) -> list[Content]:
+    stale = [item for item in items if item.stale]
+    shown = list(items) if show_stale else [item for item in items if not item.stale]
+    lines = [Content.styled(f"{title} ({len(items) - len(stale)})", "bold $text-accent")]
+    if not shown:
         lines.append(Content.styled(f"  {empty}", "$text-muted"))
-    for item in items:
+    for item in shown:
         where = f" · {item.entry_id}" if item.entry_id else ""
         lines.append(Content.assemble(
             (f"  {_when(item.when, this_year):<11}  ", "$text-muted"),
             item.text,
             (f"  [{item.source}{where}]", "$text-success" if item.source == "live" else "$text-secondary"),
+            (f"  stale: {item.stale}", "$text-warning") if item.stale else "",
         ))
+    if stale and not show_stale:
+        lines.append(Content.styled(f"  + {len(stale)} stale (finished later or old): x shows them", "$text-muted"))
     return lines
 
 
-def digest_content(digest: DecisionsDigest) -> Content:
+def digest_content(digest: DecisionsDigest, *, show_stale: bool = False) -> Content:
     """The whole tab as lines: the three lists, then the key exchanges and the thread summary."""
     origin = f"checkpoint {digest.checkpoint_id}" if digest.checkpoint_id else "no checkpoint yet"
     live = " + live capture since then" if digest.live else " (live capture off)"
@@ -123,7 +137,7 @@ def digest_content(digest: DecisionsDigest) -> Content:
     year = digest.this_year
     lines += _items("Decisions", digest.decisions, "none recognised yet", year)
     lines.append(Content(""))
-    lines += _items("Open items", digest.open_items, "none", year)
+    lines += _items("Open items", digest.open_items, "none", year, show_stale=show_stale)
     lines.append(Content(""))
     lines += _items("Learnings", digest.learnings, "none", year)
     lines += [Content(""), Content.styled(f"Key exchanges ({len(digest.exchanges)})", "bold $text-accent")]
@@ -141,15 +155,26 @@ def digest_content(digest: DecisionsDigest) -> Content:
 
 
 class DecisionsView(VerticalScroll):
-    """Call :meth:`show` with a digest (or a problem)."""
+    """Call :meth:`show` with a digest (or a problem); :attr:`show_stale` also lists open items that no longer
+    stand."""
+
+    show_stale: reactive[bool] = reactive(False)
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled("Reading…", "$text-muted"), id="decisions-text")
 
+    def on_mount(self) -> None:
+        self._shown: tuple[DecisionsDigest | None, str | None] = (None, "Reading…")
+
     def show(self, digest: DecisionsDigest | None, problem: str | None = None) -> None:
         """Display ``digest``; ``problem`` replaces it with an error."""
+        self._shown = (digest, problem)
         if problem is not None or digest is None:
             text = Content.styled(problem or "Decisions are not available.", "$text-error")
         else:
-            text = digest_content(digest)
+            text = digest_content(digest, show_stale=self.show_stale)
         self.query_one("#decisions-text", Static).update(text)
+
+    def watch_show_stale(self) -> None:
+        if self.is_mounted and self._shown[0] is not None:
+            self.show(*self._shown)
