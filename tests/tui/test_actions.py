@@ -18,6 +18,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, RadioSet, Static, TextArea
 from textual.widgets._toast import Toast
 
+from engine.checkpoints.store import latest_checkpoint
 from engine.fs.audit import read_audit
 from engine.fs.session_lock import process_starttime
 from tests.conftest import MAIN_SESSION, RESET_ARCHIVE, SESSIONS_JSON, SUBAGENT
@@ -28,6 +29,9 @@ from tests.tui.transcript_lines import append, decision_exchange
 from tui.app import CtxscopeApp
 from tui.dialogs.compact import CompactDialog
 from tui.messages import CheckpointWritten, CompactionApplied, CompactionFailed, ControlFinished
+from tui.screens.session_view import SessionScreen
+from tui.widgets.cards import ContextCard
+from tui.widgets.gauge import GaugeBar
 from tui.widgets.session_table import SessionTable
 
 SUBAGENT_KEY = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
@@ -369,3 +373,32 @@ async def test_notifications_never_cover_the_dialogs_buttons(subagent: Path, tmp
         buttons = dialog.query_one("#compact-buttons").region
         for toast in dialog.query(Toast):
             assert not toast.region.overlaps(buttons), (toast.region, buttons)
+
+
+async def test_one_context_size_in_the_gauge_the_overview_the_dialog_and_the_checkpoint(tmp_path: Path) -> None:
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state", auto_checkpoints=False)
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        size = app.snapshots[MAIN_KEY].tokens.tokens
+        assert size is not None
+        figure = f"{size:,}"
+        table = app.session_list.query_one(SessionTable)
+        table.move_cursor(row=table.get_row_index(MAIN_KEY))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        await settle(pilot)
+        screen = app.screen
+        assert f"{figure} / " in str(screen.query_one(GaugeBar).render())
+        assert f"tokens      {figure} (" in str(screen.query_one(ContextCard).render())
+        await pilot.press("c")
+        await wait_until(pilot, lambda: latest_checkpoint(tmp_path / "state", MAIN_KEY) is not None)
+        stored = latest_checkpoint(tmp_path / "state", MAIN_KEY)
+        assert stored is not None and stored.checkpoint.meta.token_usage.input_tokens == size
+        await pilot.press("k")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog) and app.screen.plan is not None)
+        dialog = app.screen
+        assert isinstance(dialog, CompactDialog) and dialog.plan is not None
+        assert dialog.plan.context_tokens_before == size
+        assert _text(dialog, "#plan-figures").split("→")[0].strip().endswith(figure)
