@@ -96,6 +96,7 @@ class _Collector:
         self._stores: dict[Path, dict[str, Mapping[str, Any]]] = {}
         self._listings: dict[Path, list[str]] = {}
         self._store_index: dict[Path, dict[str, tuple[str, Mapping[str, Any]]]] = {}
+        self._stores_near: dict[Path, list[tuple[Path, dict[str, Mapping[str, Any]]]]] = {}
         self._places: dict[str, tuple[Path, Path | None, str | None]] = {}
         self._databases: dict[Path, bool] = {}
 
@@ -137,6 +138,10 @@ class _Collector:
         return known
 
     def stores_near(self, directory: Path) -> list[tuple[Path, dict[str, Mapping[str, Any]]]]:
+        # Once per directory: asked for every transcript in it, a scan of the listing each time was quadratic.
+        cached = self._stores_near.get(directory)
+        if cached is not None:
+            return cached
         found = []
         for name in self.listing(directory):
             if not name.endswith("sessions.json"):
@@ -148,6 +153,7 @@ class _Collector:
                     self.problems.append(problem)
                 self._stores[store_path] = entries
             found.append((store_path, self._stores[store_path]))
+        self._stores_near[directory] = found
         return found
 
     def _index_of(self, store_path: Path) -> dict[str, tuple[str, Mapping[str, Any]]]:
@@ -200,7 +206,8 @@ class _Collector:
             session_id=(entry or {}).get("sessionId") or header_id,
             agent_id=agent_id,
             state_dir=state_dir,
-            read_only_reason=confinement_problem(path, path.parent),
+            # Only a symlinked file can resolve outside its directory (``place`` resolved the directory once).
+            read_only_reason=confinement_problem(path, path.parent) if os.path.islink(path) else None,
         )
         self.sessions.setdefault((str(resolved), None), source)
 
