@@ -244,7 +244,10 @@ def run(fmt: str, arms: Sequence[str] = ARMS, seed: int = 13) -> dict[str, list[
         for arm in arms:
             rng = random.Random(seed)
             session = _new_session(root, fmt, arm)
-            config = Config(compaction=CompactionSettings(workspace=root / arm / "ws", controller="jsonl"))
+            # The workspace exists (ctxscope never creates one) and lies under a configured root (it is outside ~).
+            (root / arm / "ws").mkdir(parents=True, exist_ok=True)
+            config = Config(compaction=CompactionSettings(workspace=root / arm / "ws", controller="jsonl",
+                                                          workspace_roots=(root,)))
             alive: list[Fact] = []
             stale: list[str] = []
             results[arm] = []

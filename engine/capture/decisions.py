@@ -23,6 +23,7 @@ __all__ = [
     "extract_decision_from_response",
     "extract_learnings",
     "extract_open_items",
+    "is_open_item_line",
     "is_real_user_message",
     "rank_decisions",
     "strip_envelope",
@@ -183,6 +184,15 @@ _CHECKBOX = re.compile(r"^[-*+]\s+\[ \]\s+(?P<rest>\S.*)$")
 
 def _questions(line: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(line) if s.endswith("?") and len(extract_keywords(s)) >= 3]
+
+
+def is_open_item_line(line: str) -> bool:
+    """Whether ``line`` states open work by its form: an unchecked task box or a ``TODO:``-style label with text
+    (a line that is an open item is never also a decision)."""
+    if _CHECKBOX.match(line):
+        return True
+    label = _OPEN_LABEL.match(fold(clean(line)))
+    return bool(label and label.group("rest"))
 
 
 def extract_open_items(text: str) -> tuple[str, ...]:

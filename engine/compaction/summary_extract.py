@@ -31,6 +31,7 @@ from engine.capture.decisions import (
     extract_decision_from_response,
     extract_learnings,
     extract_open_items,
+    is_open_item_line,
     is_real_user_message,
     strip_envelope,
 )
@@ -201,11 +202,13 @@ def _assistant_facts(text: str, entry_id: str, order: int) -> list[SpanFact]:
             continue
         if line.endswith(":") or line.startswith(("**", "#")):
             continue  # headers: the whole-response pass below judges bold lead-ins and "Plan:" headers
+        if is_open_item_line(line):
+            continue  # "TODO: add a panel" is open work (the todos pass below), not a decision
         decision = extract_decision_from_response(line)
         if decision:
             facts.append(SpanFact("decisions", whole_item(decision, line), entry_id, order))
     whole = extract_decision_from_response(text)
-    if whole and not any(f.text.startswith(whole.rstrip(ELLIPSIS)) for f in facts):
+    if whole and not is_open_item_line(whole) and not any(f.text.startswith(whole.rstrip(ELLIPSIS)) for f in facts):
         facts.append(SpanFact("decisions", whole_item(whole, text), entry_id, order))
     for item in extract_open_items(text):
         item = whole_item(item, text)

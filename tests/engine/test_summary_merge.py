@@ -142,3 +142,12 @@ def test_only_requests_become_asks() -> None:
                  ("user", "why is the refill test flaky?", ()), ("user", "ok go ahead", ()))
     asks = [f.text for f in span_facts(span).facts if f.kind == "asks"]
     assert asks == ["Please draft the incident report for the settlement outage.", "why is the refill test flaky?"]
+
+
+def test_a_todo_line_is_open_work_never_a_decision() -> None:
+    span = _span(("assistant", "We'll use the outbox pattern for refunds.\nTODO: add a Grafana panel for rejected "
+                               "refunds\n- [ ] backfill merchant tiers for the legacy accounts", ()))
+    facts = [(f.kind, f.text) for f in span_facts(span).facts]
+    assert ("todos", "add a Grafana panel for rejected refunds") in facts
+    assert ("todos", "backfill merchant tiers for the legacy accounts") in facts
+    assert not [t for k, t in facts if k == "decisions" and ("Grafana" in t or "backfill" in t)], facts
