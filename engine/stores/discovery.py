@@ -97,23 +97,25 @@ class _Collector:
         self._listings: dict[Path, list[str]] = {}
         self._store_index: dict[Path, dict[str, tuple[str, Mapping[str, Any]]]] = {}
         self._stores_near: dict[Path, list[tuple[Path, dict[str, Mapping[str, Any]]]]] = {}
-        self._places: dict[str, tuple[Path, Path | None, str | None]] = {}
-        self._databases: dict[Path, bool] = {}
+        self._places: dict[str, tuple[str, Path | None, str | None]] = {}
+        self._databases: dict[tuple[Path, str], bool] = {}
 
-    def place(self, path: Path) -> tuple[Path, Path | None, str | None]:
-        """``(resolved path, state dir, agent id)`` of a file: the state dir is that of the directory the file
-        was found in, never of a symlink's target.
+    def place(self, path: Path) -> tuple[str, Path | None, str | None, bool]:
+        """``(resolved path, state dir, agent id, is a symlink)`` of a file: the state dir is that of the directory
+        the file was found in, never of a symlink's target.
 
         The directory is resolved once (``realpath`` costs an ``lstat`` per component and thousands of
-        transcripts share it); only symlinked files are resolved on their own.
+        transcripts share it); only symlinked files are resolved on their own. The resolved path is a string:
+        it only keys the sessions found, and a ``Path`` per transcript is measurable over thousands.
         """
         directory, name = os.path.split(path)
         known = self._places.get(directory)
         if known is None:
-            resolved_dir = Path(os.path.realpath(directory or "."))
-            known = self._places[directory] = (resolved_dir, *openclaw_place(resolved_dir))
-        resolved = Path(os.path.realpath(path)) if os.path.islink(path) else known[0] / name
-        return resolved, known[1], known[2]
+            resolved_dir = os.path.realpath(directory or ".")
+            known = self._places[directory] = (resolved_dir, *openclaw_place(Path(resolved_dir)))
+        link = os.path.islink(path)
+        resolved = os.path.realpath(path) if link else os.path.join(known[0], name)
+        return resolved, known[1], known[2], link
 
     def listing(self, directory: Path) -> list[str]:
         """The names in ``directory``, listed once per discovery (a store may name thousands of sessions)."""
@@ -131,10 +133,10 @@ class _Collector:
         """Whether the agent keeps its sessions in SQLite: its JSONL transcripts are then legacy files."""
         if state_dir is None or agent_id is None:
             return False
-        db = state_dir / "agents" / agent_id / "agent" / SQLITE_NAME
-        known = self._databases.get(db)
+        known = self._databases.get((state_dir, agent_id))  # keyed before any path is built: asked per transcript
         if known is None:
-            known = self._databases[db] = db.is_file()
+            db = state_dir / "agents" / agent_id / "agent" / SQLITE_NAME
+            known = self._databases[(state_dir, agent_id)] = db.is_file()
         return known
 
     def stores_near(self, directory: Path) -> list[tuple[Path, dict[str, Mapping[str, Any]]]]:
@@ -191,7 +193,7 @@ class _Collector:
                 key, entry = match
                 store_path = candidate_path
                 break
-        resolved, state_dir, agent_id = self.place(path)
+        resolved, state_dir, agent_id, link = self.place(path)
         openclaw = store_path is not None or state_dir is not None
         file_kind: Literal["live", "archive", "legacy"] = "live" if kind == "transcript" else "archive"
         if file_kind == "live" and self.has_database(state_dir, agent_id):
@@ -207,9 +209,9 @@ class _Collector:
             agent_id=agent_id,
             state_dir=state_dir,
             # Only a symlinked file can resolve outside its directory (``place`` resolved the directory once).
-            read_only_reason=confinement_problem(path, path.parent) if os.path.islink(path) else None,
+            read_only_reason=confinement_problem(path, path.parent) if link else None,
         )
-        self.sessions.setdefault((str(resolved), None), source)
+        self.sessions.setdefault((resolved, None), source)
 
     def add_sqlite(self, db: Path) -> None:
         from engine.stores.sqlite import list_sqlite_sessions  # local: only SQLite users pay for it
