@@ -93,19 +93,54 @@ def test_status_inspect_history_and_the_tui_leave_the_database_and_wal_byte_iden
     assert set(after) <= set(before) | {"openclaw-agent.sqlite-shm"}
 
 
+def _rows_moved_into_the_wal(staging: Path, dest: Path, session_id: str, count: int) -> None:
+    """Copy ``staging``'s database to ``dest`` with the session's last ``count`` rows only in the ``-wal``.
+
+    OpenClaw checkpoints its WAL when a store goes idle, so whether a turn's rows are still only in the WAL when a
+    copy is taken depends on timing (a loaded machine lost that race). The rows are OpenClaw's own: taken out,
+    the rest checkpointed into the main file, then put back unchanged (same rowid and columns) by a writer that
+    never checkpoints; the files are copied while it is still open, which is the state a killed gateway leaves.
+    """
+    writer = sqlite3.connect(staging / "openclaw-agent.sqlite", isolation_level=None)
+    try:
+        writer.create_function("octet_length", 1, _octet_length, deterministic=True)
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        rows = writer.execute(
+            "SELECT rowid, * FROM transcript_events WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
+            (session_id, count),
+        ).fetchall()
+        columns = [d[0] for d in writer.execute("SELECT rowid, * FROM transcript_events LIMIT 0").description]
+        writer.execute("BEGIN")
+        writer.executemany("DELETE FROM transcript_events WHERE rowid = ?", [(r[0],) for r in rows])
+        writer.execute("COMMIT")
+        writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        marks = ", ".join("?" for _ in columns)
+        writer.execute("BEGIN")
+        writer.executemany(f"INSERT INTO transcript_events ({', '.join(columns)}) VALUES ({marks})", rows)
+        writer.execute("COMMIT")
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in ("openclaw-agent.sqlite", "openclaw-agent.sqlite-wal"):
+            shutil.copy2(staging / name, dest / name)
+    finally:
+        writer.close()
+
+
 def test_a_wal_without_its_shm_is_read_with_every_committed_row(oc: OpenClawHome, tmp_path: Path) -> None:
     oc.agent(KEY, "read-only turn 3: only in the WAL so far")
+    staging = tmp_path / "staging"
+    copy_store(oc.agent_dir, staging)
+    sid = read_store(staging).row(KEY).session_id
     agent_dir = tmp_path / "state" / "agents" / "main" / "agent"
-    db = copy_store(oc.agent_dir, agent_dir)
-    (agent_dir / "openclaw-agent.sqlite-shm").unlink(missing_ok=True)
+    _rows_moved_into_the_wal(staging, agent_dir, sid, count=2)
+    db = agent_dir / "openclaw-agent.sqlite"
     wal = agent_dir / "openclaw-agent.sqlite-wal"
+    assert not (agent_dir / "openclaw-agent.sqlite-shm").exists()
     assert wal.is_file() and wal.stat().st_size > 0
     oracle = read_store(agent_dir)
-    sid = oracle.row(KEY).session_id
     # The test means something only if the main file alone lacks rows the WAL holds.
     with sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True) as main_only:
         in_main = main_only.execute("SELECT count(*) FROM transcript_events WHERE session_id = ?", (sid,)).fetchone()
-    assert in_main[0] < len(oracle.events[sid]), "the WAL holds no rows beyond the main file"
+    assert in_main[0] == len(oracle.events[sid]) - 2, "the last two rows should be in the WAL only"
     before = {p: p.read_bytes() for p in (db, wal)}
     env = {**oc.env, "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
     row = cs.status_row(env, KEY, db)
