@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from engine.fs.tail import MAX_LINE_BYTES
 from engine.index.records import (
     CompactionRecord,
     HeaderInfo,
@@ -222,11 +223,21 @@ def _scan_block(state: ScanState, data: bytes | bytearray, start: int, end: int,
     state.offset = base + end
 
 
+def _skip_line(state: ScanState, end: int) -> None:
+    """Consume one over-long line ending just before file offset ``end`` as a bad line, unread."""
+    state.line_no += 1
+    state.lines += 1
+    state.bad_lines += 1
+    state.offset = end
+
+
 def scan_file(fd: int, state: ScanState, size: int, *, block: int = BLOCK) -> int:
     """Consume the complete lines of ``fd`` between ``state.offset`` and ``size``; returns the bytes consumed.
 
     A trailing line without its newline (an agent mid-write) is left for the next scan. Blocks are read into one
-    reused buffer; a line that straddles two blocks is joined on its own, so no byte is copied twice.
+    reused buffer; a line that straddles two blocks is joined on its own, so no byte is copied twice. A line
+    longer than :data:`MAX_LINE_BYTES` is counted as a bad line and never held (a sparse file's hole reads as
+    one line of gigabytes of NULs), so memory stays bounded by that limit.
 
     Raises:
         OSError: the file cannot be read, or it shrank below ``size`` while being read.
@@ -236,6 +247,8 @@ def scan_file(fd: int, state: ScanState, size: int, *, block: int = BLOCK) -> in
     buffer = bytearray(min(block, max(size - pos, 1)))
     view = memoryview(buffer)
     pieces: list[bytes] = []
+    held = 0
+    overlong = False
     try:
         while pos < size:
             want = min(len(buffer), size - pos)
@@ -246,9 +259,17 @@ def scan_file(fd: int, state: ScanState, size: int, *, block: int = BLOCK) -> in
             pos += got
             first = data.find(b"\n", 0, got)
             if first < 0:
-                pieces.append(bytes(data[:got]))  # one long line: joined once when its newline arrives
+                held += got
+                if held > MAX_LINE_BYTES:
+                    overlong, pieces = True, []
+                elif not overlong:
+                    pieces.append(bytes(data[:got]))  # one long line: joined once when its newline arrives
                 continue
-            if pieces:
+            if overlong or held + first > MAX_LINE_BYTES:
+                _skip_line(state, pos - got + first + 1)
+                overlong, pieces = False, []
+                lead = first + 1
+            elif pieces:
                 joined = b"".join([*pieces, bytes(data[: first + 1])])
                 pieces = []
                 _scan_block(state, joined, 0, len(joined), state.offset)
@@ -258,6 +279,7 @@ def scan_file(fd: int, state: ScanState, size: int, *, block: int = BLOCK) -> in
             cut = data.rfind(b"\n", 0, got)
             if cut >= lead:
                 _scan_block(state, data, lead, cut + 1, pos - got)
+            held = got - cut - 1
             if cut + 1 < got:
                 pieces.append(bytes(data[cut + 1 : got]))
     finally:

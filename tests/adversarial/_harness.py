@@ -34,7 +34,8 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
     """An environment that runs this checkout's code with a private home and config."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CTXSCOPE_", "OPENCLAW_", "PI_CODING"))}
     env.update(PYTHONPATH=str(ROOT), HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
-               XDG_STATE_HOME=str(home / ".state"), PYTHONDONTWRITEBYTECODE="1")
+               XDG_STATE_HOME=str(home / ".state"), XDG_CACHE_HOME=str(home / ".cache"),
+               PYTHONDONTWRITEBYTECODE="1")
     env.update(extra)
     return env
 
@@ -163,6 +164,7 @@ class Measured:
 
 def measure_cli(args: Sequence[str], home: Path, *, timeout: float) -> Measured:
     """Run ``ctxscope ARGS`` and report its own peak RSS (``wait4``) and wall time; killed at ``timeout``."""
+    home.mkdir(parents=True, exist_ok=True)
     out, err = home / ".measure.out", home / ".measure.err"
     with out.open("w") as stdout, err.open("w") as stderr:
         start = time.monotonic()
