@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +149,31 @@ def test_an_index_in_pieces_equals_one_read(tmp_path: Path) -> None:
     calls, compactions, lines = full_records(MAIN_SESSION)
     whole = index_transcript(path, calls=True)
     assert (list(whole.calls or ()), list(whole.compactions), whole.lines) == (calls, compactions, lines)
+
+
+@pytest.mark.parametrize("block", [4096, 97])
+def test_a_line_over_the_limit_is_one_bad_line_and_never_held(
+    tmp_path: Path, block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("engine.index.scanner.MAX_LINE_BYTES", 10_000)
+    path = tmp_path / "s.jsonl"
+    first = [HEADER, user("u1", None, "hi"), assistant("a1", "u1", "hello", 15)]
+    later = [compaction("c1", "a1", "u1"), assistant("a2", "c1", "after", 25)]
+    with path.open("wb") as handle:
+        handle.writelines(orjson.dumps(obj) + b"\n" for obj in first)
+        handle.write(b"\0" * 50_000 + b"\n")  # a hole in a sparse file reads as one line of NULs
+        handle.writelines(orjson.dumps(obj) + b"\n" for obj in later)
+    state = ScanState()
+    fd = os.open(path, os.O_RDONLY)
+    tracemalloc.start()
+    try:
+        scan_file(fd, state, os.fstat(fd).st_size, block=block)
+        peak = tracemalloc.get_traced_memory()[1]
+        calls, _, _ = resolve_calls(fd, state.pending)
+    finally:
+        tracemalloc.stop()
+        os.close(fd)
+    assert peak < 50_000, f"{peak} bytes held while scanning past a 50,000-byte line"
+    assert state.bad_lines == 1 and state.line_no == 6
+    assert [c.line for c in calls] == [3, 6] and [c.line for c in state.compactions] == [5]
+    assert state.offset == path.stat().st_size
