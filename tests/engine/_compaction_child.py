@@ -1,7 +1,8 @@
 """A child process for the SIGKILL trials (run as a script, killed at random points).
 
     _compaction_child.py compact <transcript> <state_dir>   print "ready", then forever: append an agent turn,
-                                                             compact (summarize and drop-only in turn)
+                                                             compact (summarize and drop-only in turn), print
+                                                             "compacted" after each applied compaction
     _compaction_child.py archive <file> <record>...          print "ready", then forever: append the given
                                                              pre-rendered records (files) in turn
 """
@@ -49,6 +50,7 @@ def compact_forever(transcript: Path, state_dir: Path) -> None:
         if plan.applicable:
             with contextlib.suppress(CompactionRefusedError):
                 apply_compaction(plan, follower=follower, state_dir=state_dir, lock_timeout=30.0)
+                print("compacted", flush=True)
 
 
 def archive_forever(path: Path, sources: list[Path]) -> None:
