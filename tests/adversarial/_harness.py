@@ -162,21 +162,37 @@ class Measured:
     timed_out: bool
 
 
+_LAUNCHER = r"""
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+"""Runs the command as its child: a process forked from the test runner carries the runner's resident size as
+its peak (Linux keeps the high-water mark across ``exec``); one forked from this small launcher does not."""
+
+
 def measure_cli(args: Sequence[str], home: Path, *, timeout: float) -> Measured:
-    """Run ``ctxscope ARGS`` and report its own peak RSS (``wait4``) and wall time; killed at ``timeout``."""
+    """Run ``ctxscope ARGS`` and report its own peak RSS (``wait4`` in a launcher) and wall time; the process
+    group is killed at ``timeout``."""
     home.mkdir(parents=True, exist_ok=True)
-    out, err = home / ".measure.out", home / ".measure.err"
+    out, err, peak = home / ".measure.out", home / ".measure.err", home / ".measure.rss"
+    peak.unlink(missing_ok=True)
     with out.open("w") as stdout, err.open("w") as stderr:
         start = time.monotonic()
-        process = subprocess.Popen([sys.executable, "-m", "tui.cli.main", *args], cwd=ROOT, env=cli_env(home),
-                                   stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL)
-        timer = threading.Timer(timeout, process.kill)
+        process = subprocess.Popen(
+            [sys.executable, "-c", _LAUNCHER, str(peak), sys.executable, "-m", "tui.cli.main", *args], cwd=ROOT,
+            env=cli_env(home), stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, start_new_session=True)
+        timer = threading.Timer(timeout, os.killpg, (process.pid, 9))
         timer.start()
         try:
-            _, status, usage = os.wait4(process.pid, 0)
+            returncode = process.wait()
         finally:
             timer.cancel()
         seconds = time.monotonic() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return Measured(process.returncode, out.read_text(), err.read_text(), usage.ru_maxrss / 1024, seconds,
-                    seconds >= timeout)
+    max_rss_kb = int(peak.read_text()) if peak.exists() else 0
+    return Measured(returncode, out.read_text(), err.read_text(), max_rss_kb / 1024, seconds, seconds >= timeout)
