@@ -24,6 +24,7 @@ from tui.widgets.context_table import ContextTable
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.history import HistoryPane
 from tui.widgets.session_table import SessionTable
+from tui.widgets.transcript import TranscriptTail
 
 # Newest first by the time of each transcript's last entry.
 EXPECTED_ORDER = [
@@ -124,7 +125,7 @@ async def test_session_view_panes_fill_from_workers(sessions: Path, tmp_path: Pa
         assert table.row_count == len(snapshot.view.messages)
         last = snapshot.view.messages[-1]
         assert table.get_row_at(table.row_count - 1)[0].plain == last.entry_id
-        tail = str(screen.query_one("#tail-text", Static).render())
+        tail = screen.query_one(TranscriptTail).shown_text()
         assert last.entry_id in tail
         plot_timeline = screen.query_one("UtilizationPlot").timeline  # type: ignore[attr-defined]
         assert plot_timeline.compactions == snapshot.view.compactions_on_path

@@ -23,6 +23,7 @@ from tui.widgets.checkpoints import CheckpointList, CheckpointsView
 from tui.widgets.context_table import ContextTable
 from tui.widgets.plot import UtilizationPlot
 from tui.widgets.session_table import SessionTable
+from tui.widgets.transcript import TranscriptTail
 
 SUBAGENT_KEY = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
 SUBAGENT_LEAF = "562b10c7"
@@ -214,6 +215,36 @@ async def test_enter_on_a_context_row_opens_the_message_redacted_with_its_tokens
         assert view.message.entry_id == "s1" and view.message.role == "user"
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is screen)
+
+
+async def test_enter_on_a_transcript_message_opens_it_and_the_tail_shows_it_redacted(tmp_path: Path) -> None:
+    transcript = copy_fixtures([SUBAGENT], tmp_path / "sessions") / SUBAGENT.name
+    secret = "sk-ant-api03-" + "Q" * 40
+    append(transcript, user("s1", SUBAGENT_LEAF, f"use the key {secret} for the deploy", when="15:30:00"),
+           reply("s2", "s1", 30_000, "Deploying now.", when="15:30:05"))
+    app, changes = make_app([transcript.parent], tmp_path / "state", auto_checkpoints=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, SUBAGENT_KEY)
+        await pilot.press("3")  # the Transcript tab
+        tail = screen.query_one(TranscriptTail)
+        await wait_until(pilot, lambda: bool(tail.messages) and tail.messages[-1].entry_id == "s2")
+        assert "use the key" in tail.shown_text() and secret not in tail.shown_text()
+        tail.focus()
+        await pilot.press("up", "up")  # from following the newest: s2, then s1
+        assert tail.cursor is not None and tail.messages[tail.cursor].entry_id == "s1"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, MessageView))
+        view = app.screen
+        assert isinstance(view, MessageView) and view.message.entry_id == "s1"
+        assert secret not in str(view.query_one("#message-text", Static).render())
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+        # The cursor stays on its message as the agent writes; the tail stops following until it is let go.
+        append(transcript, user("s3", "s2", "and now the docs", when="15:31:00"))
+        changes.push(transcript)
+        await wait_until(pilot, lambda: tail.messages[-1].entry_id == "s3")
+        assert tail.cursor is not None and tail.messages[tail.cursor].entry_id == "s1"
 
 
 async def test_notifications_never_cover_the_plot(tmp_path: Path) -> None:

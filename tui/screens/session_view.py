@@ -284,6 +284,11 @@ class SessionScreen(Screen[None]):
         if snapshot is not None and key is not None:
             self.open_message(snapshot, key.split("#")[0])
 
+    @on(TranscriptTail.Chosen)
+    def _transcript_message_chosen(self, event: TranscriptTail.Chosen) -> None:
+        if self.snapshot is not None:
+            self.open_message(self.snapshot, event.entry_id)
+
     @work(thread=True, exclusive=True, group="open_message", exit_on_error=False)
     def open_message(self, snapshot: SessionSnapshot, entry_id: str) -> None:
         """Read one context message in full (redacted) and show it."""

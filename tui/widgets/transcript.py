@@ -1,16 +1,25 @@
-"""A live tail of the transcript: the last messages in context, their text re-read from disk on demand."""
+"""A live tail of the transcript: the last messages in context, their text re-read from disk on demand.
+
+Each message is a block of its own; up/down move a cursor over them and Enter asks for the whole message
+(:class:`TranscriptTail.Chosen`). Without a cursor the tail follows the newest message. The text is redacted
+like everything ctxscope derives from a transcript (``docs/checkpoints.md``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from engine.accounting.measure import text_of
+from engine.capture.redact import redact_secrets
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 
 __all__ = ["TailMessage", "TranscriptTail", "read_tail"]
@@ -48,7 +57,7 @@ def read_tail(snapshot: SessionSnapshot, follower: SessionFollower, count: int) 
             text += f"\n[{images} image{'s' if images > 1 else ''}]"
         if message.entry.tool_calls and not text.strip():
             text = ", ".join(message.entry.tool_calls)
-        shown, hidden = _clip(text)
+        shown, hidden = _clip(redact_secrets(text))
         stamp = message.entry.timestamp or ""
         tail.append(TailMessage(message.entry_id, message.role, stamp[11:19], shown, hidden))
     return tuple(tail)
@@ -64,18 +73,80 @@ def _block(message: TailMessage) -> Content:
     return Content.assemble(header, "\n", Content(message.text or "(empty)"), more)
 
 
-class TranscriptTail(VerticalScroll):
-    """Call :meth:`show` with the tail; it stays scrolled to the end unless the user scrolled up."""
+class TranscriptTail(VerticalScroll, can_focus=True):
+    """Call :meth:`show` with the tail; it stays scrolled to the end unless the user scrolled up or chose a message."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor(-1)", "Previous message", show=False),
+        Binding("down", "cursor(1)", "Next message", show=False),
+        Binding("enter", "open", "Open message", tooltip="Show the whole message (redacted) with its tokens"),
+    ]
+    DEFAULT_CSS = """
+    TranscriptTail > .tail-block { margin-bottom: 1; }
+    TranscriptTail:focus > .tail-block.-chosen { background: $boost; }
+    TranscriptTail > .tail-block.-chosen { border-left: outer $accent; }
+    """
+
+    class Chosen(Message):
+        """Enter on a message of the tail."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: tuple[TailMessage, ...] = ()
+        self.cursor: int | None = None
+        """The chosen message's index, or ``None`` to follow the newest."""
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled("Reading the transcript…", "$text-muted"), id="tail-text")
 
     def show(self, messages: Sequence[TailMessage]) -> None:
-        """Replace the shown messages."""
+        """Replace the shown messages; the cursor stays on its message while that message is still shown."""
         at_end = self.scroll_y >= self.max_scroll_y
-        body = Content("\n\n").join(_block(m) for m in messages) if messages else Content.styled(
-            "No messages in context yet.", "$text-muted"
-        )
-        self.query_one("#tail-text", Static).update(body)
-        if at_end:
+        chosen = self.messages[self.cursor].entry_id if self.cursor is not None else None
+        self.messages = tuple(messages)
+        ids = [m.entry_id for m in self.messages]
+        self.cursor = ids.index(chosen) if chosen in ids else None
+        notice = self.query_one("#tail-text", Static)
+        notice.display = not self.messages
+        if not self.messages:
+            notice.update(Content.styled("No messages in context yet.", "$text-muted"))
+        blocks = list(self.query(".tail-block").results(Static))
+        if len(blocks) < len(self.messages):
+            # The blocks are kept and refilled: the tail changes on every append, its length rarely.
+            fresh = [Static(classes="tail-block") for _ in range(len(self.messages) - len(blocks))]
+            self.mount_all(fresh)
+            blocks += fresh
+        for n, block in enumerate(blocks):
+            block.display = n < len(self.messages)
+            if n < len(self.messages):
+                block.update(_block(self.messages[n]))
+                block.set_class(n == self.cursor, "-chosen")
+        if at_end and self.cursor is None:
             self.call_after_refresh(self.scroll_end, animate=False)
+
+    def shown_text(self) -> str:
+        """The tail as plain text (what the blocks say), for tests and copying."""
+        return "\n\n".join(_block(m).plain for m in self.messages)
+
+    def action_cursor(self, delta: int) -> None:
+        if not self.messages:
+            return
+        last = len(self.messages) - 1
+        start = self.cursor if self.cursor is not None else last + (1 if delta < 0 else 0)
+        self.cursor = min(max(start + delta, 0), last)
+        blocks = list(self.query(".tail-block").results(Static))
+        for n, block in enumerate(blocks):
+            block.set_class(n == self.cursor, "-chosen")
+        self.scroll_to_widget(blocks[self.cursor], animate=False)
+
+    def action_open(self) -> None:
+        if not self.messages:
+            return
+        if self.cursor is None:
+            self.action_cursor(0)
+        assert self.cursor is not None
+        self.post_message(self.Chosen(self.messages[self.cursor].entry_id))
