@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import Static, TabbedContent
 from textual.widgets._toast import Toast
 
@@ -16,6 +18,7 @@ from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tests.tui.transcript_lines import append, decision_exchange, reply, user
 from tui.app import CtxscopeApp
 from tui.dialogs.message_view import MessageView
+from tui.dialogs.risk_detail import RiskDetail
 from tui.screens.session_view import SessionScreen
 from tui.widgets.branch_tree import BranchTree
 from tui.widgets.cards import CostCard, RiskCard
@@ -60,6 +63,32 @@ async def test_risk_and_cost_cards_render_the_engine_assessment(tmp_path: Path) 
         assert "3 summaries unavailable" in risk and "summarized nothing new" in risk
         cost = str(screen.query_one(CostCard).render())
         assert "$4.29 (mixed)" in cost and "cold" in cost and "19% of spend" in cost
+
+
+def _visible(widget: Widget) -> str:
+    """What ``widget`` shows on screen, without spaces (wrapping moves them)."""
+    strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+    return "".join(segment.text for strip in strips for segment in strip).replace(" ", "")
+
+
+async def test_at_80_columns_r_shows_the_advice_whole_that_the_card_cuts(tmp_path: Path) -> None:
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, MAIN_KEY)
+        await wait_until(pilot, lambda: app.insights.get(MAIN_KEY) is not None)
+        advice = [line.strip().replace(" ", "") for line in
+                  app.insights[MAIN_KEY].degradation.report.recommendation.splitlines() if line.strip()]
+        card = screen.query_one(RiskCard)
+        assert not all(line in _visible(card) for line in advice), "the card should cut the advice at 80 columns"
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, RiskDetail))
+        await settle(pilot)
+        whole = _visible(app.screen.query_one(RiskCard))
+        assert all(line in whole for line in advice), whole
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
 
 
 def _latest(state: Path) -> Checkpoint:

@@ -28,6 +28,7 @@ from engine.session.snapshot import SessionFollower, SessionSnapshot
 from tui.controls import HistoryItem, audit_history, session_state_dir
 from tui.dialogs.message_view import MessageView, read_message
 from tui.dialogs.prune_chosen import ChooseConsumersDialog
+from tui.dialogs.risk_detail import RiskDetail
 from tui.messages import PruneChosen
 from tui.widgets.branch_tree import BranchTree, read_outline
 from tui.widgets.cards import ContextCard, CostCard, RiskCard, SessionCard
@@ -67,6 +68,8 @@ class SessionScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back"),
         Binding("t", "top_consumers", "Top consumers", tooltip="Choose among the largest messages and prune them"),
+        Binding("r", "risk_detail", "Risk details", show=False,
+                tooltip="The degradation assessment and its advice whole (the card cuts long lines)"),
         Binding("x", "toggle_stale", "Stale items", show=False,
                 tooltip="Decisions tab: show or hide open items finished later or older than open_items_max_age"),
         *(Binding(str(n), f"show_tab('{tab}')", f"{tab.title()} tab", show=False)
@@ -283,6 +286,14 @@ class SessionScreen(Screen[None]):
         snapshot, key = self.snapshot, event.row_key.value
         if snapshot is not None and key is not None:
             self.open_message(snapshot, key.split("#")[0])
+
+    def action_risk_detail(self) -> None:
+        if self.snapshot is not None:
+            self.app.push_screen(RiskDetail(self.snapshot, self.insight))
+
+    @on(RiskCard.Chosen)
+    def _risk_card_clicked(self) -> None:
+        self.action_risk_detail()
 
     @on(TranscriptTail.Chosen)
     def _transcript_message_chosen(self, event: TranscriptTail.Chosen) -> None:

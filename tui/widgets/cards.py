@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -84,9 +85,22 @@ def risk_content(level: str) -> Content:
 
 
 class RiskCard(Card):
-    """The engine's degradation assessment: level, loss, spam, fallbacks, lost decisions, advice."""
+    """The engine's degradation assessment: level, loss, spam, fallbacks, lost decisions, advice.
+
+    A click posts :class:`RiskCard.Chosen`: the session view then shows the card whole (its lines are cut here).
+    """
 
     TITLE = "Degradation risk"
+
+    class Chosen(Message):
+        """The card was clicked."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_subtitle = "r: whole"
+
+    def on_click(self) -> None:
+        self.post_message(self.Chosen())
 
     def describe(self, snapshot: SessionSnapshot) -> Content:
         if self.insight is None:
