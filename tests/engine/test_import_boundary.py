@@ -40,3 +40,15 @@ def test_lint_bans_ui_imports_in_engine(tmp_path: Path) -> None:
         probe.unlink()
     assert result.returncode == 1
     assert "must not import Textual" in result.stdout and "must not import Rich" in result.stdout
+
+
+def test_the_command_line_loads_textual_only_for_the_tui_and_the_demo() -> None:
+    # `ctxscope watch`, `status` and the rest must start without Textual; only the `tui`/`demo` handlers import it.
+    code = (
+        "import importlib, sys\n"
+        "import tui.cli.main, tui.cli.watch_command, tui.cli.read_commands, tui.cli.compact_commands\n"
+        "import tui.cli.checkpoint_commands, tui.cli.report_command, tui.changes\n"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert result.stdout.strip() == ""

@@ -72,7 +72,7 @@ def launch(paths: Sequence[Path], config: Config, *, force_polling: bool | None 
     """
     from engine.stores.discovery import discover_sessions
     from tui.app import DEFAULT_WHERE, CtxscopeApp  # Textual loads only for the TUI, not for `status` and friends
-    from tui.follow import watch_targets
+    from tui.changes import watch_targets
 
     paths = list(paths)
     if not watch_targets(paths):  # nothing exists to watch: the agent has never run here
