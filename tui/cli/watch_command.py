@@ -1,7 +1,7 @@
 """``ctxscope watch``: the headless sidecar — follow sessions live and print one line per event.
 
 It runs the same follow rule as the TUI: a :class:`~engine.live.tracker.SessionTracker` stepped by the sidecar's
-:class:`~engine.sidecar.ContextManager`, fed by :func:`tui.follow.watch_changes` (``watchfiles`` with a short
+:class:`~engine.sidecar.ContextManager`, fed by :func:`tui.changes.watch_changes` (``watchfiles`` with a short
 debounce). :meth:`~engine.live.tracker.SessionTracker.absorb` maps each batch of changes to the sessions to step,
 re-reads ``sessions.json`` stores, discovers new transcripts, and writes a ``session-end`` checkpoint when OpenClaw
 archives a transcript on ``/new`` or ``/reset``.
@@ -68,7 +68,7 @@ def _step_all(tracker: SessionTracker, keys: Iterable[str], recorder: ActivityRe
 async def _follow(
     tracker: SessionTracker, *, force_polling: bool | None, stop: asyncio.Event, recorder: ActivityRecorder | None
 ) -> None:
-    from tui.follow import watch_changes, watch_targets  # watchfiles loads only for a live watch
+    from tui.changes import watch_changes, watch_targets  # watchfiles loads only for a live watch
 
     changes = watch_changes(force_polling=force_polling, stop=stop)
     first = True
@@ -100,7 +100,7 @@ def _serve_metrics(address: str, tracker: SessionTracker, recorder: ActivityReco
 def watch(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope watch [PATH…] [--auto-compact] [--metrics HOST:PORT]``: run the sidecar until interrupted (or
     once with ``--once``)."""
-    from tui.follow import watch_targets
+    from tui.changes import watch_targets
 
     manager = ContextManager(config, auto_compact=getattr(args, "auto_compact", None), index=stderr_cache())
     tracker = SessionTracker(list(args.paths), config, manager=manager)
@@ -130,11 +130,13 @@ def watch(args: argparse.Namespace, config: Config) -> int:
             print(f"ctxscope: --metrics {metrics}: cannot listen there ({exc})", file=sys.stderr)
             return EXIT_FAILED
     try:
+        # The first read comes before "watching": a change made after that line is seen as the session moving,
+        # never folded into the first read (where an idle session is only read, docs/checkpoints.md).
+        _step_all(tracker, tracker.keys, recorder)
         auto = " with automatic compaction" if manager.auto_compact else ""
         print(f"watching {len(tracker.keys)} session(s){auto}; Ctrl-C to stop", flush=True)
         if server is not None:
             print(f"metrics at {server.url}", flush=True)
-        _step_all(tracker, tracker.keys, recorder)
         if args.once:
             return EXIT_OK
         asyncio.run(_main(tracker, args.force_polling, recorder))
