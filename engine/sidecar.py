@@ -267,8 +267,8 @@ class ContextManager:
         return self._event(
             "checkpoint",
             session,
-            f"{ref.checkpoint_id} ({trigger}) at {usage} — {len(cp.decisions)} decisions, "
-            f"{len(cp.open_items)} open items → {ref.path}{enrich_note}",
+            f"{ref.checkpoint_id} ({trigger}) at {usage} — {_count(len(cp.decisions), 'decision')}, "
+            f"{_count(len(cp.open_items), 'open item')} → {ref.path}{enrich_note}",
             trigger=trigger,
             checkpoint=ref,
         )
@@ -292,3 +292,7 @@ def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
     return " ".join(str(exc).split())
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

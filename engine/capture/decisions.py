@@ -103,7 +103,8 @@ def extract_decision_from_response(
     first", "Proveriću"), follow-up chores ("I'll write this up as an ADR"), hedges, and its place: a key-value
     bullet in a list whose other entries are still open, a standalone line after a list of alternatives or
     after a code fence, step 1 of a plan the user answers with "start now". The best candidate is reported
-    when its score reaches the model's threshold. Questions, statements that something is still open,
+    when its score reaches the model's threshold, unless the response also leaves it open (an item under "Next
+    steps:", a TODO); then the next candidate may be. Questions, statements that something is still open,
     either-or statements and choices named only by position ("the second option") are never reported.
 
     Args:
@@ -114,10 +115,15 @@ def extract_decision_from_response(
     Misses: decisions only in the user's reply, decisions spread over several lines, and markers the
     families do not list (the optional LLM enricher is the way to get more).
     """
-    ranked = rank_decisions(text, user_reply, model)
-    if not ranked or ranked[0][0] < model.threshold:
-        return None
-    return _truncate(ranked[0][1])
+    # A line the same response leaves open ("Next steps: 1. Delete the old code") is a proposal, not a decision:
+    # reporting it as both made one item current and open at once (seen on pi's before-compaction fixture).
+    open_items = {" ".join(item.split()) for item in extract_open_items(text)}
+    for score, line in rank_decisions(text, user_reply, model):
+        if score < model.threshold:
+            return None
+        if _truncate(" ".join(line.split())) not in open_items:
+            return _truncate(line)
+    return None
 
 
 # --- real user messages -------------------------------------------------------------------------------
@@ -262,6 +268,8 @@ def extract_learnings(user_text: str, prior_agent_text: str = "") -> tuple[str, 
     (see :func:`is_real_user_message`) give nothing; envelopes are stripped; each learning is the user's
     sentence, capped at 200 characters.
 
+    A correction phrased as a question ("actually, can you revert that?") is a request, not a learning.
+
     Misses: corrections without a marker ("you broke the component, try again"), preferences stated
     mid-sentence, and whether a correction is durable or only about the task at hand.
     """
@@ -273,7 +281,8 @@ def extract_learnings(user_text: str, prior_agent_text: str = "") -> tuple[str, 
     found: list[str] = []
     for position, sentence in enumerate(sentences):
         key = fold(sentence)
-        correction = position == 0 and not asked and _CORRECTION.match(key)
+        # "actually, can you revert that?" asks for a change; it states no rule to keep.
+        correction = position == 0 and not asked and not sentence.endswith("?") and _CORRECTION.match(key)
         if (correction and len(extract_keywords(sentence)) >= 2) or _STANDING.match(key):
             found.append(sentence)
     return dedupe(_truncate(s) for s in found)

@@ -366,3 +366,30 @@ def test_committed_weights_are_the_fit_of_the_labelled_data() -> None:
 
     written = render_weights(fit_decisions(load_all(DECISION_FILES)), fit_dedup_threshold(load_all(DEDUP_FILES)))
     assert WEIGHTS.read_text(encoding="utf-8") == written
+
+
+def test_a_next_step_the_response_leaves_open_is_not_also_its_decision() -> None:
+    # Found on pi's before-compaction fixture: step 1 of "Next steps when you're ready" was both the decision and
+    # an open item. Written afresh here, not copied from the fixture.
+    proposal = (
+        "The migration script runs cleanly on staging now.\n\n"
+        "Next steps once you have had a look:\n"
+        "1. Drop the legacy `orders_v1` table\n"
+        "2. Point the nightly export at `orders_v2`\n\n"
+        "Or should we keep both tables for a release?"
+    )
+    assert "Drop the legacy `orders_v1` table" in extract_open_items(proposal)
+    assert extract_decision_from_response(proposal) is None
+    decided = "Decision: we keep `orders_v1` read-only until March.\n\nNext steps:\n1. Drop the legacy `orders_v0` table"
+    assert extract_decision_from_response(decided) == "Decision: we keep `orders_v1` read-only until March."
+
+
+@pytest.mark.parametrize("reply", ["actually, can you undo the last rename?", "no, could you run it again?"])
+def test_a_correction_asked_as_a_question_is_a_request_not_a_learning(reply: str) -> None:
+    assert extract_learnings(reply) == ()
+
+
+def test_a_correction_stated_as_a_rule_is_still_a_learning() -> None:
+    assert extract_learnings("no, the migration must run inside a transaction") == (
+        "no, the migration must run inside a transaction",
+    )

@@ -102,7 +102,8 @@ def history(args: argparse.Namespace, config: Config) -> int:
             print(f"  {row['checkpoint_id']}  unreadable: {row['error']}")
             continue
         print(f"  {row['checkpoint_id']}  {row['created_at']}  {row['trigger']:<22} {row['input_tokens']:>9,} tokens "
-              f"({row['utilization'] * 100:.0f}%)  {row['decisions']} decisions, {row['open_items']} open items")
+              f"({row['utilization'] * 100:.0f}%)  {row['decisions']} decision{'' if row['decisions'] == 1 else 's'}, "
+              f"{row['open_items']} open item{'' if row['open_items'] == 1 else 's'}")
     for c in compactions:
         note = "  fallback summary" if c["fallback_summary"] else ""
         before = f"{c['tokens_before']:,}" if c["tokens_before"] is not None else "?"
