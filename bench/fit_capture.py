@@ -4,7 +4,8 @@ Run from the project root: ``.venv/bin/python -m bench.fit_capture`` (``--check`
 
 Decisions: every candidate line of every labelled response (``tests/data/decisions_dev*.jsonl``) is one
 example, positive when it is one of the response's expected lines; each response is used twice, with and
-without the user's reply, so the same weights serve callers that know the reply and callers that do not. A
+without the user's reply, so the same weights serve callers that know the reply and callers that do not (a row
+marked ``label_needs_reply``, whose label the reply decides, only with it). A
 logistic regression (``bench/logistic.py``) gives the weights; the threshold is the best candidate score that
 maximises F0.5 (precision weighted twice recall) on the same data. Dedup: the similarity threshold that
 maximises F0.5 over the labelled pairs (``tests/data/dedup_dev*.jsonl``). ``bench.quality`` runs the same
@@ -27,7 +28,7 @@ from engine.capture.dedup import normalize
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
-DECISION_FILES = ("decisions_dev.jsonl", "decisions_dev2.jsonl")
+DECISION_FILES = ("decisions_dev.jsonl", "decisions_dev2.jsonl", "decisions_dev3.jsonl")
 DEDUP_FILES = ("dedup_dev.jsonl", "dedup_dev2.jsonl")
 WEIGHTS = ROOT / "engine" / "capture" / "weights.py"
 L2 = 1.0
@@ -79,8 +80,11 @@ def _best(model: DecisionModel, cands: list[Candidate]) -> tuple[float, Candidat
 
 def fit_decisions(rows: Sequence[dict[str, Any]]) -> DecisionModel:
     """A decision model fit on ``rows`` (weights by logistic regression, threshold by F0.5)."""
-    groups = decision_examples(rows, True) + decision_examples(rows, False)
-    expected = [row["expected"] for row in rows] * 2
+    # A row whose label the user's reply decides ("Decision: X. Go ahead?" + "yes" / "let me think") says nothing
+    # about the response alone, so it is used only with its reply.
+    alone = [row for row in rows if not row.get("label_needs_reply")]
+    groups = decision_examples(rows, True) + decision_examples(alone, False)
+    expected = [row["expected"] for row in rows] + [row["expected"] for row in alone]
     examples = [c.features for cands in groups for c in cands]
     labels = [bool(exp) and matches(c.text, exp) for cands, exp in zip(groups, expected, strict=True) for c in cands]
     logistic = fit(examples, labels, l2=L2)

@@ -3,10 +3,13 @@
 Run from the project root: ``.venv/bin/python -m bench.quality`` (``--verbose`` lists every error,
 ``--folds K`` changes k, default 5).
 
-Data: ``tests/data/decisions_dev.jsonl`` + ``decisions_dev2.jsonl`` (``agent_response``, ``user_reply``,
-``expected``: the acceptable decision lines, empty when there is none) and ``dedup_dev.jsonl`` +
-``dedup_dev2.jsonl`` (``a``, ``b``, ``duplicate``). The ``*_dev2`` rows carry ``lang`` and ``class``; the first
-sets are marked ``dev1`` and their language is guessed from the text.
+Data: ``tests/data/decisions_dev.jsonl`` + ``decisions_dev2.jsonl`` + ``decisions_dev3.jsonl`` (``agent_response``,
+``user_reply``, ``expected``: the acceptable decision lines, empty when there is none) and ``dedup_dev.jsonl`` +
+``dedup_dev2.jsonl`` (``a``, ``b``, ``duplicate``). The ``*_dev2``/``*_dev3`` rows carry ``lang`` and ``class``;
+the first sets are marked ``dev1`` and their language is guessed from the text. ``decisions_dev3.jsonl`` (22
+responses, class ``asked_to_confirm``) was written by this project after the demo showed no decisions: a stated
+decision with its reasons that ends in "Go ahead?", confirmed, deferred or declined by the reply; its rows are
+``label_needs_reply`` and are scored only with the reply.
 
 Decisions: one prediction per response. TP = the prediction is one of the expected lines (markdown, case and
 whitespace ignored); FP = a prediction that is not (noise, or the wrong line); FN = a response with a decision
@@ -129,6 +132,8 @@ def cv_decisions(rows: list[dict[str, Any]], k: int, with_reply: bool) -> Report
         model = fit_decisions([row for i, row in enumerate(rows) if i not in held])
         for i in test:
             row = rows[i]
+            if not with_reply and row.get("label_needs_reply"):
+                continue  # its label is the reply's: without the reply there is nothing to score
             prediction = extract_decision_from_response(
                 row["agent_response"], row["user_reply"] if with_reply else None, model
             )

@@ -176,6 +176,8 @@ def _reply_features(reply: str | None) -> dict[str, float]:
         f["reply_start"] = 1
     if m.REPLY_DEFER.search(key):
         f["reply_defer"] = 1
+    elif m.REPLY_REJECT.search(key):
+        f["reply_reject"] = 1
     elif m.REPLY_AFFIRM.search(key):
         f["reply_affirm"] = 1
     return f
@@ -297,6 +299,10 @@ _PAIRS = (
     ("last_para", "commit"),
     ("first_para", "past_report"),
     ("doc_question_end", "intent"),
+    ("doc_question_end", "reply_affirm"),
+    ("label_decision", "doc_question_end"),
+    ("label_decision", "reply_affirm"),
+    ("label_decision", "reply_reject"),
     ("first_item", "under_explore"),
     ("explore_step", "under_plan"),
     ("doc_explore", "first_item"),
@@ -308,8 +314,13 @@ def candidates(text: str, reply: str | None = None) -> list[Candidate]:
 
     Args:
         text: the agent response.
-        reply: the user's reply to it, when known; ``None`` leaves the reply features out.
+        reply: the user's reply to it, when known; ``None`` leaves the reply features out. A reply that defers
+            ("let me think", "javim ti sutra", "ich überlege noch") leaves no candidate: in every labelled
+            response such a reply meant nothing was decided.
     """
+    reply_features = _reply_features(reply)
+    if "reply_defer" in reply_features:
+        return []  # "let me think", "ask Jovana first": nothing the response proposed is taken yet
     lines = parse(text)
     prose_index = [i for i, ln in enumerate(lines) if ln.kind in ("text", "item", "bold", "heading")]
     prose = [lines[i] for i in prose_index]
@@ -317,7 +328,7 @@ def candidates(text: str, reply: str | None = None) -> list[Candidate]:
     kv_open = [ln.kind == "item" and _kv_undecided(ln) for ln in lines]
     bold_led = sum(1 for ln in lines if _BOLD_LED.match(ln.raw))
     prose_families = [families[i] for i in prose_index]
-    shared = _document_features(prose, prose_families, bold_led) | _reply_features(reply)
+    shared = _document_features(prose, prose_families, bold_led) | reply_features
     groups: dict[int, list[int]] = {}
     para_size: dict[int, int] = {}
     for i, ln in enumerate(lines):

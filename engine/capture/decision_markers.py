@@ -194,8 +194,10 @@ REPLY_AFFIRM = re.compile(
 REPLY_DEFER = re.compile(
     r"\b(?:let me (?:think|check|sleep)|sleep on it|think about it|later|tomorrow|on monday|decide|check with"
     r"|ask \w+|talk to|discuss|need to check|wait|hmm|javim|javi(?:cu|m)|razmislic|pitac|pitam|moram da pitam"
-    r"|cekaj|sutra|uberlege|spater|lo hablo|lo pienso|luego|manana)\b"
+    r"|cekaj|sacekaj|sutra|uberlege|spater|besprechen|lo hablo|lo pienso|luego|manana)\b"
 )
+REPLY_REJECT = re.compile(r"^(?:no|nope|nah|ne|nein|nicht|don't|do not|not yet|nemoj|ni slucajno|mejor no)\b")
+"""A reply that turns the proposal down (checked before :data:`REPLY_AFFIRM`: "no, keep it" is no yes)."""
 
 
 # --- phrase families, found anywhere in a line (see engine.capture.language.phrases) ----------------------

@@ -301,7 +301,8 @@ def capture(
             users += 1
             text = strip_envelope(text)
             if len(text) < SHORT_REPLY_CHARS and len(agent_text) >= LONG_RESPONSE_CHARS:
-                decision = extract_decision_from_response(agent_text)
+                # The reply says whether a proposal that ends in "Go ahead?" was taken (docs/checkpoints.md).
+                decision = extract_decision_from_response(agent_text, text)
                 decision = whole_item(decision, agent_text) if decision else None
                 if decision and not any(is_semantic_duplicate(decision, d.what) for d in decisions):
                     decisions.append(CapturedDecision(decision, entry.timestamp, entry.id))

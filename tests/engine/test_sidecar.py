@@ -283,3 +283,24 @@ def test_a_manual_checkpoint_of_a_session_left_alone_as_idle_holds_everything(tm
     cp = read_checkpoint(list_checkpoints(tmp_path / "state", key)[-1])
     assert {"edit", "read"} <= set(cp.resources.tools_used)
     assert "src/net/retry.ts" in cp.resources.files_modified and cp.decisions
+
+
+@pytest.mark.parametrize(("reply", "decided"), [("yes, do it", True), ("hmm, let me think about it", False)])
+def test_capture_takes_a_proposal_ending_in_a_question_once_the_user_says_yes(
+    tmp_path: Path, reply: str, decided: bool
+) -> None:
+    # The demo showed "Decisions (0)": capture did not pass the reply, and "Decision: …  Go ahead?" alone is
+    # only a proposal. Written after the fix, not taken from the labelled data.
+    decision = ("Decision: put the webhook receiver behind its own queue. A slow consumer then delays only "
+                "webhooks, never the checkout path, and a redelivery storm stays out of the API pods.")
+    response = ("Yesterday's incident came from the webhook handler running inside the API pods: when the "
+                "shipping partner resent 40,000 events, checkout latency went to 9 s.\n\n" + decision +
+                "\n\nI'd add a dead-letter queue for events that fail five times. Go ahead?")
+    reader = read_transcript(write(tmp_path / "s.jsonl", [
+        user("u1", None, "Why did checkout slow down yesterday afternoon?"),
+        assistant("a1", "u1", response, 1000),
+        user("u2", "a1", reply),
+    ]))
+    state = capture(CapturedState(), build_context(reader.entries, reader.by_id, reader.leaf).path,
+                    reader.read_object)
+    assert [d.what for d in state.decisions] == ([decision] if decided else [])
