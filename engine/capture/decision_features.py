@@ -342,6 +342,8 @@ def candidates(text: str, reply: str | None = None) -> list[Candidate]:
         line = lines[i]
         if not line.text or line.text.endswith((":", "：")) or _unjudgeable(line.text):
             continue
+        if m.ANNOUNCEMENT.match(line.key):
+            continue  # a header in prose form; what it announces comes after it
         f = dict(shared)
         if paragraphs >= 3:
             # Where a line sits says something only in a response with a beginning, a middle and an end,

@@ -196,6 +196,12 @@ REPLY_DEFER = re.compile(
     r"|ask \w+|talk to|discuss|need to check|wait|hmm|javim|javi(?:cu|m)|razmislic|pitac|pitam|moram da pitam"
     r"|cekaj|sacekaj|sutra|uberlege|spater|besprechen|lo hablo|lo pienso|luego|manana)\b"
 )
+ANNOUNCEMENT = re.compile(
+    r"^(?:so,? )?(?:here(?:'s| is| are)|this is|these are|below (?:is|are)|evo|ovo je|hier (?:ist|sind)|das ist"
+    r"|aqui (?:esta|tienes|va)|esto es)\b[^.!?:]{0,60}\b(?:what|how|my|the following|sta|kako|moj|was|wie|mein"
+    r"|lo que|como|mi)\b[^.!?:]{0,40}[.!:]?$"
+)
+"""A line that only announces what follows ("Here's what I found and what I propose."): a header in prose form."""
 REPLY_REJECT = re.compile(r"^(?:no|nope|nah|ne|nein|nicht|don't|do not|not yet|nemoj|ni slucajno|mejor no)\b")
 """A reply that turns the proposal down (checked before :data:`REPLY_AFFIRM`: "no, keep it" is no yes)."""
 

@@ -393,3 +393,19 @@ def test_a_correction_stated_as_a_rule_is_still_a_learning() -> None:
     assert extract_learnings("no, the migration must run inside a transaction") == (
         "no, the migration must run inside a transaction",
     )
+
+
+def test_a_line_that_only_announces_what_follows_is_not_the_decision() -> None:
+    # "Here's what I found and what I propose." won over the decision it announced in `ctxscope demo`.
+    response = (
+        "Here is what I found and what I suggest.\n\n"
+        "The importer holds every row in memory, and the March file has 4 million rows, so the pod is OOM-killed.\n\n"
+        "I'll switch the importer to stream the file in chunks of 50,000 rows, because memory then stays flat "
+        "whatever the size of the file.\n\n"
+        "Should the failed March import be re-run tonight or tomorrow morning?"
+    )
+    assert extract_decision_from_response(response, "tonight") == (
+        "I'll switch the importer to stream the file in chunks of 50,000 rows, because memory then stays flat "
+        "whatever the size of the file."
+    )
+    assert extract_decision_from_response("Here's what we'll do: move the importer to streaming.") is not None
