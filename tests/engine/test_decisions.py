@@ -380,7 +380,8 @@ def test_a_next_step_the_response_leaves_open_is_not_also_its_decision() -> None
     )
     assert "Drop the legacy `orders_v1` table" in extract_open_items(proposal)
     assert extract_decision_from_response(proposal) is None
-    decided = "Decision: we keep `orders_v1` read-only until March.\n\nNext steps:\n1. Drop the legacy `orders_v0` table"
+    decided = ("Decision: we keep `orders_v1` read-only until March.\n\n"
+               "Next steps:\n1. Drop the legacy `orders_v0` table")
     assert extract_decision_from_response(decided) == "Decision: we keep `orders_v1` read-only until March."
 
 
