@@ -54,6 +54,12 @@ class SidecarEvent:
     layer: str | None = None
     """The layer of an automatic compaction attempt (``auto-compact``, ``refused``, or its ``error``)."""
 
+    @property
+    def short_message(self) -> str:
+        """:attr:`message` without the checkpoint file's path (a notification has no room for it; the Checkpoints
+        tab shows where it is)."""
+        return self.message.replace(f" → {self.checkpoint.path}", "") if self.checkpoint else self.message
+
     def line(self) -> str:
         """One line for ``ctxscope watch``."""
         stamp = self.time.astimezone().strftime("%H:%M:%S")

@@ -160,6 +160,6 @@ def checkpoint_runner(tracker: SessionTracker, *, enrich: bool = False) -> Contr
         event = tracker.write_checkpoint(snapshot.key, "manual", enrich=config.llm if enrich else None)
         if event.kind != "checkpoint":
             raise RuntimeError(event.message)
-        return event.message
+        return event.short_message
 
     return write

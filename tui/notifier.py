@@ -3,8 +3,11 @@
 A session that keeps failing to read, a sidecar that keeps refusing, a worker that keeps erroring would otherwise
 stack the same toast over the screen (and over a dialog's buttons) every few seconds. The :class:`Notifier` shows
 a notification, then drops identical ones (same title, text and severity) for ``quiet_seconds``; the next time it
-is shown it says how many were held back. Read errors are said once per session until the session reads again,
-and the checkpoints written while the sessions are first read are said in one notification at the end.
+is shown it says how many were held back. A notice of a kind (title and severity) already on screen replaces it,
+its title counting how many came ("Checkpoint written ×3"), and only as many notices as ``max_visible`` says fit
+are on screen at once (the oldest gives way), so the stack never grows down over the session view's plot. Read
+errors are said once per session until the session reads again, and the checkpoints written while the sessions are
+first read are said in one notification at the end.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ __all__ = ["QUIET_SECONDS", "Notifier", "worker_failure_title"]
 
 QUIET_SECONDS = 60.0
 """How long an identical notification stays held back after it was shown."""
+SHOWN_SECONDS = 5.0
+"""How long a notice stays on screen unless told otherwise (Textual's default)."""
+MAX_VISIBLE = 2
+"""Notices on screen at once: two fit between the session view's gauge and its plot at 120×36."""
 
 
 class Notify(Protocol):
@@ -32,15 +39,27 @@ class Notify(Protocol):
 
 
 @dataclass
+class _OnScreen:
+    handle: object
+    until: float
+    count: int
+
+
+@dataclass
 class Notifier:
-    """Shows notifications through ``notify`` (``App.notify``), plain text, repeats folded."""
+    """Shows notifications through ``notify`` (it returns a handle that ``withdraw`` takes off the screen), plain
+    text, repeats folded, one notice per kind."""
 
     notify: Notify
     label: Callable[[str], str]
     clock: Callable[[], float] = time.monotonic
     quiet_seconds: float = QUIET_SECONDS
+    withdraw: Callable[[object], None] = lambda handle: None
+    max_visible: Callable[[], int] = lambda: MAX_VISIBLE
+    """How many notices fit on the current screen (the app measures the room above the session view's plot)."""
     _shown: dict[tuple[str, str, str], float] = field(default_factory=dict)
     _held: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    _on_screen: dict[tuple[str, str], _OnScreen] = field(default_factory=dict)
     _read_errors: dict[str, str] = field(default_factory=dict)
     _startup: list[SidecarEvent] = field(default_factory=list)
 
@@ -56,7 +75,18 @@ class Notifier:
         if held:
             text += f" (and {held} more time{'s' if held != 1 else ''} in the last minutes)"
         self._shown[key] = now
-        self.notify(text, title=title, severity=severity, timeout=timeout, markup=False)
+        kind, count = (title, severity), 1
+        self._on_screen = {k: v for k, v in self._on_screen.items() if v.until > now}  # gone by themselves
+        same = self._on_screen.pop(kind, None)
+        if same is not None:
+            self.withdraw(same.handle)
+            count = same.count + 1
+        while self._on_screen and len(self._on_screen) >= max(1, self.max_visible()):
+            oldest = next(iter(self._on_screen))
+            self.withdraw(self._on_screen.pop(oldest).handle)
+        shown_title = f"{title} ×{count}" if count > 1 else title
+        handle = self.notify(text, title=shown_title, severity=severity, timeout=timeout, markup=False)
+        self._on_screen[kind] = _OnScreen(handle, now + (timeout or SHOWN_SECONDS), count)
         return True
 
     def read_failed(self, key: str, error: str) -> None:

@@ -52,3 +52,26 @@ def test_a_read_error_is_said_once_until_the_session_reads_again() -> None:
     assert [(s["title"], s["message"]) for s in shown] == [
         ("Can't read <s1>", "truncated line 4"), ("Can't read <s1>", "permission denied"),
         ("Can't read <s1>", "permission denied (and 1 more time in the last minutes)")]
+
+
+def test_a_notice_of_a_kind_on_screen_is_replaced_and_counted_and_the_oldest_kind_gives_way() -> None:
+    shown: list[dict[str, Any]] = []
+    withdrawn: list[int] = []
+    clock = Clock()
+
+    def notify(message: str, **kwargs: Any) -> int:
+        shown.append({"message": message, **kwargs})
+        return len(shown) - 1  # the handle: its index
+
+    notifier = Notifier(notify, label=str, clock=clock, withdraw=withdrawn.append, max_visible=lambda: 2)
+    for n in range(3):
+        notifier.tell(f"cp_00{n + 1} written", title="Checkpoint written")
+        clock.now += 1
+    assert [s["title"] for s in shown] == ["Checkpoint written", "Checkpoint written ×2", "Checkpoint written ×3"]
+    assert withdrawn == [0, 1]  # each replaced the one before it
+    notifier.tell("near the line", title="Threshold crossed", severity="warning")
+    notifier.tell("medium → high", title="Risk level changed", severity="error")
+    assert withdrawn == [0, 1, 2]  # two fit: the checkpoint notice, the oldest kind, gave way
+    clock.now += 60  # every notice has timed out: a new one of a kind starts counting again
+    notifier.tell("cp_004 written", title="Checkpoint written")
+    assert shown[-1]["title"] == "Checkpoint written" and withdrawn == [0, 1, 2]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -121,6 +122,7 @@ async def test_checkpoints_tab_diffs_against_the_previous_or_the_marked_one(tmp_
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         screen = await _open(pilot, SUBAGENT_KEY)
+        await pilot.press("4")  # the Checkpoints tab: its view is mounted when first shown
         await pilot.press("c")
         await wait_until(pilot, lambda: len(screen.query_one(CheckpointsView).stored) == 1)
         entries, leaf = decision_exchange(SUBAGENT_LEAF, 40_000)
@@ -172,6 +174,7 @@ async def test_decisions_tab_shows_live_capture_then_the_checkpoint_as_source(tm
         await settle(pilot)
         screen = await _open(pilot, SUBAGENT_KEY)
         screen.show_tab("decisions")
+        await pilot.pause()  # the tab's view is mounted when first shown
         entries, _ = decision_exchange(SUBAGENT_LEAF, 40_000)
         append(transcript, *entries)
         changes.push(transcript)
@@ -274,6 +277,49 @@ async def test_enter_on_a_transcript_message_opens_it_and_the_tail_shows_it_reda
         changes.push(transcript)
         await wait_until(pilot, lambda: tail.messages[-1].entry_id == "s3")
         assert tail.cursor is not None and tail.messages[tail.cursor].entry_id == "s1"
+
+
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)])
+async def test_a_burst_of_real_notices_collapses_by_kind_and_stays_off_the_plot(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    # What the demo showed: checkpoint, threshold and risk notices every few seconds, each five or six rows high,
+    # stacked down over the plot.
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, MAIN_KEY)
+        for n in range(3):
+            app.tell(f"agent:main:main: cp_00{n + 3} (auto-75pct) at 7{n}% — 0 decisions, {n + 6} open items",
+                     title="Checkpoint written", timeout=30)
+        app.tell("agent:main:main: near the agent's compaction line (84%).", title="Threshold crossed",
+                 severity="warning", timeout=30)
+        app.tell("agent:main:main: medium → high after 3 compactions.", title="Risk level changed",
+                 severity="error", timeout=30)
+        await wait_until(pilot, lambda: any("Risk level" in str(t.render()) for t in screen.query(Toast)))
+        await pilot.pause()
+        toasts = list(screen.query(Toast))
+        texts = [str(t.render()) for t in toasts]
+        assert len(toasts) <= 2, texts
+        assert not any("Checkpoint written" in t for t in texts)  # the oldest kind gave way
+        plot, gauge = screen.query_one(UtilizationPlot).region, screen.query_one("#gauge-box").region
+        for toast in toasts:
+            assert not toast.region.overlaps(plot) and not toast.region.overlaps(gauge), (toast.region, plot, gauge)
+
+
+async def test_repeated_notices_of_one_kind_are_one_notice_with_a_count(tmp_path: Path) -> None:
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, MAIN_KEY)
+        for n in range(3):
+            app.tell(f"agent:main:main: cp_00{n + 3} (auto-75pct) at 7{n}%", title="Checkpoint written", timeout=30)
+        await wait_until(pilot, lambda: any("×3" in str(t.render()) for t in screen.query(Toast)))
+        await pilot.pause()
+        texts = [str(t.render()) for t in screen.query(Toast) if "Checkpoint written" in str(t.render())]
+        assert len(texts) == 1 and "cp_005" in texts[0], texts
 
 
 async def test_notifications_never_cover_the_plot(tmp_path: Path) -> None:
