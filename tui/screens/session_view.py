@@ -126,7 +126,7 @@ class SessionScreen(Screen[None]):
                     yield CostCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
                     yield SessionCard(clock=self._clock).data_bind(SessionScreen.snapshot, SessionScreen.insight)
                     yield RiskCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
-                    yield TopConsumersCard()
+                    yield TopConsumersCard().data_bind(SessionScreen.snapshot)
                 yield UtilizationPlot().data_bind(SessionScreen.timeline, SessionScreen.compaction_line)
             with TabPane("Context", id="context"):
                 yield ContextTable()
