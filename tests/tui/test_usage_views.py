@@ -90,7 +90,7 @@ async def test_top_consumers_start_a_prune_of_exactly_the_chosen(tmp_path: Path)
         assert tokens == sorted(tokens, reverse=True)
         # What the user sees: the card was blank in the live app (it never received the session's snapshot).
         shown = str(card.render())
-        assert f"{tokens[0]:,} tok" in shown and "t: choose" in shown, shown
+        assert f"{tokens[0]:,} tok" in shown and card.border_subtitle == "t: choose and prune", shown
         await pilot.press("t")
         await wait_until(pilot, lambda: isinstance(app.screen, ChooseConsumersDialog))
         chooser = app.screen

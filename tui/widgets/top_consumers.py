@@ -18,8 +18,8 @@ from tui.widgets.labels import shorten
 
 __all__ = ["SHOWN", "TopConsumersCard", "consumer_line"]
 
-SHOWN = 5
-"""Rows on the card (the chooser offers more)."""
+SHOWN = 3
+"""Rows on the card: three keep the plot below it readable at 36 rows (the chooser offers more)."""
 
 
 def consumer_line(consumer: Consumer, *, what_width: int = 22) -> Content:
@@ -40,12 +40,14 @@ class TopConsumersCard(Card):
 
     consumers: reactive[tuple[Consumer, ...] | None] = reactive(None, layout=True)
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_subtitle = "t: choose and prune"
+
     def describe(self, snapshot: SessionSnapshot) -> Content:
         consumers: Sequence[Consumer] | None = self.consumers
         if consumers is None:
             return Content.styled("counting…", "$text-muted")
         if not consumers:
             return Content.styled("no messages in the context", "$text-muted")
-        lines = [consumer_line(c) for c in consumers[:SHOWN]]
-        lines.append(Content.styled("t: choose some of these and preview a prune of exactly them", "$text-muted"))
-        return Content("\n").join(lines)
+        return Content("\n").join(consumer_line(c) for c in consumers[:SHOWN])
