@@ -153,6 +153,8 @@ class ContextManager:
             snapshot = session.follower.refresh()
         except TranscriptError as exc:
             return session.snapshot, [self._event("error", session, str(exc))]
+        if not snapshot.is_session:
+            return snapshot, events  # a file with no header and no entry (a binary named *.jsonl): never written for
         if not session.started:
             self._start(session, snapshot)
             if self._idle(snapshot):
@@ -226,6 +228,9 @@ class ContextManager:
 
     def _write(self, session: ManagedSession, key: str, trigger: str, enrich: LLMConfig | None) -> SidecarEvent:
         snapshot = session.snapshot or session.follower.refresh()
+        if not snapshot.is_session:
+            return self._event("error", session, f"checkpoint not written: {session.follower.source.path} is not a "
+                               "session (no session header and no entry; pi would not load it)", trigger=trigger)
         if not session.started:
             self._start(session, snapshot)
         # A session read while idle (not captured then) is captured now: a checkpoint asked for holds it all.

@@ -178,6 +178,12 @@ class CtxscopeApp(App[None]):
 
     def on_session_updated(self, message: SessionUpdated) -> None:
         snapshot = message.snapshot
+        if not snapshot.is_session:
+            # No header and no entry: a file the agent has only just created, or no session at all (a binary named
+            # *.jsonl). Not listed until it holds one; `ctxscope status FILE` says why.
+            if self.snapshots.pop(snapshot.key, None) is not None:
+                self.session_list.snapshots = tuple(self.snapshots.values())
+            return
         self.snapshots[snapshot.key] = snapshot
         self.notifier.read_again(snapshot.key)
         self.session_list.snapshots = tuple(self.snapshots.values())

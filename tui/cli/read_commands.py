@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -105,6 +106,7 @@ def status(args: argparse.Namespace, config: Config) -> int:
         print(f"ctxscope: {problem}", file=sys.stderr)
     rows: list[dict[str, Any]] = []
     failed = False
+    given_files = {Path(p).expanduser().resolve() for p in args.paths or () if Path(p).expanduser().is_file()}
     index = stderr_cache()
     with index.batch():  # each shard of the index written once, at the end
         for source in discovery.sessions:
@@ -112,6 +114,8 @@ def status(args: argparse.Namespace, config: Config) -> int:
                 rows.append(_status_of(source, config, args.full, index))
             except NotASessionError as exc:
                 print(f"ctxscope: {exc}", file=sys.stderr)
+                # A file asked for by name that is no session is a failure; one found in a directory is skipped.
+                failed = failed or Path(source.path).resolve() in given_files
             except (TranscriptError, OSError) as exc:
                 failed = True
                 print(f"ctxscope: {source.path}: {exc}", file=sys.stderr)
@@ -121,6 +125,8 @@ def status(args: argparse.Namespace, config: Config) -> int:
     elif not rows and discovery.problems:
         print(f"No session could be read ({len(discovery.problems)} problem(s) above).", file=sys.stderr)
         return EXIT_FAILED
+    elif not rows and failed:
+        return EXIT_FAILED  # each file given was refused, and the line above says why
     elif not rows:
         defaults = "~/.openclaw, ~/.clawdbot, ~/.pi/agent/sessions"
         where = ", ".join(str(p) for p in args.paths) if args.paths else defaults
