@@ -61,3 +61,8 @@ async def test_the_tui_lists_only_the_session_and_writes_nothing_for_the_others(
         assert [s.key for s in app.session_list.snapshots] == [SUBAGENT_KEY]
     written = [p.name for p in (tmp_path / "state").rglob("*") if p.is_dir() and "binary" in p.name + str(p)]
     assert written == []
+
+
+def test_watch_counts_only_the_session(sessions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--state-dir", str(tmp_path / "state"), "watch", str(sessions), "--once"]) == EXIT_OK
+    assert "watching 1 session(s)" in capsys.readouterr().out

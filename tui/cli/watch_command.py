@@ -54,6 +54,12 @@ def _heads(tracker: SessionTracker, key: str) -> HeadReader:
     return read
 
 
+def _sessions_read(tracker: SessionTracker) -> int:
+    """Followed files that hold a session (a binary named *.jsonl is followed, never counted or written for)."""
+    followers = (tracker.follower(key) for key in tracker.keys)
+    return sum(1 for f in followers if f is not None and (f.snapshot is None or f.snapshot.is_session))
+
+
 def _step_all(tracker: SessionTracker, keys: Iterable[str], recorder: ActivityRecorder | None = None) -> None:
     for key in keys:
         try:
@@ -134,7 +140,7 @@ def watch(args: argparse.Namespace, config: Config) -> int:
         # never folded into the first read (where an idle session is only read, docs/checkpoints.md).
         _step_all(tracker, tracker.keys, recorder)
         auto = " with automatic compaction" if manager.auto_compact else ""
-        print(f"watching {len(tracker.keys)} session(s){auto}; Ctrl-C to stop", flush=True)
+        print(f"watching {_sessions_read(tracker)} session(s){auto}; Ctrl-C to stop", flush=True)
         if server is not None:
             print(f"metrics at {server.url}", flush=True)
         if args.once:
