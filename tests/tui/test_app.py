@@ -121,10 +121,13 @@ async def test_session_view_panes_fill_from_workers(sessions: Path, tmp_path: Pa
         await settle(pilot)
         screen = await _open(pilot, "agent:main:main")
         snapshot: SessionSnapshot = app.snapshots["agent:main:main"]
+        # Each tab other than the overview is mounted when first shown, with what the workers read meanwhile.
+        await pilot.press("2")
         table = screen.query_one(ContextTable)
         assert table.row_count == len(snapshot.view.messages)
         last = snapshot.view.messages[-1]
         assert table.get_row_at(table.row_count - 1)[0].plain == last.entry_id
+        await pilot.press("3")
         tail = screen.query_one(TranscriptTail).shown_text()
         assert last.entry_id in tail
         plot_timeline = screen.query_one("UtilizationPlot").timeline  # type: ignore[attr-defined]
@@ -142,10 +145,12 @@ async def test_audit_pane_lists_the_session_newest_first_and_empty_panes_say_why
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         screen = await _open(pilot, "agent:main:main")
+        await pilot.press("7")
         audit = str(screen.query_one("#audit-pane", HistoryPane).query_one(".history-body", Static).render())
         lines = audit.splitlines()
         assert len(lines) == 2
         assert "prune · refused  held" in lines[0] and "checkpoint · ok  trigger=manual" in lines[1]
+        await pilot.press("4")
         checkpoints = str(screen.query_one("#diff-text", Static).render())
         assert checkpoints == CHECKPOINTS_EMPTY
 

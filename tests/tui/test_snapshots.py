@@ -86,6 +86,8 @@ def _with_decisions(changes: ChangeQueue, transcript: Path, tab: str) -> Callabl
         await _opening(SUBAGENT_KEY)(pilot)
         screen = app.screen
         assert isinstance(screen, SessionScreen)
+        screen.show_tab("checkpoints")  # its view is mounted when first shown; the test shows ``tab`` at the end
+        await pilot.pause()
         await pilot.press("c")
         await wait_until(pilot, lambda: len(screen.query_one(CheckpointsView).stored) == 1)
         entries, leaf = decision_exchange(SUBAGENT_LEAF, 40_000)

@@ -13,10 +13,11 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from engine.live.insight import SessionInsight
 from engine.session.snapshot import SessionSnapshot
+from tui.widgets.footer import KeyFooter
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.labels import session_label
 from tui.widgets.session_order import SORTS, matches, ordered
@@ -71,7 +72,7 @@ class SessionListScreen(Screen[None]):
         yield Static(id="list-status")
         with Vertical(id="preview"):
             yield GaugeBar()
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.set_interval(30, self._refresh_rows)  # keeps "5m ago" honest while nothing changes

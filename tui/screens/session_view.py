@@ -14,8 +14,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import DataTable, Footer, TabbedContent, TabPane
+from textual.widget import AwaitMount, Widget
+from textual.widgets import DataTable, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from engine.accounting.consumers import Consumer, top_consumers
@@ -23,8 +23,10 @@ from engine.accounting.timeline import Timeline, utilization_timeline
 from engine.capture.state import CapturedState
 from engine.config.loader import Config
 from engine.live.insight import SessionInsight
+from engine.session.branches import Segment
 from engine.session.cost import session_cost
 from engine.session.snapshot import SessionFollower, SessionSnapshot
+from tui.breakpoints import preset_breakpoints
 from tui.controls import HistoryItem, audit_history, session_state_dir
 from tui.dialogs.message_view import MessageView, read_message
 from tui.dialogs.prune_chosen import ChooseConsumersDialog
@@ -33,15 +35,16 @@ from tui.messages import PruneChosen
 from tui.widgets.branch_tree import BranchTree, read_outline
 from tui.widgets.cards import ContextCard, CostCard, RiskCard, SessionCard
 from tui.widgets.checkpoints import CheckpointsView, StoredCheckpoint, read_checkpoints
-from tui.widgets.context_table import ContextTable, measure_rows
-from tui.widgets.decisions import DecisionsView, read_decisions
+from tui.widgets.context_table import ContextRow, ContextTable, measure_rows
+from tui.widgets.decisions import DecisionsDigest, DecisionsView, read_decisions
+from tui.widgets.footer import KeyFooter
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.history import HistoryPane
 from tui.widgets.labels import session_label
 from tui.widgets.plot import UtilizationPlot
 from tui.widgets.title_bar import TitleBar
 from tui.widgets.top_consumers import TopConsumersCard
-from tui.widgets.transcript import TranscriptTail, read_tail
+from tui.widgets.transcript import TailMessage, TranscriptTail, read_tail
 
 W = TypeVar("W", bound=Widget)
 
@@ -94,6 +97,7 @@ class SessionScreen(Screen[None]):
         insight: SessionInsight | None = None,
     ) -> None:
         super().__init__(classes="session-view")
+        preset_breakpoints(self)
         self.key = snapshot.key
         self._with_follower = with_follower
         self._config = config
@@ -102,6 +106,15 @@ class SessionScreen(Screen[None]):
         self._state_dir = state_dir or session_state_dir(snapshot.source, config)
         self._stored: tuple[StoredCheckpoint, ...] = ()
         self._active_tab = "overview"
+        self._filled: set[str] = {"overview"}
+        # What the workers read for tabs not shown yet: a tab's view gets it when first mounted.
+        self._rows: tuple[ContextRow, ...] | None = None
+        self._tail: tuple[TailMessage, ...] | None = None
+        self._checkpoints: tuple[tuple[StoredCheckpoint, ...], str | None] | None = None
+        self._history: dict[str, tuple[tuple[HistoryItem, ...], str | None]] = {}
+        self._decisions: tuple[DecisionsDigest | None, str | None] | None = None
+        self._outline: tuple[list[Segment] | None, str | None] | None = None
+        self._show_stale = False
         self._mounted = False
         self.consumers: tuple[Consumer, ...] = ()
         """The largest context messages, once measured."""
@@ -128,20 +141,11 @@ class SessionScreen(Screen[None]):
                     yield RiskCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
                     yield TopConsumersCard().data_bind(SessionScreen.snapshot)
                 yield UtilizationPlot().data_bind(SessionScreen.timeline, SessionScreen.compaction_line)
-            with TabPane("Context", id="context"):
-                yield ContextTable()
-            with TabPane("Transcript", id="transcript"):
-                yield TranscriptTail()
-            with TabPane("Checkpoints", id="checkpoints"):
-                yield CheckpointsView(id="checkpoints-view")
-            with TabPane("Decisions", id="decisions"):
-                yield DecisionsView(id="decisions-view")
-            with TabPane("Tree", id="tree"):
-                yield BranchTree(id="branch-tree")
-            for pane, empty in HISTORY_PANES.items():
-                with TabPane(pane.title(), id=pane):
-                    yield HistoryPane(empty=empty, id=f"{pane}-pane")
-        yield Footer(compact=True)
+            # The other tabs are filled the first time they are shown (:meth:`_fill`): composing all seven took
+            # most of the time to open the screen.
+            for tab in TABS[1:]:
+                yield TabPane(tab.title(), id=tab)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self._mounted = True
@@ -158,12 +162,42 @@ class SessionScreen(Screen[None]):
 
     def show_tab(self, tab: str) -> None:
         """Switch to ``tab`` (one of :data:`TABS`)."""
+        self._fill(tab)
         self.query_one("#tabs", TabbedContent).active = tab
+
+    def _fill(self, tab: str) -> AwaitMount | None:
+        """Mount the tab's view the first time the tab is shown, with what the screen already read for it."""
+        if tab in self._filled:
+            return None
+        self._filled.add(tab)
+        view = _tab_view(tab)
+        if isinstance(view, DecisionsView):
+            view.set_reactive(DecisionsView.show_stale, self._show_stale)
+        mounted = self.query_one(f"#{tab}", TabPane).mount(view)
+        self.call_later(self._restore, mounted, tab)
+        return mounted
+
+    async def _restore(self, mounted: AwaitMount, tab: str) -> None:
+        await mounted
+        rows, tail, checkpoints = self._rows, self._tail, self._checkpoints
+        if tab == "context" and rows is not None:
+            self._show_measured(rows, self.consumers)
+        if tab == "transcript" and tail is not None:
+            self._show_tail(tail)
+        if tab == "checkpoints" and checkpoints is not None:
+            self._show_checkpoints(*checkpoints)
+        if tab == "decisions" and self._decisions is not None:
+            self._show_decisions(*self._decisions)
+        if tab == "tree" and self._outline is not None:
+            self._show_outline(*self._outline)
+        if tab in self._history:
+            self._show_history(tab, *self._history[tab])
 
     def action_toggle_stale(self) -> None:
         """Show or hide the open items that no longer stand (Decisions tab)."""
+        self._show_stale = not self._show_stale
         for view in self.query(DecisionsView):
-            view.show_stale = not view.show_stale
+            view.show_stale = self._show_stale
 
     def action_show_tab(self, tab: str) -> None:
         """Switch to ``tab`` (the number keys: 1 for the first tab, in the order shown)."""
@@ -171,8 +205,16 @@ class SessionScreen(Screen[None]):
 
     def show_latest_diff(self) -> None:
         """Show the Checkpoints tab with the newest checkpoint diffed against the previous one."""
+        mounted = self._fill("checkpoints")
         self.show_tab("checkpoints")
-        self.query_one(CheckpointsView).show_latest_diff()
+        if mounted is None:
+            self._each(CheckpointsView, CheckpointsView.show_latest_diff)
+        else:
+            self.call_later(self._latest_diff_when_mounted, mounted)
+
+    async def _latest_diff_when_mounted(self, mounted: AwaitMount) -> None:
+        await mounted
+        self._each(CheckpointsView, CheckpointsView.show_latest_diff)
 
     def _show(self, snapshot: SessionSnapshot | None) -> None:
         if snapshot is None:
@@ -188,9 +230,11 @@ class SessionScreen(Screen[None]):
 
     def _each(self, kind: type[W], apply: Callable[[W], object]) -> None:
         """Apply to every mounted ``kind``: none while the screen is still composing or already closing, when a
-        worker's result arrives too early or too late to matter."""
+        worker's result arrives too early or too late to matter, nor to a tab's view still mounting (it gets the
+        screen's copy once mounted)."""
         for widget in self.query(kind):
-            apply(widget)
+            if widget.is_mounted:
+                apply(widget)
 
     def _show_insight(self, insight: SessionInsight | None) -> None:
         for card in self.query(CostCard):
@@ -200,8 +244,10 @@ class SessionScreen(Screen[None]):
         self.timeline = timeline
 
     def _show_history(self, pane: str, items: tuple[HistoryItem, ...], problem: str | None) -> None:
+        self._history[pane] = (items, problem)
         for found in self.query(f"#{pane}-pane").results(HistoryPane):
-            found.show(items, problem)
+            if found.is_mounted:
+                found.show(items, problem)
 
     @work(thread=True, exclusive=True, group="measure_timeline", exit_on_error=False)
     def measure_timeline(self, snapshot: SessionSnapshot) -> None:
@@ -217,7 +263,7 @@ class SessionScreen(Screen[None]):
         # The agent's own budget (pi's keepRecentTokens for pi sessions), as `ctxscope inspect` uses it.
         keep = snapshot.limits.keep_recent_tokens if snapshot.limits is not None else self._config.keep_recent_tokens
 
-        def measure(follower: SessionFollower) -> tuple[Any, tuple[Consumer, ...]]:
+        def measure(follower: SessionFollower) -> tuple[tuple[ContextRow, ...], tuple[Consumer, ...]]:
             rows = measure_rows(snapshot, follower, keep)
             return rows, top_consumers(snapshot.view, follower.objects, cache=follower.token_cache, limit=12)
 
@@ -225,8 +271,8 @@ class SessionScreen(Screen[None]):
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_measured, rows, consumers)
 
-    def _show_measured(self, rows: Any, consumers: tuple[Consumer, ...]) -> None:
-        self.consumers = consumers
+    def _show_measured(self, rows: tuple[ContextRow, ...], consumers: tuple[Consumer, ...]) -> None:
+        self.consumers, self._rows = consumers, rows
         self._each(ContextTable, lambda table: table.show(rows))
         self._each(TopConsumersCard, lambda card: setattr(card, "consumers", consumers))
 
@@ -248,7 +294,11 @@ class SessionScreen(Screen[None]):
         """Re-read the text of the last messages from the transcript."""
         tail = self._with_follower(lambda follower: read_tail(snapshot, follower, TAIL_MESSAGES))
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._each, TranscriptTail, lambda view: view.show(tail))
+            self.app.call_from_thread(self._show_tail, tail)
+
+    def _show_tail(self, tail: tuple[TailMessage, ...]) -> None:
+        self._tail = tail
+        self._each(TranscriptTail, lambda view: view.show(tail))
 
     @work(thread=True, exclusive=True, group="load_history", exit_on_error=False)
     def load_history(self, snapshot: SessionSnapshot | None = None) -> None:
@@ -265,7 +315,7 @@ class SessionScreen(Screen[None]):
             problem = f"Could not read the checkpoints: {exc}"
         if worker.is_cancelled:
             return
-        self.app.call_from_thread(self._each, CheckpointsView, lambda view: view.show(self._stored, problem))
+        self.app.call_from_thread(self._show_checkpoints, self._stored, problem)
         if self._active_tab == "decisions":
             self.app.call_from_thread(self.load_decisions, snapshot)
         if self._active_tab == "tree":
@@ -280,6 +330,10 @@ class SessionScreen(Screen[None]):
             if worker.is_cancelled:
                 return
             self.app.call_from_thread(self._show_history, pane, items, pane_problem)
+
+    def _show_checkpoints(self, stored: tuple[StoredCheckpoint, ...], problem: str | None) -> None:
+        self._checkpoints = (stored, problem)
+        self._each(CheckpointsView, lambda view: view.show(stored, problem))
 
     @on(DataTable.RowSelected, "ContextTable")
     def _context_row_chosen(self, event: DataTable.RowSelected) -> None:
@@ -314,6 +368,7 @@ class SessionScreen(Screen[None]):
     @on(TabbedContent.TabActivated, "#tabs")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self._active_tab = event.pane.id or ""
+        self._fill(self._active_tab)
         if self._active_tab == "transcript":
             self._each(TranscriptTail, lambda tail: tail.call_after_refresh(tail.scroll_end, animate=False))
         if self._active_tab == "decisions" and self.snapshot is not None:
@@ -330,7 +385,11 @@ class SessionScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001 - shown in the pane; the transcript may be mid-rotation
             outline, problem = None, f"Could not read the tree: {type(exc).__name__}: {exc}"
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._each, BranchTree, lambda tree: tree.show(outline, problem))
+            self.app.call_from_thread(self._show_outline, outline, problem)
+
+    def _show_outline(self, outline: list[Segment] | None, problem: str | None) -> None:
+        self._outline = (outline, problem)
+        self._each(BranchTree, lambda tree: tree.show(outline, problem))
 
     @work(thread=True, exclusive=True, group="load_decisions", exit_on_error=False)
     def load_decisions(self, snapshot: SessionSnapshot) -> None:
@@ -345,7 +404,11 @@ class SessionScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001 - shown in the pane; the transcript may be mid-rotation
             digest, problem = None, f"Could not read the decisions: {type(exc).__name__}: {exc}"
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._each, DecisionsView, lambda view: view.show(digest, problem))
+            self.app.call_from_thread(self._show_decisions, digest, problem)
+
+    def _show_decisions(self, digest: DecisionsDigest | None, problem: str | None) -> None:
+        self._decisions = (digest, problem)
+        self._each(DecisionsView, lambda view: view.show(digest, problem))
 
     def _reprice(self) -> None:
         if self.snapshot is not None:
@@ -357,6 +420,21 @@ class SessionScreen(Screen[None]):
         cost = session_cost(snapshot, now=self._clock())
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._each, CostCard, lambda card: setattr(card, "cost", cost))
+
+
+def _tab_view(tab: str) -> Widget:
+    """The view of a tab other than the overview."""
+    if tab == "context":
+        return ContextTable()
+    if tab == "transcript":
+        return TranscriptTail()
+    if tab == "checkpoints":
+        return CheckpointsView(id="checkpoints-view")
+    if tab == "decisions":
+        return DecisionsView(id="decisions-view")
+    if tab == "tree":
+        return BranchTree(id="branch-tree")
+    return HistoryPane(empty=HISTORY_PANES[tab], id=f"{tab}-pane")
 
 
 def _compaction_line(snapshot: SessionSnapshot | None) -> float | None:

@@ -16,11 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
 from engine.usage.aggregate import aggregate_usage
 from engine.usage.model import GroupBy, SessionUsage, UsageReport
+from tui.widgets.footer import KeyFooter
 from tui.widgets.usage_bars import Metric, UsageBars
 
 __all__ = ["PANES", "UsageLoader", "UsageScreen"]
@@ -56,7 +57,7 @@ class UsageScreen(Screen[None]):
                 bars = UsageBars(id=f"usage-{by}", classes="usage-pane")
                 bars.border_title = title
                 yield bars
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = "usage and cost"

@@ -8,6 +8,7 @@ since, the engine reports ``tokens=None`` and the bar says "unknown" instead of 
 from __future__ import annotations
 
 from textual.content import Content
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -118,3 +119,11 @@ class GaugeBar(Widget):
         if self.snapshot is None:
             return Content.styled("reading…", "$text-muted")
         return gauge_content(self.snapshot, self.size.width)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # Measured at the width the layout offers: the default renders first, and ``self.size`` inside a layout
+        # pass makes Textual arrange the whole screen again to find this widget's region (~30 ms per pass).
+        if self.snapshot is None:
+            return 1
+        content = gauge_content(self.snapshot, width)
+        return content.get_height(self.styles, width)  # type: ignore[arg-type] # Textual passes its styles the same way

@@ -1,0 +1,59 @@
+"""Textual's Footer, rebuilt only when the keys it shows change.
+
+Textual (8.2) recomposes the Footer on every bindings refresh of its screen: a screen opening over it, focus settling,
+the screen resuming. Opening the session view composed its footer empty, then recomposed it three times, and
+recomposed the list's once; each of the ~15 keys was styled twice (mounted, then restyled for its ``-compact`` class):
+about half of the time to open the screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+__all__ = ["KeyFooter"]
+
+
+class KeyFooter(Footer):
+    """A :class:`~textual.widgets.Footer` that recomposes once per change of the keys it shows."""
+
+    def __init__(self, *, compact: bool = False) -> None:
+        super().__init__(compact=compact)
+        self._shown: object = None
+        self._pending = False
+
+    def compose(self) -> Iterator[Widget]:
+        # The keys from the first compose on: Textual's footer starts empty and fills itself on the first bindings
+        # refresh, a second mount and layout while the screen opens.
+        self.set_reactive(Footer._bindings_ready, True)
+        self._shown = self._keys()
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and self.compact:
+                # Already compact when mounted: the key's own watcher would restyle it for the class.
+                widget.set_class(True, "-compact", update=False)
+            yield widget
+
+    def _keys(self) -> object:
+        """What the footer shows: the screen's keys with their state, or ``None`` before the bindings are ready."""
+        if not self._bindings_ready:
+            return None
+        palette = self.app.COMMAND_PALETTE_BINDING
+        return (self.compact, self.show_command_palette, tuple(
+            (binding, enabled, tooltip) for key, (_, binding, enabled, tooltip) in self.screen.active_bindings.items()
+            if binding.show or key == palette))
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        self._bindings_ready = True
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen or self._pending:
+            return
+        self._pending = True
+        self.call_after_refresh(self._recompose_if_changed)
+
+    async def _recompose_if_changed(self) -> None:
+        self._pending = False
+        if self.is_attached and self._keys() != self._shown:
+            await self.recompose()
