@@ -27,7 +27,7 @@ from engine.live.insight import blocking_lock, read_lock
 from engine.live.tracker import SessionTracker
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 from tui.controls import compaction_refusal
-from tui.dialogs.compact import DEBOUNCE_SECONDS, CompactDialog, Planner, PlanRequest
+from tui.dialogs.compact import DEBOUNCE_SECONDS, CompactDialog, FirstPlan, Planner, PlanRequest
 from tui.messages import CompactionApplied, CompactionDetected, CompactionFailed
 from tui.notices import applied_text, compaction_detected_text
 
@@ -115,17 +115,26 @@ class CompactionFlow:
             return
         layer = fixed_layer or select_compaction_layer(
             snapshot.utilization, tool_output_tokens(snapshot), app.config) or "summarize"
-        app.call_from_thread(self._push, snapshot, layer, fixed_layer is not None, targets)
+        planner = make_planner(app.tracker, snapshot.key, app.config, app.clock, targets)
+        # The first plan is computed here, in the worker that already runs, so the dialog opens with it: planning
+        # after the dialog mounted waited for a second worker and competed with the dialog's first frames.
+        request = PlanRequest(layer, None, None)
+        first: FirstPlan | None
+        try:
+            first = (request, planner(request))
+        except Exception:  # noqa: BLE001 - the dialog plans again and shows the problem itself
+            first = None
+        app.call_from_thread(self._push, snapshot, layer, fixed_layer is not None, targets, planner, first)
 
-    def _push(self, snapshot: SessionSnapshot, layer: str, fixed: bool, targets: tuple[str, ...] | None) -> None:
+    def _push(self, snapshot: SessionSnapshot, layer: str, fixed: bool, targets: tuple[str, ...] | None,
+              planner: Planner, first: FirstPlan | None) -> None:
         app = self.app
         title = f"{'Prune' if fixed else 'Compact'} {app.label(snapshot.key)}"
         if targets:
             plural = "s" if len(targets) != 1 else ""
             title = f"Prune {len(targets)} chosen message{plural} of {app.label(snapshot.key)}"
-        planner = make_planner(app.tracker, snapshot.key, app.config, app.clock, targets)
         dialog = CompactDialog(title=title, layer=layer, layers=LAYERS, planner=planner, fixed_layer=fixed,
-                               debounce=self.debounce, session_key=snapshot.key)
+                               debounce=self.debounce, session_key=snapshot.key, first_plan=first)
         app.push_screen(dialog, partial(self._closed, dialog))
 
     def _closed(self, dialog: CompactDialog, confirmed: bool | None) -> None:

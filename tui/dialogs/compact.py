@@ -2,9 +2,11 @@
 confirm or cancel.
 
 The plan is recomputed in a worker (debounced) whenever the layer, the focus or the protected budget changes;
-the dialog only renders it. The summary is shown in an editable text area: an edit (debounced too) becomes the
-engine's plan with that text (:func:`engine.compaction.summary_edit.with_edited_summary`: redacted, tokens
-counted again, refusals recomputed), and applying it audits the edit. Changing the layer, focus or budget plans
+the dialog only renders it. The first plan may come with the dialog (``first_plan``, computed by the worker that
+opens it), so the dialog's first frame shows it. The summary is shown in an editable text area: an edit
+(debounced too) becomes the engine's plan with that text
+(:func:`engine.compaction.summary_edit.with_edited_summary`: redacted, tokens counted again, refusals recomputed),
+and applying it audits the edit. Changing the layer, focus or budget plans
 afresh and replaces an edited text. Confirming is possible only for the plan on screen, when nothing blocks it,
 and — at high or critical degradation — after ticking the explicit confirmation (docs/compaction.md). The dialog
 returns ``True`` when the user confirmed; :attr:`CompactDialog.plan` is then the plan to apply.
@@ -28,9 +30,10 @@ from textual.worker import get_current_worker
 
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.summary_edit import with_edited_summary
+from tui.breakpoints import preset_breakpoints
 from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
 
-__all__ = ["DEBOUNCE_SECONDS", "CompactDialog", "PlanRequest", "Planner"]
+__all__ = ["DEBOUNCE_SECONDS", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
 
 DEBOUNCE_SECONDS = 0.15
 """Typing pauses this long before the plan is recomputed."""
@@ -49,6 +52,9 @@ class PlanRequest:
 Planner = Callable[[PlanRequest], CompactionPlan]
 """Computes the dry-run plan for a request (blocking: the dialog calls it from a worker thread)."""
 
+FirstPlan = tuple[PlanRequest, CompactionPlan]
+"""A plan computed before the dialog opened, with the request it answers."""
+
 
 class CompactDialog(ModalScreen[bool]):
     """Layer, focus and budget in; the live plan out; confirm applies it, escape cancels."""
@@ -65,8 +71,10 @@ class CompactDialog(ModalScreen[bool]):
         fixed_layer: bool = False,
         debounce: float = DEBOUNCE_SECONDS,
         session_key: str | None = None,
+        first_plan: FirstPlan | None = None,
     ) -> None:
         super().__init__(id="compact-dialog")
+        preset_breakpoints(self)
         self.session_key = session_key
         """The session planned for: the App calls :meth:`session_moved` when it changes."""
         self._title = title
@@ -91,6 +99,7 @@ class CompactDialog(ModalScreen[bool]):
         """The plan on screen when the agent last wrote (compared with the plan computed after it)."""
         self.plan_changed = False
         """The agent wrote while the dialog was open and the plan came out different: the user should look again."""
+        self._first_plan = first_plan
 
     # -- layout --------------------------------------------------------------------------------------------
 
@@ -128,7 +137,12 @@ class CompactDialog(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#confirm-risk", Checkbox).display = False
-        self._plan_now()
+        first, self._first_plan = self._first_plan, None
+        if first is not None and first[0] == self.request():
+            self._pending = first[0]
+            self._show_plan(*first)  # shown in the first frame; a change of the choices plans afresh
+        else:
+            self._plan_now()
 
     def _layer_help(self) -> Content:
         return Content.styled(LAYER_HELP.get(self.chosen_layer, ""), "$text-muted")
