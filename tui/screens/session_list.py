@@ -76,7 +76,9 @@ class SessionListScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.set_interval(30, self._refresh_rows)  # keeps "5m ago" honest while nothing changes
-        self._refresh_rows()
+        # Not called directly: is_mounted turns true only after this handler, and what arrived before it (an empty
+        # directory is read before the screen mounts) has no watcher to show it, so the list said "reading…" forever.
+        self.call_after_refresh(self._refresh_rows)
 
     @property
     def table(self) -> SessionTable:
