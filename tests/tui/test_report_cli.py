@@ -62,6 +62,14 @@ def test_report_dates_filter_and_reject_nonsense(store: Path, capsys: pytest.Cap
     assert exit_info.value.code == EXIT_USAGE
 
 
+def test_report_refuses_since_after_until(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Reversed dates printed an empty table with exit 0: "no usage" instead of "you swapped the dates".
+    assert main(["report", str(store), "--utc", "--since", "2026-02-01", "--until", "2026-01-31"]) == EXIT_USAGE
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and "--since 2026-02-01 is after --until 2026-01-31" in captured.err
+
+
 def _run(argv: list[str], cache: Path, *, preexec: object = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     return subprocess.run([sys.executable, "-m", "tui.cli.main", *argv], capture_output=True, text=True, cwd=ROOT,

@@ -15,7 +15,7 @@ from engine.usage.aggregate import aggregate_usage
 from engine.usage.collect import collect_usage
 from engine.usage.model import UsageReport, UsageTotals
 from tui.cli.index_cache import stderr_cache
-from tui.cli.main import EXIT_FAILED, EXIT_OK
+from tui.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 __all__ = ["report", "report_table"]
 
@@ -68,6 +68,11 @@ def _zone(utc: bool) -> tzinfo:
 
 def report(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope report``: aggregate every session's calls (each request once) and print them grouped."""
+    if args.since is not None and args.until is not None and args.since > args.until:
+        # Both dates are inclusive: reversed, they select nothing, and an empty table reads as "no usage".
+        print(f"ctxscope report: --since {args.since} is after --until {args.until}; swap them "
+              "(both days are included)", file=sys.stderr)
+        return EXIT_USAGE
     discovery = discover_sessions(args.paths or None)
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
