@@ -89,6 +89,18 @@ def test_a_config_file_that_does_not_exist_is_a_usage_error(no_home: Path, capsy
     assert "does not exist" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv", [["report", "--since", "2026-13-01"], ["report", "--by", "month"], ["compact"],
+                                  ["bogus"]])
+def test_a_usage_error_is_one_line_that_points_at_the_help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse printed its usage block first (five lines for report), so the error itself scrolled out of view.
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(argv)
+    assert exit_info.value.code == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "usage:" not in err
+    assert "error: " in err and err.rstrip().endswith("--help`)")
+
+
 def test_diff_with_fewer_than_two_checkpoints_fails_with_a_sentence(
     no_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
+from typing import NoReturn
 
 from engine.config.loader import Config, ConfigError, load_config
 from engine.fs.lock_info import LockError
@@ -142,9 +143,18 @@ def _add_compaction_flags(parser: argparse.ArgumentParser) -> None:
     _add_write_flags(parser)
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line that says where the usage is (exit 2, as argparse's)."""
+
+    def error(self, message: str) -> NoReturn:
+        # argparse prints the whole usage block first; the one line that matters scrolled past it.
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(
+    # Subcommand parsers are made with the root parser's class, so they share its one-line errors.
+    parser: argparse.ArgumentParser = _Parser(
         prog="ctxscope",
         description="Watch, inspect and control the context window of long-running agent sessions.",
         epilog="Run `ctxscope demo` to see it on a simulated agent. Exit codes: see `ctxscope help-exit-codes`.",
