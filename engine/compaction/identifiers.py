@@ -41,6 +41,9 @@ GENERIC_IDENTIFIERS: Final = frozenset({
     "JavaScript", "TypeScript", "PostgreSQL", "MySQL", "MongoDB", "YouTube", "LinkedIn", "MiniMax", "DeepSeek",
     "OpenClaw", "ClawdBot", "Clawdbot", "SaaS", "PaaS", "IaaS", "DevOps", "FastAPI", "GraphQL", "WebSocket", "NodeJS",
     "LaTeX", "ChatGPT", "OAuth", "OpenRouter", "TikTok", "PayPal", "DigitalOcean", "CloudFlare", "VSCode", "JetBrains",
+    # Products spelled like a file name (``Node.js v23.4.0`` in an error trace): the ``.js`` is no file here.
+    "Node.js", "Vue.js", "Next.js", "Nuxt.js", "React.js", "Express.js", "Three.js", "Chart.js", "D3.js", "Ember.js",
+    "Backbone.js", "Angular.js", "AngularJS", "Socket.io",
 })
 """Tokens that look like identifiers but name nothing specific to a session."""
 

@@ -36,6 +36,12 @@ def test_generic_ones_and_code_are_skipped() -> None:
     assert not any("addChild" in f or f in ("e.g.", "and/or", "1/2", "read/write", "3.5") for f in found)
 
 
+def test_products_spelled_like_files_are_not_identifiers() -> None:
+    # pi's before-compaction.jsonl put "Node.js" (from "Node.js v23.4.0" in a stack trace) among its identifiers.
+    assert extract_identifiers(["Node.js v23.4.0 runs Next.js; see server.js and `Vue.js`"]) == [
+        "v23.4.0", "server.js"]
+
+
 def test_locations_only_keeps_paths_and_urls() -> None:
     assert extract_identifiers(["cd /srv/app && curl -s https://x.example/h --retry 3 > out.log 2>/dev/null"],
                                locations_only=True) == ["/srv/app", "https://x.example/h", "out.log"]
