@@ -5,8 +5,8 @@ Targets: docs/architecture.md, Targets. Run: ``python -m bench.tui_actions [--tr
 The real app runs headless (``App.run_test``) on one generated pi session of ``--session-mb`` MB. Each figure is the
 time from the key press until the screen holds the result, next to a baseline measured in the same run:
 
-* **open a session** (Enter on the list → the session screen shows its gauge): baseline, reading the session with
-  a fresh follower (what opening would cost without the app's live tracker);
+* **open a session** (Enter on the list → the session screen shows its gauge and its Overview tab): baseline,
+  reading the session with a fresh follower (what opening would cost without the app's live tracker);
 * **open the compact dialog** (``k`` → the first plan on screen): baseline, the engine's plan with a cold token
   cache (the dialog's plan reuses the follower's cached counts);
 * **re-plan on a layer change** (a click on ``full`` → its plan on screen): baseline, the same engine plan with
@@ -15,7 +15,9 @@ time from the key press until the screen holds the result, next to a baseline me
 
 The dialog's two figures end when the dialog renders the plan (a hook on its ``_render_plan``; the terminal gets
 it with the next frame), not when the test harness next looks: ``Pilot.pause`` waits for the app to go idle and
-would add its own delay. Opening a session ends when the harness sees the mounted screen after one pause.
+would add its own delay. Opening a session ends when the harness sees the mounted screen with its Overview tab
+complete (the plot's timeline and the top consumers in; the other tabs are mounted when first shown), after one
+pause.
 """
 
 from __future__ import annotations
@@ -65,6 +67,14 @@ async def _until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 
         await pilot.pause(0.002)
 
 
+def _overview_shown(app: CtxscopeApp) -> bool:
+    """The session screen is mounted and its Overview tab (the one that opens; the others are mounted when first
+    shown) holds what its workers read: the utilization plot's timeline and the top consumers."""
+    screen = app.screen
+    return (isinstance(screen, SessionScreen) and screen.is_mounted and screen.timeline is not None
+            and bool(screen.consumers) and all(w.is_mounted for w in screen.query("#overview *")))
+
+
 async def _app_latencies(directory: Path, state: Path, trials: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {"open": [], "dialog": [], "replan": []}
     rendered: list[float] = []
@@ -84,7 +94,7 @@ async def _app_latencies(directory: Path, state: Path, trials: int) -> dict[str,
             table.move_cursor(row=table.get_row_index(key))
             start = time.perf_counter()
             await pilot.press("enter")
-            await _until(pilot, lambda: isinstance(app.screen, SessionScreen) and app.screen.is_mounted)
+            await _until(pilot, lambda: _overview_shown(app))
             await pilot.pause()  # the first frame of the screen is composed and drawn
             times["open"].append(time.perf_counter() - start)
             rendered.clear()
