@@ -167,6 +167,8 @@ class CtxscopeApp(App[None]):
         return [s for s in self.screen_stack if isinstance(s, SessionScreen) and s.key == key]
 
     def on_sessions_discovered(self, message: SessionsDiscovered) -> None:
+        if not self.is_running:
+            return
         self.session_list.problems = message.problems
         gone = set(self.snapshots) - set(message.keys)  # a transcript now known under its store key
         for key in gone:
@@ -177,6 +179,10 @@ class CtxscopeApp(App[None]):
             self.session_list.insights = dict(self.insights)
 
     def on_session_updated(self, message: SessionUpdated) -> None:
+        # What the follower queued before shutdown is dropped: shutdown removes the screens (and their widgets)
+        # while the app may still dispatch it (Pilot shuts down beside the app's loop), and nothing is left to show.
+        if not self.is_running:
+            return
         snapshot = message.snapshot
         if not snapshot.is_session:
             # No header and no entry: a file the agent has only just created, or no session at all (a binary named
@@ -193,6 +199,8 @@ class CtxscopeApp(App[None]):
         self.refresh_controls()
 
     def on_session_assessed(self, message: SessionAssessed) -> None:
+        if not self.is_running:
+            return
         insight, old = message.insight, self.insights.get(message.key)
         self.insights[message.key] = insight
         self.session_list.insights = dict(self.insights)
@@ -215,6 +223,8 @@ class CtxscopeApp(App[None]):
         # What exists now (Textual, the engine, tiktoken, the sessions read) lives as long as the app. Freezing it
         # keeps Python's full collections from scanning it again on every pass, which otherwise stalls screen
         # updates by tens of milliseconds (bench.tui_latency); on_unmount hands it back to the collector.
+        if not self.is_running:
+            return
         gc.collect()
         gc.freeze()
         self.sessions_loaded = True

@@ -14,7 +14,7 @@ from engine.fs.audit import record_action
 from engine.session.snapshot import SessionSnapshot
 from tests.conftest import LISTED_FIXTURES
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
-from tui.messages import ControlFinished
+from tui.messages import ControlFinished, SessionAssessed, SessionsLoaded, SessionUpdated
 from tui.screens.help import HelpScreen
 from tui.screens.session_list import SessionListScreen
 from tui.screens.session_view import SessionScreen
@@ -66,6 +66,28 @@ async def test_list_shows_every_session_most_recent_first(sessions: Path, tmp_pa
         assert [app.snapshots[key].source.path.name for key in _rows(app)] == EXPECTED_ORDER
         assert isinstance(app.screen, SessionListScreen)
         assert app.screen.selected_key == _rows(app)[0]
+
+
+async def test_the_sorted_column_is_marked_and_the_cursor_keeps_its_session(sessions: Path, tmp_path: Path) -> None:
+    # The order was only said by a two-second notice and a border title the borderless table never drew.
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        table = app.session_list.query_one(SessionTable)
+
+        def headers() -> list[str]:
+            return [column.label.plain for column in table.ordered_columns]
+
+        assert "Active ▼" in headers() and "Context" in headers()
+        table.move_cursor(row=table.get_row_index("agent:main:main"))
+        await pilot.press("s")
+        await wait_until(pilot, lambda: "Context ▼" in headers())
+        assert "Active" in headers() and table.selected_key == "agent:main:main"
+        shown = [s.gauge.utilization or 0 for s in (app.snapshots[k] for k in _rows(app))]
+        assert shown == sorted(shown, reverse=True)
+        await pilot.click(SessionTable, offset=(table.ordered_columns[0].get_render_width(table) // 2, 0))
+        await wait_until(pilot, lambda: "Session ▲" in headers())
+        assert _rows(app) == sorted(_rows(app), key=str.lower) and table.selected_key == "agent:main:main"
 
 
 async def test_slash_filters_rows_and_escape_clears_the_filter(sessions: Path, tmp_path: Path) -> None:
@@ -167,6 +189,54 @@ async def test_help_lists_the_keys_of_the_screen(sessions: Path, tmp_path: Path)
         assert "Write a checkpoint of the session now" in text
         await pilot.press("escape")
         assert isinstance(app.screen, SessionListScreen)
+
+
+async def test_help_in_a_tab_lists_the_keys_of_its_view_once_each(sessions: Path, tmp_path: Path) -> None:
+    # After `4` the help had no `space` (the tab bar held the focus) and listed the palette twice (^p and ctrl+p);
+    # on the Context tab it called Enter "Select".
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, "agent:main:main")
+        views = (("4", CheckpointList, "space", "Mark to compare"), ("2", ContextTable, "⏎", "Show the whole message"))
+        for tab, view, key, says in views:
+            await pilot.press(tab)
+            await wait_until(pilot, lambda: isinstance(screen.focused, view))  # noqa: B023 - awaited in the loop
+            await pilot.press("question_mark")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+            text = str(app.screen.query_one(Static).render())
+            assert f" {key}  {says}" in text
+            assert "Select" not in text
+            for other in ("1  Overview tab", "7  Audit tab", "C  Write a checkpoint with decisions"):
+                assert other in text
+            assert text.count("palette") == 1
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: app.screen is screen)
+
+
+async def test_a_session_update_during_shutdown_is_ignored(sessions: Path, tmp_path: Path) -> None:
+    # Under load tests failed at their end with NoMatches('SessionTable') or an IndexError on the empty screen
+    # stack: App._shutdown stops the app and prunes the list's widgets, then the screens, while an update the
+    # follower had queued could still be dispatched.
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        snapshot, insight = app.snapshots["agent:main:main"], app.insights["agent:main:main"]
+        app._running = False  # what App._shutdown sets before it prunes the screens
+        try:
+            await app.session_list.table.remove()
+            app.session_list.snapshots = ()
+            stack = app._screen_stack
+            screens = list(stack)
+            stack.clear()  # the screens gone, as App._close_all leaves them
+            try:
+                app.on_session_updated(SessionUpdated(snapshot))
+                app.on_session_assessed(SessionAssessed("agent:main:main", insight))
+                app.on_sessions_loaded(SessionsLoaded(1))
+            finally:
+                stack.extend(screens)
+        finally:
+            app._running = True
 
 
 async def test_wired_control_runs_on_the_selected_session_in_a_worker(sessions: Path, tmp_path: Path) -> None:

@@ -335,3 +335,39 @@ async def test_notifications_never_cover_the_plot(tmp_path: Path) -> None:
         plot, gauge = screen.query_one(UtilizationPlot).region, screen.query_one("#gauge-box").region
         for toast in screen.query(Toast):
             assert not toast.region.overlaps(plot) and not toast.region.overlaps(gauge), (toast.region, plot, gauge)
+
+
+async def test_a_number_key_puts_the_keyboard_in_the_tab_so_enter_and_space_act_at_once(tmp_path: Path) -> None:
+    # The tab bar kept the focus: after `2` Enter opened nothing, after `4` space marked nothing, until the user
+    # found the Tab key (the tests focused the views by hand).
+    transcript = copy_fixtures([SUBAGENT], tmp_path / "sessions") / SUBAGENT.name
+    app, _ = make_app([transcript.parent], tmp_path / "state", auto_checkpoints=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, SUBAGENT_KEY)
+        await pilot.press("2")
+        table = screen.query_one(ContextTable)
+        await wait_until(pilot, lambda: table.has_focus and table.row_count > 0)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, MessageView))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+
+        await pilot.press("3")
+        tail = screen.query_one(TranscriptTail)
+        await wait_until(pilot, lambda: tail.has_focus and bool(tail.messages))
+        await pilot.press("up", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, MessageView))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+
+        await pilot.press("c", "4")
+        view = screen.query_one(CheckpointsView)
+        await wait_until(pilot, lambda: view.table.has_focus and len(view.stored) == 1)
+        await pilot.press("space")
+        assert view.marks == ["cp_001"]
+
+        await pilot.press("1")  # the overview has nothing to focus: the tab bar keeps the keys working
+        await wait_until(pilot, lambda: screen.query_one("#tabs", TabbedContent).active == "overview")
+        await pilot.press("right")
+        await wait_until(pilot, lambda: screen.query_one("#tabs", TabbedContent).active == "context")

@@ -28,7 +28,8 @@ def screen_commands(screen: Screen[object], back: Callable[[], object]) -> Itera
         yield SystemCommand("Top consumers", "Choose among the largest context messages and preview a prune of "
                             "exactly those", screen.action_top_consumers)
         for tab in TABS:
-            yield SystemCommand(f"Show {tab}", f"Switch to the {tab.title()} tab", partial(screen.show_tab, tab))
+            yield SystemCommand(f"Show {tab}", f"Switch to the {tab.title()} tab",
+                                partial(screen.show_tab, tab, focus=True))
 
 
 def app_commands(help_: Callable[[], object], usage: Callable[[], object], run_control: Callable[[str], object],

@@ -41,7 +41,8 @@ def keys_of(app: App[None], unavailable: Callable[[str], str | None]) -> list[Ke
     seen: set[str] = set()
     for active in app.screen.active_bindings.values():
         binding = active.binding
-        if not binding.description or binding.key in seen:
+        # The palette's own binding is the line added below, which says what the palette holds (it was listed twice).
+        if not binding.description or binding.key in seen or binding.action == "command_palette":
             continue
         seen.add(binding.key)
         reason = unavailable(binding.action) if not active.enabled else None

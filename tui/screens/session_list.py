@@ -90,7 +90,9 @@ class SessionListScreen(Screen[None]):
         return self.table.selected_key
 
     def _refresh_rows(self) -> None:
-        if not self.is_mounted:
+        # Not while the app shuts down: it removes the screen's widgets before the screen, and a session update
+        # still queued then found no table (Pilot's shutdown runs beside the app's message loop).
+        if not self.is_mounted or not self.app.is_running:
             return
         shown = [s for s in ordered(self.snapshots, self.sort_by, self.insights) if matches(s, self.filter_text)]
         # While sessions are still arriving the cursor stays on the top row instead of chasing one session.
@@ -124,9 +126,10 @@ class SessionListScreen(Screen[None]):
         self._refresh_rows()
 
     def watch_sort_by(self) -> None:
-        self._refresh_rows()
         if self.is_mounted:
-            self.table.border_title = None if self.sort_by == "active" else f"sorted by {self.sort_by}"
+            # The table has no border: a border title saying the order was never seen.
+            self.table.show_sort(self.sort_by)
+        self._refresh_rows()
 
     def action_cycle_sort(self) -> None:
         """Order the list by the next of :data:`~tui.widgets.session_order.SORTS`."""

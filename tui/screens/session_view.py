@@ -15,7 +15,7 @@ from textual.containers import Grid, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import DataTable, TabbedContent, TabPane
+from textual.widgets import DataTable, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
 from engine.accounting.consumers import Consumer, top_consumers
@@ -160,10 +160,23 @@ class SessionScreen(Screen[None]):
         if self._mounted:
             self._show_insight(insight)
 
-    def show_tab(self, tab: str) -> None:
-        """Switch to ``tab`` (one of :data:`TABS`)."""
-        self._fill(tab)
+    def show_tab(self, tab: str, *, focus: bool = False) -> None:
+        """Switch to ``tab`` (one of :data:`TABS`); ``focus`` moves the keyboard into its view."""
+        mounted = self._fill(tab)
         self.query_one("#tabs", TabbedContent).active = tab
+        if focus:
+            self.call_later(self._focus_tab, mounted, tab)
+
+    async def _focus_tab(self, mounted: AwaitMount | None, tab: str) -> None:
+        # The tab bar keeps the focus when a tab is switched to: space, enter and up/down then reached nothing
+        # until the user found the Tab key. The overview has nothing to focus, so its tab bar keeps it.
+        if mounted is not None:
+            await mounted
+        pane = self.query_one(f"#{tab}", TabPane)
+        target = next((w for w in pane.query("*") if w.focusable), None)
+        if target is None:
+            target = self.query_one("#tabs", TabbedContent).query_one(Tabs)
+        target.focus()
 
     def _fill(self, tab: str) -> AwaitMount | None:
         """Mount the tab's view the first time the tab is shown, with what the screen already read for it."""
@@ -200,13 +213,14 @@ class SessionScreen(Screen[None]):
             view.show_stale = self._show_stale
 
     def action_show_tab(self, tab: str) -> None:
-        """Switch to ``tab`` (the number keys: 1 for the first tab, in the order shown)."""
-        self.show_tab(tab)
+        """Switch to ``tab`` and focus its view (the number keys: 1 for the first tab, in the order shown)."""
+        self.show_tab(tab, focus=True)
 
     def show_latest_diff(self) -> None:
         """Show the Checkpoints tab with the newest checkpoint diffed against the previous one."""
         mounted = self._fill("checkpoints")
         self.show_tab("checkpoints")
+        self.call_later(self._focus_tab, mounted, "checkpoints")
         if mounted is None:
             self._each(CheckpointsView, CheckpointsView.show_latest_diff)
         else:

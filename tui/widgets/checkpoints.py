@@ -128,7 +128,12 @@ def raw_content(text: str) -> Content:
 class CheckpointList(DataTable[Text]):
     """The history, newest first; ``space`` marks a checkpoint to compare with."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("space", "mark", "Mark to compare")]
+    # Enter selects nothing here (the highlighted row is what the panes show): no description keeps DataTable's
+    # "Select" out of the help.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "mark", "Mark to compare"),
+        Binding("enter", "select_cursor", show=False),
+    ]
 
     def on_mount(self) -> None:
         self.cursor_type = "row"

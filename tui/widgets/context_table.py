@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from engine.accounting.context import find_cut_point
@@ -46,6 +48,12 @@ def measure_rows(snapshot: SessionSnapshot, follower: SessionFollower, keep_rece
 
 class ContextTable(DataTable[Text]):
     """Call :meth:`show` with measured rows; the cursor stays on the same entry across updates."""
+
+    # DataTable's own enter is described as "Select", which is what the help listed for it.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Open message", show=False,
+                tooltip="Show the whole message (redacted) with its tokens and entry id"),
+    ]
 
     def on_mount(self) -> None:
         self.cursor_type = "row"

@@ -35,6 +35,8 @@ _METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
 _NARROW = 100
 """Below this width (cells) the table drops the model column and shortens session names."""
 _BAR = 8
+_NAMES = frozenset({"session", "project", "model"})
+"""The columns ordered by name (A→Z) rather than by a number (largest first)."""
 _RIGHT = frozenset({"tokens", "compactions", "spend", "active"} | {k for k, _ in _METRIC_COLUMNS if k.startswith("m_")}
                    - {"m_degradation"})
 
@@ -74,6 +76,7 @@ class SessionTable(DataTable[Text]):
         self._columns = _COLUMNS
         self._metrics = False
         self._host = default_host()
+        self._sort = "active"
         self._set_columns(self.app.size.width < _NARROW)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
 
@@ -89,12 +92,25 @@ class SessionTable(DataTable[Text]):
         self._set_columns(self._narrow)
         self._redraw()
 
+    def show_sort(self, by: str) -> None:
+        """Mark the header of the column the rows are ordered ``by`` (one of ``SORTS``)."""
+        if by != self._sort:
+            selected = self.selected_key
+            self._sort = by
+            self._set_columns(self._narrow)
+            self._redraw()
+            if selected is not None and selected in self.rows:
+                self.move_cursor(row=self.get_row_index(selected), animate=False)
+
     def _set_columns(self, narrow: bool) -> None:
         self._narrow = narrow
         self._columns = _METRIC_COLUMNS if self._metrics else _NARROW_COLUMNS if narrow else _COLUMNS
         self.clear(columns=True)
         for key, label in self._columns:
-            self.add_column(Text(label, justify="right" if key in _RIGHT else "left"), key=key)
+            # The order shows on its column once the "sorted by" notice is gone: numbers and times largest or
+            # newest first (▼), names A→Z (▲).
+            mark = "" if key != self._sort else " ▲" if key in _NAMES else " ▼"
+            self.add_column(Text(label + mark, justify="right" if key in _RIGHT else "left"), key=key)
 
     def on_resize(self) -> None:
         narrow = self.app.size.width < _NARROW
