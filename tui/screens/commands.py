@@ -19,7 +19,7 @@ __all__ = ["app_commands", "screen_commands"]
 def screen_commands(screen: Screen[object], back: Callable[[], object]) -> Iterable[SystemCommand]:
     """The commands the command palette offers for ``screen`` besides the App's controls."""
     if isinstance(screen, SessionListScreen):
-        yield SystemCommand("Filter sessions", "Show only sessions whose key, file or model matches",
+        yield SystemCommand("Filter sessions", "Show only sessions whose key, file, model or project matches",
                             screen.action_filter)
         yield SystemCommand("Exported metrics", "Show or hide the values `ctxscope watch --metrics` exports",
                             screen.action_toggle_metrics)
