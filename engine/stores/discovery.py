@@ -268,6 +268,10 @@ class _Collector:
             self.add_sqlite(path)
         elif kind in ("transcript", "archive", "checkpoint-copy", "sidecar"):
             self.add_transcript(path, kind, explicit=explicit)
+        elif explicit:
+            # Named by the user, so silence would read as "no sessions here": say what ctxscope reads instead.
+            self.problems.append(f"{path}: not a session file (ctxscope reads *.jsonl transcripts, sessions.json "
+                                 "and OpenClaw's *.sqlite stores)")
 
 
 def _plain_name(name: str) -> bool:

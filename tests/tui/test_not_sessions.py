@@ -66,3 +66,14 @@ async def test_the_tui_lists_only_the_session_and_writes_nothing_for_the_others(
 def test_watch_counts_only_the_session(sessions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--state-dir", str(tmp_path / "state"), "watch", str(sessions), "--once"]) == EXIT_OK
     assert "watching 1 session(s)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["status", "report"])
+def test_a_file_of_another_kind_named_directly_is_refused_with_what_ctxscope_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    other = tmp_path / "passwd"
+    other.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    assert main([command, str(other)]) == EXIT_FAILED
+    out, err = capsys.readouterr()
+    assert "not a session file" in err and "*.jsonl" in err and "No sessions found" not in out

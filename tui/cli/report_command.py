@@ -84,6 +84,9 @@ def report(args: argparse.Namespace, config: Config) -> int:
         sys.stdout.write(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
     elif args.csv:
         _csv(result)
+    elif not usages and (problems or discovery.problems):
+        print(f"No session could be read ({len(problems) + len(discovery.problems)} problem(s) above).",
+              file=sys.stderr)
     elif not usages:
         print("No sessions found. Try `ctxscope demo`, or pass a sessions directory.")
     else:
@@ -94,4 +97,4 @@ def report(args: argparse.Namespace, config: Config) -> int:
             notes.append(f"{result.duplicate_calls:,} calls found in more than one file counted once")
         print("\n" + "; ".join(notes) + ". Cost: recorded by the agent, else OpenClaw's estimate, else the price "
               "table (5-minute cache writes); compaction cost = the cache write of the new prefix (part of COST).")
-    return EXIT_FAILED if problems and not usages else EXIT_OK
+    return EXIT_FAILED if (problems or discovery.problems) and not usages else EXIT_OK
