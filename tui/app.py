@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from textual import events, on, work
-from textual.app import App, ScreenStackError, SystemCommand
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.notifications import Notification, Notify, SeverityLevel
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
@@ -54,24 +54,20 @@ from tui.messages import (
     ThresholdCrossed,
 )
 from tui.notices import SIDECAR_TITLES, risk_changed_text, threshold_text
-from tui.notifier import MAX_VISIBLE, Notifier, worker_failure_title
+from tui.notifier import Notifier, worker_failure_title
 from tui.screens.commands import app_commands, screen_commands
 from tui.screens.help import HelpScreen, keys_of
 from tui.screens.session_list import SessionChosen, SessionListScreen
 from tui.screens.session_view import SessionScreen
 from tui.screens.usage import UsageScreen
+from tui.toasts import Toasts
 from tui.widgets.labels import session_label
-from tui.widgets.plot import UtilizationPlot
 
 __all__ = ["DEFAULT_WHERE", "CtxscopeApp"]
 
 Clock = Callable[[], datetime]
 
 DEFAULT_WHERE = "~/.openclaw, ~/.clawdbot and ~/.pi/agent/sessions"
-NOTICES_TOP = 9
-"""The row the session view's notices start at, below the gauge (``SessionScreen ToastRack`` in app.tcss)."""
-NOTICE_ROWS = 6
-"""Rows one notice takes: its margin, padding, title and two lines of text."""
 
 
 class CtxscopeApp(App[None]):
@@ -131,8 +127,8 @@ class CtxscopeApp(App[None]):
         self.insights: dict[str, SessionInsight] = {}
         """The latest degradation/cost/lock assessment of every session, by key."""
         self.sessions_loaded = False
-        self.notifier = Notifier(self._show_notice, self.label, withdraw=self._withdraw_notice,
-                                 max_visible=self._notices_that_fit)
+        toasts = Toasts(self)
+        self.notifier = Notifier(toasts.show, self.label, withdraw=toasts.withdraw, max_visible=toasts.fit)
         """Every notification goes through it: plain text, repeats folded, read errors said once."""
         self._shown_controls: tuple[tuple[str, bool], ...] | None = None
         self._where = ", ".join(str(p) for p in paths) if paths else DEFAULT_WHERE
@@ -305,37 +301,6 @@ class CtxscopeApp(App[None]):
     ) -> None:
         """Notify with plain text, an identical notice of the last minute held back (:class:`Notifier`)."""
         self.notifier.tell(text, title=title, severity=severity, timeout=timeout)
-
-    def _show_notice(
-        self, message: str, *, title: str, severity: SeverityLevel, timeout: float | None, markup: bool
-    ) -> Notification:
-        """``App.notify``, keeping the notification so that a newer notice of its kind can replace it."""
-        notification = Notification(message, title, severity,
-                                    self.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup=markup)
-        self.post_message(Notify(notification))
-        return notification
-
-    def _notices_that_fit(self) -> int:
-        """Notices that fit between the session view's gauge and its plot (elsewhere nothing is below them)."""
-        try:
-            screen = self.screen
-        except ScreenStackError:
-            return MAX_VISIBLE
-        plots = screen.query(UtilizationPlot) if isinstance(screen, SessionScreen) else None
-        plot = plots.first() if plots else None
-        if plot is None or not plot.region:
-            return MAX_VISIBLE
-        return max(1, min(MAX_VISIBLE, (plot.region.y - NOTICES_TOP) // NOTICE_ROWS))
-
-    def _withdraw_notice(self, handle: object) -> None:
-        """Take a notice off the screen; queued behind its own ``Notify``, so it never arrives after this."""
-
-        def withdraw() -> None:
-            # Textual 8.2.8 (pinned) has no public way to dismiss one notification; its Toast does the same on click.
-            if isinstance(handle, Notification) and handle in self._notifications:
-                self._unnotify(handle)
-
-        self.call_later(withdraw)
 
     def label(self, key: str) -> str:
         """The short name of session ``key`` (its key, or its file name when the key is a path)."""

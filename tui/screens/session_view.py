@@ -15,7 +15,7 @@ from textual.containers import Grid, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import DataTable, TabbedContent, TabPane, Tabs
+from textual.widgets import DataTable, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from engine.accounting.consumers import Consumer, top_consumers
@@ -32,6 +32,7 @@ from tui.dialogs.message_view import MessageView, read_message
 from tui.dialogs.prune_chosen import ChooseConsumersDialog
 from tui.dialogs.risk_detail import RiskDetail
 from tui.messages import PruneChosen
+from tui.screens.lazy_tabs import LazyTabs
 from tui.widgets.branch_tree import BranchTree, read_outline
 from tui.widgets.cards import ContextCard, CostCard, RiskCard, SessionCard
 from tui.widgets.checkpoints import CheckpointsView, StoredCheckpoint, read_checkpoints
@@ -106,14 +107,7 @@ class SessionScreen(Screen[None]):
         self._state_dir = state_dir or session_state_dir(snapshot.source, config)
         self._stored: tuple[StoredCheckpoint, ...] = ()
         self._active_tab = "overview"
-        self._filled: set[str] = {"overview"}
-        # What the workers read for tabs not shown yet: a tab's view gets it when first mounted.
-        self._rows: tuple[ContextRow, ...] | None = None
-        self._tail: tuple[TailMessage, ...] | None = None
-        self._checkpoints: tuple[tuple[StoredCheckpoint, ...], str | None] | None = None
-        self._history: dict[str, tuple[tuple[HistoryItem, ...], str | None]] = {}
-        self._decisions: tuple[DecisionsDigest | None, str | None] | None = None
-        self._outline: tuple[list[Segment] | None, str | None] | None = None
+        self._tabs = LazyTabs(self, self._tab_view, shown="overview")
         self._show_stale = False
         self._mounted = False
         self.consumers: tuple[Consumer, ...] = ()
@@ -141,8 +135,7 @@ class SessionScreen(Screen[None]):
                     yield RiskCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
                     yield TopConsumersCard().data_bind(SessionScreen.snapshot)
                 yield UtilizationPlot().data_bind(SessionScreen.timeline, SessionScreen.compaction_line)
-            # The other tabs are filled the first time they are shown (:meth:`_fill`): composing all seven took
-            # most of the time to open the screen.
+            # The other tabs are filled the first time they are shown (tui/screens/lazy_tabs.py).
             for tab in TABS[1:]:
                 yield TabPane(tab.title(), id=tab)
         yield KeyFooter(compact=True)
@@ -162,49 +155,26 @@ class SessionScreen(Screen[None]):
 
     def show_tab(self, tab: str, *, focus: bool = False) -> None:
         """Switch to ``tab`` (one of :data:`TABS`); ``focus`` moves the keyboard into its view."""
-        mounted = self._fill(tab)
+        mounted = self._tabs.fill(tab)
         self.query_one("#tabs", TabbedContent).active = tab
         if focus:
-            self.call_later(self._focus_tab, mounted, tab)
+            self.call_later(self._tabs.focus, tab, mounted)
 
-    async def _focus_tab(self, mounted: AwaitMount | None, tab: str) -> None:
-        # The tab bar keeps the focus when a tab is switched to: space, enter and up/down then reached nothing
-        # until the user found the Tab key. The overview has nothing to focus, so its tab bar keeps it.
-        if mounted is not None:
-            await mounted
-        pane = self.query_one(f"#{tab}", TabPane)
-        target = next((w for w in pane.query("*") if w.focusable), None)
-        if target is None:
-            target = self.query_one("#tabs", TabbedContent).query_one(Tabs)
-        target.focus()
-
-    def _fill(self, tab: str) -> AwaitMount | None:
-        """Mount the tab's view the first time the tab is shown, with what the screen already read for it."""
-        if tab in self._filled:
-            return None
-        self._filled.add(tab)
-        view = _tab_view(tab)
-        if isinstance(view, DecisionsView):
+    def _tab_view(self, tab: str) -> Widget:
+        """The view of a tab other than the overview, made when the tab is first shown."""
+        if tab == "context":
+            return ContextTable()
+        if tab == "transcript":
+            return TranscriptTail()
+        if tab == "checkpoints":
+            return CheckpointsView(id="checkpoints-view")
+        if tab == "decisions":
+            view = DecisionsView(id="decisions-view")
             view.set_reactive(DecisionsView.show_stale, self._show_stale)
-        mounted = self.query_one(f"#{tab}", TabPane).mount(view)
-        self.call_later(self._restore, mounted, tab)
-        return mounted
-
-    async def _restore(self, mounted: AwaitMount, tab: str) -> None:
-        await mounted
-        rows, tail, checkpoints = self._rows, self._tail, self._checkpoints
-        if tab == "context" and rows is not None:
-            self._show_measured(rows, self.consumers)
-        if tab == "transcript" and tail is not None:
-            self._show_tail(tail)
-        if tab == "checkpoints" and checkpoints is not None:
-            self._show_checkpoints(*checkpoints)
-        if tab == "decisions" and self._decisions is not None:
-            self._show_decisions(*self._decisions)
-        if tab == "tree" and self._outline is not None:
-            self._show_outline(*self._outline)
-        if tab in self._history:
-            self._show_history(tab, *self._history[tab])
+            return view
+        if tab == "tree":
+            return BranchTree(id="branch-tree")
+        return HistoryPane(empty=HISTORY_PANES[tab], id=f"{tab}-pane")
 
     def action_toggle_stale(self) -> None:
         """Show or hide the open items that no longer stand (Decisions tab)."""
@@ -218,9 +188,9 @@ class SessionScreen(Screen[None]):
 
     def show_latest_diff(self) -> None:
         """Show the Checkpoints tab with the newest checkpoint diffed against the previous one."""
-        mounted = self._fill("checkpoints")
+        mounted = self._tabs.fill("checkpoints")
         self.show_tab("checkpoints")
-        self.call_later(self._focus_tab, mounted, "checkpoints")
+        self.call_later(self._tabs.focus, "checkpoints", mounted)
         if mounted is None:
             self._each(CheckpointsView, CheckpointsView.show_latest_diff)
         else:
@@ -258,10 +228,12 @@ class SessionScreen(Screen[None]):
         self.timeline = timeline
 
     def _show_history(self, pane: str, items: tuple[HistoryItem, ...], problem: str | None) -> None:
-        self._history[pane] = (items, problem)
-        for found in self.query(f"#{pane}-pane").results(HistoryPane):
-            if found.is_mounted:
-                found.show(items, problem)
+        def show() -> None:
+            for view in self.query(f"#{pane}-pane").results(HistoryPane):
+                if view.is_mounted:
+                    view.show(items, problem)
+
+        self._tabs.deliver(pane, show)
 
     @work(thread=True, exclusive=True, group="measure_timeline", exit_on_error=False)
     def measure_timeline(self, snapshot: SessionSnapshot) -> None:
@@ -286,9 +258,9 @@ class SessionScreen(Screen[None]):
             self.app.call_from_thread(self._show_measured, rows, consumers)
 
     def _show_measured(self, rows: tuple[ContextRow, ...], consumers: tuple[Consumer, ...]) -> None:
-        self.consumers, self._rows = consumers, rows
-        self._each(ContextTable, lambda table: table.show(rows))
+        self.consumers = consumers
         self._each(TopConsumersCard, lambda card: setattr(card, "consumers", consumers))
+        self._tabs.deliver("context", lambda: self._each(ContextTable, lambda table: table.show(rows)))
 
     def action_top_consumers(self) -> None:
         """Choose among the largest context messages, then preview a prune of exactly those."""
@@ -311,8 +283,7 @@ class SessionScreen(Screen[None]):
             self.app.call_from_thread(self._show_tail, tail)
 
     def _show_tail(self, tail: tuple[TailMessage, ...]) -> None:
-        self._tail = tail
-        self._each(TranscriptTail, lambda view: view.show(tail))
+        self._tabs.deliver("transcript", lambda: self._each(TranscriptTail, lambda view: view.show(tail)))
 
     @work(thread=True, exclusive=True, group="load_history", exit_on_error=False)
     def load_history(self, snapshot: SessionSnapshot | None = None) -> None:
@@ -346,8 +317,7 @@ class SessionScreen(Screen[None]):
             self.app.call_from_thread(self._show_history, pane, items, pane_problem)
 
     def _show_checkpoints(self, stored: tuple[StoredCheckpoint, ...], problem: str | None) -> None:
-        self._checkpoints = (stored, problem)
-        self._each(CheckpointsView, lambda view: view.show(stored, problem))
+        self._tabs.deliver("checkpoints", lambda: self._each(CheckpointsView, lambda view: view.show(stored, problem)))
 
     @on(DataTable.RowSelected, "ContextTable")
     def _context_row_chosen(self, event: DataTable.RowSelected) -> None:
@@ -382,7 +352,7 @@ class SessionScreen(Screen[None]):
     @on(TabbedContent.TabActivated, "#tabs")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self._active_tab = event.pane.id or ""
-        self._fill(self._active_tab)
+        self._tabs.fill(self._active_tab)
         if self._active_tab == "transcript":
             self._each(TranscriptTail, lambda tail: tail.call_after_refresh(tail.scroll_end, animate=False))
         if self._active_tab == "decisions" and self.snapshot is not None:
@@ -402,8 +372,7 @@ class SessionScreen(Screen[None]):
             self.app.call_from_thread(self._show_outline, outline, problem)
 
     def _show_outline(self, outline: list[Segment] | None, problem: str | None) -> None:
-        self._outline = (outline, problem)
-        self._each(BranchTree, lambda tree: tree.show(outline, problem))
+        self._tabs.deliver("tree", lambda: self._each(BranchTree, lambda tree: tree.show(outline, problem)))
 
     @work(thread=True, exclusive=True, group="load_decisions", exit_on_error=False)
     def load_decisions(self, snapshot: SessionSnapshot) -> None:
@@ -421,8 +390,7 @@ class SessionScreen(Screen[None]):
             self.app.call_from_thread(self._show_decisions, digest, problem)
 
     def _show_decisions(self, digest: DecisionsDigest | None, problem: str | None) -> None:
-        self._decisions = (digest, problem)
-        self._each(DecisionsView, lambda view: view.show(digest, problem))
+        self._tabs.deliver("decisions", lambda: self._each(DecisionsView, lambda view: view.show(digest, problem)))
 
     def _reprice(self) -> None:
         if self.snapshot is not None:
@@ -434,21 +402,6 @@ class SessionScreen(Screen[None]):
         cost = session_cost(snapshot, now=self._clock())
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._each, CostCard, lambda card: setattr(card, "cost", cost))
-
-
-def _tab_view(tab: str) -> Widget:
-    """The view of a tab other than the overview."""
-    if tab == "context":
-        return ContextTable()
-    if tab == "transcript":
-        return TranscriptTail()
-    if tab == "checkpoints":
-        return CheckpointsView(id="checkpoints-view")
-    if tab == "decisions":
-        return DecisionsView(id="decisions-view")
-    if tab == "tree":
-        return BranchTree(id="branch-tree")
-    return HistoryPane(empty=HISTORY_PANES[tab], id=f"{tab}-pane")
 
 
 def _compaction_line(snapshot: SessionSnapshot | None) -> float | None:
