@@ -9,8 +9,9 @@ import pytest
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 from engine.stores.discovery import discover_sessions
 from tests.conftest import LISTED_FIXTURES
-from tests.tui.app_factory import copy_fixtures
+from tests.tui.app_factory import copy_fixtures, make_app, settle
 from tui.widgets.session_order import SORTS, matches, ordered, project_label
+from tui.widgets.session_table import SessionTable
 
 
 @pytest.fixture
@@ -43,3 +44,16 @@ def test_the_project_is_the_working_directory_and_the_filter_finds_it(snapshots:
         assert matches(s, label.upper())
     named = [project_label(s) for s in ordered(snapshots, "project") if project_label(s) != "-"]
     assert [n.lower() for n in named] == sorted(n.lower() for n in named)
+
+
+@pytest.mark.parametrize("width", [100, 120, 160])
+async def test_the_list_fits_the_terminal_without_a_horizontal_scrollbar(tmp_path: Path, width: int) -> None:
+    # At 120 columns the list was one cell too wide: a scrollbar row sat above the preview in every screenshot.
+    sessions = copy_fixtures(LISTED_FIXTURES, tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(pilot)
+        table = app.session_list.query_one(SessionTable)
+        assert table.row_count == len(app.snapshots) > 0
+        assert table.virtual_size.width <= table.region.width, (table.virtual_size, table.region)
+        assert not table.show_horizontal_scrollbar

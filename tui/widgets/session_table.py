@@ -41,6 +41,19 @@ _RIGHT = frozenset({"tokens", "compactions", "spend", "active"} | {k for k, _ in
                    - {"m_degradation"})
 
 
+_PROJECT = 12
+_OTHER_COLUMNS = 78
+"""Cells the wide list's columns other than session and model take, padding and a spare cell included: the rest
+is the names' (at 120 columns the list overflowed by one cell and showed a horizontal scrollbar)."""
+
+
+def _name_widths(width: int) -> tuple[int, int]:
+    """The session and model names' widths that let the wide list fit ``width`` cells."""
+    budget = max(24, width - _OTHER_COLUMNS)
+    model = min(20, max(10, budget // 2))  # a whole model name ("claude-sonnet-4-5") before a long session name
+    return min(28, budget - model), model
+
+
 def _number(value: float | None, spec: str = ",") -> str:
     return "-" if value is None else format(value, spec)
 
@@ -77,7 +90,8 @@ class SessionTable(DataTable[Text]):
         self._metrics = False
         self._host = default_host()
         self._sort = "active"
-        self._set_columns(self.app.size.width < _NARROW)
+        self._width = self.app.size.width
+        self._set_columns(self._width < _NARROW)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
 
     @property
@@ -113,9 +127,10 @@ class SessionTable(DataTable[Text]):
             self.add_column(Text(label + mark, justify="right" if key in _RIGHT else "left"), key=key)
 
     def on_resize(self) -> None:
-        narrow = self.app.size.width < _NARROW
-        if narrow != self._narrow:
-            self._set_columns(narrow)
+        width = self.app.size.width
+        if width != self._width:  # the names' widths follow the terminal's (_name_widths)
+            self._width = width
+            self._set_columns(width < _NARROW)
             self._redraw()
 
     def _color(self, variable: str) -> str:
@@ -139,14 +154,15 @@ class SessionTable(DataTable[Text]):
             "…", style=muted)
         spend = money(insight.cost.spend_usd, short=True) if insight else "…"
         exported = metric_cells(session_metrics(snapshot, insight, self._host)) if self._metrics else {}
+        session_width, model_width = _name_widths(self.app.size.width)
         return {
             **{key: Text(value, justify="left" if key == "m_degradation" else "right") for key, value in
                exported.items()},
-            "session": Text(session_label(snapshot.source, 16 if self._narrow else 28)),
-            "project": Text(shorten(project_label(snapshot), 16), overflow="ellipsis"),
+            "session": Text(session_label(snapshot.source, 16 if self._narrow else session_width)),
+            "project": Text(shorten(project_label(snapshot), _PROJECT), overflow="ellipsis"),
             "context": context,
             "tokens": Text(f"{tokens}/{format_tokens(reading.window.tokens)}", justify="right"),
-            "model": Text(snapshot.model or "-", overflow="ellipsis"),
+            "model": Text(shorten(snapshot.model or "-", model_width), overflow="ellipsis"),
             "compactions": Text(str(snapshot.compactions), justify="right"),
             "risk": risk,
             "spend": Text(spend, justify="right"),
