@@ -57,3 +57,15 @@ async def test_the_list_fits_the_terminal_without_a_horizontal_scrollbar(tmp_pat
         assert table.row_count == len(app.snapshots) > 0
         assert table.virtual_size.width <= table.region.width, (table.virtual_size, table.region)
         assert not table.show_horizontal_scrollbar
+
+
+async def test_at_80_columns_the_preview_names_the_project_and_model_the_list_drops(tmp_path: Path) -> None:
+    sessions = copy_fixtures(LISTED_FIXTURES, tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.session_list.query_one(SessionTable)
+        table.move_cursor(row=table.get_row_index("agent:main:main"))
+        await pilot.pause()
+        title = str(app.session_list.query_one("#preview").border_title)
+        assert "clawd" in title and "MiniMax-M2.1" in title, title

@@ -20,7 +20,7 @@ from engine.session.snapshot import SessionSnapshot
 from tui.widgets.footer import KeyFooter
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.labels import session_label
-from tui.widgets.session_order import SORTS, matches, ordered
+from tui.widgets.session_order import SORTS, matches, ordered, project_label
 from tui.widgets.session_table import SessionTable
 from tui.widgets.title_bar import TitleBar
 
@@ -192,7 +192,10 @@ class SessionListScreen(Screen[None]):
         preview = self.query_one("#preview", Vertical)
         preview.display = snapshot is not None
         if snapshot is not None:
-            preview.border_title = f"{session_label(snapshot.source, 60)} · {snapshot.model or 'model unknown'}"
+            # The narrow list drops the project and model columns: the preview names both.
+            project = project_label(snapshot)
+            where = f" · {project}" if project != "-" else ""
+            preview.border_title = f"{session_label(snapshot.source, 48)}{where} · {snapshot.model or 'model unknown'}"
             self.query_one(GaugeBar).snapshot = snapshot
 
     def _selected_snapshot(self) -> SessionSnapshot | None:
