@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets._footer import FooterKey
 
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 from engine.stores.discovery import discover_sessions
@@ -69,3 +70,19 @@ async def test_at_80_columns_the_preview_names_the_project_and_model_the_list_dr
         await pilot.pause()
         title = str(app.session_list.query_one("#preview").border_title)
         assert "clawd" in title and "MiniMax-M2.1" in title, title
+
+
+@pytest.mark.parametrize("width", [80, 100])
+async def test_footer_keys_that_do_not_fit_are_left_out_rather_than_slid_under_the_palette_key(
+    tmp_path: Path, width: int
+) -> None:
+    sessions = copy_fixtures(LISTED_FIXTURES, tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        keys = list(app.session_list.query(FooterKey))
+        palette = [k for k in keys if k.has_class("-command-palette")]
+        assert len(palette) == 1 and palette[0].region.right <= width
+        for key in keys:
+            if key is not palette[0]:
+                assert key.region.right <= palette[0].region.x, (key.key_display, key.region, palette[0].region)

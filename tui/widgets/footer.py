@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from rich.cells import cell_len
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -31,18 +32,31 @@ class KeyFooter(Footer):
         # refresh, a second mount and layout while the screen opens.
         self.set_reactive(Footer._bindings_ready, True)
         self._shown = self._keys()
-        for widget in super().compose():
+        widgets = list(super().compose())
+        palette = [w for w in widgets if isinstance(w, FooterKey) and w.has_class("-command-palette")]
+        # Keys that overflow slide under the palette key docked on the right, and a sliver of one showed beside it
+        # (a stray "i" at 80 columns): the keys that do not fit are left out (they are all in the palette and `?`).
+        room = self.app.size.width - sum(_cells(w) + 1 for w in palette)  # + its left border
+        for widget in widgets:
             if isinstance(widget, FooterKey) and self.compact:
                 # Already compact when mounted: the key's own watcher would restyle it for the class.
                 widget.set_class(True, "-compact", update=False)
+                if widget not in palette:
+                    room -= _cells(widget) + 1  # + the compact key's right margin
+                    if room < 0:
+                        continue
             yield widget
+
+    def on_resize(self) -> None:
+        if self.compact and self._keys() != self._shown:
+            self.call_after_refresh(self._recompose_if_changed)
 
     def _keys(self) -> object:
         """What the footer shows: the screen's keys with their state, or ``None`` before the bindings are ready."""
         if not self._bindings_ready:
             return None
         palette = self.app.COMMAND_PALETTE_BINDING
-        return (self.compact, self.show_command_palette, tuple(
+        return (self.compact, self.show_command_palette, self.app.size.width, tuple(
             (binding, enabled, tooltip) for key, (_, binding, enabled, tooltip) in self.screen.active_bindings.items()
             if binding.show or key == palette))
 
@@ -57,3 +71,8 @@ class KeyFooter(Footer):
         self._pending = False
         if self.is_attached and self._keys() != self._shown:
             await self.recompose()
+
+
+def _cells(key: FooterKey) -> int:
+    """Cells a compact key takes: its key, a space, its description."""
+    return cell_len(key.key_display) + (1 + cell_len(key.description) if key.description else 0)
