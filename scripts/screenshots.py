@@ -242,6 +242,7 @@ async def _compact_modal_edited(pilot: Pilot[None]) -> None:
     lines = area.text.splitlines()
     if "## Decisions" not in lines:
         raise ShotError(f"the summary has no Decisions section: {lines[:5]}")
+    area.cursor_blink = False  # a blinking cursor made each run's SVG differ
     area.focus()
     area.move_cursor((lines.index("## Decisions") + 1, 0))
     await pilot.press(*"- Keep the fail-open fallback until the incident review", "enter")
