@@ -117,10 +117,12 @@ def extract_decision_from_response(
     """
     # A line the same response leaves open ("Next steps: 1. Delete the old code") is a proposal, not a decision:
     # reporting it as both made one item current and open at once (seen on pi's before-compaction fixture).
-    open_items = {" ".join(item.split()) for item in extract_open_items(text)}
+    open_items: set[str] | None = None  # read only once a candidate passes: most responses have none
     for score, line in rank_decisions(text, user_reply, model):
         if score < model.threshold:
             return None
+        if open_items is None:
+            open_items = {" ".join(item.split()) for item in extract_open_items(text)}
         if _truncate(" ".join(line.split())) not in open_items:
             return _truncate(line)
     return None
