@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pkgutil
 import shutil
 import subprocess
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 
 import engine
+from tests.conftest import SUBAGENT
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN = ("textual", "rich", "watchfiles", "tui", "sim")
@@ -42,13 +44,21 @@ def test_lint_bans_ui_imports_in_engine(tmp_path: Path) -> None:
     assert "must not import Textual" in result.stdout and "must not import Rich" in result.stdout
 
 
-def test_the_command_line_loads_textual_only_for_the_tui_and_the_demo() -> None:
-    # `ctxscope watch`, `status` and the rest must start without Textual; only the `tui`/`demo` handlers import it.
+def test_the_command_line_loads_textual_only_for_the_tui_and_the_demo(tmp_path: Path) -> None:
+    # `watch`, `status`, `report` and the rest must run without Textual; only the `tui`/`demo` handlers import it.
+    # Run, not only imported: `watch` used to pull Textual in at run time through tui.follow.
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    shutil.copy(SUBAGENT, sessions / SUBAGENT.name)
     code = (
-        "import importlib, sys\n"
-        "import tui.cli.main, tui.cli.watch_command, tui.cli.read_commands, tui.cli.compact_commands\n"
-        "import tui.cli.checkpoint_commands, tui.cli.report_command, tui.changes\n"
-        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))))\n"
+        "import sys\n"
+        "from tui.cli.main import main\n"
+        f"for argv in (['status', {str(sessions)!r}], ['report', {str(sessions)!r}],\n"
+        f"             ['--state-dir', {str(tmp_path / 'state')!r}, 'watch', {str(sessions)!r}, '--once']):\n"
+        "    assert main(argv) == 0, argv\n"
+        "print('LOADED:' + ','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert result.stdout.strip() == ""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "LOADED:", result.stdout[-300:]
