@@ -3,21 +3,21 @@
 Targets: docs/architecture.md, Targets. Run: ``python -m bench.tui_actions [--trials 15] [--session-mb 20]``.
 
 The real app runs headless (``App.run_test``) on one generated pi session of ``--session-mb`` MB. Each figure is the
-time from the key press until the screen holds the result, next to a baseline measured in the same run:
+time from the key press until the terminal would have the result: every compositor update is rendered to its
+escape sequences as the driver would (:mod:`bench.frames`), and a figure ends with the first update that holds
+it, not when the test harness next looks (``Pilot.press`` waits for the app to go idle, which adds its own delay).
+Next to each, a baseline measured in the same run:
 
-* **open a session** (Enter on the list → the session screen shows its gauge and its Overview tab): baseline,
-  reading the session with a fresh follower (what opening would cost without the app's live tracker);
-* **open the compact dialog** (``k`` → the first plan on screen): baseline, the engine's plan with a cold token
-  cache (the dialog's plan reuses the follower's cached counts);
-* **re-plan on a layer change** (a click on ``full`` → its plan on screen): baseline, the same engine plan with
-  a warm cache (the dialog's own overhead is the difference);
+* **open a session** (Enter on the list → the first frame of the session screen: title, gauge with its figures
+  and model, cards, the tab bar) and **its Overview complete** (→ the frame in which the utilization plot is drawn
+  from the timeline and the top consumers are listed, both read by workers): baseline, reading the session with a
+  fresh follower (what opening would cost without the app's live tracker);
+* **open the compact dialog** (``k`` → the first frame after the dialog put its first plan in its widgets):
+  baseline, the engine's plan with a cold token cache (the dialog's plan reuses the follower's cached counts);
+* **re-plan on a layer change** (``full`` chosen, as its button's click handler does → the first frame with its
+  plan; the app's own debounce, which a layer change skips): baseline, the same engine plan with a warm cache (the
+  dialog's own overhead is the difference);
 * **quit** (``q`` → the app has shut down): baseline, a bare Textual app with one widget quitting the same way.
-
-The dialog's two figures end when the dialog renders the plan (a hook on its ``_render_plan``; the terminal gets
-it with the next frame), not when the test harness next looks: ``Pilot.pause`` waits for the app to go idle and
-would add its own delay. Opening a session ends when the harness sees the mounted screen with its Overview tab
-complete (the plot's timeline and the top consumers in; the other tabs are mounted when first shown), after one
-pause.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import RadioButton, Static
 
+from bench.frames import FrameProbe
 from bench.table import Row, print_table
 from engine.compaction.planner import plan_compaction
 from engine.config.loader import Config
@@ -47,7 +48,7 @@ from tui.dialogs.compact import CompactDialog
 from tui.screens.session_view import SessionScreen
 from tui.widgets.session_table import SessionTable
 
-TARGETS_MS = {"open": 150.0, "dialog": 300.0, "replan": 150.0, "quit": 300.0}
+TARGETS_MS = {"open": 150.0, "overview": 150.0, "dialog": 300.0, "replan": 150.0, "quit": 300.0}
 
 
 def _p95(values: list[float]) -> float:
@@ -67,55 +68,85 @@ async def _until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 
         await pilot.pause(0.002)
 
 
-def _overview_shown(app: CtxscopeApp) -> bool:
-    """The session screen is mounted and its Overview tab (the one that opens; the others are mounted when first
-    shown) holds what its workers read: the utilization plot's timeline and the top consumers."""
-    screen = app.screen
-    return (isinstance(screen, SessionScreen) and screen.is_mounted and screen.timeline is not None
-            and bool(screen.consumers) and all(w.is_mounted for w in screen.query("#overview *")))
+class _Frames:
+    """When the terminal got the session screen, its Overview complete, and each plan the dialog rendered."""
+
+    def __init__(self, app: CtxscopeApp) -> None:
+        self.first: float | None = None
+        self.plot: float | None = None
+        self.consumers: float | None = None
+        self.plan_rendered: float | None = None
+        self.plan_shown: float | None = None
+        FrameProbe(app).lookers.append(self._look)
+
+    def reset(self) -> None:
+        self.first = self.plot = self.consumers = self.plan_rendered = self.plan_shown = None
+
+    def _look(self, screen: object, text: str, at: float) -> None:
+        if isinstance(screen, SessionScreen):
+            if self.first is None:
+                self.first = at
+            if self.plot is None and screen.timeline is not None and f"{screen.timeline.turns} replies" in text:
+                self.plot = at
+            if self.consumers is None and screen.consumers and screen.consumers[0].entry_id[:12] in text:
+                self.consumers = at
+        elif isinstance(screen, CompactDialog) and self.plan_rendered is not None and self.plan_shown is None:
+            self.plan_shown = at  # the first frame of the dialog after its plan went into its widgets
+
+    @property
+    def overview(self) -> float | None:
+        """The Overview complete on the terminal: the plot drawn from the timeline and the top consumers listed."""
+        return None if self.plot is None or self.consumers is None else max(self.plot, self.consumers)
 
 
 async def _app_latencies(directory: Path, state: Path, trials: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {"open": [], "dialog": [], "replan": []}
-    rendered: list[float] = []
+    times: dict[str, list[float]] = {"open": [], "overview": [], "dialog": [], "replan": []}
     original = CompactDialog._render_plan
+    app = CtxscopeApp([directory], Config(state_dir=state), auto_checkpoints=False)  # the app's own debounce
+    frames = _Frames(app)
 
     def render_plan(dialog: CompactDialog, plan: object) -> None:
         original(dialog, plan)  # type: ignore[arg-type]
-        rendered.append(time.perf_counter())
+        frames.plan_rendered = time.perf_counter()
+        frames.plan_shown = None
 
     CompactDialog._render_plan = render_plan  # type: ignore[method-assign]
-    app = CtxscopeApp([directory], Config(state_dir=state), auto_checkpoints=False, compaction_debounce=0)
     async with app.run_test(size=(120, 36)) as pilot:
         await _until(pilot, lambda: app.sessions_loaded and bool(app.snapshots))
         key = next(iter(app.snapshots))
         table = app.session_list.query_one(SessionTable)
         for _ in range(trials):
             table.move_cursor(row=table.get_row_index(key))
+            await pilot.pause()
+            frames.reset()
             start = time.perf_counter()
             await pilot.press("enter")
-            await _until(pilot, lambda: _overview_shown(app))
-            await pilot.pause()  # the first frame of the screen is composed and drawn
-            times["open"].append(time.perf_counter() - start)
-            rendered.clear()
+            await _until(pilot, lambda: frames.first is not None and frames.overview is not None)
+            assert frames.first is not None and frames.overview is not None
+            times["open"].append(frames.first - start)
+            times["overview"].append(frames.overview - start)
+            frames.reset()
             start = time.perf_counter()
             await pilot.press("k")
-            await _until(pilot, lambda: isinstance(app.screen, CompactDialog) and app.screen.plan is not None)
+            await _until(pilot, lambda: frames.plan_shown is not None)
+            assert frames.plan_shown is not None
+            times["dialog"].append(frames.plan_shown - start)
             dialog = app.screen
             assert isinstance(dialog, CompactDialog)
-            times["dialog"].append(rendered[0] - start)
             target = "full" if dialog.chosen_layer != "full" else "summarize"
             button = next(b for b in dialog.query(RadioButton) if b.name == target)
-            rendered.clear()
-            start = time.perf_counter()
-            await pilot.click(button)
+            await pilot.pause()
 
             def replanned(dialog: CompactDialog = dialog, target: str = target) -> bool:
                 return (dialog.plan is not None and dialog.plan.layer == target
-                        and dialog._pending == dialog.request())
+                        and dialog._pending == dialog.request() and frames.plan_shown is not None)
 
+            frames.reset()
+            start = time.perf_counter()
+            button.toggle()  # what its click handler does (Pilot.click waits for the app to go idle 3 times first)
             await _until(pilot, replanned)
-            times["replan"].append(rendered[-1] - start)
+            assert frames.plan_shown is not None
+            times["replan"].append(frames.plan_shown - start)
             await pilot.press("escape")  # the dialog
             await _until(pilot, lambda: isinstance(app.screen, SessionScreen))
             await pilot.press("escape")  # back to the list
@@ -181,7 +212,8 @@ def run(work: Path, *, trials: int, session_mb: float) -> list[Row]:
                    _p95(measured) * 1000 <= TARGETS_MS[name])
 
     return [
-        row("open", "open a session", times["open"], "a fresh follower reading it", reads),
+        row("open", "open a session (its first frame)", times["open"], "a fresh follower reading it", reads),
+        row("overview", "… its Overview complete", times["overview"], "a fresh follower reading it", reads),
         row("dialog", "open the compact dialog with its plan", times["dialog"], "engine plan, cold token cache", cold),
         row("replan", "re-plan on a layer change", times["replan"], "engine plan, warm token cache", warm),
         row("quit", "quit", quits, "a bare Textual app quitting", bare),

@@ -32,12 +32,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from bench.frames import FrameProbe
 from bench.index import Row, _orjson_every_line, print_table
 from engine.config.loader import Config
 from engine.session.snapshot import SessionFollower, snapshot_session
@@ -129,27 +130,19 @@ def bench_engine(path: Path, leaf: str, trials: int) -> Row:
 
 
 class ScreenProbe:
-    """Renders every compositor update to terminal bytes (as a real driver would) and spots a needle in them."""
+    """Spots a needle in the bytes the terminal would get (:class:`bench.frames.FrameProbe`)."""
 
     def __init__(self, app: Any) -> None:
         self.needle: str | None = None
         self.seen = asyncio.Event()
         self.at = 0.0
-        original: Callable[..., None] = app._display
-        console = app.console
+        FrameProbe(app).lookers.append(self._look)
 
-        def display(screen: Any, renderable: Any) -> None:
-            original(screen, renderable)
-            render = getattr(renderable, "render_segments", None)
-            if render is None:
-                return
-            text = render(console)
-            if self.needle is not None and self.needle in text:
-                self.at = time.perf_counter()
-                self.needle = None
-                self.seen.set()
-
-        app._display = display  # the headless driver skips this step; the terminal pays for it, so do we
+    def _look(self, screen: Any, text: str, at: float) -> None:
+        if self.needle is not None and self.needle in text:
+            self.at = at
+            self.needle = None
+            self.seen.set()
 
     def expect(self, needle: str) -> None:
         self.needle = needle

@@ -10,6 +10,7 @@ pruning go through :class:`~tui.compaction_flow.CompactionFlow` and its dialog.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, tzinfo
@@ -38,6 +39,7 @@ from tui import follow
 from tui.compaction_flow import CompactionFlow
 from tui.controls import CONTROL_ACTIONS, ControlPolicy, ControlRunner, checkpoint_runner, diff_latest
 from tui.dialogs.compact import DEBOUNCE_SECONDS
+from tui.executor import ContextPerCallExecutor
 from tui.messages import (
     CheckpointWritten,
     CompactionApplied,
@@ -150,6 +152,9 @@ class CtxscopeApp(App[None]):
         return screen
 
     def on_mount(self) -> None:
+        # Before the first thread worker runs: each call in a context of its own (tui/executor.py).
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(ContextPerCallExecutor(thread_name_prefix="ctxscope-worker"))
         self.follow_sessions()
 
     @work(exclusive=True, group="follow_sessions", exit_on_error=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from tui.widgets.context_table import ContextTable
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.history import HistoryPane
 from tui.widgets.session_table import SessionTable
+from tui.widgets.title_bar import TitleBar
 from tui.widgets.transcript import TranscriptTail
 
 # Newest first by the time of each transcript's last entry.
@@ -135,6 +137,24 @@ async def test_enter_opens_the_session_and_escape_returns(sessions: Path, tmp_pa
         assert screen.query_one(GaugeBar).snapshot is app.snapshots["agent:main:main"]
         await pilot.press("escape")
         assert isinstance(app.screen, SessionListScreen)
+
+
+async def test_a_closed_session_screen_is_freed_with_its_title_bar(sessions: Path, tmp_path: Path) -> None:
+    # Each open left its screen alive (held through Textual's worker context in an idle pool thread) and its title
+    # bar (held by a watcher on the app): memory and the cost of the next open grew with every session looked at.
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        for _ in range(3):
+            await _open(pilot, "agent:main:main")
+            await settle(pilot)
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: isinstance(app.screen, SessionListScreen))
+        await settle(pilot)
+        gc.collect()
+        alive = gc.get_objects()
+        assert not [o for o in alive if isinstance(o, SessionScreen)]
+        assert not [o for o in alive if isinstance(o, TitleBar) and not o.is_attached]
 
 
 async def test_session_view_panes_fill_from_workers(sessions: Path, tmp_path: Path) -> None:

@@ -11,9 +11,11 @@ from textual.widget import Widget
 from textual.widgets import Static, TabbedContent
 from textual.widgets._toast import Toast
 
+from engine.accounting.timeline import Timeline
 from engine.checkpoints.model import Checkpoint
 from engine.checkpoints.store import latest_checkpoint
 from engine.compaction.degradation import assess_degradation
+from sim.session_generator import generate_session_file
 from tests.conftest import LISTED_FIXTURES, MAIN_SESSION, SESSIONS_JSON, SUBAGENT
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tests.tui.transcript_lines import append, decision_exchange, reply, user
@@ -25,7 +27,7 @@ from tui.widgets.branch_tree import BranchTree
 from tui.widgets.cards import CostCard, RiskCard
 from tui.widgets.checkpoints import CheckpointList, CheckpointsView
 from tui.widgets.context_table import ContextTable
-from tui.widgets.plot import UtilizationPlot
+from tui.widgets.plot import UtilizationPlot, plot_content
 from tui.widgets.session_table import SessionTable
 from tui.widgets.transcript import TranscriptTail
 
@@ -67,8 +69,8 @@ async def test_risk_and_cost_cards_render_the_engine_assessment(tmp_path: Path) 
 
 
 def _visible(widget: Widget) -> str:
-    """What ``widget`` shows on screen, without spaces (wrapping moves them)."""
-    strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+    """What ``widget`` shows on screen, border included, without spaces (wrapping moves them)."""
+    strips = widget.render_lines(Region(0, 0, *widget.outer_size))
     return "".join(segment.text for strip in strips for segment in strip).replace(" ", "")
 
 
@@ -90,6 +92,38 @@ async def test_at_80_columns_r_shows_the_advice_whole_that_the_card_cuts(tmp_pat
         assert all(line in whole for line in advice), whole
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is screen)
+
+
+async def test_critical_advice_keeps_two_rows_so_the_plot_and_its_caption_stay_on_screen(tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    generate_session_file(sessions / "critical.jsonl", target_bytes=300_000, compaction_every=6, seed=3)
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        key = next(iter(app.snapshots))
+        screen = await _open(pilot, key)
+        await wait_until(pilot, lambda: app.insights.get(key) is not None and screen.timeline is not None)
+        await settle(pilot)
+        assert app.insights[key].degradation.report.level == "critical"
+        card = _visible(screen.query_one(RiskCard))
+        # The numbered steps joined on one row.
+        assert "ctxscopecheckpointSESSION→startafreshsession→ctxscopeinjectNEW_SESSION" in card, card
+        plot = screen.query_one(UtilizationPlot)
+        assert plot.region.bottom <= app.size.height - 1, "the plot runs under the footer"
+        timeline = screen.timeline
+        assert timeline is not None and f"{timeline.turns}replies" in _visible(plot)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, RiskDetail))
+        await settle(pilot)
+        whole = _visible(app.screen.query_one(RiskCard))
+        assert "1.ctxscopecheckpointSESSION" in whole and "3.ctxscopeinjectNEW_SESSION" in whole, whole
+
+
+def test_the_plot_says_measuring_until_its_timeline_arrives_and_no_replies_only_when_there_are_none() -> None:
+    assert "measuring" in plot_content(None, None, 80, 8).plain
+    empty = plot_content(Timeline((), 200_000), None, 80, 8).plain
+    assert "No model replies" in empty and "measuring" not in empty
 
 
 def _latest(state: Path) -> Checkpoint:

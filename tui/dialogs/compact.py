@@ -1,7 +1,8 @@
 """The compaction dialog: choose a layer and a focus, watch the engine's dry-run plan, edit the summary, then
 confirm or cancel.
 
-The plan is recomputed in a worker (debounced) whenever the layer, the focus or the protected budget changes;
+The plan is recomputed in a worker whenever the layer (at once), the focus or the protected budget (debounced:
+typed) changes;
 the dialog only renders it. The first plan may come with the dialog (``first_plan``, computed by the worker that
 opens it), so the dialog's first frame shows it. The summary is shown in an editable text area: an edit
 (debounced too) becomes the engine's plan with that text
@@ -167,7 +168,7 @@ class CompactDialog(ModalScreen[bool]):
     def _layer_changed(self, event: RadioSet.Changed) -> None:
         self.chosen_layer = event.pressed.name or str(event.pressed.label)
         self.query_one("#layer-help", Static).update(self._layer_help())
-        self._schedule()
+        self._schedule(wait=False)  # a choice, not typing: nothing to wait for
 
     @on(Input.Changed, "#focus, #keep-recent")
     def _input_changed(self) -> None:
@@ -214,8 +215,8 @@ class CompactDialog(ModalScreen[bool]):
             return
         self._render_plan(with_edited_summary(self.base_plan, self.query_one("#summary-text", TextArea).text))
 
-    def _schedule(self) -> None:
-        """Recompute once the user pauses (each change restarts the wait)."""
+    def _schedule(self, *, wait: bool = True) -> None:
+        """Recompute once the user pauses (each change restarts the wait), or at once without ``wait``."""
         self._pending = None
         self._stop_edit_timer()
         self.query_one("#summary-text", TextArea).read_only = True
@@ -224,7 +225,7 @@ class CompactDialog(ModalScreen[bool]):
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        if self._debounce > 0:
+        if self._debounce > 0 and wait:
             self._timer = self.set_timer(self._debounce, self._plan_now)
         else:
             self.call_later(self._plan_now)

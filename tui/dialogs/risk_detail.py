@@ -34,7 +34,7 @@ class RiskDetail(ModalScreen[None]):
         with VerticalScroll() as box:
             box.border_title = f"Degradation risk · {self._snapshot.key}"
             box.border_subtitle = "escape to close"
-            card = RiskCard()
+            card = RiskCard(whole=True)
             card.border_title = ""
             card.snapshot, card.insight = self._snapshot, self._insight
             yield card

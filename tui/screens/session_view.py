@@ -142,7 +142,7 @@ class SessionScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._mounted = True
-        self._show(self.snapshot)
+        self.call_after_refresh(self._show, self.snapshot)
         self.set_interval(REPRICE_SECONDS, self._reprice)
 
     def watch_snapshot(self, snapshot: SessionSnapshot | None) -> None:

@@ -7,10 +7,12 @@ they compute nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -22,7 +24,7 @@ from engine.session.snapshot import SessionSnapshot
 from tui.widgets.labels import ago, duration, money, shorten_middle
 from tui.widgets.levels import RISK_COLOR
 
-__all__ = ["Card", "ContextCard", "CostCard", "RiskCard", "SessionCard"]
+__all__ = ["Card", "ContextCard", "CostCard", "RiskCard", "SessionCard", "card_advice"]
 
 _SPEND_SOURCE = {
     "usage.cost": "recorded",
@@ -39,6 +41,23 @@ def _rows(pairs: list[tuple[str, str | Content]]) -> Content:
     )
 
 
+def card_advice(recommendation: str) -> list[str]:
+    """The advice in two lines at most: the first, then the rest joined, numbered steps as ``a → b → c``.
+
+    The card does not wrap; ``r`` (:mod:`tui.dialogs.risk_detail`) shows the advice as the engine wrote it.
+    """
+    lines = [line.strip() for line in recommendation.splitlines() if line.strip()]
+    if len(lines) <= 2:
+        return lines
+    lead, *steps = lines[1:]
+    steps = [_STEP_NUMBER.sub("", step) for step in steps]
+    steps = [step[0].lower() + step[1:] if step[1:2].islower() else step for step in steps]
+    return [lines[0], f"{lead} {' → '.join(steps)}"]
+
+
+_STEP_NUMBER = re.compile(r"^\d+[.)]\s*")
+
+
 def _muted(text: str) -> Content:
     return Content.styled(text, "$text-muted")
 
@@ -47,12 +66,34 @@ class Card(Widget):
     """A bordered card that renders :attr:`snapshot` (and :attr:`insight`) with :meth:`describe`."""
 
     TITLE = ""
-    snapshot: reactive[SessionSnapshot | None] = reactive(None, layout=True)
-    insight: reactive[SessionInsight | None] = reactive(None, layout=True)
+    # Each change repaints the card; the screen is laid out again only when the card's height changes (refit).
+    snapshot: reactive[SessionSnapshot | None] = reactive(None, repaint=False)
+    insight: reactive[SessionInsight | None] = reactive(None, repaint=False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="card")
         self.border_title = self.TITLE
+        self._laid_out_rows: int | None = None
+
+    def watch_snapshot(self) -> None:
+        self.refit()
+
+    def watch_insight(self) -> None:
+        self.refit()
+
+    def refit(self) -> None:
+        """Redraw with the current values, and ask for a layout pass only when the number of rows changed.
+
+        A layout pass arranges and renders the whole screen again: with one per new value (``layout=True``),
+        opening a session laid the screen out five times as its figures arrived (docs/architecture.md, Targets).
+        """
+        rows = len(self.render().split("\n"))
+        self.refresh(layout=rows != self._laid_out_rows)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        height = super().get_content_height(container, viewport, width)
+        self._laid_out_rows = height
+        return height
 
     def describe(self, snapshot: SessionSnapshot) -> Content:
         raise NotImplementedError
@@ -95,9 +136,12 @@ class RiskCard(Card):
     class Chosen(Message):
         """The card was clicked."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, whole: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.border_subtitle = "r: whole"
+        self._whole = whole
+        """Every line of the advice (the detail view), not the two the card keeps."""
+        if not whole:
+            self.border_subtitle = "r: whole"
 
     def on_click(self) -> None:
         self.post_message(self.Chosen())
@@ -133,14 +177,14 @@ class RiskCard(Card):
         lost: str | Content = _muted("nothing earlier to compare")
         if share is not None:
             lost = Content.styled(f"{share:.0%} of earlier checkpoints' decisions", "$text-warning" if share else "")
-        advice = report.recommendation.splitlines()
+        advice = report.recommendation.splitlines() if self._whole else card_advice(report.recommendation)
         return _rows([
             ("risk", head),
             ("spam", spam),
             ("fallbacks", fallbacks),
             ("after last", after),
             ("lost", lost),
-            # One row per line of advice, every line: the cards do not wrap, and the later lines hold the commands.
+            # Two rows at most, so the plot below keeps its height at 36 rows; the later rows hold the commands.
             *((("advice" if i == 0 else ""), line.strip()) for i, line in enumerate(advice)),
         ])
 
@@ -150,8 +194,11 @@ class CostCard(Card):
 
     TITLE = "Cost"
 
-    cost: reactive[SessionCost | None] = reactive(None, layout=True)
+    cost: reactive[SessionCost | None] = reactive(None, repaint=False)
     """Re-priced as time passes (the cache turns cold without any write); else the assessment's figures."""
+
+    def watch_cost(self) -> None:
+        self.refit()
 
     def describe(self, snapshot: SessionSnapshot) -> Content:
         cost = self.cost or (self.insight.cost if self.insight else None)

@@ -54,7 +54,9 @@ def _widths(columns: int, width: int) -> list[int]:
 
 def plot_content(timeline: Timeline | None, compaction_line: float | None, width: int, height: int) -> Content:
     """The plot of ``timeline`` in ``width`` × ``height`` cells (two rows go to the axis and caption)."""
-    if timeline is None or not timeline.samples:
+    if timeline is None:  # a worker is still reading it; "no replies" would be wrong for a second
+        return Content.styled("measuring the replies…", "$text-muted")
+    if not timeline.samples:
         return Content.styled("No model replies with usage yet: the plot starts at the first reply.", "$text-muted")
     rows = max(height - 2, 2)
     columns = plot_columns(timeline, max(width - _AXIS, 1))

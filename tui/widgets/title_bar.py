@@ -31,8 +31,9 @@ class TitleBar(Widget):
     """
 
     def on_mount(self) -> None:
-        # Watchers call back synchronously into refresh(): nothing to query, nothing left pending on exit.
-        self.watch(self.app, "title", self._changed, init=False)
+        # Watchers call back synchronously into refresh(): nothing to query, nothing left pending on exit. Only the
+        # screen's sub-title is watched: ctxscope's title is fixed (App.TITLE), and a watcher on the app, which
+        # Textual drops only when the title next changes, kept every bar (and all it rendered) for the app's life.
         self.watch(self.screen, "sub_title", self._changed, init=False)
 
     def _changed(self, _value: str) -> None:

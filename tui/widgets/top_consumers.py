@@ -38,7 +38,10 @@ class TopConsumersCard(Card):
 
     TITLE = "Top consumers"
 
-    consumers: reactive[tuple[Consumer, ...] | None] = reactive(None, layout=True)
+    consumers: reactive[tuple[Consumer, ...] | None] = reactive(None, repaint=False)
+
+    def watch_consumers(self) -> None:
+        self.refit()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -46,8 +49,13 @@ class TopConsumersCard(Card):
 
     def describe(self, snapshot: SessionSnapshot) -> Content:
         consumers: Sequence[Consumer] | None = self.consumers
+        # Always SHOWN rows: the card keeps its height when the count arrives, so the screen needs no new layout.
         if consumers is None:
-            return Content.styled("counting…", "$text-muted")
+            return _padded([Content.styled("counting…", "$text-muted")])
         if not consumers:
-            return Content.styled("no messages in the context", "$text-muted")
-        return Content("\n").join(consumer_line(c) for c in consumers[:SHOWN])
+            return _padded([Content.styled("no messages in the context", "$text-muted")])
+        return _padded([consumer_line(c) for c in consumers[:SHOWN]])
+
+
+def _padded(lines: list[Content]) -> Content:
+    return Content("\n").join(lines + [Content("")] * (SHOWN - len(lines)))
