@@ -25,6 +25,7 @@ from tui.widgets.context_table import ContextTable
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.history import HistoryPane
 from tui.widgets.session_table import SessionTable
+from tui.widgets.tab_bar import TabBar
 from tui.widgets.title_bar import TitleBar
 from tui.widgets.transcript import TranscriptTail
 
@@ -338,7 +339,8 @@ async def test_diff_key_shows_the_checkpoints_tab(sessions: Path, tmp_path: Path
         await settle(pilot)
         screen = await _open(pilot, "agent:main:main")
         await pilot.press("d")
-        assert screen.query_one("#tabs").active == "checkpoints"  # type: ignore[attr-defined]
+        assert screen.query_one(TabBar).active == "checkpoints"
+        assert screen.query_one("#checkpoints").display and not screen.query_one("#overview").display
 
 
 async def test_q_quits(sessions: Path, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Static
 from textual.widgets._toast import Toast
 
 from engine.accounting.timeline import Timeline
@@ -29,6 +29,7 @@ from tui.widgets.checkpoints import CheckpointList, CheckpointsView
 from tui.widgets.context_table import ContextTable
 from tui.widgets.plot import UtilizationPlot, plot_content
 from tui.widgets.session_table import SessionTable
+from tui.widgets.tab_bar import TabBar
 from tui.widgets.transcript import TranscriptTail
 
 SUBAGENT_KEY = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
@@ -126,6 +127,24 @@ def test_the_plot_says_measuring_until_its_timeline_arrives_and_no_replies_only_
     assert "No model replies" in empty and "measuring" not in empty
 
 
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)])
+async def test_a_click_on_a_tab_label_shows_its_pane_and_all_labels_fit(tmp_path: Path, size: tuple[int, int]) -> None:
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, MAIN_KEY)
+        bar = screen.query_one(TabBar)
+        labels = _visible(bar)
+        assert all(label in labels for label in ("Overview", "Context", "Transcript", "Audit")), labels
+        assert bar.outer_size.height == 2  # the labels on one row, the rule under them
+        (start, _end), padding = next((s, e) for t, s, e in bar._spans() if t == "tree"), bar.styles.padding.left
+        await pilot.click(TabBar, offset=(padding + start + 1, 0))
+        await wait_until(pilot, lambda: bar.active == "tree" and screen.query_one("#tree").display)
+        assert not screen.query_one("#overview").display
+        await wait_until(pilot, lambda: bool(screen.query(BranchTree)))
+
+
 def _latest(state: Path) -> Checkpoint:
     loaded = latest_checkpoint(state, MAIN_KEY)
     assert loaded is not None
@@ -174,7 +193,7 @@ async def test_checkpoints_tab_diffs_against_the_previous_or_the_marked_one(tmp_
         await pilot.press("d")
         await settle(pilot)
         view = screen.query_one(CheckpointsView)
-        assert screen.query_one("#tabs", TabbedContent).active == "checkpoints"
+        assert screen.query_one(TabBar).active == "checkpoints"
         assert view.pair == ("cp_002", "cp_003")
         assert "cp_002 → cp_003" in _text(screen, "#diff-text")
         old, new = (c.checkpoint for c in view.stored[1:])
@@ -402,6 +421,6 @@ async def test_a_number_key_puts_the_keyboard_in_the_tab_so_enter_and_space_act_
         assert view.marks == ["cp_001"]
 
         await pilot.press("1")  # the overview has nothing to focus: the tab bar keeps the keys working
-        await wait_until(pilot, lambda: screen.query_one("#tabs", TabbedContent).active == "overview")
+        await wait_until(pilot, lambda: screen.query_one(TabBar).active == "overview")
         await pilot.press("right")
-        await wait_until(pilot, lambda: screen.query_one("#tabs", TabbedContent).active == "context")
+        await wait_until(pilot, lambda: screen.query_one(TabBar).active == "context")

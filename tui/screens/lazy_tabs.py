@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import TabbedContent, TabPane, Tabs
+
+from tui.widgets.tab_bar import TabBar
 
 __all__ = ["LazyTabs"]
 
@@ -37,7 +38,7 @@ class LazyTabs:
         if tab in self._filled:
             return None
         self._filled.add(tab)
-        mounted = self._screen.query_one(f"#{tab}", TabPane).mount(self._make_view(tab))
+        mounted = self._screen.query_one(f"#{tab}").mount(self._make_view(tab))
         self._screen.call_later(self._replay, mounted, tab)
         return mounted
 
@@ -53,8 +54,8 @@ class LazyTabs:
         (the overview) leaves it on the tab bar, where left/right still work."""
         if mounted is not None:
             await mounted
-        pane = self._screen.query_one(f"#{tab}", TabPane)
+        pane = self._screen.query_one(f"#{tab}")
         target = next((w for w in pane.query("*") if w.focusable), None)
         if target is None:
-            target = self._screen.query_one(TabbedContent).query_one(Tabs)
+            target = self._screen.query_one(TabBar)
         target.focus()

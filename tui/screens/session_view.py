@@ -11,11 +11,11 @@ from typing import Any, ClassVar, TypeVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, Vertical
+from textual.containers import Container, Grid, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import DataTable, TabbedContent, TabPane
+from textual.widgets import DataTable
 from textual.worker import get_current_worker
 
 from engine.accounting.consumers import Consumer, top_consumers
@@ -43,6 +43,7 @@ from tui.widgets.gauge import GaugeBar
 from tui.widgets.history import HistoryPane
 from tui.widgets.labels import session_label
 from tui.widgets.plot import UtilizationPlot
+from tui.widgets.tab_bar import TabBar
 from tui.widgets.title_bar import TitleBar
 from tui.widgets.top_consumers import TopConsumersCard
 from tui.widgets.transcript import TailMessage, TranscriptTail, read_tail
@@ -124,11 +125,12 @@ class SessionScreen(Screen[None]):
         with Vertical(id="gauge-box") as box:
             box.border_title = "Context window"
             yield GaugeBar().data_bind(SessionScreen.snapshot)
-        with TabbedContent(id="tabs"):
-            with TabPane("Overview", id="overview"):
+        yield TabBar([(tab, tab.title()) for tab in TABS], active="overview", id="tab-bar")
+        with Container(id="tabs"):
+            with Vertical(id="overview", classes="pane"):
                 with Grid(id="cards"):
                     # Bound, not pushed: each card takes the screen's values when it mounts, so nothing depends on
-                    # the order in which the tabbed content finishes composing.
+                    # the order in which the screen finishes composing.
                     yield ContextCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
                     yield CostCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
                     yield SessionCard(clock=self._clock).data_bind(SessionScreen.snapshot, SessionScreen.insight)
@@ -137,7 +139,9 @@ class SessionScreen(Screen[None]):
                 yield UtilizationPlot().data_bind(SessionScreen.timeline, SessionScreen.compaction_line)
             # The other tabs are filled the first time they are shown (tui/screens/lazy_tabs.py).
             for tab in TABS[1:]:
-                yield TabPane(tab.title(), id=tab)
+                pane = Vertical(id=tab, classes="pane")
+                pane.display = False
+                yield pane
         yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
@@ -156,7 +160,7 @@ class SessionScreen(Screen[None]):
     def show_tab(self, tab: str, *, focus: bool = False) -> None:
         """Switch to ``tab`` (one of :data:`TABS`); ``focus`` moves the keyboard into its view."""
         mounted = self._tabs.fill(tab)
-        self.query_one("#tabs", TabbedContent).active = tab
+        self.query_one(TabBar).active = tab
         if focus:
             self.call_later(self._tabs.focus, tab, mounted)
 
@@ -349,10 +353,12 @@ class SessionScreen(Screen[None]):
         else:
             self.app.call_from_thread(self.app.push_screen, MessageView(message))
 
-    @on(TabbedContent.TabActivated, "#tabs")
-    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        self._active_tab = event.pane.id or ""
+    @on(TabBar.Activated, "#tab-bar")
+    def _tab_activated(self, event: TabBar.Activated) -> None:
+        self._active_tab = event.tab
         self._tabs.fill(self._active_tab)
+        for pane in self.query_one("#tabs").children:
+            pane.display = pane.id == self._active_tab
         if self._active_tab == "transcript":
             self._each(TranscriptTail, lambda tail: tail.call_after_refresh(tail.scroll_end, animate=False))
         if self._active_tab == "decisions" and self.snapshot is not None:
