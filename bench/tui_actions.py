@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import statistics
 import sys
@@ -100,7 +101,7 @@ class _Frames:
 
 
 async def _app_latencies(directory: Path, state: Path, trials: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {"open": [], "overview": [], "dialog": [], "replan": []}
+    times: dict[str, list[float]] = {"open": [], "overview": [], "dialog": [], "replan": [], "idle_gc": []}
     original = CompactDialog._render_plan
     app = CtxscopeApp([directory], Config(state_dir=state), auto_checkpoints=False)  # the app's own debounce
     frames = _Frames(app)
@@ -151,6 +152,10 @@ async def _app_latencies(directory: Path, state: Path, trials: int) -> dict[str,
             await _until(pilot, lambda: isinstance(app.screen, SessionScreen))
             await pilot.press("escape")  # back to the list
             await _until(pilot, lambda: not isinstance(app.screen, SessionScreen))
+        for _ in range(3):  # the full collection the app runs itself once the user pauses (tui/gc_pacing.py)
+            start = time.perf_counter()
+            gc.collect()
+            times["idle_gc"].append(time.perf_counter() - start)
     CompactDialog._render_plan = original  # type: ignore[method-assign]
     return times
 
@@ -197,6 +202,8 @@ def run(work: Path, *, trials: int, session_mb: float) -> list[Row]:
     stats = generate_session_file(directory / "latency.jsonl", target_bytes=int(session_mb * 1e6), seed=11)
     print(f"generated {stats.bytes / 1e6:.1f} MB, {stats.entries:,} entries", file=sys.stderr)
     times = asyncio.run(_app_latencies(directory, work / "state", trials))
+    if os.environ.get("BENCH_RAW"):
+        print({k: [round(v * 1000) for v in vs] for k, vs in times.items()}, file=sys.stderr)
     reads, cold, warm = _engine_plans(directory / "latency.jsonl", max(3, trials // 3))
     quits = [asyncio.run(_quit_once(lambda: CtxscopeApp([directory], Config(state_dir=work / "state"),
                                                         auto_checkpoints=False),
@@ -217,6 +224,8 @@ def run(work: Path, *, trials: int, session_mb: float) -> list[Row]:
         row("dialog", "open the compact dialog with its plan", times["dialog"], "engine plan, cold token cache", cold),
         row("replan", "re-plan on a layer change", times["replan"], "engine plan, warm token cache", warm),
         row("quit", "quit", quits, "a bare Textual app quitting", bare),
+        Row("(a full collection, run when no key came for 3 s)",
+            f"{_ms(times['idle_gc'])} (in the app, after the trials)", "-", "-", None),
     ]
 
 

@@ -40,6 +40,7 @@ from tui.compaction_flow import CompactionFlow
 from tui.controls import CONTROL_ACTIONS, ControlPolicy, ControlRunner, checkpoint_runner, diff_latest
 from tui.dialogs.compact import DEBOUNCE_SECONDS
 from tui.executor import ContextPerCallExecutor
+from tui.gc_pacing import CollectorPacing
 from tui.messages import (
     CheckpointWritten,
     CompactionApplied,
@@ -60,7 +61,7 @@ from tui.notifier import Notifier, worker_failure_title
 from tui.screens.commands import app_commands, screen_commands
 from tui.screens.help import HelpScreen, keys_of
 from tui.screens.session_list import SessionChosen, SessionListScreen
-from tui.screens.session_view import SessionScreen
+from tui.screens.session_view import REPRICE_SECONDS, SessionScreen
 from tui.screens.usage import UsageScreen
 from tui.toasts import Toasts
 from tui.widgets.labels import session_label
@@ -133,6 +134,8 @@ class CtxscopeApp(App[None]):
         self.notifier = Notifier(toasts.show, self.label, withdraw=toasts.withdraw, max_visible=toasts.fit)
         """Every notification goes through it: plain text, repeats folded, read errors said once."""
         self._shown_controls: tuple[tuple[str, bool], ...] | None = None
+        self.gc_pacing = CollectorPacing()
+        """Full garbage collections when the user pauses (tui/gc_pacing.py)."""
         self._where = ", ".join(str(p) for p in paths) if paths else DEFAULT_WHERE
         self.usage_timezone: tzinfo = datetime.now().astimezone().tzinfo or UTC
         """The zone the Usage screen cuts days in (tests and screenshots set UTC)."""
@@ -155,7 +158,17 @@ class CtxscopeApp(App[None]):
         # Before the first thread worker runs: each call in a context of its own (tui/executor.py).
         loop = asyncio.get_running_loop()
         loop.set_default_executor(ContextPerCallExecutor(thread_name_prefix="ctxscope-worker"))
+        self._seconds = 0
+        self.set_interval(1.0, self._each_second)
         self.follow_sessions()
+
+    def _each_second(self) -> None:
+        self._seconds += 1
+        self.gc_pacing.tick()
+        if self._seconds % REPRICE_SECONDS == 0:
+            for screen in self.screen_stack:
+                if isinstance(screen, SessionScreen):
+                    screen.reprice_now()
 
     @work(exclusive=True, group="follow_sessions", exit_on_error=False)
     async def follow_sessions(self) -> None:
@@ -214,7 +227,13 @@ class CtxscopeApp(App[None]):
                       severity=severity)
 
     def on_unmount(self) -> None:
+        self.gc_pacing.stop()
         gc.unfreeze()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown):
+            self.gc_pacing.input_seen()
+        await super().on_event(event)
 
     @on(DataTable.RowHighlighted, "#sessions")
     def _session_highlighted(self) -> None:
@@ -223,11 +242,13 @@ class CtxscopeApp(App[None]):
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
         # What exists now (Textual, the engine, tiktoken, the sessions read) lives as long as the app. Freezing it
         # keeps Python's full collections from scanning it again on every pass, which otherwise stalls screen
-        # updates by tens of milliseconds (bench.tui_latency); on_unmount hands it back to the collector.
+        # updates by tens of milliseconds (bench.tui_latency); on_unmount hands it back to the collector. What comes
+        # later is collected in full when the user pauses (tui/gc_pacing.py).
         if not self.is_running:
             return
         gc.collect()
         gc.freeze()
+        self.gc_pacing.start()
         self.sessions_loaded = True
         self.session_list.loaded = True
         for problem in self._cache_problems:  # said once: the cache turned itself off for this run
@@ -291,6 +312,7 @@ class CtxscopeApp(App[None]):
             SessionScreen(
                 snapshot,
                 with_follower=partial(self.tracker.with_follower, message.key),
+                follower_now=partial(self.tracker.follower_now, message.key),
                 config=self.config,
                 clock=self.clock,
                 captured_state=partial(self.tracker.captured_state, message.key),

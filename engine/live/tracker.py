@@ -386,3 +386,14 @@ class SessionTracker:
         tracked = self._sessions[key]
         with tracked.lock:
             return use(tracked.follower)
+
+    def follower_now(self, key: str, use: Callable[[SessionFollower], T]) -> T | None:
+        """Run ``use`` on the follower of ``key`` if no refresh of it runs right now, else return ``None`` at once
+        (never waits: for a UI thread that falls back to :meth:`with_follower` in a worker)."""
+        tracked = self._sessions[key]
+        if not tracked.lock.acquire(blocking=False):
+            return None
+        try:
+            return use(tracked.follower)
+        finally:
+            tracked.lock.release()

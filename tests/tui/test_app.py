@@ -141,8 +141,9 @@ async def test_enter_opens_the_session_and_escape_returns(sessions: Path, tmp_pa
 
 
 async def test_a_closed_session_screen_is_freed_with_its_title_bar(sessions: Path, tmp_path: Path) -> None:
-    # Each open left its screen alive (held through Textual's worker context in an idle pool thread) and its title
-    # bar (held by a watcher on the app): memory and the cost of the next open grew with every session looked at.
+    # Each open left its screen alive (held through Textual's worker context in an idle pool thread, and for 10 s by
+    # the cancelled sleep of its re-pricing timer) and its title bar (held by a watcher on the app): memory and the
+    # cost of the next open grew with every session looked at.
     app, _ = make_app([sessions], tmp_path / "state")
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -63,8 +64,12 @@ HISTORY_PANES: dict[str, str] = {
 TABS = ("overview", "context", "transcript", "checkpoints", "decisions", "tree", "audit")
 
 TAIL_MESSAGES = 30
-REPRICE_SECONDS = 10.0
-"""How often the cost card is re-priced while nothing is written (the cache turns cold with time alone)."""
+OPEN_MEASURE_MAX_ENTRIES = 20_000
+"""Paths longer than this are measured by workers after the first frame (the timeline takes ~1 ms per 1,000)."""
+REPRICE_SECONDS = 10
+"""How often the cost card is re-priced while nothing is written (the cache turns cold with time alone). The app's
+one-second tick calls :meth:`SessionScreen.reprice_now`: a timer of the screen's own left a cancelled 10-second
+sleep in the event loop, which held the closed screen until it came due."""
 
 
 class SessionScreen(Screen[None]):
@@ -97,6 +102,7 @@ class SessionScreen(Screen[None]):
         captured_state: Callable[[], CapturedState | None] | None = None,
         state_dir: Path | None = None,
         insight: SessionInsight | None = None,
+        follower_now: WithFollower | None = None,
     ) -> None:
         super().__init__(classes="session-view")
         preset_breakpoints(self)
@@ -119,6 +125,23 @@ class SessionScreen(Screen[None]):
         # Set before mounting: a sub_title set in on_mount reaches the Header's watcher while the screen may
         # still be composing (or already closing), which raised NoMatches for HeaderTitle under load.
         self.set_reactive(Screen.sub_title, session_label(snapshot.source, 60))
+        self._measure_at_open(snapshot, follower_now)
+
+    def _measure_at_open(self, snapshot: SessionSnapshot, follower_now: WithFollower | None) -> None:
+        """The Overview's plot and largest messages in its first frame: a few milliseconds once the follower has
+        counted the context, against a frame or two of worker round trips (docs/architecture.md, Targets). A long
+        path, or a follower busy with a refresh, is left to the workers started after the first frame."""
+        self._timeline_of: SessionSnapshot | None = None
+        self._measured_of: SessionSnapshot | None = None
+        self._rows_at_open: tuple[ContextRow, ...] = ()
+        if len(snapshot.view.path) > OPEN_MEASURE_MAX_ENTRIES:
+            return
+        self.set_reactive(SessionScreen.timeline, utilization_timeline(snapshot.view.path, snapshot.window.tokens))
+        self._timeline_of = snapshot
+        measured = follower_now(partial(self._measure, snapshot)) if follower_now is not None else None
+        if measured is not None:
+            self._rows_at_open, self.consumers = measured
+            self._measured_of = snapshot
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -135,7 +158,10 @@ class SessionScreen(Screen[None]):
                     yield CostCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
                     yield SessionCard(clock=self._clock).data_bind(SessionScreen.snapshot, SessionScreen.insight)
                     yield RiskCard().data_bind(SessionScreen.snapshot, SessionScreen.insight)
-                    yield TopConsumersCard().data_bind(SessionScreen.snapshot)
+                    consumers = TopConsumersCard()
+                    if self._measured_of is not None:
+                        consumers.set_reactive(TopConsumersCard.consumers, self.consumers)
+                    yield consumers.data_bind(SessionScreen.snapshot)
                 yield UtilizationPlot().data_bind(SessionScreen.timeline, SessionScreen.compaction_line)
             # The other tabs are filled the first time they are shown (tui/screens/lazy_tabs.py).
             for tab in TABS[1:]:
@@ -147,7 +173,6 @@ class SessionScreen(Screen[None]):
     def on_mount(self) -> None:
         self._mounted = True
         self.call_after_refresh(self._show, self.snapshot)
-        self.set_interval(REPRICE_SECONDS, self._reprice)
 
     def watch_snapshot(self, snapshot: SessionSnapshot | None) -> None:
         if self._mounted:
@@ -211,8 +236,12 @@ class SessionScreen(Screen[None]):
         # The model on the gauge's frame: the Session card that also shows it is hidden at 80 columns.
         for box in self.query("#gauge-box"):
             box.border_subtitle = snapshot.model or ""
-        self.measure_timeline(snapshot)
-        self.measure_context(snapshot)
+        if snapshot is not self._timeline_of:
+            self.measure_timeline(snapshot)
+        if snapshot is self._measured_of:
+            self._show_measured(self._rows_at_open, self.consumers)
+        else:
+            self.measure_context(snapshot)
         self.read_transcript_tail(snapshot)
         self.load_history(snapshot)
 
@@ -250,16 +279,16 @@ class SessionScreen(Screen[None]):
     def measure_context(self, snapshot: SessionSnapshot) -> None:
         """Count every context message's tokens with the engine (cached per entry by the follower), and find the
         largest."""
-        # The agent's own budget (pi's keepRecentTokens for pi sessions), as `ctxscope inspect` uses it.
-        keep = snapshot.limits.keep_recent_tokens if snapshot.limits is not None else self._config.keep_recent_tokens
-
-        def measure(follower: SessionFollower) -> tuple[tuple[ContextRow, ...], tuple[Consumer, ...]]:
-            rows = measure_rows(snapshot, follower, keep)
-            return rows, top_consumers(snapshot.view, follower.objects, cache=follower.token_cache, limit=12)
-
-        rows, consumers = self._with_follower(measure)
+        rows, consumers = self._with_follower(partial(self._measure, snapshot))
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_measured, rows, consumers)
+
+    def _measure(self, snapshot: SessionSnapshot,
+                 follower: SessionFollower) -> tuple[tuple[ContextRow, ...], tuple[Consumer, ...]]:
+        # The agent's own budget (pi's keepRecentTokens for pi sessions), as `ctxscope inspect` uses it.
+        keep = snapshot.limits.keep_recent_tokens if snapshot.limits is not None else self._config.keep_recent_tokens
+        rows = measure_rows(snapshot, follower, keep)
+        return rows, top_consumers(snapshot.view, follower.objects, cache=follower.token_cache, limit=12)
 
     def _show_measured(self, rows: tuple[ContextRow, ...], consumers: tuple[Consumer, ...]) -> None:
         self.consumers = consumers
@@ -398,7 +427,8 @@ class SessionScreen(Screen[None]):
     def _show_decisions(self, digest: DecisionsDigest | None, problem: str | None) -> None:
         self._tabs.deliver("decisions", lambda: self._each(DecisionsView, lambda view: view.show(digest, problem)))
 
-    def _reprice(self) -> None:
+    def reprice_now(self) -> None:
+        """Price the session at the current time (the app calls this every :data:`REPRICE_SECONDS`)."""
         if self.snapshot is not None:
             self.reprice(self.snapshot)
 
