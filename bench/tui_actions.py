@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import os
 import statistics
 import sys
@@ -46,6 +45,7 @@ from engine.stores.discovery import discover_sessions
 from sim.session_generator import generate_session_file
 from tui.app import CtxscopeApp
 from tui.dialogs.compact import CompactDialog
+from tui.gc_pacing import full_collection
 from tui.screens.session_view import SessionScreen
 from tui.widgets.session_table import SessionTable
 
@@ -154,7 +154,7 @@ async def _app_latencies(directory: Path, state: Path, trials: int) -> dict[str,
             await _until(pilot, lambda: not isinstance(app.screen, SessionScreen))
         for _ in range(3):  # the full collection the app runs itself once the user pauses (tui/gc_pacing.py)
             start = time.perf_counter()
-            gc.collect()
+            full_collection()
             times["idle_gc"].append(time.perf_counter() - start)
     CompactDialog._render_plan = original  # type: ignore[method-assign]
     return times
