@@ -37,7 +37,7 @@ from engine.compaction.plan import CompactionPlan
 from engine.compaction.planner import plan_compaction
 from engine.config.loader import Config, resolve_state_dir
 from engine.fs.audit import record_action
-from engine.fs.jsonl_append import AppendMovedError, AppendRefusedError, commit_append, prepare_append
+from engine.fs.jsonl_append import AppendMovedError, AppendRefusedError, commit_append, prepare_append_patiently
 from engine.session.snapshot import SessionFollower
 
 __all__ = [
@@ -253,7 +253,7 @@ def _apply_jsonl(
     try:
         for _ in range(_ATTEMPTS):
             try:
-                prepared = prepare_append(plan.path, build, rechain=True)
+                prepared = prepare_append_patiently(plan.path, build, deadline=deadline)
                 current = attempt.plan
                 if current.archive is not None and current.archive.record_id not in records:
                     archived.append(_write_archive(current, state_dir, plan.session_key))

@@ -2,8 +2,8 @@
 
 Two phases, so that OpenClaw's ``<transcript>.lock`` is held only for a re-check and one write:
 
-1. :func:`prepare_append` — without the lock: check the header, require the file to end on a complete line,
-   read the leaf (the last entry in file order), let the caller build the entries for that leaf, chain them
+1. :func:`prepare_append` — without the lock: check the header, require the file to end on a complete line
+   (:func:`prepare_append_patiently` waits up to a second for a line another writer is finishing), read the leaf (the last entry in file order), let the caller build the entries for that leaf, chain them
    (first ``parentId`` = leaf, then each to the previous one), scan the ids already used, serialize.
 2. :func:`commit_append` — under the lock: re-check that the file is the same inode, has exactly the size
    the batch was prepared for, still ends with a newline and with the same bytes; if anything moved (an agent
@@ -60,6 +60,7 @@ __all__ = [
     "commit_append",
     "new_entry_id",
     "prepare_append",
+    "prepare_append_patiently",
 ]
 
 MAX_APPEND_BYTES: Final = 16 << 20
@@ -325,6 +326,30 @@ def _undo_short_write(fd: int, transcript: Path, offset: int, written: int, want
     )
 
 
+PARTIAL_TAIL_PATIENCE = 1.0
+"""Seconds an append waits for a partial last line to be completed before refusing (a live writer finishes its
+line in milliseconds; a line that stays partial is a writer that died mid-line)."""
+
+
+def prepare_append_patiently(transcript: Path, build: Builder, *, deadline: float) -> PreparedAppend:
+    """:func:`prepare_append` (rechained), waiting for a partial last line another writer is finishing.
+
+    The tail is read without the lock, so an appender that read it while another was writing its line under the
+    lock saw half a line and gave up. This tries again every 5 ms, for :data:`PARTIAL_TAIL_PATIENCE` seconds and
+    never past ``deadline`` (``time.monotonic()``), then raises what :func:`prepare_append` raises.
+    """
+    torn_since: float | None = None
+    while True:
+        try:
+            return prepare_append(transcript, build, rechain=True)
+        except _PartialTail:
+            now = time.monotonic()
+            torn_since = now if torn_since is None else torn_since
+            if now - torn_since >= PARTIAL_TAIL_PATIENCE or now >= deadline:
+                raise
+            time.sleep(0.005)
+
+
 def recover_torn_tail(transcript: Path, *, lock_timeout: float, stale_after: float = DEFAULT_STALE_AFTER) -> int:
     """Trim the torn line a killed ctxscope appender left, if its stale lock says which bytes; returns bytes cut.
 
@@ -383,10 +408,10 @@ def append_entries(
             prepared = prepare_append(transcript, build, rechain=True)
         except _PartialTail:
             cut = 0 if trimmed else recover_torn_tail(transcript, lock_timeout=lock_timeout, stale_after=stale_after)
-            if not cut:
-                raise
-            trimmed = cut
-            continue
+            if cut:
+                trimmed = cut
+                continue
+            prepared = prepare_append_patiently(transcript, build, deadline=deadline)
         remaining = max(0.05, deadline - time.monotonic())
         try:
             result = commit_append(prepared, lock_timeout=remaining, recent_write_seconds=recent_write_seconds,

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -273,6 +274,39 @@ def test_torn_tail_without_a_recorded_intent_is_refused(session: Path) -> None:
     lock_path_for(session).write_bytes(orjson.dumps({"pid": dead.pid, "createdAt": "2026-01-01T00:00:00.000Z"}))
     with pytest.raises(AppendRefusedError, match="partial line"):
         append_entries(session, lambda _leaf: [custom(1)])
+    assert session.read_bytes() == content
+
+
+def test_a_line_another_writer_is_finishing_is_waited_for_not_refused(session: Path) -> None:
+    # The tail is read without the lock: an appender that read it while the other was mid-line gave up with "ends
+    # with a partial line" (seen once in a quiet run of the concurrent-appenders test).
+    leaf = last_entry_id(session.read_bytes())
+    finished = orjson.dumps({"type": "custom", "customType": "ctxscope.test", "id": "aaaa0003", "parentId": leaf,
+                             "timestamp": "2026-01-01T00:00:00.000Z", "data": {}}) + b"\n"
+    with session.open("ab") as out:
+        out.write(finished[:25])
+
+    def finish() -> None:
+        with session.open("ab") as out:
+            out.write(finished[25:])
+
+    writer = threading.Timer(0.2, finish)
+    writer.start()
+    try:
+        result = append_entries(session, lambda _leaf: [custom(1)])
+    finally:
+        writer.join()
+    assert result.parent_id == "aaaa0003"
+    assert_chained(session.read_bytes(), len(session.read_bytes()) - result.bytes_written - len(finished))
+
+
+def test_a_line_that_stays_partial_is_refused_within_the_patience(session: Path) -> None:
+    content = session.read_bytes() + b'{"type":"custom","id":"aaaa0004","par'
+    session.write_bytes(content)
+    start = time.monotonic()
+    with pytest.raises(AppendRefusedError, match="partial line"):
+        append_entries(session, lambda _leaf: [custom(1)], lock_timeout=30.0)
+    assert time.monotonic() - start < jsonl_append.PARTIAL_TAIL_PATIENCE + 2.0
     assert session.read_bytes() == content
 
 
