@@ -3,8 +3,9 @@
 Two phases, so that OpenClaw's ``<transcript>.lock`` is held only for a re-check and one write:
 
 1. :func:`prepare_append` — without the lock: check the header, require the file to end on a complete line
-   (:func:`prepare_append_patiently` waits up to a second for a line another writer is finishing), read the leaf (the last entry in file order), let the caller build the entries for that leaf, chain them
-   (first ``parentId`` = leaf, then each to the previous one), scan the ids already used, serialize.
+   (:func:`prepare_append_patiently` waits up to a second for a line another writer is finishing), read the
+   leaf (the last entry in file order), let the caller build the entries for that leaf, chain them (first
+   ``parentId`` = leaf, then each to the previous one), scan the ids already used, serialize.
 2. :func:`commit_append` — under the lock: re-check that the file is the same inode, has exactly the size
    the batch was prepared for, still ends with a newline and with the same bytes; if anything moved (an agent
    appended, a writer that ignores the lock is mid-line) nothing is written and :class:`AppendMovedError`
