@@ -3,7 +3,7 @@
 Two phases, so that OpenClaw's ``<transcript>.lock`` is held only for a re-check and one write:
 
 1. :func:`prepare_append` — without the lock: check the header, require the file to end on a complete line
-   (:func:`prepare_append_patiently` waits up to a second for a line another writer is finishing), read the
+   (:func:`prepare_append_patiently` waits up to a second for a line a lock holder is finishing), read the
    leaf (the last entry in file order), let the caller build the entries for that leaf, chain them (first
    ``parentId`` = leaf, then each to the previous one), scan the ids already used, serialize.
 2. :func:`commit_append` — under the lock: re-check that the file is the same inode, has exactly the size
@@ -328,24 +328,34 @@ def _undo_short_write(fd: int, transcript: Path, offset: int, written: int, want
 
 
 PARTIAL_TAIL_PATIENCE = 1.0
-"""Seconds an append waits for a partial last line to be completed before refusing (a live writer finishes its
-line in milliseconds; a line that stays partial is a writer that died mid-line)."""
+"""Seconds an append waits for a lock holder to complete a partial last line before refusing (a live appender
+finishes its line in milliseconds)."""
 
 
 def prepare_append_patiently(transcript: Path, build: Builder, *, deadline: float) -> PreparedAppend:
-    """:func:`prepare_append` (rechained), waiting for a partial last line another writer is finishing.
+    """:func:`prepare_append` (rechained), waiting for a partial last line a lock holder is finishing.
 
-    The tail is read without the lock, so an appender that read it while another was writing its line under the
-    lock saw half a line and gave up. This tries again every 5 ms, for :data:`PARTIAL_TAIL_PATIENCE` seconds and
-    never past ``deadline`` (``time.monotonic()``), then raises what :func:`prepare_append` raises.
+    The tail is read without the lock, so an appender that read it while another wrote its line under the lock saw
+    half a line and gave up. While a live process holds the lock, this tries again every 5 ms, for
+    :data:`PARTIAL_TAIL_PATIENCE` seconds and never past ``deadline`` (``time.monotonic()``). Without a live holder
+    it looks once more (the holder may have finished between the read and the look at its lock) and then refuses
+    as :func:`prepare_append` does: a writer that ignores the lock and is mid-line must not be waited out, or the
+    next append could land between the two halves of its following line.
     """
     torn_since: float | None = None
+    looked_again = False
     while True:
         try:
             return prepare_append(transcript, build, rechain=True)
         except _PartialTail:
             now = time.monotonic()
             torn_since = now if torn_since is None else torn_since
+            holder = inspect_lock(transcript)
+            if holder is None or holder.stale:
+                if looked_again:
+                    raise
+                looked_again = True
+                continue
             if now - torn_since >= PARTIAL_TAIL_PATIENCE or now >= deadline:
                 raise
             time.sleep(0.005)
