@@ -27,12 +27,17 @@ LISTED_FIXTURES = tuple(sorted(p for p in OPENCLAW.iterdir() if p != PI_BEFORE_C
 """The fixtures the session-list, sidecar and snapshot tests copy as one scene (the summaries' fixture stays out)."""
 
 
+DEFAULT_MARKS = "not realagents and not slow"
+"""pyproject's default ``-m``: the default suite leaves out the tests against the real agents (they install pi and
+OpenClaw with npm) and the long fault-injection trials; CI runs both after it (``.ci/run``)."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Naming only paths under tests/realagents runs them: pyproject's default ``-m 'not realagents'`` keeps them out
-    of the default suite (they install pi and OpenClaw with npm), not out of a run that asks for them by path."""
+    """Naming only paths under tests/realagents runs them: the default marks keep them out of the default suite,
+    not out of a run that asks for them by path."""
     real = (Path(__file__).parent / "realagents").resolve()
     paths = [Path(arg.split("::")[0]).resolve() for arg in config.args]
-    if config.option.markexpr == "not realagents" and paths and all(p == real or real in p.parents for p in paths):
+    if config.option.markexpr == DEFAULT_MARKS and paths and all(p == real or real in p.parents for p in paths):
         config.option.markexpr = ""
 
 
