@@ -1,10 +1,10 @@
 """Python's full garbage collections at quiet moments, not in the middle of answering a key.
 
 A full collection scans every object the collector tracks. Freezing what exists once the sessions are read keeps
-that out of the scan, but what the app builds later (screens, plans, snapshots of growing sessions) is scanned, and
-in a 20-trial run of ``bench.tui_actions`` the full collections took 14–450 ms each: every slow answer of that run
-(opening a session, the compact dialog, a re-plan) coincided with one, and with them off none was slow
-(docs/architecture.md, Targets).
+that out of the scan, but what the app builds later (screens, plans, snapshots of growing sessions) is scanned. In
+one 15-trial run of ``bench.tui_actions`` the slowest answers were 218 ms (open), 426 ms (compact dialog) and 319 ms
+(re-plan) with the collector automatic, and 111, 140 and 110 ms with automatic collection switched off once the
+sessions were read; the process's full collections in that run took 14–454 ms each (docs/architecture.md, Targets).
 
 So the app keeps the young generations automatic (they scan only recent objects: a millisecond or two) and runs the
 full collection itself: when no key or click came for :data:`IDLE_SECONDS`, at most every

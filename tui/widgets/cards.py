@@ -74,6 +74,8 @@ class Card(Widget):
         super().__init__(id=id, classes="card")
         self.border_title = self.TITLE
         self._laid_out_rows: int | None = None
+        self._described: Content | None = None
+        """What refit described, for the render it asks for (described once per change, not twice)."""
 
     def watch_snapshot(self) -> None:
         self.refit()
@@ -87,8 +89,8 @@ class Card(Widget):
         A layout pass arranges and renders the whole screen again: with one per new value (``layout=True``),
         opening a session laid the screen out five times as its figures arrived (docs/architecture.md, Targets).
         """
-        rows = len(self.render().split("\n"))
-        self.refresh(layout=rows != self._laid_out_rows)
+        self._described = self._describe()
+        self.refresh(layout=len(self._described.split("\n")) != self._laid_out_rows)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         height = super().get_content_height(container, viewport, width)
@@ -99,6 +101,11 @@ class Card(Widget):
         raise NotImplementedError
 
     def render(self) -> Content:
+        # Later repaints describe afresh: the session card's "ago" moves with the clock.
+        described, self._described = self._described, None
+        return described if described is not None else self._describe()
+
+    def _describe(self) -> Content:
         return Content("") if self.snapshot is None else self.describe(self.snapshot)
 
 
