@@ -2,42 +2,20 @@
 
 Order: the store's ``contextTokens`` (OpenClaw ``sessions.json`` / SQLite ``entry_json``), then the model's
 window in OpenClaw's ``openclaw.json`` (what OpenClaw itself falls back to), then config overrides, then the
-agent's own model settings (pi's models.json, docs/pi.md), then the model table below, then 200,000 (OpenClaw's
-``DEFAULT_CONTEXT_TOKENS``).
+agent's own model settings (pi's models.json, docs/pi.md), then the model catalogue (docs/models.md), then 200,000
+(OpenClaw's ``DEFAULT_CONTEXT_TOKENS``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_CONTEXT_WINDOW", "MODEL_WINDOWS", "ContextWindow", "resolve_context_window", "window_for_model"]
+from engine.accounting.model_catalog import lookup
+
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "ContextWindow", "resolve_context_window", "window_for_model"]
 
 DEFAULT_CONTEXT_WINDOW = 200_000
-
-# (pattern, window): first match wins, so specific ids come before families. Source: the vendors' model pages
-# (2026). A "[1m]" / "-1m" suffix always means the 1M variant.
-MODEL_WINDOWS: tuple[tuple[str, int], ...] = (
-    (r"\[1m\]|-1m\b|1m-context", 1_000_000),
-    (r"claude-(opus|sonnet)-(4-6|4\.6|4-7|4\.7|4-8|4\.8|5)", 1_000_000),
-    (r"claude-(opus|sonnet|haiku)", 200_000),
-    (r"claude-3", 200_000),
-    (r"gpt-4\.1", 1_047_576),
-    (r"gpt-5(\.\d+)?-codex|codex", 400_000),
-    (r"gpt-5", 400_000),
-    (r"gpt-4o|gpt-4-turbo|o1|o3|o4", 128_000),
-    (r"gemini-(1\.5|2\.0|2\.5|3)", 1_048_576),
-    (r"qwen3-coder", 262_144),
-    (r"qwen3-max|qwen-max", 262_144),
-    (r"qwen", 131_072),
-    (r"kimi-k2|kimi-code|moonshot", 262_144),
-    (r"minimax-m2|minimax", 204_800),
-    (r"deepseek", 128_000),
-    (r"glm-4\.[56]|glm", 128_000),
-    (r"grok-4", 256_000),
-)
-
 
 @dataclass(frozen=True, slots=True)
 class ContextWindow:
@@ -46,18 +24,15 @@ class ContextWindow:
     tokens: int
     source: str
     """``store`` (sessions.json / SQLite), ``openclaw.json``, ``config``, the agent's file
-    (``pi models.json (<path>)``), ``model-table`` or ``default``."""
+    (``pi models.json (<path>)``), ``catalog`` (docs/models.md) or ``default``."""
 
 
 def window_for_model(model: str | None) -> tuple[int, str] | None:
-    """Look a model id up in :data:`MODEL_WINDOWS`; ``None`` when unknown."""
-    if not model:
+    """The model's window from the model catalogue and the catalogue id it matched; ``None`` when unknown."""
+    entry = lookup(model)
+    if entry is None or entry.window is None:
         return None
-    lowered = model.lower()
-    for pattern, window in MODEL_WINDOWS:
-        if re.search(pattern, lowered):
-            return window, pattern
-    return None
+    return entry.window, entry.id
 
 
 def resolve_context_window(
@@ -93,5 +68,5 @@ def resolve_context_window(
         return ContextWindow(agent_window[0], agent_window[1])
     found = window_for_model(model)
     if found is not None:
-        return ContextWindow(found[0], "model-table")
+        return ContextWindow(found[0], "catalog")
     return ContextWindow(DEFAULT_CONTEXT_WINDOW, "default")

@@ -4,10 +4,9 @@ See docs/compaction.md, Cost of a rewrite.
 
 Spend is ``usage.cost.total`` as the agent recorded it when that is a positive figure — or any figure, zero
 included, in OpenClaw's SQLite store, where OpenClaw prices every call with the rates configured in
-``openclaw.json`` (docs/openclaw.md) — else the per-model
-price table below (input, output, cache read, 5-minute and 1-hour cache write — per model, never one
-multiplier). Anthropic rates are Anthropic's 2026 list prices; the other vendors' rates
-are approximate list prices, labelled so in :attr:`ModelPrice.source`.
+``openclaw.json`` (docs/openclaw.md) — else the model's list
+prices from the model catalogue (input, output, cache read, 5-minute and 1-hour cache write — per model, never one
+multiplier; docs/models.md), labelled with the catalogue's source and date in :attr:`ModelPrice.source`.
 
 The prompt cache lives for a TTL after its last use: 300 s by default, 3,600 s when the agent asks for the
 1-hour cache (OpenClaw ``cacheRetention: "long"``; the original cost design says "long" is still 5 minutes,
@@ -16,12 +15,12 @@ which current Anthropic pricing contradicts — so the TTL is a parameter, see :
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
+from engine.accounting.model_catalog import CatalogEntry, lookup
 from engine.stores.entries import Entry, Usage
 from engine.stores.timestamps import parse_iso
 
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_CACHE_TTL_SECONDS",
     "LONG_CACHE_TTL_SECONDS",
-    "MODEL_PRICES",
     "ModelPrice",
     "RewriteCost",
     "SessionCost",
@@ -62,57 +60,25 @@ class ModelPrice:
     """Writing the 5-minute cache; equals :attr:`input` for vendors whose caching has no write premium."""
     cache_write_1h: float
     source: str
-    """Where the rates come from, e.g. ``table:anthropic-2026`` or ``table:openai-2026~approx``."""
+    """Where the rates come from: ``catalog:<matched id>`` (the catalogue's own source and date are in
+    :func:`engine.accounting.model_catalog.catalog_info`), ``local:<provider>`` or ``table:free``."""
 
     def cache_write(self, ttl_seconds: int) -> float:
         """The cache-write rate for a cache of ``ttl_seconds`` (1-hour rate from 3,600 s up)."""
         return self.cache_write_1h if ttl_seconds >= LONG_CACHE_TTL_SECONDS else self.cache_write_5m
 
 
-def _anthropic(inp: float, out: float) -> ModelPrice:
-    # Anthropic's list prices: 5-minute write 1.25x, 1-hour write 2x, read 0.1x input.
-    return ModelPrice(inp, out, round(inp * 0.1, 6), round(inp * 1.25, 6), inp * 2, "table:anthropic-2026")
+def _catalog_price(entry: CatalogEntry) -> ModelPrice | None:
+    # Rates the catalogue leaves out are filled so no call is priced below what it costs: no listed cache read
+    # is billed as input, no listed cache write (vendors without a write premium) as input, no 1-hour rate as
+    # the 5-minute one (docs/models.md, Prices).
+    if entry.input is None or entry.output is None:
+        return None
+    read = entry.cache_read if entry.cache_read is not None else entry.input
+    write_5m = entry.cache_write_5m if entry.cache_write_5m else entry.input
+    write_1h = entry.cache_write_1h if entry.cache_write_1h else write_5m
+    return ModelPrice(entry.input, entry.output, read, write_5m, write_1h, f"catalog:{entry.id}")
 
-
-def _flat(inp: float, out: float, read: float, vendor: str, write: float | None = None) -> ModelPrice:
-    # No write premium unless the vendor lists one; a 1-hour cache is an Anthropic notion, priced as the 5m write.
-    w = inp if write is None else write
-    return ModelPrice(inp, out, read, w, w, f"table:{vendor}-2026~approx")
-
-
-MODEL_PRICES: tuple[tuple[str, ModelPrice], ...] = (
-    (r"claude-(opus-(4[-.][5-9]|5)|(4[-.][5-9]|5)-opus)", _anthropic(5, 25)),
-    (r"claude-(opus-4|4-opus|3-opus)", _anthropic(15, 75)),
-    (r"claude-[\w.-]*sonnet", _anthropic(3, 15)),
-    (r"claude-(haiku-4|4[-.]5-haiku)", _anthropic(1, 5)),
-    (r"claude-(3[-.]5-haiku|haiku-3[-.]5)", _anthropic(0.8, 4)),
-    (r"claude-3-haiku", ModelPrice(0.25, 1.25, 0.03, 0.30, 0.50, "table:anthropic-2026")),
-    (r"gpt-5(\.\d+)?(-codex)?-mini", _flat(0.25, 2.0, 0.025, "openai")),
-    (r"gpt-5(\.\d+)?-nano", _flat(0.05, 0.40, 0.005, "openai")),
-    (r"gpt-5", _flat(1.25, 10.0, 0.125, "openai")),
-    (r"gpt-4\.1-mini", _flat(0.40, 1.60, 0.10, "openai")),
-    (r"gpt-4\.1-nano", _flat(0.10, 0.40, 0.025, "openai")),
-    (r"gpt-4\.1", _flat(2.0, 8.0, 0.50, "openai")),
-    (r"gpt-4o-mini", _flat(0.15, 0.60, 0.075, "openai")),
-    (r"gpt-4o", _flat(2.50, 10.0, 1.25, "openai")),
-    (r"\bo[34]-mini", _flat(1.10, 4.40, 0.275, "openai")),
-    (r"\bo3", _flat(2.0, 8.0, 0.50, "openai")),
-    (r"gemini-3(\.\d+)?-pro", _flat(2.0, 12.0, 0.20, "google")),
-    (r"gemini-2\.5-pro", _flat(1.25, 10.0, 0.125, "google")),
-    (r"gemini-2\.5-flash-lite", _flat(0.10, 0.40, 0.01, "google")),
-    (r"gemini-(2\.5|3(\.\d+)?)-flash", _flat(0.30, 2.50, 0.03, "google")),
-    (r"gemini-2\.0-flash", _flat(0.10, 0.40, 0.025, "google")),
-    (r"qwen3-max|qwen-max", _flat(1.20, 6.0, 0.24, "alibaba")),
-    (r"qwen3-coder-plus|qwen-coder-plus", _flat(1.0, 5.0, 0.10, "alibaba")),
-    (r"qwen3-coder", _flat(0.22, 0.95, 0.022, "alibaba")),
-    (r"qwen", _flat(0.40, 1.20, 0.08, "alibaba")),
-    (r"kimi-k2[-.]?turbo", _flat(1.15, 8.0, 0.15, "moonshot")),
-    (r"kimi|moonshot", _flat(0.60, 2.50, 0.15, "moonshot")),
-    (r"minimax", _flat(0.30, 1.20, 0.03, "minimax", write=0.375)),
-    (r"deepseek", _flat(0.28, 0.42, 0.028, "deepseek")),
-    (r"glm-4\.[5-9]|glm", _flat(0.60, 2.20, 0.11, "zhipu")),
-)
-"""(pattern on the lower-cased model id, price): first match wins, so specific ids come before families."""
 
 _FREE = ModelPrice(0.0, 0.0, 0.0, 0.0, 0.0, "table:free")
 _LOCAL_PROVIDERS = frozenset({"ollama", "lmstudio", "llama.cpp", "llamacpp", "vllm", "local"})
@@ -127,13 +93,10 @@ def price_for(model: str | None, provider: str | None = None) -> ModelPrice | No
         return ModelPrice(0.0, 0.0, 0.0, 0.0, 0.0, f"local:{provider.lower()}")
     if not model:
         return None
-    lowered = model.lower()
-    if lowered.endswith(":free"):
+    if model.lower().endswith(":free"):
         return _FREE
-    for pattern, price in MODEL_PRICES:
-        if re.search(pattern, lowered):
-            return price
-    return None
+    entry = lookup(model)
+    return _catalog_price(entry) if entry is not None else None
 
 
 def cache_ttl_for(cache_retention: str | None) -> int:

@@ -122,7 +122,7 @@ def test_cut_point_when_budget_is_never_reached_summarizes_nothing(tmp_path: Pat
 
 def test_window_resolution_is_labelled() -> None:
     assert resolve_context_window(store_context_tokens=32768, model="qwen3-max") == ContextWindow(32768, "store")
-    assert resolve_context_window(model="claude-sonnet-4-5").source == "model-table"
+    assert resolve_context_window(model="claude-sonnet-4-5").source == "catalog"
     assert resolve_context_window(model="claude-sonnet-4-5[1m]").tokens == 1_000_000
     assert resolve_context_window(model="x", overrides={"X": 64000}) == ContextWindow(64000, "config")
     assert resolve_context_window(model="mystery") == ContextWindow(200_000, "default")

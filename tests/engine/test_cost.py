@@ -99,13 +99,20 @@ def test_price_table_is_used_when_the_transcript_has_no_cost(tmp_path: Path) -> 
 
 def test_zero_recorded_cost_with_tokens_means_unpriced_not_free() -> None:
     snap = _snapshot(HEADERLESS)  # kimi-code: the agent recorded cost 0.0 on calls with 134k tokens
-    cost = session_cost(snap, now=datetime(2026, 6, 1, tzinfo=UTC))
-    price = price_for("kimi-code", "kimi")
-    assert price is not None
     calls = [e.usage for e in snap.view.path if e.role == "assistant" and e.usage is not None]
-    assert cost.spend_source == "price-table"
-    assert cost.spend_usd == pytest.approx(sum(call_cost(u, price) for u in calls))
-    assert (cost.spend_usd or 0) > 0
+    # The model catalogue does not list kimi-code: those calls are unpriced, never counted as free.
+    assert price_for("kimi-code", "kimi") is None
+    cost = session_cost(snap, now=datetime(2026, 6, 1, tzinfo=UTC))
+    assert cost.spend_usd is None and cost.spend_source == "unknown"
+    assert cost.unpriced_calls == sum(1 for u in calls if not u.is_zero) > 0
+    # Once the model is known, the same calls are priced from the catalogue, not taken as free.
+    priced = session_cost(snap, now=datetime(2026, 6, 1, tzinfo=UTC), entries=[
+        e._replace(model="kimi-k2.5") for e in snap.view.path
+    ])
+    kimi = price_for("kimi-k2.5")
+    assert kimi is not None and priced.spend_source == "price-table"
+    assert priced.spend_usd == pytest.approx(sum(call_cost(u, kimi) for u in calls))
+    assert (priced.spend_usd or 0) > 0
 
 
 def test_each_call_is_priced_by_its_own_model() -> None:
@@ -227,14 +234,14 @@ def test_price_table_rates(model: str, provider: str, expected: tuple[float, ...
 
 
 def test_rates_are_per_model_not_one_multiplier() -> None:
-    names = ["claude-sonnet-4-5", "gpt-5", "gemini-2.5-pro", "qwen3-max", "kimi-k2", "MiniMax-M2.1", "deepseek-chat"]
+    names = ["claude-sonnet-4-5", "gpt-5", "gemini-2.5-pro", "qwen3-max", "kimi-k2.5", "MiniMax-M2.1", "deepseek-chat"]
     prices = [price_for(n) for n in names]
     known = [p for p in prices if p is not None]
     assert len(known) == len(names)
     assert len({round(p.cache_read / p.input, 3) for p in known}) >= 3
     assert len({round(p.cache_write_5m / p.input, 3) for p in known}) >= 2
-    assert all(p.source.startswith("table:") for p in known)
-    assert known[0].source == "table:anthropic-2026" and "approx" in known[1].source
+    # Every rate says where it comes from: the catalogue's source and date, and the id the model matched.
+    assert [p.source for p in known[:2]] == ["catalog:claude-sonnet-4-5", "catalog:gpt-5"]
     assert price_for("totally-unknown-model") is None and price_for(None) is None
 
 
@@ -255,7 +262,7 @@ def test_rewrite_break_even_by_hand() -> None:
     assert cost.tokens_saved_per_turn == 120_000
     assert cost.saved_per_turn_usd == pytest.approx(0.036)
     assert cost.break_even_turns == pytest.approx(3.125)
-    assert cost.price_source == "table:anthropic-2026"
+    assert cost.price_source == "catalog:claude-sonnet-4-5"
     hour = rewrite_cost("claude-sonnet-4-5", "anthropic", 150_000, 30_000, ttl_seconds=3600)
     assert hour.cache_write_cost_usd == pytest.approx(0.18)
     assert hour.break_even_turns == pytest.approx(5.0)

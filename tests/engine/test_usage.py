@@ -212,7 +212,7 @@ def test_openclaw_store_estimate_applies_to_the_live_session(tmp_path: Path) -> 
     sessions.mkdir(parents=True)
     objs = [user("u0", None, "hi"), assistant("a0", "u0", "one", 1000), assistant("a1", "a0", "two", 3000)]
     for obj in objs[1:]:
-        obj["message"]["model"] = "kimi-code"  # no recorded cost (0) and a model with a table price
+        obj["message"]["model"] = "kimi-k2.5"  # no recorded cost (0) and a model with a catalogue price
     write(sessions / "s-1.jsonl", objs)
     store = {"agent:main:main": {"sessionId": "s-1", "updatedAt": 1, "estimatedCostUsd": 0.42}}
     (sessions / "sessions.json").write_bytes(orjson.dumps(store))

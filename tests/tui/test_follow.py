@@ -134,7 +134,8 @@ async def test_list_columns_widen_when_a_figure_grows(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: app.snapshots[key].revision > before.revision)
         await settle(pilot)
         table = app.session_list.query_one(SessionTable)
-        figure = f"123k/{format_tokens(before.window.tokens)}"
+        # The reply switches the model (qwen3-max → kimi-code): the window is the new model's.
+        figure = f"123k/{format_tokens(app.snapshots[key].window.tokens)}"
         assert figure in table.render_line(1).text  # the first data row, under the header
 
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, tzinfo
 
 import orjson
 
+from engine.accounting.model_catalog import catalog_info
 from engine.config.loader import Config
 from engine.stores.discovery import discover_sessions
 from engine.usage.aggregate import aggregate_usage
@@ -95,6 +96,7 @@ def report(args: argparse.Namespace, config: Config) -> int:
                  f"days in {result.timezone}"]
         if result.duplicate_calls:
             notes.append(f"{result.duplicate_calls:,} calls found in more than one file counted once")
-        print("\n" + "; ".join(notes) + ". Cost: recorded by the agent, else OpenClaw's estimate, else the price "
-              "table (5-minute cache writes); compaction cost = the cache write of the new prefix (part of COST).")
+        print("\n" + "; ".join(notes) + ". Cost: recorded by the agent, else OpenClaw's estimate, else list prices "
+              f"from the model catalogue ({catalog_info().source.split(' (')[0]}, {catalog_info().retrieved}; "
+              "5-minute cache writes); compaction cost = the cache write of the new prefix (part of COST).")
     return EXIT_FAILED if (problems or discovery.problems) and not usages else EXIT_OK
