@@ -17,9 +17,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.compaction.choice import default_layer
 from engine.compaction.controllers import CompactionError, CompactionRefusedError, apply_compaction
 from engine.compaction.plan import CompactionPlan
-from engine.compaction.planner import LAYERS, plan_compaction, select_compaction_layer, tool_output_tokens
+from engine.compaction.planner import LAYERS, plan_compaction
 from engine.config.loader import Config
 from engine.fs.jsonl_append import AppendError, AppendRefusedError
 from engine.fs.session_lock import LockError, LockHeldError, LockInfo
@@ -113,8 +114,7 @@ class CompactionFlow:
         if reason is not None:
             app.call_from_thread(app.tell, f"{app.policy.spec(action).title}: {reason}.", severity="warning")
             return
-        layer = fixed_layer or select_compaction_layer(
-            snapshot.utilization, tool_output_tokens(snapshot), app.config) or "summarize"
+        layer = fixed_layer or default_layer(snapshot, app.config)
         planner = make_planner(app.tracker, snapshot.key, app.config, app.clock, targets)
         # The first plan is computed here, in the worker that already runs, so the dialog opens with it: planning
         # after the dialog mounted waited for a second worker and competed with the dialog's first frames.

@@ -3,8 +3,8 @@
 See docs/compaction.md, Automatic compaction.
 
 When utilization crosses ``auto_compact.threshold``, the layer is the configured one, or with ``layer: auto`` the
-one :func:`~engine.compaction.planner.select_compaction_layer` calls for (``summarize`` when no layer trigger is met
-yet). The guard refuses once ``max_auto_compactions`` automatic compactions of the session are in the audit
+one :func:`~engine.compaction.choice.default_layer` picks (the one place that decides it for the CLI and the TUI
+too). The guard refuses once ``max_auto_compactions`` automatic compactions of the session are in the audit
 log, so the limit survives restarts of the sidecar.
 """
 
@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from engine.compaction.choice import default_layer
 from engine.compaction.controllers import CompactionError, CompactionResult, apply_compaction
 from engine.compaction.plan import CompactionPlan
-from engine.compaction.planner import plan_compaction, select_compaction_layer, tool_output_tokens
+from engine.compaction.planner import plan_compaction
 from engine.config.loader import Config
 from engine.fs.audit import read_audit
 from engine.fs.jsonl_append import AppendError
@@ -45,7 +46,7 @@ def auto_compaction_layer(snapshot: SessionSnapshot, config: Config) -> str | No
         return None
     if auto.layer != "auto":
         return auto.layer
-    return select_compaction_layer(utilization, tool_output_tokens(snapshot), config) or "summarize"
+    return default_layer(snapshot, config)
 
 
 def count_auto_compactions(state_dir: Path, key: str) -> int:

@@ -13,7 +13,14 @@ from engine.config.loader import Config
 from engine.session.snapshot import SessionSnapshot
 from engine.stores.source import SessionSource
 
-__all__ = ["choose_controller", "jsonl_problems", "openclaw_budget_of", "select_compaction_layer", "tool_output_tokens"]
+__all__ = [
+    "choose_controller",
+    "default_layer",
+    "jsonl_problems",
+    "openclaw_budget_of",
+    "select_compaction_layer",
+    "tool_output_tokens",
+]
 
 
 def select_compaction_layer(
@@ -34,6 +41,19 @@ def select_compaction_layer(
     if summarize.trigger is not None and utilization >= summarize.trigger:
         return "summarize"
     return None
+
+
+def default_layer(snapshot: SessionSnapshot, config: Config | None = None) -> str:
+    """The layer a compaction of ``snapshot`` uses when the user names none: the one place that decides it.
+
+    A session in OpenClaw's SQLite store is compacted by the gateway, which only summarizes (it picks its own
+    cut), so it is always ``summarize``; otherwise the layer the triggers call for at the current utilization,
+    and ``summarize`` below every trigger. The CLI (``--layer auto``), the TUI's compact dialog and automatic
+    compaction all call this.
+    """
+    if snapshot.source.in_database:
+        return "summarize"
+    return select_compaction_layer(snapshot.utilization, tool_output_tokens(snapshot), config) or "summarize"
 
 
 def tool_output_tokens(snapshot: SessionSnapshot) -> int:

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from engine.accounting.gauge import format_tokens
+from engine.compaction.choice import default_layer
 from engine.compaction.controllers import (
     CompactionError,
     CompactionRefusedError,
@@ -16,7 +17,7 @@ from engine.compaction.controllers import (
 )
 from engine.compaction.gateway import GatewayOutcome
 from engine.compaction.plan import CompactionPlan
-from engine.compaction.planner import plan_compaction, select_compaction_layer, tool_output_tokens
+from engine.compaction.planner import plan_compaction
 from engine.config.llm_settings import NEEDS_LLM
 from engine.config.loader import Config, resolve_state_dir
 from engine.fs.jsonl_append import AppendError, AppendRefusedError
@@ -44,10 +45,8 @@ def compact(args: argparse.Namespace, config: Config) -> int:
     follower, snapshot = opened
     source = snapshot.source
     layer = args.layer
-    if layer == "auto" and source.in_database:
-        layer = "summarize"  # the gateway only summarizes; OpenClaw picks the cut
-    elif layer == "auto":
-        layer = select_compaction_layer(snapshot.utilization, tool_output_tokens(snapshot), config) or "summarize"
+    if layer == "auto":
+        layer = default_layer(snapshot, config)
     state_dir = resolve_state_dir(source.state_dir, config)
     plan = plan_compaction(snapshot, layer, args.focus, keep_recent=args.keep_recent, config=config,
                            load=follower.reader.read_object, state_dir=state_dir, controller=args.controller,
