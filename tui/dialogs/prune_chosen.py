@@ -65,7 +65,7 @@ class ChooseConsumersDialog(ModalScreen[tuple[str, ...] | None]):
         chosen = [c for c in self._consumers if c.entry_id in set(self.chosen)]
         tokens = sum(c.tokens for c in chosen)
         self.query_one("#choose-status", Static).update(
-            f"{len(chosen)} marked · {tokens:,} tokens" if chosen else "nothing marked")
+            shown(f"{len(chosen)} marked · {tokens:,} tokens") if chosen else "nothing marked")
         self.query_one("#choose-preview", Button).disabled = not chosen
 
     @on(Button.Pressed, "#choose-preview")

@@ -90,6 +90,6 @@ class BranchTree(Tree[str]):
                 keep = node
             todo.extend((child, node) for child in reversed(segment.children))
         self.root.expand()
-        self.border_subtitle = f"{_plural(branch_points, 'branch point')}"
+        self.border_subtitle = shown_text(_plural(branch_points, "branch point"))
         if keep is not None:
             self.call_after_refresh(self.move_cursor, keep)
