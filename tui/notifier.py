@@ -21,6 +21,7 @@ from textual.notifications import SeverityLevel
 from textual.worker import Worker
 
 from engine.sidecar import SidecarEvent
+from engine.text.terminal import terminal_safe
 from tui.notices import startup_checkpoints_text
 
 __all__ = ["QUIET_SECONDS", "Notifier", "worker_failure_title"]
@@ -85,7 +86,9 @@ class Notifier:
             oldest = next(iter(self._on_screen))
             self.withdraw(self._on_screen.pop(oldest).handle)
         shown_title = f"{title} ×{count}" if count > 1 else title
-        handle = self.notify(text, title=shown_title, severity=severity, timeout=timeout, markup=False)
+        # Plain text, its control characters shown: errors quote names and paths from the session.
+        handle = self.notify(terminal_safe(text, one_line=False), title=terminal_safe(shown_title), severity=severity,
+                             timeout=timeout, markup=False)
         self._on_screen[kind] = _OnScreen(handle, now + (timeout or SHOWN_SECONDS), count)
         return True
 

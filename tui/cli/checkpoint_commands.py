@@ -19,6 +19,7 @@ from engine.stores.source import SessionSource
 from engine.stores.transcript import TranscriptError
 from tui.cli.index_cache import stderr_cache
 from tui.cli.read_commands import print_json, resolve_session
+from tui.cli.terminal_output import cell
 from tui.confirm import confirm
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = 0, 1, 2, 3, 4, 5
@@ -96,18 +97,21 @@ def history(args: argparse.Namespace, config: Config) -> int:
     if args.json:
         print_json({"key": source.key, "state_dir": str(state_dir), "checkpoints": rows, "compactions": compactions})
         return EXIT_OK
-    print(f"{source.key}: {len(rows)} checkpoint(s) in {state_dir}, {len(compactions)} compaction(s) in the transcript")
+    print(f"{cell(source.key)}: {len(rows)} checkpoint(s) in {cell(state_dir)}, {len(compactions)} compaction(s) in "
+          "the transcript")
     for row in rows:
         if "error" in row:
-            print(f"  {row['checkpoint_id']}  unreadable: {row['error']}")
+            print(f"  {cell(row['checkpoint_id'])}  unreadable: {cell(row['error'])}")
             continue
-        print(f"  {row['checkpoint_id']}  {row['created_at']}  {row['trigger']:<22} {row['input_tokens']:>9,} tokens "
+        print(f"  {cell(row['checkpoint_id'])}  {cell(row['created_at'])}  {cell(row['trigger']):<22} "
+              f"{row['input_tokens']:>9,} tokens "
               f"({row['utilization'] * 100:.0f}%)  {row['decisions']} decision{'' if row['decisions'] == 1 else 's'}, "
               f"{row['open_items']} open item{'' if row['open_items'] == 1 else 's'}")
     for c in compactions:
         note = "  fallback summary" if c["fallback_summary"] else ""
         before = f"{c['tokens_before']:,}" if c["tokens_before"] is not None else "?"
-        print(f"  compaction {c['entry_id']}  {c['timestamp']}  line {c['line']}  {before} tokens before{note}")
+        print(f"  compaction {cell(c['entry_id'])}  {cell(c['timestamp'])}  line {c['line']}  {before} tokens "
+              f"before{note}")
     return EXIT_OK
 
 
@@ -156,18 +160,18 @@ def diff(args: argparse.Namespace, config: Config) -> int:
     if args.json:
         print_json({**diff_to_dict(structured), "raw": raw})
         return EXIT_OK
-    print(f"{source.key}: {old_ref.checkpoint_id} ({structured.trigger.old}) → "
-          f"{new_ref.checkpoint_id} ({structured.trigger.new})")
+    print(f"{cell(source.key)}: {cell(old_ref.checkpoint_id)} ({cell(structured.trigger.old)}) → "
+          f"{cell(new_ref.checkpoint_id)} ({cell(structured.trigger.new)})")
     print(f"  tokens {structured.token_delta:+,}  utilization {structured.utilization_delta * 100:+.0f} points  "
           f"compactions {structured.compaction_delta:+d}")
     for label, change in (("topic", structured.topic), ("status", structured.status)):
         if change.changed:
-            print(f"  {label}: {change.old.strip() or '-'} → {change.new.strip() or '-'}")
+            print(f"  {label}: {cell(change.old.strip() or '-')} → {cell(change.new.strip() or '-')}")
     for name, list_change in structured.lists:
         for item in list_change.added:
-            print(f"  + {name}: {item}")
+            print(f"  + {name}: {cell(item)}")
         for item in list_change.removed:
-            print(f"  - {name}: {item}")
+            print(f"  - {name}: {cell(item)}")
     if args.raw:
         print("\n" + raw)
     return EXIT_OK

@@ -23,6 +23,7 @@ from typing import NoReturn
 from engine.config.loader import Config, ConfigError, load_config
 from engine.fs.lock_info import LockError
 from engine.stores.transcript import TranscriptError
+from tui.cli.terminal_output import guarded_output
 
 __all__ = ["EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "main"]
 
@@ -284,6 +285,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ctxscope`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "handler", None) in (None, _run_tui, _run_demo):
+        return _run(args)  # the TUI draws the terminal itself, through Textual (docs/hostile-input.md)
+    # Every other command's output shows session data, never sends it to the terminal (docs/hostile-input.md).
+    with guarded_output():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Load the config and run the command ``args`` names."""
     config_file: Path | None = args.config.expanduser() if args.config is not None else None
     if config_file is not None and not config_file.is_file():
         print(f"ctxscope: config file {config_file} does not exist", file=sys.stderr)

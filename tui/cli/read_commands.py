@@ -22,6 +22,7 @@ from engine.stores.discovery import SessionNotFoundError, discover_sessions, fin
 from engine.stores.source import SessionSource
 from engine.stores.transcript import TranscriptError
 from tui.cli.index_cache import stderr_cache
+from tui.cli.terminal_output import cell, json_text
 
 if TYPE_CHECKING:
     from engine.session.snapshot import SessionFollower, SessionSnapshot
@@ -30,7 +31,7 @@ EXIT_OK, EXIT_FAILED, EXIT_NOT_FOUND = 0, 1, 3
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
+    sys.stdout.write(json_text(value, orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + "\n")
 
 
 def _status_row(row: dict[str, Any]) -> list[str]:
@@ -66,6 +67,7 @@ def _status_row(row: dict[str, Any]) -> list[str]:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
+    rows = [[cell(value) for value in row] for row in rows]  # a key holding a newline must not start a row
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in [header, *rows]]
     return "\n".join(lines)
@@ -256,10 +258,10 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
         return EXIT_OK
     rows = result["context"]
     cp = result["cut_point"]
-    print(f"{snapshot.key}  ({snapshot.source.path})")
+    print(f"{cell(snapshot.key)}  ({cell(snapshot.source.path)})")
     if not snapshot.pi_loadable:
         print("  pi will not load this file as is (its first entry is not a session header); left out of totals")
-    print(f"  {snapshot.gauge.line()}  model {snapshot.model or '-'}  window {snapshot.window.tokens:,} "
+    print(f"  {snapshot.gauge.line()}  model {cell(snapshot.model or '-')}  window {snapshot.window.tokens:,} "
           f"({snapshot.window.source})")
     tokens = snapshot.tokens
     known = "unknown" if tokens.tokens is None else f"{tokens.tokens:,}"
@@ -272,7 +274,7 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
         print(f"  keep-recent {keep_recent:,} ({keep_source}): no cut point (the session ends on a compaction)\n")
     else:
         print(f"  keep-recent {keep_recent:,} ({keep_source}): {cp['protected_tokens']:,} protected, "
-              f"{cp['compactable_tokens']:,} compactable, first kept {cp['first_kept_entry_id'] or '-'}\n")
+              f"{cp['compactable_tokens']:,} compactable, first kept {cell(cp['first_kept_entry_id'] or '-')}\n")
     spent = "unknown" if cost.spend_usd is None else f"${cost.spend_usd:,.4f}"
     print(f"  spend {spent} ({cost.spend_source})" + (f", {cost.unpriced_calls} unpriced calls"
                                                       if cost.unpriced_calls else ""))

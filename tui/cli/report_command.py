@@ -7,8 +7,6 @@ import csv
 import sys
 from datetime import UTC, datetime, tzinfo
 
-import orjson
-
 from engine.accounting.model_catalog import catalog_info
 from engine.config.loader import Config
 from engine.stores.discovery import discover_sessions
@@ -17,6 +15,7 @@ from engine.usage.collect import collect_usage
 from engine.usage.model import UsageReport, UsageTotals
 from tui.cli.index_cache import stderr_cache
 from tui.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from tui.cli.terminal_output import cell, json_text, spreadsheet_cell
 
 __all__ = ["report", "report_table"]
 
@@ -42,7 +41,7 @@ def report_table(result: UsageReport) -> str:
     """The report as an aligned text table with a total line."""
     header = [result.by.upper(), "CALLS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "TOTAL", "COST", "SOURCE",
               "CACHE HIT", "COMPACTIONS", "COMPACTION COST"]
-    body = [_cells(row.key, row.totals) for row in result.rows]
+    body = [_cells(cell(row.key), row.totals) for row in result.rows]  # a model or project is one line
     total = _cells("TOTAL", result.total)
     rows = [header, *body, total]
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
@@ -60,7 +59,8 @@ def _csv(result: UsageReport) -> None:
     writer.writerow([result.by, *fields])
     for row in [*((r.key, r.totals) for r in result.rows), ("TOTAL", result.total)]:
         values = row[1].to_dict()
-        writer.writerow([row[0], *("" if values[f] is None else values[f] for f in fields)])
+        writer.writerow([spreadsheet_cell(row[0]),
+                         *(spreadsheet_cell("" if values[f] is None else values[f]) for f in fields)])
 
 
 def _zone(utc: bool) -> tzinfo:
@@ -82,7 +82,7 @@ def report(args: argparse.Namespace, config: Config) -> int:
         print(f"ctxscope: {problem}", file=sys.stderr)
     result = aggregate_usage(usages, args.by, tz=_zone(args.utc), since=args.since, until=args.until)
     if args.json:
-        sys.stdout.write(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(json_text(result.to_dict()) + "\n")
     elif args.csv:
         _csv(result)
     elif not usages and (problems or discovery.problems):

@@ -24,6 +24,7 @@ from engine.live.activity import ActivityRecorder, HeadReader, compaction_heads,
 from engine.live.tracker import Refreshed, SessionTracker
 from engine.sidecar import ContextManager, SidecarEvent
 from tui.cli.index_cache import stderr_cache
+from tui.cli.terminal_output import cell
 
 if TYPE_CHECKING:
     from engine.live.metrics_server import MetricsServer
@@ -33,7 +34,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
 
 def _emit(events: Iterable[SidecarEvent]) -> None:
     for event in events:
-        print(event.line(), flush=True)
+        print(cell(event.line()), flush=True)  # one event, one line, whatever the key holds
 
 
 def _report(result: Refreshed) -> None:

@@ -32,6 +32,7 @@ from textual.worker import get_current_worker
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.summary_edit import with_edited_summary
 from tui.breakpoints import preset_breakpoints
+from tui.shown import shown
 from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
 
 __all__ = ["DEBOUNCE_SECONDS", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
@@ -106,7 +107,7 @@ class CompactDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="compact-box") as box:
-            box.border_title = self._title
+            box.border_title = shown(self._title)
             if self._fixed:
                 yield Static(Content.assemble(("layer ", "$text-muted"), (self.chosen_layer, "bold")), id="layer-fixed")
             else:
@@ -258,7 +259,7 @@ class CompactDialog(ModalScreen[bool]):
         if request != self._pending:
             return
         self.plan, self.problem = None, problem
-        self.query_one("#plan-blocked", Static).update(Content.styled(f"Could not plan: {problem}", "$text-error"))
+        self.query_one("#plan-blocked", Static).update(shown(f"Could not plan: {problem}", "$text-error"))
         self.query_one("#plan-blocked", Static).display = True
         self._set_status(Content.styled("no plan", "$text-error"))
         self._update_apply()
@@ -290,11 +291,12 @@ class CompactDialog(ModalScreen[bool]):
         self.query_one("#plan-notes", Static).update(plan_warnings(plan))
         self.query_one("#plan-dropped", Static).update(plan_dropped(plan))
         state = "edited" if plan.summary_edited else "editable"
-        self.query_one("#plan-summary", Vertical).border_title = f"Summary · {plan.summary_tokens:,} tokens · {state}"
+        self.query_one("#plan-summary", Vertical).border_title = shown(
+            f"Summary · {plan.summary_tokens:,} tokens · {state}")
         confirm = self.query_one("#confirm-risk", Checkbox)
         needs = plan.needs_confirmation and plan.applicable
         if needs and plan.guard is not None:
-            confirm.label = f"Compact anyway: {plan.guard.reason}"
+            confirm.label = shown(f"Compact anyway: {plan.guard.reason}")
         confirm.display = needs
         self._update_apply()
 

@@ -13,13 +13,13 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from engine.accounting.measure import message_tokens, text_of
 from engine.capture.redact import redact_secrets
 from engine.session.snapshot import SessionFollower, SessionSnapshot
+from tui.shown import shown
 
 __all__ = ["MessageText", "MessageView", "read_message"]
 
@@ -62,13 +62,13 @@ class MessageView(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         m = self.message
         with Vertical(id="message-box") as box:
-            box.border_title = f"{m.role} · {m.entry_id}"
+            box.border_title = shown(f"{m.role} · {m.entry_id}")
             box.border_subtitle = "escape to close"
             tools = f" · tools {', '.join(m.tools)}" if m.tools else ""
-            yield Static(Content.styled(f"{m.tokens:,} tokens · {m.timestamp or 'no time'}{tools}", "$text-muted"),
+            yield Static(shown(f"{m.tokens:,} tokens · {m.timestamp or 'no time'}{tools}", "$text-muted"),
                          id="message-meta")
             with VerticalScroll(id="message-scroll"):
-                yield Static(Content(m.text or "(empty)"), id="message-text")
+                yield Static(shown(m.text or "(empty)", one_line=False), id="message-text")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -18,6 +18,7 @@ from textual.widgets import Button, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from engine.accounting.consumers import Consumer
+from tui.shown import shown
 from tui.widgets.top_consumers import consumer_line
 
 __all__ = ["ChooseConsumersDialog"]
@@ -38,7 +39,7 @@ class ChooseConsumersDialog(ModalScreen[tuple[str, ...] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="choose-box") as box:
-            box.border_title = self._title
+            box.border_title = shown(self._title)
             yield Static("Mark the messages to prune (space), then preview (enter). Tool outputs are cleared, other "
                          "messages trimmed to head and tail; everything else stays as it is.", id="choose-help")
             yield SelectionList[str](
@@ -64,7 +65,7 @@ class ChooseConsumersDialog(ModalScreen[tuple[str, ...] | None]):
         chosen = [c for c in self._consumers if c.entry_id in set(self.chosen)]
         tokens = sum(c.tokens for c in chosen)
         self.query_one("#choose-status", Static).update(
-            f"{len(chosen)} marked · {tokens:,} tokens" if chosen else "nothing marked")
+            shown(f"{len(chosen)} marked · {tokens:,} tokens") if chosen else "nothing marked")
         self.query_one("#choose-preview", Button).disabled = not chosen
 
     @on(Button.Pressed, "#choose-preview")

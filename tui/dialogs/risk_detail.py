@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 
 from engine.live.insight import SessionInsight
 from engine.session.snapshot import SessionSnapshot
+from tui.shown import shown
 from tui.widgets.cards import RiskCard
 
 __all__ = ["RiskDetail"]
@@ -32,7 +33,7 @@ class RiskDetail(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as box:
-            box.border_title = f"Degradation risk · {self._snapshot.key}"
+            box.border_title = shown(f"Degradation risk · {self._snapshot.key}")
             box.border_subtitle = "escape to close"
             card = RiskCard(whole=True)
             card.border_title = ""

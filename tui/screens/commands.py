@@ -12,6 +12,7 @@ from textual.screen import Screen
 from tui.controls import CONTROL_SPECS
 from tui.screens.session_list import SessionListScreen
 from tui.screens.session_view import TABS, SessionScreen
+from tui.shown import shown_markup
 
 __all__ = ["app_commands", "screen_commands"]
 
@@ -40,5 +41,6 @@ def app_commands(help_: Callable[[], object], usage: Callable[[], object], run_c
                         "and project", usage)
     for spec in CONTROL_SPECS:
         reason = unavailable(spec.action)
-        help_text = f"{spec.help} (unavailable: {reason})" if reason else spec.help
+        # The palette parses help as markup; the reason may name the session or its lock file.
+        help_text = shown_markup(f"{spec.help} (unavailable: {reason})") if reason else spec.help
         yield SystemCommand(spec.title, help_text, partial(run_control, spec.action))

@@ -13,6 +13,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from tui.shown import shown
+
 __all__ = ["HelpScreen", "KeyHelp", "keys_of"]
 
 _LEGEND = (
@@ -68,7 +70,8 @@ class HelpScreen(ModalScreen[None]):
         width = max((len(k.key) for k in self._keys), default=3)
         lines: list[Content] = [Content.styled("Keys", "bold $text-accent")]
         for item in self._keys:
-            note = Content.styled(f"  — {item.unavailable}", "$text-muted") if item.unavailable else Content("")
+            # The reason may name the session or its lock file: shown, never parsed.
+            note = shown(f"  — {item.unavailable}", "$text-muted") if item.unavailable else Content("")
             lines.append(Content.assemble((f" {item.key:>{width}}  ", "bold $text-primary"), item.description, note))
         lines += [Content(""), Content.styled("Gauge markers", "bold $text-accent")]
         lines += [Content.assemble((f" {glyph}  ", f"bold {color}"), text) for glyph, color, text in _LEGEND]

@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Input, Static
 
 from engine.live.insight import SessionInsight
 from engine.session.snapshot import SessionSnapshot
+from tui.shown import shown
 from tui.widgets.footer import KeyFooter
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.labels import session_label
@@ -94,14 +95,14 @@ class SessionListScreen(Screen[None]):
         # still queued then found no table (Pilot's shutdown runs beside the app's message loop).
         if not self.is_mounted or not self.app.is_running:
             return
-        shown = [s for s in ordered(self.snapshots, self.sort_by, self.insights) if matches(s, self.filter_text)]
+        rows = [s for s in ordered(self.snapshots, self.sort_by, self.insights) if matches(s, self.filter_text)]
         # While sessions are still arriving the cursor stays on the top row instead of chasing one session.
-        self.table.show(shown, self._clock(), follow_cursor=self.loaded, insights=self.insights)
+        self.table.show(rows, self._clock(), follow_cursor=self.loaded, insights=self.insights)
         self._show_preview()
         self.sub_title = f"{len(self.snapshots)} session{'s' if len(self.snapshots) != 1 else ''}"
-        self._show_status(len(shown))
+        self._show_status(len(rows))
 
-    def _show_status(self, shown: int) -> None:
+    def _show_status(self, count: int) -> None:
         status = self.query_one("#list-status", Static)
         text = ""
         if not self.loaded and not self.snapshots:
@@ -109,11 +110,11 @@ class SessionListScreen(Screen[None]):
         elif not self.snapshots:
             text = (f"No sessions yet in {self._where}: waiting for an agent to write one (they appear here as they "
                     "are created). Try `ctxscope demo` to see a simulated one.")
-        elif not shown:
+        elif not count:
             text = f"No session matches “{self.filter_text}”. Press esc to clear the filter."
         if self.problems:
             text = "\n".join([*([text] if text else []), *self.problems[:3]])
-        status.update(text)
+        status.update(shown(text, one_line=False))  # paths, problems and the filter may hold "[" or ESC
         status.display = bool(text)
 
     def watch_snapshots(self) -> None:
@@ -135,7 +136,7 @@ class SessionListScreen(Screen[None]):
         """Order the list by the next of :data:`~tui.widgets.session_order.SORTS`."""
         self.sort_by = SORTS[(SORTS.index(self.sort_by) + 1) % len(SORTS)]
         self.notify(f"Sessions sorted by {self.sort_by}" + (" (most recent first)" if self.sort_by == "active"
-                                                               else ""), timeout=2)
+                                                               else ""), timeout=2, markup=False)
 
     @on(DataTable.HeaderSelected, "#sessions")
     def _header_chosen(self, event: DataTable.HeaderSelected) -> None:
@@ -195,7 +196,8 @@ class SessionListScreen(Screen[None]):
             # The narrow list drops the project and model columns: the preview names both.
             project = project_label(snapshot)
             where = f" · {project}" if project != "-" else ""
-            preview.border_title = f"{session_label(snapshot.source, 48)}{where} · {snapshot.model or 'model unknown'}"
+            preview.border_title = shown(
+                f"{session_label(snapshot.source, 48)}{where} · {snapshot.model or 'model unknown'}")
             self.query_one(GaugeBar).snapshot = snapshot
 
     def _selected_snapshot(self) -> SessionSnapshot | None:

@@ -34,6 +34,7 @@ from tui.dialogs.prune_chosen import ChooseConsumersDialog
 from tui.dialogs.risk_detail import RiskDetail
 from tui.messages import PruneChosen
 from tui.screens.lazy_tabs import LazyTabs
+from tui.shown import shown
 from tui.widgets.branch_tree import BranchTree, read_outline
 from tui.widgets.cards import ContextCard, CostCard, RiskCard, SessionCard
 from tui.widgets.checkpoints import CheckpointsView, StoredCheckpoint, read_checkpoints
@@ -235,7 +236,7 @@ class SessionScreen(Screen[None]):
         self.compaction_line = _compaction_line(snapshot)
         # The model on the gauge's frame: the Session card that also shows it is hidden at 80 columns.
         for box in self.query("#gauge-box"):
-            box.border_subtitle = snapshot.model or ""
+            box.border_subtitle = shown(snapshot.model or "")
         if snapshot is not self._timeline_of:
             self.measure_timeline(snapshot)
         if snapshot is self._measured_of:

@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 
 from engine.usage.aggregate import aggregate_usage
 from engine.usage.model import GroupBy, SessionUsage, UsageReport
+from tui.shown import shown
 from tui.widgets.footer import KeyFooter
 from tui.widgets.usage_bars import Metric, UsageBars
 
@@ -85,7 +86,7 @@ class UsageScreen(Screen[None]):
             status += f" · {report.duplicate_calls:,} copied calls counted once"
         if problems:
             status += f"\n{len(problems)} session(s) could not be read: {problems[0]}"
-        self.query_one("#usage-status", Static).update(status)
+        self.query_one("#usage-status", Static).update(shown(status, one_line=False))  # a problem names a path
 
     @property
     def _metric(self) -> Metric:

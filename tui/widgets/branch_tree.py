@@ -17,6 +17,7 @@ from textual.widgets.tree import TreeNode
 from engine.session.branches import Segment, branch_outline
 from engine.session.pi_tree import labels
 from engine.session.snapshot import SessionFollower, SessionSnapshot
+from tui.shown import shown_text
 
 __all__ = ["BranchTree", "read_outline", "segment_label"]
 
@@ -43,9 +44,9 @@ def segment_label(segment: Segment, *, accent: str = "", muted: str = "") -> Tex
         parts.append(_plural(segment.compactions, "compaction"))
     text.append(", ".join(parts), style=style)
     ids = segment.first_id if segment.first_id == segment.last_id else f"{segment.first_id} … {segment.last_id}"
-    text.append(f"  {ids}", style=muted)
+    text.append_text(shown_text(f"  {ids}", muted))  # entry ids and labels are the session's own text
     for _, label in segment.labels:
-        text.append(f"  [{label}]", style="bold")
+        text.append_text(shown_text(f"  [{label}]", "bold"))
     if segment.holds_leaf:
         text.append("  ◀ leaf: the context the agent sends ends here", style=f"bold {accent}".strip())
     return text
@@ -68,7 +69,7 @@ class BranchTree(Tree[str]):
         selected = None if cursor is None or cursor.data is None or cursor.data == self._leaf else cursor.data
         self.clear()
         if problem is not None or roots is None:
-            self.root.add_leaf(Text(problem or "The tree is not available.", style="red"))
+            self.root.add_leaf(shown_text(problem or "The tree is not available.", "red", one_line=False))
             return
         if not roots:
             self.root.add_leaf(Text("No entries yet.", style="dim"))
@@ -89,6 +90,6 @@ class BranchTree(Tree[str]):
                 keep = node
             todo.extend((child, node) for child in reversed(segment.children))
         self.root.expand()
-        self.border_subtitle = f"{_plural(branch_points, 'branch point')}"
+        self.border_subtitle = shown_text(_plural(branch_points, "branch point"))
         if keep is not None:
             self.call_after_refresh(self.move_cursor, keep)

@@ -21,6 +21,7 @@ from engine.compaction.degradation import DegradationAssessment
 from engine.live.insight import SessionInsight
 from engine.session.cost import SessionCost
 from engine.session.snapshot import SessionSnapshot
+from tui.shown import shown
 from tui.widgets.labels import ago, duration, money, shorten_middle
 from tui.widgets.levels import RISK_COLOR
 
@@ -37,7 +38,8 @@ _SPEND_SOURCE = {
 def _rows(pairs: list[tuple[str, str | Content]]) -> Content:
     width = max(len(label) for label, _ in pairs)
     return Content("\n").join(
-        Content.assemble((f"{label:<{width}} ", "$text-muted"), value) for label, value in pairs
+        Content.assemble((f"{label:<{width}} ", "$text-muted"), shown(value) if isinstance(value, str) else value)
+        for label, value in pairs
     )
 
 

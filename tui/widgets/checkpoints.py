@@ -27,6 +27,7 @@ from engine.checkpoints.model import Checkpoint, CheckpointFormatError
 from engine.checkpoints.render import RenderedCheckpoint, render_checkpoint
 from engine.checkpoints.store import list_checkpoints
 from engine.checkpoints.yaml_io import load_checkpoint
+from tui.shown import shown, shown_text
 
 __all__ = ["CheckpointList", "CheckpointsView", "StoredCheckpoint", "diff_content", "read_checkpoints"]
 
@@ -84,28 +85,28 @@ def _when(iso: str) -> str:
 
 
 def _list_lines(name: str, added: Sequence[str], removed: Sequence[str]) -> list[Content]:
-    lines = [Content.assemble((name, "bold"), (f"  +{len(added)}", "$text-success"),
+    lines = [Content.assemble(shown(name, "bold"), (f"  +{len(added)}", "$text-success"),
                               (f" −{len(removed)}", "$text-error"))]
-    lines += [Content.assemble(("  + ", "bold $text-success"), item) for item in added]
-    lines += [Content.assemble(("  − ", "bold $text-error"), item) for item in removed]
+    lines += [Content.assemble(("  + ", "bold $text-success"), shown(item)) for item in added]
+    lines += [Content.assemble(("  − ", "bold $text-error"), shown(item)) for item in removed]
     return lines
 
 
 def diff_content(diff: CheckpointDiff, why: str) -> Content:
     """The structured diff as lines: figures, changed texts, then each changed list with its items."""
     lines = [
-        Content.assemble((f"{diff.old_id} → {diff.new_id}", "bold $text-accent"), (f"  ({why})", "$text-muted")),
+        Content.assemble(shown(f"{diff.old_id} → {diff.new_id}", "bold $text-accent"), (f"  ({why})", "$text-muted")),
         Content.assemble(
             ("tokens ", "$text-muted"), f"{diff.token_delta:+,}",
             ("  utilization ", "$text-muted"), f"{diff.utilization_delta * 100:+.1f} pts",
             ("  compactions ", "$text-muted"), f"{diff.compaction_delta:+d}",
-            ("  trigger ", "$text-muted"), f"{diff.trigger.old} → {diff.trigger.new}",
+            ("  trigger ", "$text-muted"), shown(f"{diff.trigger.old} → {diff.trigger.new}"),
         ),
     ]
     for name, text in (("topic", diff.topic), ("status", diff.status)):
         if text.changed:
-            lines.append(Content.assemble((f"{name} ", "$text-muted"), (text.old or "(empty)", "$text-error"),
-                                          " → ", (text.new or "(empty)", "$text-success")))
+            lines.append(Content.assemble((f"{name} ", "$text-muted"), shown(text.old or "(empty)", "$text-error"),
+                                          " → ", shown(text.new or "(empty)", "$text-success")))
     for name, change in diff.lists:
         if change.changed:
             lines += _list_lines(name, change.added, change.removed)
@@ -120,7 +121,7 @@ def raw_content(text: str) -> Content:
         return Content.styled("The two files are identical.", "$text-muted")
     styles = {"+": "$text-success", "-": "$text-error", "@": "$text-accent"}
     return Content("\n").join(
-        Content.styled(line, "bold" if line.startswith(("+++", "---")) else styles.get(line[:1], ""))
+        shown(line, "bold" if line.startswith(("+++", "---")) else styles.get(line[:1], ""))
         for line in text.rstrip("\n").split("\n")
     )
 
@@ -201,7 +202,7 @@ class CheckpointsView(Horizontal):
         elif self.stored:
             table.move_cursor(row=0, animate=False)
         if problem is not None:
-            self._set_panes(Content.styled(problem, "$text-error"))
+            self._set_panes(shown(problem, "$text-error", one_line=False))
         elif not self.stored:
             self._set_panes(Content.styled(EMPTY, "$text-muted"))
         else:
@@ -210,10 +211,10 @@ class CheckpointsView(Horizontal):
     def _cells(self, item: StoredCheckpoint) -> tuple[Text, ...]:
         mark = Text("●" if item.checkpoint_id in self.marks else " ")
         if item.checkpoint is None:
-            return mark, Text(item.checkpoint_id), Text("unreadable"), Text(""), Text("")
+            return mark, shown_text(item.checkpoint_id), Text("unreadable"), Text(""), Text("")
         meta = item.checkpoint.meta
         usage = meta.token_usage
-        return (mark, Text(item.checkpoint_id), Text(_when(meta.created_at)), Text(meta.trigger),
+        return (mark, shown_text(item.checkpoint_id), shown_text(_when(meta.created_at)), shown_text(meta.trigger),
                 Text(f"{format_tokens(usage.input_tokens)} {usage.utilization:.0%}", justify="right"))
 
     def _set_panes(self, text: Content) -> None:
@@ -265,26 +266,26 @@ class CheckpointsView(Horizontal):
             return
         rendered = item.rendered
         if item.problem is not None or rendered is None:
-            self._set_panes(Content.styled(f"{item.checkpoint_id}: {item.problem}", "$text-error"))
+            self._set_panes(shown(f"{item.checkpoint_id}: {item.problem}", "$text-error", one_line=False))
             return
         omitted = f" · omitted {', '.join(rendered.omitted)}" if rendered.omitted else ""
         self.query_one("#rendered-text", Static).update(Content.assemble(
-            (f"{item.checkpoint_id} as the agent reads it · {rendered.tokens:,} tokens{omitted}\n\n", "$text-muted"),
-            rendered.text,
+            shown(f"{item.checkpoint_id} as the agent reads it · {rendered.tokens:,} tokens{omitted}", "$text-muted"),
+            "\n\n", shown(rendered.text, one_line=False),
         ))
         compared = self._compared(item)
         if compared is None:
             self.pair = None
-            note = Content.styled(f"{item.checkpoint_id} is the first checkpoint: nothing to compare with. "
-                                  "Mark another one with space.", "$text-muted")
+            note = shown(f"{item.checkpoint_id} is the first checkpoint: nothing to compare with. "
+                         "Mark another one with space.", "$text-muted")
             self.query_one("#diff-text", Static).update(note)
             self.query_one("#raw-text", Static).update(note)
             return
         old, new, why = compared
         self.pair = (old.checkpoint_id, new.checkpoint_id)
         if old.checkpoint is None or new.checkpoint is None:
-            problem = Content.styled(f"{old.checkpoint_id if old.checkpoint is None else new.checkpoint_id} "
-                                     "is unreadable", "$text-error")
+            problem = shown(f"{old.checkpoint_id if old.checkpoint is None else new.checkpoint_id} "
+                            "is unreadable", "$text-error")
             self.query_one("#diff-text", Static).update(problem)
             self.query_one("#raw-text", Static).update(problem)
             return

@@ -13,6 +13,7 @@ from textual.widgets import DataTable
 from engine.accounting.context import find_cut_point
 from engine.accounting.measure import message_tokens
 from engine.session.snapshot import SessionFollower, SessionSnapshot
+from tui.shown import shown_text
 
 __all__ = ["ContextRow", "ContextTable", "measure_rows"]
 
@@ -77,11 +78,11 @@ class ContextTable(DataTable[Text]):
             key = row.entry_id if row.entry_id not in seen else f"{row.entry_id}#{index}"
             seen.add(key)
             self.add_row(
-                Text(row.entry_id, overflow="ellipsis"),
-                Text(row.role, style=accent if row.role == "compactionSummary" else ""),
+                shown_text(row.entry_id, overflow="ellipsis"),
+                shown_text(row.role, style=accent if row.role == "compactionSummary" else ""),
                 Text(f"{row.tokens:,}", justify="right"),
                 Text("kept" if row.protected else "compactable", style="" if row.protected else muted),
-                Text(", ".join(row.tools), overflow="ellipsis"),
+                shown_text(", ".join(row.tools), overflow="ellipsis"),
                 key=key,
             )
         if selected is not None and selected in self.rows:

@@ -25,6 +25,7 @@ from engine.capture.thread import Exchange, extract_thread
 from engine.checkpoints.store import latest_checkpoint
 from engine.compaction.item_status import completions, stale_reason
 from engine.session.snapshot import SessionFollower, SessionSnapshot
+from tui.shown import shown
 
 __all__ = ["DecisionsDigest", "DecisionsView", "NotedItem", "digest_content", "read_decisions"]
 
@@ -112,17 +113,17 @@ def _when(iso: str, this_year: str) -> str:
 def _items(title: str, items: Sequence[NotedItem], empty: str, this_year: str, *,
            show_stale: bool = False) -> list[Content]:
     stale = [item for item in items if item.stale]
-    shown = list(items) if show_stale else [item for item in items if not item.stale]
+    listed = list(items) if show_stale else [item for item in items if not item.stale]
     lines = [Content.styled(f"{title} ({len(items) - len(stale)})", "bold $text-accent")]
-    if not shown:
+    if not listed:
         lines.append(Content.styled(f"  {empty}", "$text-muted"))
-    for item in shown:
+    for item in listed:
         where = f" · {item.entry_id}" if item.entry_id else ""
         lines.append(Content.assemble(
             (f"  {_when(item.when, this_year):<11}  ", "$text-muted"),
-            item.text,
-            (f"  [{item.source}{where}]", "$text-success" if item.source == "live" else "$text-secondary"),
-            (f"  stale: {item.stale}", "$text-warning") if item.stale else "",
+            shown(item.text),
+            shown(f"  [{item.source}{where}]", "$text-success" if item.source == "live" else "$text-secondary"),
+            shown(f"  stale: {item.stale}", "$text-warning") if item.stale else "",
         ))
     if stale and not show_stale:
         lines.append(Content.styled(f"  + {len(stale)} stale (finished later or old): x shows them", "$text-muted"))
@@ -133,7 +134,7 @@ def digest_content(digest: DecisionsDigest, *, show_stale: bool = False) -> Cont
     """The whole tab as lines: the three lists, then the key exchanges and the thread summary."""
     origin = f"checkpoint {digest.checkpoint_id}" if digest.checkpoint_id else "no checkpoint yet"
     live = " + live capture since then" if digest.live else " (live capture off)"
-    lines = [Content.styled(f"From {origin}{live}; newest first.", "$text-muted"), Content("")]
+    lines = [shown(f"From {origin}{live}; newest first.", "$text-muted"), Content("")]
     year = digest.this_year
     lines += _items("Decisions", digest.decisions, "none recognised yet", year)
     lines.append(Content(""))
@@ -146,11 +147,12 @@ def digest_content(digest: DecisionsDigest, *, show_stale: bool = False) -> Cont
     for exchange in digest.exchanges:
         lines.append(Content.assemble(
             (f"  {exchange.role:<5}  ", "bold $text-primary" if exchange.role == "user" else "bold $text-secondary"),
-            exchange.gist,
-            (f"  [{exchange.entry_id}]" if exchange.entry_id else "", "$text-muted"),
+            shown(exchange.gist),
+            shown(f"  [{exchange.entry_id}]" if exchange.entry_id else "", "$text-muted"),
         ))
     if digest.thread_summary:
-        lines += [Content(""), Content.assemble(("Thread  ", "bold $text-accent"), digest.thread_summary)]
+        lines += [Content(""), Content.assemble(("Thread  ", "bold $text-accent"),
+                                                          shown(digest.thread_summary, one_line=False))]
     return Content("\n").join(lines)
 
 
@@ -170,7 +172,7 @@ class DecisionsView(VerticalScroll):
         """Display ``digest``; ``problem`` replaces it with an error."""
         self._shown = (digest, problem)
         if problem is not None or digest is None:
-            text = Content.styled(problem or "Decisions are not available.", "$text-error")
+            text = shown(problem or "Decisions are not available.", "$text-error", one_line=False)
         else:
             text = digest_content(digest, show_stale=self.show_stale)
         self.query_one("#decisions-text", Static).update(text)

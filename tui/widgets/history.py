@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.controls import HistoryItem
+from tui.shown import shown
 
 __all__ = ["HistoryPane"]
 
@@ -28,15 +29,15 @@ class HistoryPane(VerticalScroll):
         """Display ``items``; ``problem`` replaces everything with an error."""
         body: Content
         if problem is not None:
-            body = Content.styled(problem, "$text-error")
+            body = shown(problem, "$text-error", one_line=False)
         elif not items:
             body = Content.styled(self.empty, "$text-muted")
         else:
             body = Content("\n").join(
                 Content.assemble(
                     (f"{item.time[:19].replace('T', ' ')}  " if item.time else "", "$text-muted"),
-                    (item.title, "bold"),
-                    (f"  {item.detail}" if item.detail else "", ""),
+                    shown(item.title, "bold"),
+                    shown(f"  {item.detail}" if item.detail else ""),
                 )
                 for item in items
             )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from textual.content import Content
 
 from engine.compaction.plan import CompactionPlan
+from tui.shown import shown
 from tui.widgets.labels import money, shorten
 
 __all__ = ["LAYER_HELP", "plan_blocked", "plan_dropped", "plan_figures", "plan_warnings"]
@@ -24,7 +25,9 @@ _LABEL_WIDTH = 8
 
 
 def _row(label: str, *value: str | tuple[str, str] | Content) -> Content:
-    return Content.assemble((f"{label:<{_LABEL_WIDTH}} ", "$text-muted"), *value)
+    # Paths, entry ids and the controller's words come from the session and its config: shown, never parsed.
+    parts = [shown(v) if isinstance(v, str) else shown(*v) if isinstance(v, tuple) else v for v in value]
+    return Content.assemble((f"{label:<{_LABEL_WIDTH}} ", "$text-muted"), *parts)
 
 
 def _tokens_line(plan: CompactionPlan) -> Content:
@@ -72,13 +75,14 @@ def plan_figures(plan: CompactionPlan) -> Content:
 def plan_blocked(plan: CompactionPlan) -> Content:
     """Why the plan cannot be applied, in ``$error`` (empty when it can)."""
     return Content("\n").join(
-        Content.assemble(("✗ ", "bold $text-error"), (reason, "$text-error")) for reason in plan.blocked
+        Content.assemble(("✗ ", "bold $text-error"), shown(reason, "$text-error")) for reason in plan.blocked
     )
 
 
 def plan_warnings(plan: CompactionPlan) -> Content:
     """Every warning of the plan, in ``$warning``."""
-    return Content("\n").join(Content.assemble(("! ", "bold $text-warning"), warning) for warning in plan.warnings)
+    return Content("\n").join(Content.assemble(("! ", "bold $text-warning"), shown(warning))
+                             for warning in plan.warnings)
 
 
 def plan_dropped(plan: CompactionPlan, limit: int = 40) -> Content:
@@ -88,10 +92,10 @@ def plan_dropped(plan: CompactionPlan, limit: int = 40) -> Content:
     lines = [Content.styled(f"Dropped from the context ({len(plan.dropped):,} messages)", "bold")]
     for message in plan.dropped[:limit]:
         lines.append(Content.assemble(
-            (f"{shorten(message.role, 11):<11} ", "$text-secondary"),
-            (f"{shorten(message.entry_id, 10):<10} ", "$text-muted"),
+            shown(f"{shorten(message.role, 11):<11} ", "$text-secondary"),
+            shown(f"{shorten(message.entry_id, 10):<10} ", "$text-muted"),
             f"{message.tokens:>6,}  ",
-            message.first_line,
+            shown(message.first_line),
         ))
     if len(plan.dropped) > limit:
         lines.append(Content.styled(f"… and {len(plan.dropped) - limit:,} more", "$text-muted"))

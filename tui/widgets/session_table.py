@@ -14,6 +14,7 @@ from engine.accounting.gauge import format_tokens
 from engine.live.insight import SessionInsight
 from engine.live.metrics import SessionMetrics, default_host, session_metrics
 from engine.session.snapshot import SessionSnapshot
+from tui.shown import shown_text
 from tui.widgets.labels import ago, money, session_label, shorten
 from tui.widgets.levels import LEVEL_COLOR, RISK_COLOR
 from tui.widgets.session_order import project_label
@@ -158,11 +159,11 @@ class SessionTable(DataTable[Text]):
         return {
             **{key: Text(value, justify="left" if key == "m_degradation" else "right") for key, value in
                exported.items()},
-            "session": Text(session_label(snapshot.source, 16 if self._narrow else session_width)),
-            "project": Text(shorten(project_label(snapshot), _PROJECT), overflow="ellipsis"),
+            "session": shown_text(session_label(snapshot.source, 16 if self._narrow else session_width)),
+            "project": shown_text(shorten(project_label(snapshot), _PROJECT), overflow="ellipsis"),
             "context": context,
             "tokens": Text(f"{tokens}/{format_tokens(reading.window.tokens)}", justify="right"),
-            "model": Text(shorten(snapshot.model or "-", model_width), overflow="ellipsis"),
+            "model": shown_text(shorten(snapshot.model or "-", model_width), overflow="ellipsis"),
             "compactions": Text(str(snapshot.compactions), justify="right"),
             "risk": risk,
             "spend": Text(spend, justify="right"),

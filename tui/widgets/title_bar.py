@@ -11,6 +11,8 @@ from textual.app import RenderResult
 from textual.content import Content
 from textual.widget import Widget
 
+from tui.shown import shown
+
 __all__ = ["TitleBar"]
 
 
@@ -41,4 +43,4 @@ class TitleBar(Widget):
 
     def render(self) -> RenderResult:
         title, sub_title = self.app.title, self.screen.sub_title
-        return Content.assemble(title, (f" — {sub_title}", "$text-muted") if sub_title else "")
+        return Content.assemble(title, shown(f" — {sub_title}", "$text-muted") if sub_title else "")

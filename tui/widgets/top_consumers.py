@@ -13,6 +13,7 @@ from textual.reactive import reactive
 
 from engine.accounting.consumers import Consumer
 from engine.session.snapshot import SessionSnapshot
+from tui.shown import shown
 from tui.widgets.cards import Card
 from tui.widgets.labels import shorten
 
@@ -28,8 +29,8 @@ def consumer_line(consumer: Consumer, *, what_width: int = 22) -> Content:
     return Content.assemble(
         (f"{consumer.tokens:>8,} tok ", ""),
         (f"{consumer.share:>4.0%}", share_style),
-        (f"  {shorten(consumer.what, what_width):<{what_width}} ", "$text-secondary"),
-        (shorten(consumer.entry_id, 28), "$text-muted"),
+        shown(f"  {shorten(consumer.what, what_width):<{what_width}} ", "$text-secondary"),
+        shown(shorten(consumer.entry_id, 28), "$text-muted"),
     )
 
 

@@ -21,6 +21,7 @@ from textual.widgets import Static
 from engine.accounting.measure import text_of
 from engine.capture.redact import redact_secrets
 from engine.session.snapshot import SessionFollower, SessionSnapshot
+from tui.shown import shown
 
 __all__ = ["TailMessage", "TranscriptTail", "read_tail"]
 
@@ -57,20 +58,20 @@ def read_tail(snapshot: SessionSnapshot, follower: SessionFollower, count: int) 
             text += f"\n[{images} image{'s' if images > 1 else ''}]"
         if message.entry.tool_calls and not text.strip():
             text = ", ".join(message.entry.tool_calls)
-        shown, hidden = _clip(redact_secrets(text))
+        clipped, hidden = _clip(redact_secrets(text))
         stamp = message.entry.timestamp or ""
-        tail.append(TailMessage(message.entry_id, message.role, stamp[11:19], shown, hidden))
+        tail.append(TailMessage(message.entry_id, message.role, stamp[11:19], clipped, hidden))
     return tuple(tail)
 
 
 def _block(message: TailMessage) -> Content:
     header = Content.assemble(
-        (message.role, f"bold {_ROLE_COLOR.get(message.role, '$text')}"),
-        (f"  {message.time}  {message.entry_id}", "$text-muted"),
+        shown(message.role, f"bold {_ROLE_COLOR.get(message.role, '$text')}"),
+        shown(f"  {message.time}  {message.entry_id}", "$text-muted"),
     )
     hidden = message.hidden_chars
     more = Content.styled(f"\n… {hidden:,} more characters", "$text-muted") if hidden else ""
-    return Content.assemble(header, "\n", Content(message.text or "(empty)"), more)
+    return Content.assemble(header, "\n", shown(message.text or "(empty)", one_line=False), more)
 
 
 class TranscriptTail(VerticalScroll, can_focus=True):

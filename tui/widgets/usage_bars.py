@@ -13,6 +13,7 @@ from textual.widget import Widget
 
 from engine.accounting.gauge import format_tokens
 from engine.usage.model import UsageReport, UsageTotals
+from tui.shown import shown
 from tui.widgets.labels import money, shorten_middle
 
 __all__ = ["Metric", "UsageBars", "usage_content"]
@@ -45,25 +46,25 @@ def usage_content(report: UsageReport | None, metric: Metric, width: int, *, row
         return Content.styled("Reading every session's usage…", "$text-muted")
     if not report.rows:
         return Content.styled("No calls with usage in the sessions found.", "$text-muted")
-    shown = report.rows[-rows:] if report.by in ("day", "week") else report.rows[:rows]
-    label_width = min(max(len(r.key) for r in shown), 28, max(width // 4, 8))
+    listed = report.rows[-rows:] if report.by in ("day", "week") else report.rows[:rows]
+    label_width = min(max(len(r.key) for r in listed), 28, max(width // 4, 8))
 
     def value(t: UsageTotals) -> float:
         return t.cost_usd if metric == "cost" else float(t.tokens)
 
-    top = max(value(r.totals) for r in shown)
+    top = max(value(r.totals) for r in listed)
     bar_width = max(width - label_width - _FIGURES - 2, 4)
     lines = []
-    for row in shown:
+    for row in listed:
         lines.append(Content.assemble(
-            (f"{shorten_middle(row.key, label_width):<{label_width}} ", "$text-secondary"),
+            shown(f"{shorten_middle(row.key, label_width):<{label_width}} ", "$text-secondary"),
             (f"{_bar(value(row.totals), top, bar_width):<{bar_width}}", "$primary"),
             (" " + _figures(row.totals), ""),
         ))
     total = report.total
     lines.append(Content.assemble((f"{'TOTAL':<{label_width}} ", "bold"), (" " * bar_width, ""),
                                   (" " + _figures(total), "bold")))
-    hidden = len(report.rows) - len(shown)
+    hidden = len(report.rows) - len(listed)
     if hidden:
         lines.append(Content.styled(f"{hidden} more: ctxscope report --by {report.by}", "$text-muted"))
     return Content("\n").join(lines)
