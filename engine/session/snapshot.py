@@ -22,6 +22,7 @@ from engine.index.cache import IndexCache
 from engine.index.entry_cache import restore_reader, save_reader
 from engine.session.agent_limits import AgentLimits, agent_limits
 from engine.stores.entries import Entry
+from engine.stores.number_bounds import token_count
 from engine.stores.reader import SessionReader, open_reader
 from engine.stores.source import SessionSource
 from engine.stores.timestamps import parse_iso
@@ -237,7 +238,7 @@ class SessionFollower:
             provider=provider if isinstance(provider, str) else None,
             entries=len(reader.entries),
             compactions_in_file=self._compactions,
-            store_compaction_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
+            store_compaction_count=token_count(count) if type(count) is int else None,
             last_activity=last_activity,
             malformed_lines=tuple(reader.bad_lines),
             version=reader.parser.version,
