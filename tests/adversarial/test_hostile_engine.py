@@ -1,0 +1,124 @@
+"""Round 3 of hostile input, the engine's classes (issue 25: 5, 6, 7, 9, 10, 11, 12): copied session files,
+numbers out of range, a slow or huge LLM endpoint, two sidecars on one state dir, idle metrics connections, an
+in-place edit the index missed, and two secret shapes. Real files, real subprocesses, real loopback servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.adversarial._harness import Conversation, openclaw_store, run_cli
+
+pytestmark = pytest.mark.reliability
+
+
+def _rewrite_last_usage(path: Path, usage: dict[str, Any]) -> None:
+    """Give the last assistant line of ``path`` these usage fields (stdlib JSON: orjson refuses 2**70 itself)."""
+    lines = [json.loads(raw) for raw in path.read_text().splitlines()]
+    last = max(n for n, obj in enumerate(lines) if obj.get("message", {}).get("role") == "assistant")
+    lines[last]["message"]["usage"].update(usage)
+    path.write_text("".join(json.dumps(obj) + "\n" for obj in lines))
+
+
+def _distinct(prefix: str) -> Conversation:
+    """A short conversation whose entry ids carry ``prefix``: report counts each session's call apart."""
+    talk = Conversation().turn(0, "hi", "hello", tokens=1000)
+    for entry in talk.entries:
+        entry["id"] = f"{prefix}-{entry['id']}"
+        entry["parentId"] = f"{prefix}-{entry['parentId']}" if entry["parentId"] else None
+    return talk
+
+
+_HOSTILE_USAGE: dict[str, dict[str, Any]] = {
+    "agent:main:huge": {"input": 2**70, "totalTokens": 2**70},
+    "agent:main:negative": {"input": -500_000_000, "totalTokens": -500_000_000},
+    "agent:main:cost": {"cost": {"total": 1e308}},
+    "agent:main:ok": {},
+}
+
+
+def _hostile_numbers_store(root: Path) -> Path:
+    """An OpenClaw store whose sessions hold 2**70, negative tokens and a 1e308 cost; one row has no
+    ``contextTokens``, so its window comes from an ``openclaw.json`` that says 1e308."""
+    state = root / "openclaw"
+    directory = openclaw_store(state, {key: _distinct(key.rsplit(":", 1)[1]) for key in _HOSTILE_USAGE})
+    store = orjson.loads((directory / "sessions.json").read_bytes())
+    for key, usage in _HOSTILE_USAGE.items():
+        _rewrite_last_usage(directory / f"{store[key]['sessionId']}.jsonl", usage)
+    del store["agent:main:ok"]["contextTokens"]
+    store["agent:main:cost"]["estimatedCostUsd"] = 1e308
+    store["agent:main:negative"]["compactionCount"] = 2**70
+    (directory / "sessions.json").write_text(json.dumps(store))
+    (state / "openclaw.json").write_text(
+        '{"models":{"providers":{"anthropic":{"models":[{"id":"claude-sonnet-4-5","contextWindow":1e308}]}}}}')
+    return directory
+
+
+def test_6_numbers_out_of_range_are_reported_for_their_session_and_crash_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    directory = _hostile_numbers_store(tmp_path)
+    pi_dir = tmp_path / "pi" / "--w--"
+    pi = _distinct("pi").write(pi_dir / "s.jsonl")
+    _rewrite_last_usage(pi, {"input": 2**70})
+    agent = home / ".pi" / "agent"
+    agent.mkdir(parents=True)
+    (agent / "models.json").write_text(
+        '{"providers":{"anthropic":{"models":[{"id":"claude-sonnet-4-5","contextWindow":1e308}]}}}')
+    for args in (["status", str(directory), "--json"], ["status", str(directory), "--json", "--full"],
+                 ["status", str(pi), "--json"], ["watch", "--once", str(directory)],
+                 ["report", str(directory), "--by", "session", "--json"]):
+        result = run_cli(args, home)
+        assert result.returncode == 0 and "Traceback" not in result.stderr, (args, result.stderr[-2000:])
+        assert "inf" not in result.stdout.lower() and "nan" not in result.stdout.lower(), (args, result.stdout)
+    rows = {row["key"]: row for row in orjson.loads(run_cli(["status", str(directory), "--json", "--full"],
+                                                            home).stdout)}
+    assert set(rows) == set(_HOSTILE_USAGE)
+    for row in rows.values():
+        tokens = row["context_tokens"]
+        assert row["context_window"] <= 10**9 and (tokens is None or 0 <= tokens <= 10**9), row
+        assert row["store_compaction_count"] is None or row["store_compaction_count"] <= 10**9, row
+    for key in ("agent:main:huge", "agent:main:negative", "agent:main:cost"):
+        reasons = " ".join(str(bad) for bad in rows[key]["malformed_lines"])
+        assert "out of bounds" in reasons, (key, rows[key]["malformed_lines"])
+    assert rows["agent:main:ok"]["malformed_lines"] == []
+    pi_row = orjson.loads(run_cli(["status", str(pi), "--json"], home).stdout)[0]
+    assert pi_row["context_window"] <= 10**9, pi_row
+    report = orjson.loads(run_cli(["report", str(directory), "--by", "session", "--json"], home).stdout)
+    # Every session is read; those whose only call has no usable figure bill nothing.
+    assert report["sessions"] == len(_HOSTILE_USAGE) and {row["session"] for row in report["rows"]} >= {
+        "agent:main:ok", "agent:main:cost"}
+    for row in [*report["rows"], report["total"]]:
+        names = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "total_tokens")
+        assert all(0 <= row[name] <= 4 * 10**9 for name in names), row
+        assert row["cost_usd"] is not None and 0 <= row["cost_usd"] < 10, row
+
+
+def test_11_an_in_place_edit_that_keeps_size_and_mtime_is_reindexed(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    talk = _distinct("x")
+    for n in range(1, 40):  # past the 2 × 4 KiB the index hashes, so the edit lands where no digest looks
+        talk.turn(n, f"step {n} " + "words " * 40, "fine " * 40, tokens=1000 + n)
+    path = talk.write(tmp_path / "pi" / "s.jsonl")
+    before = orjson.loads(run_cli(["report", str(path), "--json"], home).stdout)["total"]["total_tokens"]
+    data = path.read_bytes()
+    middle = data.index(b'"input":1020')
+    edited = data[:middle] + b'"input":9020' + data[middle + len(b'"input":1020'):]
+    assert len(edited) == len(data) and 8192 < middle < len(data) - 8192
+    st = path.stat()
+    with path.open("r+b") as handle:  # `rsync --inplace -t`: same inode, same size, the mtime put back
+        handle.write(edited)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = orjson.loads(run_cli(["report", str(path), "--json"], home).stdout)["total"]["total_tokens"]
+    fresh = orjson.loads(run_cli(["report", str(path), "--json"], home, CTXSCOPE_NO_INDEX="1").stdout)["total"][
+        "total_tokens"]
+    assert fresh != before, "the edit must change what a fresh read finds"
+    assert after == fresh, (before, after, fresh)
+
+
+_ = time  # used by the later classes
