@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import string
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ import orjson
 import pytest
 
 from tests.adversarial._harness import Conversation, openclaw_store, run_cli
+from tests.engine._transcripts import HEADER
 
 pytestmark = pytest.mark.reliability
 
@@ -122,3 +125,30 @@ def test_11_an_in_place_edit_that_keeps_size_and_mtime_is_reindexed(tmp_path: Pa
 
 
 _ = time  # used by the later classes
+
+
+def test_12_a_bare_aws_secret_and_an_npm_token_never_reach_the_archive_or_the_summary(tmp_path: Path) -> None:
+    rng = random.Random(25)
+    alphabet = string.ascii_letters + string.digits
+    aws = "".join(rng.choice(alphabet) for _ in range(18)) + "/" + "".join(rng.choice(alphabet) for _ in range(21))
+    npm = "-".join("".join(rng.choice("0123456789abcdef") for _ in range(n)) for n in (8, 4, 4, 4, 12))
+    sha = "".join(rng.choice("0123456789abcdef") for _ in range(40))
+    name = "ParseHttpHeaderValueFromRequestContext42"  # 40 characters, mixed case and digits: not a key
+    home, workspace = tmp_path / "home", tmp_path / "home" / "project"
+    workspace.mkdir(parents=True)
+    talk = Conversation()
+    talk.turn(0, f"paste: {aws}", f"npm token list says {npm}; commit {sha} in {name}",
+              call={"command": f"echo {aws}"}, output=f"{aws}\n| npm token | {npm} |\n{sha}\n")
+    for n in range(1, 6):
+        talk.turn(n, f"next step {n} please", "details " * 80)
+    path = talk.write(tmp_path / "s.jsonl", {**HEADER, "cwd": str(workspace)})
+    original = path.read_bytes()
+    result = run_cli(["--state-dir", str(tmp_path / "state"), "compact", str(path), "--yes", "--keep-recent", "300",
+                      "--layer", "drop-only"], home)
+    assert result.returncode == 0, result.stderr
+    archive = b"".join(p.read_bytes() for p in workspace.rglob("*") if p.is_file())
+    written = path.read_bytes()[len(original):] + archive
+    assert archive and b'"type":"compaction"' in written
+    for secret in (aws, npm):
+        assert secret[4:24].encode() not in written, secret
+    assert sha.encode() in archive and name.encode() in archive, "git SHAs and names must survive"
