@@ -152,3 +152,101 @@ def test_12_a_bare_aws_secret_and_an_npm_token_never_reach_the_archive_or_the_su
     for secret in (aws, npm):
         assert secret[4:24].encode() not in written, secret
     assert sha.encode() in archive and name.encode() in archive, "git SHAs and names must survive"
+
+
+class _Endpoint:
+    """A hostile LLM endpoint on loopback: raw sockets, so it can drip, flood or answer with escape sequences."""
+
+    def __init__(self, mode: str) -> None:
+        import socket
+        import threading
+
+        self.mode = mode
+        self.stop = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        self.listener.settimeout(0.2)
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                try:
+                    self._answer(conn)
+                except OSError:
+                    pass  # the client gave up: what the deadline is for
+
+    def _answer(self, conn: Any) -> None:
+        conn.settimeout(5)
+        request = b""
+        while b"\r\n\r\n" not in request:
+            request += conn.recv(65536)
+        head, _, body = request.partition(b"\r\n\r\n")
+        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(
+            b"content-length")))
+        while len(body) < length:
+            body += conn.recv(65536)
+        if self.mode == "drip":  # one byte every half second, for up to two minutes
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n")
+            for _ in range(240):
+                if self.stop.wait(0.5):
+                    return
+                conn.sendall(b" ")
+        elif self.mode == "flood":  # a 200 answer of 256 MiB of valid JSON
+            filler = b"a" * (1 << 20)
+            head_json, tail_json = b'{"choices":[{"message":{"content":"', b'"}}]}'
+            size = len(head_json) + 256 * len(filler) + len(tail_json)
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: "
+                         + str(size).encode() + b"\r\n\r\n" + head_json)
+            for _ in range(256):
+                conn.sendall(filler)
+            conn.sendall(tail_json)
+        else:  # an error page that writes the clipboard, clears the screen, reverses text and forges a line
+            page = ("\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J\x1b]0;owned\x1b\\\x9b31m\u202egnp.exe\n"
+                    "ctxscope: checkpoint written " + "x" * 100_000).encode()
+            conn.sendall(b"HTTP/1.1 500 Oops\r\ncontent-type: text/plain\r\ncontent-length: "
+                         + str(len(page)).encode() + b"\r\n\r\n" + page)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(10)
+        self.listener.close()
+
+
+@pytest.mark.parametrize("mode", ["drip", "flood", "error"])
+def test_7_a_hostile_llm_endpoint_cannot_stall_flood_or_write_to_the_terminal(
+        tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.adversarial._harness import measure_cli, write_config
+
+    home = tmp_path / "home"
+    path = _distinct("e").turn(1, "decide: keep the change small", "Decision: keep it small").write(
+        tmp_path / "pi" / "s.jsonl")
+    endpoint = _Endpoint(mode)
+    try:
+        write_config(home, f"llm: {{kind: openai, base_url: '{endpoint.url}', model: m, api_key_env: FAKE_LLM_KEY,"
+                           " timeout: 3}\n")
+        monkeypatch.setenv("FAKE_LLM_KEY", "k-test")  # measure_cli passes the runner's environment on
+        measured = measure_cli(["--state-dir", str(tmp_path / "state"), "checkpoint", str(path), "--enrich"],
+                               home, timeout=100)
+    finally:
+        endpoint.close()
+    output = measured.stdout + measured.stderr
+    assert not measured.timed_out and measured.returncode == 0, output[-2000:]
+    assert "LLM enrichment failed" in output, output[-2000:]
+    if mode == "drip":
+        # llm.timeout is 3 s: the whole request gives up then (the server would drip for two minutes); the rest
+        # of the bound is the machine being busy, not the endpoint.
+        assert measured.seconds < 40, measured.seconds
+        assert "did not answer within 3 s" in output
+    elif mode == "flood":
+        assert measured.max_rss_mb < 200, measured.max_rss_mb
+        assert "MiB" in output
+    else:
+        assert not any(c in output for c in "\x1b\x07\x9b\u202e"), repr(output[-600:])
+        assert "\nctxscope: checkpoint written" not in output
+        assert all(len(line) < 2000 for line in output.splitlines())
