@@ -4,6 +4,7 @@ in-place edit the index missed, and two secret shapes. Real files, real subproce
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -175,11 +176,8 @@ class _Endpoint:
                 conn, _ = self.listener.accept()
             except TimeoutError:
                 continue
-            with conn:
-                try:
-                    self._answer(conn)
-                except OSError:
-                    pass  # the client gave up: what the deadline is for
+            with conn, contextlib.suppress(OSError):  # the client gave up: what the deadline is for
+                self._answer(conn)
 
     def _answer(self, conn: Any) -> None:
         conn.settimeout(5)
