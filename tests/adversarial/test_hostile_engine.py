@@ -248,3 +248,57 @@ def test_7_a_hostile_llm_endpoint_cannot_stall_flood_or_write_to_the_terminal(
         assert not any(c in output for c in "\x1b\x07\x9b\u202e"), repr(output[-600:])
         assert "\nctxscope: checkpoint written" not in output
         assert all(len(line) < 2000 for line in output.splitlines())
+
+
+def test_10_idle_metrics_connections_pin_no_threads_and_scrapes_still_answer(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    from tests.adversarial._harness import ROOT, cli_env
+
+    home = tmp_path / "home"
+    path = _distinct("m").write(tmp_path / "pi" / "s.jsonl")
+    watch = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli.main", "--state-dir", str(tmp_path / "state"), "watch", str(path),
+         "--metrics", "127.0.0.1:0"], cwd=ROOT, env=cli_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL, text=True)
+    idle: list[socket.socket] = []
+    try:
+        assert watch.stdout is not None
+        line = ""
+        while "metrics at " not in line:
+            line = watch.stdout.readline()
+            assert line, watch.stderr.read() if watch.stderr else ""
+        url = line.split("metrics at ", 1)[1].strip()
+        host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
+        threads_before = len(os.listdir(f"/proc/{watch.pid}/task"))
+        for _ in range(80):  # connect and say nothing
+            idle.append(socket.create_connection((host, int(port))))
+        time.sleep(2)  # let the server accept all of them (the bound below holds at any moment)
+        threads_idle = len(os.listdir(f"/proc/{watch.pid}/task"))
+        assert threads_idle <= threads_before + 8, (threads_before, threads_idle)
+        # Idle clients are closed after a few seconds: a scrape gets its answer while they are still connected.
+        answer, tries = b"", 0
+        while not answer and tries < 60:
+            tries += 1
+            try:
+                with urllib.request.urlopen(url, timeout=10) as response:
+                    answer = response.read()
+            except OSError:
+                time.sleep(1)
+        assert b"ctxscope" in answer, tries
+        closed = 0
+        for sock in idle:  # every idle connection was closed by the server, not left open
+            sock.settimeout(30)
+            try:
+                closed += sock.recv(1) == b""
+            except OSError:
+                closed += 1
+        assert closed == len(idle)
+    finally:
+        for sock in idle:
+            sock.close()
+        watch.terminate()
+        watch.communicate(timeout=30)  # reaps it and closes its pipes
