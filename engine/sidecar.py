@@ -81,7 +81,7 @@ class ManagedSession:
 
     @property
     def key(self) -> str:
-        return self.follower.source.key
+        return self.follower.source.identity
 
     @property
     def snapshot(self) -> SessionSnapshot | None:
@@ -112,10 +112,11 @@ class ContextManager:
 
     def add(self, source: SessionSource) -> ManagedSession:
         """Start managing ``source`` (idempotent by key)."""
-        if source.key not in self.sessions:
+        if source.identity not in self.sessions:
             state_dir = resolve_state_dir(source.state_dir, self.config)
-            self.sessions[source.key] = ManagedSession(SessionFollower(source, self.config, self.index), state_dir)
-        return self.sessions[source.key]
+            self.sessions[source.identity] = ManagedSession(SessionFollower(source, self.config, self.index),
+                                                            state_dir)
+        return self.sessions[source.identity]
 
     def add_all(self, sources: Iterable[SessionSource]) -> None:
         for source in sources:

@@ -141,7 +141,7 @@ class SessionTracker:
         """Find sessions and follow the new ones (a key whose file moved, e.g. after a reset, starts over)."""
         discovery = discover_sessions(self.paths or None)
         for source in discovery.sessions:
-            tracked = self._sessions.get(source.key)
+            tracked = self._sessions.get(source.identity)
             if tracked is None or tracked.source.path != source.path:
                 self._add(source)
         return discovery
@@ -150,16 +150,16 @@ class SessionTracker:
         return list(source.watch_paths)
 
     def _add(self, source: SessionSource) -> None:
-        self._remove(source.key)
+        self._remove(source.identity)
         if self.manager is not None:
-            self.manager.sessions.pop(source.key, None)  # a moved transcript starts over; state reloads from disk
+            self.manager.sessions.pop(source.identity, None)  # a moved transcript starts over; state reloads from disk
             managed = self.manager.add(source)
             tracked = _Tracked(source, managed.follower, managed)
         else:
             tracked = _Tracked(source, SessionFollower(source, self.config, self.index))
-        self._sessions[source.key] = tracked
+        self._sessions[source.identity] = tracked
         for name in self._names(source):
-            self._by_path.setdefault(name, set()).add(source.key)
+            self._by_path.setdefault(name, set()).add(source.identity)
 
     def _remove(self, key: str) -> None:
         tracked = self._sessions.pop(key, None)
@@ -264,10 +264,10 @@ class SessionTracker:
                     updated = found[0]
                 else:
                     continue
-                if updated.key != key:
+                if updated.identity != key:
                     self._add(updated)
                     self._remove(key)
-                    refresh.add(updated.key)
+                    refresh.add(updated.identity)
                     rekeyed = True
                 elif self._restamp(key, updated):
                     refresh.add(key)

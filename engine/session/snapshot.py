@@ -69,7 +69,9 @@ class SessionSnapshot:
 
     @property
     def key(self) -> str:
-        return self.source.key
+        """The session's identity (:attr:`SessionSource.identity`): what followers, checkpoints and views file it
+        under. The key a store or header gives is ``source.key``."""
+        return self.source.identity
 
     @property
     def compactions(self) -> int:
@@ -83,7 +85,7 @@ class SessionSnapshot:
     def to_status(self) -> dict[str, Any]:
         """The ``ctxscope status --json`` row."""
         return {
-            "key": self.key,
+            "key": self.source.key,
             "path": str(self.source.path),
             "format": self.source.format,
             "kind": self.source.kind,

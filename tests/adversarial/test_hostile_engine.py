@@ -302,3 +302,69 @@ def test_10_idle_metrics_connections_pin_no_threads_and_scrapes_still_answer(tmp
             sock.close()
         watch.terminate()
         watch.communicate(timeout=30)  # reaps it and closes its pipes
+
+
+def _history(path: Path, state: Path, home: Path) -> list[dict[str, Any]]:
+    result = run_cli(["--state-dir", str(state), "history", str(path), "--json"], home)
+    assert result.returncode == 0, result.stderr
+    return list(orjson.loads(result.stdout)["checkpoints"])
+
+
+def _copied_pair(tmp_path: Path) -> tuple[Path, Path]:
+    """Transcript A of project a, and B: a copy of A's file into project b that then went on with other work."""
+    header = {**HEADER, "id": "dup-1"}
+    a = Conversation().turn(0, "project a: ship the parser", "Decision: ship the parser first").write(
+        tmp_path / "sessions" / "--a--" / "s.jsonl", {**header, "cwd": "/work/a"})
+    b = tmp_path / "sessions" / "--b--" / "s.jsonl"
+    talk_b = Conversation(entries=[orjson.loads(raw) for raw in a.read_bytes().splitlines()[1:]])
+    talk_b.turn(1, "project b: the secret roadmap", "Decision: project b keeps its roadmap private")
+    talk_b.write(b, {**header, "cwd": "/work/b"})
+    return a, b
+
+
+def test_5_two_copies_of_one_session_file_never_share_checkpoints(tmp_path: Path) -> None:
+    home, state = tmp_path / "home", tmp_path / "state"
+    a, b = _copied_pair(tmp_path)
+    written = run_cli(["--state-dir", str(state), "checkpoint", str(a)], home)
+    assert written.returncode == 0, written.stderr
+    assert len(_history(a, state, home)) == 1
+    assert _history(b, state, home) == [], "B lists A's checkpoint"
+    inject = run_cli(["--state-dir", str(state), "inject", str(b), "--dry-run"], home)
+    assert inject.returncode != 0 and "project a" not in inject.stdout, inject.stdout
+    assert run_cli(["--state-dir", str(state), "checkpoint", str(b)], home).returncode == 0
+    (only_a,), (only_b,) = _history(a, state, home), _history(b, state, home)
+    assert only_a["path"] != only_b["path"]
+    plan_b = run_cli(["--state-dir", str(state), "inject", str(b), "--dry-run"], home)
+    assert plan_b.returncode == 0 and "roadmap" in plan_b.stdout and "ship the parser first" in plan_b.stdout
+    plan_a = run_cli(["--state-dir", str(state), "inject", str(a), "--dry-run"], home)
+    assert plan_a.returncode == 0 and "roadmap" not in plan_a.stdout, plan_a.stdout
+    # watch follows both and says which is which.
+    watched = run_cli(["--state-dir", str(state), "watch", "--once", str(a.parent.parent)], home)
+    assert watched.returncode == 0, watched.stderr
+    assert "watching 2 session(s)" in watched.stdout, watched.stdout
+    shared = [line for line in watched.stdout.splitlines() if "share this id" in line]
+    assert len(shared) == 1 and str(a) in shared[0] and str(b) in shared[0], watched.stdout
+
+
+def test_5_checkpoints_in_a_directory_both_copies_shared_stay_with_their_own_file(tmp_path: Path) -> None:
+    """A user's state dir from before: one directory under the bare header id, holding A's and B's files."""
+    from engine.checkpoints.model import Checkpoint, CheckpointMeta, TokenUsage, WorkingState
+    from engine.checkpoints.store import write_checkpoint
+
+    home, state = tmp_path / "home", tmp_path / "state"
+    a, b = _copied_pair(tmp_path)
+    for path, topic in ((a, "parser of project a"), (b, "roadmap of project b")):
+        meta = CheckpointMeta("cp_000", "dup-1", str(path), "2026-03-01T10:00:00Z", "manual", 0,
+                              TokenUsage(1000, 200_000, 0.005))
+        write_checkpoint(state, "dup-1", Checkpoint(meta=meta, working=WorkingState(topic=topic, status="idle")))
+    old = state / "context" / "checkpoints"
+    assert len(list(old.iterdir())) == 1 and len(list(next(old.iterdir()).glob("cp_*.yaml"))) == 2
+    (from_a,), (from_b,) = _history(a, state, home), _history(b, state, home)
+    assert (from_a["checkpoint_id"], from_b["checkpoint_id"]) == ("cp_001", "cp_002")
+    assert "parser" in run_cli(["--state-dir", str(state), "inject", str(a), "--dry-run"], home).stdout
+    assert "roadmap" in run_cli(["--state-dir", str(state), "inject", str(b), "--dry-run"], home).stdout
+    # A's next checkpoint moves A's file into A's own directory and leaves B's where it was.
+    assert run_cli(["--state-dir", str(state), "checkpoint", str(a)], home).returncode == 0
+    assert [row["checkpoint_id"] for row in _history(a, state, home)] == ["cp_001", "cp_002"]
+    assert [row["checkpoint_id"] for row in _history(b, state, home)] == ["cp_002"]
+    assert "roadmap" in run_cli(["--state-dir", str(state), "inject", str(b), "--dry-run"], home).stdout

@@ -256,7 +256,7 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
         return EXIT_OK
     rows = result["context"]
     cp = result["cut_point"]
-    print(f"{snapshot.key}  ({snapshot.source.path})")
+    print(f"{snapshot.source.key}  ({snapshot.source.path})")
     if not snapshot.pi_loadable:
         print("  pi will not load this file as is (its first entry is not a session header); left out of totals")
     print(f"  {snapshot.gauge.line()}  model {snapshot.model or '-'}  window {snapshot.window.tokens:,} "
