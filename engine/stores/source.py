@@ -59,7 +59,9 @@ class SessionSource:
 
     def __post_init__(self) -> None:
         plain = self.store_entry is not None or self.in_database or self.key == str(self.path)
-        object.__setattr__(self, "identity", self.key if plain else file_identity(self.key, self.path))
+        # An archive (``.reset.<time>``, ``.bak``) keeps the identity of the transcript it was renamed from.
+        live = self.path.with_name(_ARCHIVE.sub(".jsonl", self.path.name))
+        object.__setattr__(self, "identity", self.key if plain else file_identity(self.key, live))
 
     @property
     def in_database(self) -> bool:
