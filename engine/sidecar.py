@@ -81,7 +81,7 @@ class ManagedSession:
 
     @property
     def key(self) -> str:
-        return self.follower.source.key
+        return self.follower.source.identity
 
     @property
     def snapshot(self) -> SessionSnapshot | None:
@@ -112,10 +112,26 @@ class ContextManager:
 
     def add(self, source: SessionSource) -> ManagedSession:
         """Start managing ``source`` (idempotent by key)."""
-        if source.key not in self.sessions:
+        if source.identity not in self.sessions:
             state_dir = resolve_state_dir(source.state_dir, self.config)
-            self.sessions[source.key] = ManagedSession(SessionFollower(source, self.config, self.index), state_dir)
-        return self.sessions[source.key]
+            self.sessions[source.identity] = ManagedSession(SessionFollower(source, self.config, self.index),
+                                                            state_dir)
+        return self.sessions[source.identity]
+
+    def session(self, key: str) -> ManagedSession:
+        """The managed session of ``key``: its identity, or the key its store or header gives when only one
+        managed session has it (docs/checkpoints.md, Session identity).
+
+        Raises:
+            KeyError: no such session, or the key names several (copies of one transcript).
+        """
+        found = self.sessions.get(key)
+        if found is not None:
+            return found
+        named = [s for s in self.sessions.values() if s.follower.source.key == key]
+        if len(named) != 1:
+            raise KeyError(key)
+        return named[0]
 
     def add_all(self, sources: Iterable[SessionSource]) -> None:
         for source in sources:
@@ -146,7 +162,7 @@ class ContextManager:
 
     def step(self, key: str) -> tuple[SessionSnapshot | None, list[SidecarEvent]]:
         """Read what changed in one session, capture it, and write a checkpoint if a trigger fired."""
-        session = self.sessions[key]
+        session = self.session(key)
         events: list[SidecarEvent] = []
         previous_revision = session.snapshot.revision if session.snapshot else -1
         try:
@@ -220,7 +236,7 @@ class ContextManager:
         With ``enrich``, the LLM's decisions are merged in first (:mod:`engine.llm.enrich`); when the call fails
         the checkpoint is still written from the heuristics and the event's message says why.
         """
-        session = self.sessions[key]
+        session = self.session(key)
         try:
             return self._write(session, key, trigger, enrich)
         except TranscriptError as exc:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.accounting.model_catalog import lookup
+from engine.stores.number_bounds import window_tokens
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "ContextWindow", "resolve_context_window", "window_for_model"]
 
@@ -52,11 +53,10 @@ def resolve_context_window(
         agent_window: the window the agent's own configuration gives the model, and where it came from.
         configured: the model's window in ``openclaw.json``, if any.
     """
-    if isinstance(store_context_tokens, int) and not isinstance(store_context_tokens, bool) and (
-        store_context_tokens > 0
-    ):
-        return ContextWindow(store_context_tokens, "store")
-    if configured is not None and configured > 0:
+    store_window = window_tokens(store_context_tokens) if type(store_context_tokens) is int else None
+    if store_window is not None:
+        return ContextWindow(store_window, "store")
+    if configured is not None and window_tokens(configured) is not None:
         return ContextWindow(configured, "openclaw.json")
     if overrides:
         lowered = {k.lower(): v for k, v in overrides.items()}

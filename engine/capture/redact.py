@@ -214,18 +214,24 @@ def _rule_span(rule: Rule, exact: str, text: str, hit: int) -> tuple[int, int, s
 
 
 def _aws_spans(text: str, lowered: str) -> Iterator[tuple[int, int, str]]:
-    # Only where something speaks of AWS or secrets: a context-free pass over every base64 run costs more than
-    # all the keyword rules together on large tool outputs.
-    if not any(word in lowered for word in _AWS_CONTEXT):
-        return
+    # Context-free, since a bare key pasted alone leaked; the scan costs ~11 ms per MB of text (docs/checkpoints.md,
+    # Redaction). Without a word that speaks of AWS or secrets, a run must also look unlike a CamelCase name: a
+    # ``/`` or ``+``, or upper-case letters not followed by a lower-case one.
+    context = any(word in lowered for word in _AWS_CONTEXT)
     for m in AWS_SECRET_CANDIDATE.finditer(text):
         value = m.group(0)
-        if len(value) != 40 or text[m.end() : m.end() + 1] == "=":
-            continue
         mixed = any(c.islower() for c in value) and any(c.isupper() for c in value) and any(c.isdigit() for c in value)
         # Random base64 of 30 bytes scores ~4.7 bits per character; paths and words stay well below 4.3.
-        if mixed and _entropy(value) >= 4.3 and "/" not in (value[0], value[-1]):
+        if not mixed or _entropy(value) < 4.3 or "/" in (value[0], value[-1]):
+            continue
+        if context or "/" in value or "+" in value or _upper_not_before_lower(value) >= 3:
             yield m.start(), m.end(), "aws-secret-key"
+
+
+def _upper_not_before_lower(value: str) -> int:
+    """How often an upper-case letter is followed by something else than a lower-case one: about 9 times in 40
+    random base64 characters, rarely in a CamelCase name (``ParseHttpHeaderValue``)."""
+    return sum(1 for a, b in itertools.pairwise(value) if a.isupper() and not b.islower())
 
 
 def _candidates(text: str, lowered: str) -> Iterator[tuple[int, int, str]]:
@@ -265,7 +271,7 @@ def redact_secrets(text: str) -> str:
 
 def _redact(text: str) -> str:
     lowered = text.lower()
-    if _ANY_KEYWORD.search(lowered) is None and "aws" not in lowered:
+    if _ANY_KEYWORD.search(lowered) is None and AWS_SECRET_CANDIDATE.search(text) is None:
         return text
     if len(lowered) != len(text):  # a few non-ASCII letters lower-case to two characters: keep offsets aligned
         lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)

@@ -8,7 +8,8 @@ Written for ctxscope after studying the rule sets of gitleaks and detect-secrets
 * **context rules** — a credential recognised by what stands before it: an ``Authorization`` header, ``Bearer``,
   a URL's user info, ``curl -u user:pass``, ``mysql -pPASS``, a ``.netrc`` line. Assignments (``name = value``,
   ``--flag value``) are judged in :mod:`engine.capture.redact`.
-* **bare shapes** — private key blocks, JWTs and AWS secret access keys (40 base64 characters of high entropy).
+* **bare shapes** — private key blocks, JWTs and AWS secret access keys (40 base64 characters of high entropy,
+  found with no context at all: a key pasted alone is still a key).
 
 Every rule is anchored on a literal keyword: the scanner finds the keyword with ``str.find`` and tries the
 rule's pattern only there, so text without secrets costs a few substring searches, not a regex per position.
@@ -87,6 +88,12 @@ RULES: Final[tuple[Rule, ...]] = (
     _prefixed("slack-webhook", ("hooks.slack.com/",), r"(?:services|workflows|triggers)/[A-Za-z0-9/+_-]{20,}"),
     _prefixed("huggingface-token", ("hf_", "api_org_"), r"[A-Za-z0-9]{30,}"),
     _prefixed("npm-token", ("npm_",), r"[A-Za-z0-9]{36,}"),
+    # A legacy npm token is a bare UUID: secret only where the line speaks of npm and a token (``npm token
+    # create`` prints it in a table, ``.npmrc`` after ``_authToken``).
+    _rule("npm-token", ("npm",),
+          r"(?i)npm[^\n]{0,120}?token[^\n]{0,60}?" + NOT_MARKER
+          + r"(?P<secret>(?<![0-9a-f-])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f-]))",
+          case_sensitive=False),
     _prefixed("pypi-token", ("pypi-AgE",), r"[A-Za-z0-9_-]{40,}"),
     _prefixed("aws-access-key", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"), r"[A-Z0-9]{16,17}(?![A-Za-z0-9])",
               left=r"(?<![A-Z0-9])"),
@@ -164,6 +171,7 @@ FLAG_TAIL: Final = re.compile(
 FLAG_HEAD: Final = re.compile(r"(?<![A-Za-z0-9-])--?[A-Za-z][A-Za-z-]{0,40}-$|(?<![A-Za-z0-9-])--?$")
 """What stands before a secret word that ends a flag name (checked on the few characters before the word)."""
 
-AWS_SECRET_CANDIDATE: Final = re.compile(r"[A-Za-z0-9/+]{40,}")
-"""A run of base64 characters: an AWS secret access key when exactly 40 long with a high entropy (checked by the
-caller)."""
+AWS_SECRET_CANDIDATE: Final = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+"""A run of exactly 40 base64 characters standing alone: an AWS secret access key when it mixes cases and digits
+with a high entropy (checked by the caller). A git SHA (40 lower-case hex digits) never mixes cases; a longer run
+(a base64 blob, a hash in base64) is not a key."""

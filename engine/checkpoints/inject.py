@@ -76,7 +76,7 @@ def plan_inject(source: SessionSource, state_dir: Path) -> InjectPlan:
         raise InjectRefusedError(f"{source.path} is an archived transcript; nothing reads it any more.")
     if source.read_only_reason is not None:
         raise InjectRefusedError(source.read_only_reason)
-    loaded = latest_checkpoint(state_dir, source.key)
+    loaded = latest_checkpoint(state_dir, source.identity)
     if loaded is None:
         raise InjectRefusedError(
             f"no checkpoint for {source.key} in {state_dir}; write one first with `ctxscope checkpoint {source.key}`."

@@ -1,9 +1,13 @@
-"""Checkpoint directories named by the old, non-injective mapping (:func:`engine.fs.layout.legacy_safe_key`).
+"""Checkpoint directories earlier versions named, which several sessions may share (docs/checkpoints.md, Session
+identity).
 
-Two sessions whose keys sanitise alike (``agent:main:dm:Иван``, ``agent:main:dm:Олег``) shared one directory.
-Reads of a session that has no directory under the new name look in the old one and take only the files whose
-``meta.session_key`` is that session's (reads never write); the next checkpoint write moves those files into
-the session's own directory, keeping their names, and leaves the other sessions' files where they are.
+Two kinds: the old, non-injective mapping (:func:`engine.fs.layout.legacy_safe_key`), under which keys that
+sanitise alike (``agent:main:dm:Иван``, ``agent:main:dm:Олег``) shared one directory; and the directory of a bare
+header id, which a copied pi transcript shared with its original before sessions were filed under
+:func:`engine.fs.layout.file_identity`. Reads of a session that has no directory under its own name look in the
+old one and take only the files that are that session's — ``meta.session_key``, and for a file identity also
+``meta.session_file`` (reads never write); the next checkpoint write moves those files into the session's own
+directory, keeping their names, and leaves the other sessions' files where they are.
 """
 
 from __future__ import annotations
@@ -16,53 +20,99 @@ from typing import Final
 
 from engine.checkpoints.model import CheckpointFormatError
 from engine.checkpoints.yaml_io import load_checkpoint, replace_lone_surrogates
-from engine.fs.layout import legacy_session_checkpoint_dir, session_checkpoint_dir
+from engine.fs.layout import (
+    legacy_session_checkpoint_dir,
+    session_checkpoint_dir,
+    split_file_identity,
+    transcript_digest,
+)
 from engine.fs.safe_path import UnsafePathError, open_dir
 
-__all__ = ["checkpoint_owner", "migrate_legacy_checkpoints", "readable_checkpoint_dir", "same_session"]
+__all__ = [
+    "checkpoint_owner",
+    "migrate_legacy_checkpoints",
+    "owned_by",
+    "previous_checkpoint_dirs",
+    "readable_checkpoint_dir",
+    "same_session",
+]
 
 _FILE_RE: Final = re.compile(r"cp_([0-9]{3,})\.yaml")
 _MAX_BYTES: Final = 16 << 20
 
 
-def readable_checkpoint_dir(state_dir: Path, key: str) -> tuple[Path, bool]:
-    """``(directory to read, shared)``: the session's own directory, else the legacy one when only it exists."""
+def previous_checkpoint_dirs(state_dir: Path, key: str) -> list[Path]:
+    """Where earlier versions kept ``key``'s checkpoints, most recent layout first (never its own directory)."""
+    split = split_file_identity(key)
+    if split is None:
+        candidates = [legacy_session_checkpoint_dir(state_dir, key)]
+    else:
+        candidates = [session_checkpoint_dir(state_dir, split[0]), legacy_session_checkpoint_dir(state_dir, split[0])]
     own = session_checkpoint_dir(state_dir, key)
-    legacy = legacy_session_checkpoint_dir(state_dir, key)
-    if legacy != own and not own.is_dir() and legacy.is_dir() and not legacy.is_symlink():
-        return legacy, True
+    return [d for n, d in enumerate(candidates) if d != own and d not in candidates[:n]]
+
+
+def readable_checkpoint_dir(state_dir: Path, key: str) -> tuple[Path, bool]:
+    """``(directory to read, shared)``: the session's own directory, else an earlier one when only it exists."""
+    own = session_checkpoint_dir(state_dir, key)
+    if not own.is_dir():
+        for previous in previous_checkpoint_dirs(state_dir, key):
+            if previous.is_dir() and not previous.is_symlink():
+                return previous, True
     return own, False
 
 
-def same_session(stored: str | None, key: str) -> bool:
-    """Whether a checkpoint's ``meta.session_key`` names session ``key`` (YAML cannot hold lone surrogates)."""
-    return stored is not None and (stored == key or stored == replace_lone_surrogates(key))
+def same_session(stored: str | None, key: str, stored_file: str | None = None) -> bool:
+    """Whether a checkpoint's ``meta.session_key`` (and ``meta.session_file``) name session ``key``.
+
+    A file identity (``<id>@<digest>``) also owns the checkpoints an earlier version wrote under the bare ``<id>``
+    for the same transcript: ``meta.session_file`` resolves to the digest. YAML cannot hold lone surrogates.
+    """
+    if stored is None:
+        return False
+    if stored == key or stored == replace_lone_surrogates(key):
+        return True
+    split = split_file_identity(key)
+    if split is None or stored_file is None or stored not in (split[0], replace_lone_surrogates(split[0])):
+        return False
+    return transcript_digest(stored_file) == split[1]
 
 
-def checkpoint_owner(path: Path) -> str | None:
-    """``meta.session_key`` of a checkpoint file, or ``None`` when it cannot be read or validated."""
+def checkpoint_owner(path: Path) -> tuple[str, str] | None:
+    """``(meta.session_key, meta.session_file)`` of a checkpoint file, or ``None`` when it cannot be read."""
     try:
         with path.open("rb") as handle:
             data = handle.read(_MAX_BYTES + 1)
         if len(data) > _MAX_BYTES:
             return None
-        return load_checkpoint(data.decode("utf-8")).meta.session_key
+        meta = load_checkpoint(data.decode("utf-8")).meta
+        return meta.session_key, meta.session_file
     except (OSError, UnicodeDecodeError, CheckpointFormatError):
         return None
 
 
-def migrate_legacy_checkpoints(state_dir: Path, key: str, target_fd: int) -> list[str]:
-    """Move ``key``'s files from its legacy directory into the directory open as ``target_fd``.
+def owned_by(path: Path, key: str) -> bool:
+    """Whether the checkpoint file at ``path`` is session ``key``'s."""
+    owner = checkpoint_owner(path)
+    return owner is not None and same_session(owner[0], key, owner[1])
 
-    Only files whose ``meta.session_key`` is ``key`` move; a name already taken in the target stays behind.
+
+def migrate_legacy_checkpoints(state_dir: Path, key: str, target_fd: int) -> list[str]:
+    """Move ``key``'s files from the directories earlier versions used into the directory open as ``target_fd``.
+
+    Only files that are ``key``'s (:func:`same_session`) move; a name already taken in the target stays behind.
     Returns the names moved. Called by the checkpoint writer under the session's write lock.
 
     Raises:
         OSError: a rename failed (the files not yet moved stay where they were).
     """
-    legacy = legacy_session_checkpoint_dir(state_dir, key)
-    if legacy == session_checkpoint_dir(state_dir, key):
-        return []
+    moved: list[str] = []
+    for legacy in previous_checkpoint_dirs(state_dir, key):
+        moved += _move_owned(state_dir, legacy, key, target_fd)
+    return moved
+
+
+def _move_owned(state_dir: Path, legacy: Path, key: str, target_fd: int) -> list[str]:
     try:
         source_fd = open_dir(state_dir, legacy, create=False)
     except (FileNotFoundError, NotADirectoryError, UnsafePathError):
@@ -71,7 +121,7 @@ def migrate_legacy_checkpoints(state_dir: Path, key: str, target_fd: int) -> lis
     try:
         taken = set(os.listdir(target_fd))
         for name in sorted(os.listdir(source_fd)):
-            if not _FILE_RE.fullmatch(name) or name in taken or not same_session(checkpoint_owner(legacy / name), key):
+            if not _FILE_RE.fullmatch(name) or name in taken or not owned_by(legacy / name, key):
                 continue
             os.rename(name, name, src_dir_fd=source_fd, dst_dir_fd=target_fd)
             moved.append(name)

@@ -25,8 +25,8 @@ import orjson
 
 from engine.capture.redact import REDACTED_RE, redact_secrets
 from engine.checkpoints.legacy_dirs import (
-    checkpoint_owner,
     migrate_legacy_checkpoints,
+    owned_by,
     readable_checkpoint_dir,
     same_session,
 )
@@ -123,7 +123,7 @@ def _scan(directory: Path) -> list[int]:
 def _session_numbers(directory: Path, key: str, shared: bool) -> list[int]:
     numbers = _scan(directory)
     if shared:  # a legacy directory other sessions may share: only this session's files
-        numbers = [n for n in numbers if same_session(checkpoint_owner(_ref(key, directory, n).path), key)]
+        numbers = [n for n in numbers if owned_by(_ref(key, directory, n).path, key)]
     return numbers
 
 
@@ -160,7 +160,7 @@ def read_checkpoint(ref: CheckpointRef) -> Checkpoint:
         CheckpointFormatError: it is not a valid checkpoint, or belongs to another session (``meta.session_key``).
     """
     cp = load_checkpoint(_read_text(ref.path))
-    if not same_session(cp.meta.session_key, ref.session_key):
+    if not same_session(cp.meta.session_key, ref.session_key, cp.meta.session_file):
         raise CheckpointFormatError([_foreign(cp.meta.session_key)])
     return cp
 
@@ -242,7 +242,7 @@ def latest_checkpoint(state_dir: Path, key: str) -> LoadedCheckpoint | None:
             skipped.append(SkippedCheckpoint(ref, "; ".join(exc.problems)))
             document = exc.document
         else:
-            if not same_session(cp.meta.session_key, key):
+            if not same_session(cp.meta.session_key, key, cp.meta.session_file):
                 skipped.append(SkippedCheckpoint(ref, _foreign(cp.meta.session_key)))
             elif cp.meta.checkpoint_id == ref.checkpoint_id:
                 return LoadedCheckpoint(ref, cp, text, tuple(skipped), pointer_problem)

@@ -114,9 +114,17 @@ def openclaw_budget_of(source: SessionSource) -> dict[str, Any] | None:
     if isinstance(status, Mapping):
         for name in ("estimatedPromptTokens", "promptBudgetBeforeReserve", "reserveTokens", "contextTokenBudget",
                      "remainingPromptBudgetTokens", "shouldCompact", "source", "updatedAt"):
-            if name in status:
+            if name in status and _bounded(status[name]):
                 figures[name] = status[name]
     for name in ("totalTokens", "totalTokensFresh", "contextTokens", "compactionCount"):
-        if name in entry:
+        if name in entry and _bounded(entry[name]):
             figures[name] = entry[name]
     return figures or None
+
+
+def _bounded(value: Any) -> bool:
+    # A store's number is shown only when it is a finite count or time stamp (docs/formats.md, Number bounds):
+    # 2**70 broke JSON output, 1e308 printed as inf.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return True
+    return 0 <= value <= 2**53

@@ -137,10 +137,10 @@ def _drop_only(
     messages = tuple(
         ArchivedMessage(s.message.role, s.message.entry.id, s.message.entry.timestamp, _archive_text(s)) for s in span
     )
-    seed = f"{snapshot.key}\0{header.first_kept_entry_id}\0{now.isoformat()}".encode()
+    seed = f"{snapshot.source.key}\0{header.first_kept_entry_id}\0{now.isoformat()}".encode()
     record_id = "ctx-" + hashlib.sha256(seed).hexdigest()[:16]
     created = now.isoformat(timespec="seconds").replace("+00:00", "Z")
-    plan = ArchivePlan(target, record_id, messages, snapshot.key, created, header.first_kept_entry_id or None,
+    plan = ArchivePlan(target, record_id, messages, snapshot.source.key, created, header.first_kept_entry_id or None,
                        header.tokens, workspace)
     previous = span[0].parts.text if span and span[0].message.role == "compactionSummary" else None
     reference = f"memory/{target.name} (record {record_id})"

@@ -215,7 +215,7 @@ def plan_compaction(
     files = _with_summary_files(file_operations((s.parts for s in span), previous.get("details")),
                                 previous.get("summary"))
     first_kept = path[first] if has_cut else None
-    latest = latest_checkpoint(state_dir, source.key)
+    latest = latest_checkpoint(state_dir, source.identity)
     join_counts()
     tokens = {id(m): message_tokens(m, objects, counter=counter, cache=cache) for m in view.messages}
     tokens_summarized = sum(tokens[id(m)] for m in summarized)

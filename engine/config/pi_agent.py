@@ -24,6 +24,8 @@ from typing import Any
 
 import orjson
 
+from engine.stores.number_bounds import token_count
+
 __all__ = [
     "PI_CUSTOM_MODEL_WINDOW",
     "PI_DEFAULT_KEEP_RECENT",
@@ -100,9 +102,8 @@ def _json_file(path: Path) -> Mapping[str, Any] | None:
 
 
 def _whole(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        return None
-    return int(value)
+    # A count of tokens within its bound, else absent (docs/formats.md, Number bounds): models.json is hostile.
+    return token_count(value)
 
 
 _settings_seen: dict[tuple[str | None, Path], tuple[float, PiCompaction]] = {}

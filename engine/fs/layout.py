@@ -22,12 +22,15 @@ __all__ = [
     "audit_path",
     "cache_root",
     "checkpoints_root",
+    "file_identity",
     "index_dir",
     "legacy_safe_key",
     "legacy_session_checkpoint_dir",
     "safe_key",
     "session_checkpoint_dir",
     "session_state_dir",
+    "split_file_identity",
+    "transcript_digest",
 ]
 
 _UNSAFE_CHAR: Final = re.compile(r"[^a-zA-Z0-9._-]")
@@ -69,6 +72,31 @@ def legacy_safe_key(key: str) -> str:
     if name.strip(".") and not name.endswith(".") and len(name) <= _MAX_KEY_CHARS and stem not in _WINDOWS_RESERVED:
         return name
     return f"{name.strip('.')[:_PREFIX_CHARS]}~{_digest(key)}"
+
+
+_IDENTITY_SEP: Final = "@"
+_DIGEST_RE: Final = re.compile(r"[0-9a-f]{16}")
+
+
+def transcript_digest(path: str | os.PathLike[str]) -> str:
+    """16 hex digits of the SHA-256 of a transcript's real path (symlinks and ``..`` resolved, made absolute)."""
+    return _digest(os.path.realpath(path))
+
+
+def file_identity(key: str, path: str | os.PathLike[str]) -> str:
+    """The identity ctxscope files a session's own state under when its key does not tell its files apart.
+
+    A pi session's key is the id in its header, which a copied file keeps: ``<key>@<transcript_digest(path)>``
+    gives the copy its own checkpoints, captured state and place in ``watch`` (docs/checkpoints.md, Session
+    identity).
+    """
+    return f"{key}{_IDENTITY_SEP}{transcript_digest(path)}"
+
+
+def split_file_identity(identity: str) -> tuple[str, str] | None:
+    """``(key, digest)`` of an identity :func:`file_identity` made, or ``None`` for a plain key."""
+    key, sep, digest = identity.rpartition(_IDENTITY_SEP)
+    return (key, digest) if sep and key and _DIGEST_RE.fullmatch(digest) else None
 
 
 def checkpoints_root(state_dir: Path) -> Path:

@@ -66,7 +66,8 @@ def save_reader(cache: IndexCache, reader: TranscriptReader) -> bool:
             return False  # replaced or truncated since it was read: what the reader holds describes another file
         meta = {
             "path": _key(reader.path), "dev": st.st_dev, "ino": st.st_ino, "size": st.st_size,
-            "mtime_ns": st.st_mtime_ns, "offset": reader.offset, "line_no": reader.line_no,
+            "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns, "offset": reader.offset,
+            "line_no": reader.line_no,
             "check": file_check(fd, reader.offset), "parser": reader.parser.state(),
             "bad_lines": [[b.line_no, b.offset, b.reason, b.recovered] for b in reader.bad_lines],
         }
@@ -84,7 +85,7 @@ def _restore(path: Path, loaded: LoadedIndex, st: os.stat_result, fd: int) -> Tr
     offset = meta["offset"]
     if (meta["dev"], meta["ino"]) != (st.st_dev, st.st_ino) or st.st_size < offset:
         return None
-    if st.st_size == meta["size"] and st.st_mtime_ns != meta["mtime_ns"]:
+    if st.st_size == meta["size"] and (st.st_mtime_ns, st.st_ctime_ns) != (meta["mtime_ns"], meta.get("ctime_ns")):
         return None
     if file_check(fd, offset) != meta["check"]:
         return None

@@ -159,8 +159,10 @@ class _Stored:
         offset = core["offset"]
         if (core["dev"], core["ino"]) != (st.st_dev, st.st_ino) or st.st_size < offset:
             return None  # replaced (rotation, rewrite) or truncated
-        if st.st_size == core["size"] and st.st_mtime_ns != core["mtime_ns"]:
-            return None  # same size, new content time: rewritten in place
+        if st.st_size == core["size"] and (st.st_mtime_ns, st.st_ctime_ns) != (core["mtime_ns"], core.get("ctime_ns")):
+            # Same size, a new content or change time: rewritten in place (`rsync --inplace -t` restores the
+            # mtime, never the ctime; docs/index.md).
+            return None
         if file_check(fd, offset) != core["check"]:
             return None  # edited where we already read
         header = core["header"]
@@ -182,6 +184,7 @@ class _Stored:
         scan, st = self.scan, self.st
         core = {
             "path": self.key, "dev": st.st_dev, "ino": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+            "ctime_ns": st.st_ctime_ns,
             "offset": scan.offset, "line_no": scan.line_no, "lines": scan.lines, "bad": scan.bad_lines,
             "header": list(scan.header) if scan.header is not None else None, "check": file_check(fd, scan.offset),
             "gauge": self.gauge, "gauge_offset": self.gauge_offset, "compactions": [list(r) for r in scan.compactions],

@@ -127,12 +127,14 @@ def exported_sessions(
     since the previous call returns the same :class:`SessionMetrics` object, so renderings of it can be kept too.
     """
     rows: list[SessionMetrics] = []
+    keys: list[str] = []
     for key in sorted(tracker.keys):
         snapshot = tracker.snapshot(key)
         if snapshot is None or is_idle(snapshot, now, idle_after_seconds):
             continue
         insight = tracker.insight(key)
         kept = reuse.get(key) if reuse is not None else None
+        keys.append(key)
         if kept is not None and kept[0] is snapshot and kept[1] is insight and kept[2].host == host:
             rows.append(kept[2])
             continue
@@ -141,9 +143,19 @@ def exported_sessions(
             reuse[key] = (snapshot, insight, row)
         rows.append(row)
     if reuse is not None:
-        for gone in reuse.keys() - {row.session for row in rows}:
+        for gone in reuse.keys() - set(keys):
             del reuse[gone]
-    return rows
+    return _distinct_series(rows, keys)
+
+
+def _distinct_series(rows: list[SessionMetrics], keys: list[str]) -> list[SessionMetrics]:
+    # Copies of one transcript share its header id, so their `session` labels would repeat one series, which
+    # Prometheus rejects; those take their identity instead (docs/checkpoints.md, Session identity).
+    seen: dict[tuple[str, str], int] = {}
+    for row in rows:
+        seen[(row.agent, row.session)] = seen.get((row.agent, row.session), 0) + 1
+    return [row._replace(session=key) if seen[(row.agent, row.session)] > 1 else row
+            for row, key in zip(rows, keys, strict=True)]
 
 
 @dataclass(frozen=True, slots=True)

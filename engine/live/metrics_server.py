@@ -1,7 +1,8 @@
 """The HTTP endpoint of ``ctxscope watch --metrics HOST:PORT``: ``GET /metrics`` in the Prometheus text format.
 
-Served from a daemon thread (one thread per request), so a scrape never waits for the sidecar and the sidecar never
-waits for a scrape. The exposition is :meth:`~engine.live.exposition.SidecarCollector.render` followed by
+Served from a daemon thread and a small pool of workers, so a scrape never waits for the sidecar and the sidecar
+never waits for a scrape; idle connections are closed after a few seconds and the pool never grows. The exposition
+is :meth:`~engine.live.exposition.SidecarCollector.render` followed by
 ``prometheus_client``'s process collector (CPU seconds, resident memory, open files, start time).
 """
 
@@ -11,7 +12,7 @@ import gzip
 import socket
 import threading
 from collections.abc import Callable, Iterable
-from socketserver import ThreadingMixIn
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
@@ -51,12 +52,57 @@ def parse_listen_address(text: str) -> tuple[str, int]:
     return host or DEFAULT_HOST, int(port)
 
 
-class _Server(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
+WORKERS = 4
+"""Threads that serve requests: a scrape takes milliseconds, so a few serve any number of Prometheus servers."""
+WAITING = 16
+"""Accepted connections that may wait for a worker; past that a new connection is closed at once."""
+IDLE_TIMEOUT_S = 5.0
+"""A connection that sends nothing for this long is closed (each read waits at most this long)."""
+
+
+class _Server(WSGIServer):
+    """A WSGI server with a fixed pool of :data:`WORKERS` threads and at most :data:`WAITING` connections waiting.
+
+    ``ThreadingMixIn`` started a thread per connection and waited on its socket forever: 80 idle connections pinned
+    80 threads (docs/fleet.md, The endpoint's limits).
+    """
+
     allow_reuse_address = True
+    request_queue_size = 64
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Before binding: a failed bind calls server_close, which shuts the pool down.
+        self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="ctxscope-metrics-worker")
+        self._slots = threading.BoundedSemaphore(WORKERS + WAITING)
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)  # full: the client retries on its next scrape
+            return
+        try:
+            self._pool.submit(self._serve_one, request, client_address)
+        except RuntimeError:  # the pool is shut down: the server is closing
+            self._slots.release()
+            self.shutdown_request(request)
+
+    def _serve_one(self, request: Any, client_address: Any) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except OSError:
+            pass  # an idle or vanished client: nothing to report
+        finally:
+            self.shutdown_request(request)
+            self._slots.release()
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 class _QuietHandler(WSGIRequestHandler):
+    timeout = IDLE_TIMEOUT_S
+
     def log_message(self, format: str, *args: Any) -> None:
         """Scrapes are not worth a line on ``watch``'s output."""
 

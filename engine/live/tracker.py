@@ -141,7 +141,7 @@ class SessionTracker:
         """Find sessions and follow the new ones (a key whose file moved, e.g. after a reset, starts over)."""
         discovery = discover_sessions(self.paths or None)
         for source in discovery.sessions:
-            tracked = self._sessions.get(source.key)
+            tracked = self._sessions.get(source.identity)
             if tracked is None or tracked.source.path != source.path:
                 self._add(source)
         return discovery
@@ -150,16 +150,16 @@ class SessionTracker:
         return list(source.watch_paths)
 
     def _add(self, source: SessionSource) -> None:
-        self._remove(source.key)
+        self._remove(source.identity)
         if self.manager is not None:
-            self.manager.sessions.pop(source.key, None)  # a moved transcript starts over; state reloads from disk
+            self.manager.sessions.pop(source.identity, None)  # a moved transcript starts over; state reloads from disk
             managed = self.manager.add(source)
             tracked = _Tracked(source, managed.follower, managed)
         else:
             tracked = _Tracked(source, SessionFollower(source, self.config, self.index))
-        self._sessions[source.key] = tracked
+        self._sessions[source.identity] = tracked
         for name in self._names(source):
-            self._by_path.setdefault(name, set()).add(source.key)
+            self._by_path.setdefault(name, set()).add(source.identity)
 
     def _remove(self, key: str) -> None:
         tracked = self._sessions.pop(key, None)
@@ -264,10 +264,10 @@ class SessionTracker:
                     updated = found[0]
                 else:
                     continue
-                if updated.key != key:
+                if updated.identity != key:
                     self._add(updated)
                     self._remove(key)
-                    refresh.add(updated.key)
+                    refresh.add(updated.identity)
                     rekeyed = True
                 elif self._restamp(key, updated):
                     refresh.add(key)
@@ -290,25 +290,40 @@ class SessionTracker:
                 tracked.managed.follower = follower
             return True
 
+    def _find(self, key: str) -> _Tracked | None:
+        # An identity, or the key a store or header gives when one followed session has it (docs/checkpoints.md,
+        # Session identity): callers that knew sessions by their key still find them.
+        tracked = self._sessions.get(key)
+        if tracked is not None:
+            return tracked
+        named = [t for t in list(self._sessions.values()) if t.source.key == key]
+        return named[0] if len(named) == 1 else None
+
+    def _tracked(self, key: str) -> _Tracked:
+        tracked = self._find(key)
+        if tracked is None:
+            raise KeyError(key)
+        return tracked
+
     # -- reading -------------------------------------------------------------------------------------------
 
     def follower(self, key: str) -> SessionFollower | None:
         """The engine follower of ``key`` (its ``objects`` re-read message text)."""
-        tracked = self._sessions.get(key)
+        tracked = self._find(key)
         return tracked.follower if tracked else None
 
     def snapshot(self, key: str) -> SessionSnapshot | None:
         """The snapshot of ``key`` the last refresh reported."""
-        tracked = self._sessions.get(key)
+        tracked = self._find(key)
         return tracked.posted if tracked else None
 
     def insight(self, key: str) -> SessionInsight | None:
-        tracked = self._sessions.get(key)
+        tracked = self._find(key)
         return tracked.insight if tracked else None
 
     def state_dir(self, key: str) -> Path:
         """Where ``key``'s checkpoints, captured state and audit log live."""
-        tracked = self._sessions[key]
+        tracked = self._tracked(key)
         if tracked.managed is not None:
             return tracked.managed.state_dir
         return resolve_state_dir(tracked.source.state_dir, self.config)
@@ -319,7 +334,7 @@ class SessionTracker:
         Raises:
             KeyError: ``key`` is not followed.
         """
-        tracked = self._sessions[key]
+        tracked = self._tracked(key)
         with tracked.lock:
             previous = tracked.posted
             before = tracked.follower.snapshot
@@ -367,7 +382,7 @@ class SessionTracker:
             KeyError: ``key`` is not followed.
             RuntimeError: the tracker runs without a sidecar.
         """
-        tracked = self._sessions[key]
+        tracked = self._tracked(key)
         if self.manager is None or tracked.managed is None:
             raise RuntimeError("checkpoints are written by the sidecar, which is not running")
         with tracked.lock:
@@ -375,7 +390,7 @@ class SessionTracker:
 
     def captured_state(self, key: str) -> CapturedState | None:
         """What the sidecar captured since the last checkpoint (decisions, open items, …), if it runs."""
-        tracked = self._sessions.get(key)
+        tracked = self._find(key)
         if tracked is None or tracked.managed is None:
             return None
         with tracked.lock:
@@ -383,14 +398,14 @@ class SessionTracker:
 
     def with_follower(self, key: str, use: Callable[[SessionFollower], T]) -> T:
         """Run ``use`` on the follower of ``key`` while no refresh of it runs (blocking: call from a thread)."""
-        tracked = self._sessions[key]
+        tracked = self._tracked(key)
         with tracked.lock:
             return use(tracked.follower)
 
     def follower_now(self, key: str, use: Callable[[SessionFollower], T]) -> T | None:
         """Run ``use`` on the follower of ``key`` if no refresh of it runs right now, else return ``None`` at once
         (never waits: for a UI thread that falls back to :meth:`with_follower` in a worker)."""
-        tracked = self._sessions[key]
+        tracked = self._tracked(key)
         if not tracked.lock.acquire(blocking=False):
             return None
         try:

@@ -1,6 +1,7 @@
 """Optional LLM summarizer and decision enricher (docs/compaction.md, Optional LLM summaries).
 
-Off by default: nothing in ctxscope needs it. Two wire formats over httpx — an OpenAI-compatible
+Off by default: nothing in ctxscope needs it. Two wire formats over httpx (:mod:`engine.llm.transport`: a
+deadline for the whole request, a size cap, error bodies made inert) — an OpenAI-compatible
 ``/chat/completions`` endpoint (OpenAI, OpenRouter, vLLM, Ollama…) and Anthropic's ``/v1/messages``. The API key
 is read from the named environment variable at call time, sent only in the auth header, and never written
 anywhere: every error message is scrubbed of it. Conversation text is redacted before it leaves the machine and
@@ -16,12 +17,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import httpx
 import orjson
 
 from engine.capture.dedup import dedupe, merge_unique
 from engine.capture.redact import redact_secrets
 from engine.config.llm_settings import LLMConfig, check_base_url
+from engine.llm.transport import ERROR_CHARS, TransportError, post_bounded, visible_text
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -117,26 +118,20 @@ def _complete(
     url = _endpoint(config)
     key = _read_key(config, env)
     headers, body = _request(config, key, system, user, max_tokens)
-    error: str | None = None
-    data: Any = None
     try:
-        with httpx.Client(timeout=config.timeout) as client:
-            response = client.post(url, headers=headers, content=orjson.dumps(body))
-    except httpx.TimeoutException:
-        error = f"{url} did not answer within {config.timeout:g} s"
-    except httpx.HTTPError as exc:
-        error = f"request to {url} failed: {type(exc).__name__}: {exc}"
-    else:
-        if response.status_code >= 400:
-            error = f"HTTP {response.status_code} from {url}: {response.text[:500]}"
-        else:
-            try:
-                data = response.json()
-            except ValueError:  # a proxy or gateway answered with something that is not JSON
-                error = f"{url} answered HTTP {response.status_code} with something that is not JSON"
-    if error is not None:
-        # ``from None``: the httpx exception chain holds the request, and with it the auth header.
-        raise LLMError(_scrub(error, key)) from None
+        answer = post_bounded(url, headers, orjson.dumps(body), timeout=config.timeout)
+    except TransportError as exc:
+        # ``from None``: an httpx exception chain holds the request, and with it the auth header.
+        raise LLMError(_scrub(str(exc), key)) from None
+    if answer.status >= 400:
+        # The endpoint's words, cut and made inert before any terminal sees them (engine/llm/transport.py).
+        # Scrubbed before the cut, so a key echoed across the cut cannot leave a piece behind.
+        text = _scrub(answer.body[: ERROR_CHARS * 8].decode("utf-8", "replace"), key)
+        raise LLMError(f"HTTP {answer.status} from {url}: {visible_text(text)}") from None
+    try:
+        data = orjson.loads(answer.body)
+    except orjson.JSONDecodeError:  # a proxy or gateway answered with something that is not JSON
+        raise LLMError(f"{url} answered HTTP {answer.status} with something that is not JSON") from None
     return redact_secrets(_answer_text(config, data))
 
 

@@ -25,6 +25,7 @@ from engine.index.cache import IndexCache
 from engine.index.transcript_index import index_transcript
 from engine.session.agent_limits import AgentLimits, agent_limits
 from engine.session.quick_gauge import QuickGauge, quick_context_tokens
+from engine.stores.number_bounds import token_count
 from engine.stores.source import SessionSource
 from engine.stores.timestamps import parse_iso
 
@@ -146,7 +147,7 @@ def glance_session(source: SessionSource, config: Config | None = None, index: I
     window = limits.window
     gauge = limits.gauge(quick.tokens, config)
     count = store.get("compactionCount")
-    store_count = count if isinstance(count, int) and not isinstance(count, bool) else None
+    store_count = token_count(count) if type(count) is int else None  # bounded: docs/formats.md, Number bounds
     last = parse_iso(quick.leaf_timestamp) or datetime.fromtimestamp(stat.st_mtime, UTC)
     return Glance(
         source=source,

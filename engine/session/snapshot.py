@@ -22,6 +22,7 @@ from engine.index.cache import IndexCache
 from engine.index.entry_cache import restore_reader, save_reader
 from engine.session.agent_limits import AgentLimits, agent_limits
 from engine.stores.entries import Entry
+from engine.stores.number_bounds import token_count
 from engine.stores.reader import SessionReader, open_reader
 from engine.stores.source import SessionSource
 from engine.stores.timestamps import parse_iso
@@ -68,7 +69,9 @@ class SessionSnapshot:
 
     @property
     def key(self) -> str:
-        return self.source.key
+        """The session's identity (:attr:`SessionSource.identity`): what followers, checkpoints and views file it
+        under. The key a store or header gives is ``source.key``."""
+        return self.source.identity
 
     @property
     def compactions(self) -> int:
@@ -82,7 +85,7 @@ class SessionSnapshot:
     def to_status(self) -> dict[str, Any]:
         """The ``ctxscope status --json`` row."""
         return {
-            "key": self.key,
+            "key": self.source.key,
             "path": str(self.source.path),
             "format": self.source.format,
             "kind": self.source.kind,
@@ -237,7 +240,7 @@ class SessionFollower:
             provider=provider if isinstance(provider, str) else None,
             entries=len(reader.entries),
             compactions_in_file=self._compactions,
-            store_compaction_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
+            store_compaction_count=token_count(count) if type(count) is int else None,
             last_activity=last_activity,
             malformed_lines=tuple(reader.bad_lines),
             version=reader.parser.version,

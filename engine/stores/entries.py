@@ -13,6 +13,7 @@ from sys import intern
 from typing import Any, NamedTuple
 
 from engine.stores.message_content import arguments_chars, content_chars, message_chars, utf16_len
+from engine.stores.number_bounds import cost_usd, token_count
 
 __all__ = [
     "CONTEXT_ROLES",
@@ -136,11 +137,8 @@ class Entry(NamedTuple):
 
 
 def _int(value: Any) -> int:
-    if type(value) is int:  # exact type: excludes bool
-        return value
-    if isinstance(value, float) and value == value:  # NaN guard
-        return int(value)
-    return 0
+    # Out of bounds counts as absent (docs/formats.md, Number bounds); the parser reports the line.
+    return token_count(value) or 0
 
 
 def _str(value: Any) -> str | None:
@@ -164,9 +162,7 @@ def usage_from_object(raw: Any) -> Usage | None:
         cache_read=_int(raw.get("cacheRead")),
         cache_write=_int(raw.get("cacheWrite")),
         total_tokens=_int(raw.get("totalTokens")),
-        cost_total=float(cost_total)
-        if isinstance(cost_total, int | float) and not isinstance(cost_total, bool)
-        else None,
+        cost_total=cost_usd(cost_total),
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from engine.stores.entries import Entry, entry_from_object
+from engine.stores.number_bounds import out_of_bounds
 
 __all__ = ["BOM", "BadLine", "EntryParser", "migrate_v2_role"]
 
@@ -61,7 +62,10 @@ class EntryParser:
             bad = BadLine(line_no, offset, "invalid UTF-8 (replaced)", recovered=True)
         if not isinstance(obj, dict):
             return None, BadLine(line_no, offset, f"not a JSON object ({type(obj).__name__})")
-        return self._accept(obj, line_no=line_no, offset=offset, length=len(raw)), bad
+        entry = self._accept(obj, line_no=line_no, offset=offset, length=len(raw))
+        if entry.role == "assistant" and bad is None:
+            bad = _bounds_problem(obj, line_no, offset)
+        return entry, bad
 
     def _accept(self, obj: dict[str, Any], *, line_no: int, offset: int, length: int) -> Entry:
         ordinal = self._ordinal
@@ -124,6 +128,14 @@ def migrate_v2_role(obj: dict[str, Any]) -> dict[str, Any]:
     if obj.get("type") == "message" and isinstance(message, Mapping) and message.get("role") == "hookMessage":
         return {**obj, "message": {**message, "role": "custom"}}
     return obj
+
+
+def _bounds_problem(obj: dict[str, Any], line_no: int, offset: int) -> BadLine | None:
+    # The line is read, the number is not (docs/formats.md, Number bounds).
+    fields = out_of_bounds(obj.get("message"))
+    if not fields:
+        return None
+    return BadLine(line_no, offset, f"{', '.join(fields)} out of bounds (counted as absent)", recovered=True)
 
 
 def _reason(exc: orjson.JSONDecodeError) -> str:

@@ -12,15 +12,16 @@ from typing import Any
 
 import orjson
 
+from engine.stores.number_bounds import window_tokens
+
 __all__ = ["configured_window", "model_windows"]
 
 _cache: dict[Path, tuple[tuple[int, int], dict[tuple[str, str], int]]] = {}
 
 
 def _positive_int(value: Any) -> int | None:
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return int(value)
-    return None
+    # Bounded like every window (docs/formats.md, Number bounds): 1e308 here crashed every session's status.
+    return window_tokens(value)
 
 
 def model_windows(state_dir: Path) -> dict[tuple[str, str], int]:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from engine.fs.layout import file_identity
+
 __all__ = ["SQLITE_NAME", "Discovery", "FileKind", "SessionFormat", "SessionSource", "classify_file"]
 
 SessionFormat = Literal["openclaw-jsonl", "pi-jsonl", "openclaw-sqlite"]
@@ -49,6 +51,17 @@ class SessionSource:
     """The store's own last-activity time (epoch ms), where it records one (SQLite ``last_activity_at``)."""
     cold_archive: bool = False
     """The transcript was moved to OpenClaw's cold storage (SQLite era)."""
+    identity: str = field(init=False, compare=False)
+    """What ctxscope files this session's checkpoints, captured state and live follower under: the key when a
+    store gives it (``sessions.json``, SQLite) or it is the file's path, else the header id qualified by the
+    transcript's real path — a copied file keeps the header id, never the path (docs/checkpoints.md, Session
+    identity)."""
+
+    def __post_init__(self) -> None:
+        plain = self.store_entry is not None or self.in_database or self.key == str(self.path)
+        # An archive (``.reset.<time>``, ``.bak``) keeps the identity of the transcript it was renamed from.
+        live = self.path.with_name(_ARCHIVE.sub(".jsonl", self.path.name))
+        object.__setattr__(self, "identity", self.key if plain else file_identity(self.key, live))
 
     @property
     def in_database(self) -> bool:

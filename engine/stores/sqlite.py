@@ -132,8 +132,14 @@ def _sessions_of(connection: sqlite3.Connection) -> list[tuple[Any, ...]]:
     return [(*row, str(row[1]) in cold) for row in rows]
 
 
+_MAX_MILLIS = 253_402_300_799_999
+"""9999-12-31T23:59:59.999Z: past it a timestamp cannot become a ``datetime`` (docs/formats.md, Number bounds)."""
+
+
 def _millis(value: Any) -> int | None:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else None
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= _MAX_MILLIS:
+        return int(value)
+    return None
 
 
 def list_sqlite_sessions(db: Path) -> tuple[SessionSource, ...]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from engine.stores.number_bounds import token_count
 from engine.stores.sqlite import columns, decompress, query
 
 __all__ = ["CompactionRecord", "StoreCompactions", "read_store_compactions"]
@@ -54,7 +55,7 @@ def _record(obj: dict[str, Any]) -> CompactionRecord | None:
 
 
 def _count(value: Any) -> int | None:
-    return int(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    return token_count(value) if type(value) is int else None  # bounded: docs/formats.md, Number bounds
 
 
 def _reply_text(message: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.index.cache import IndexCache
 from engine.index.transcript_index import TranscriptIndex, index_transcript
+from engine.stores.number_bounds import cost_usd
 from engine.stores.source import Discovery, SessionSource
 from engine.stores.transcript import TranscriptError
 from engine.usage.model import SessionUsage
@@ -38,10 +39,9 @@ def archive_source(path: Path) -> SessionSource:
 
 
 def _estimate(store: Mapping[str, Any] | None) -> float | None:
-    value = (store or {}).get("estimatedCostUsd")
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return None
+    # Bounded like every recorded cost (docs/formats.md, Number bounds).
+    value = cost_usd((store or {}).get("estimatedCostUsd"))
+    return value if value else None
 
 
 def index_source(source: SessionSource, cache: IndexCache | None) -> TranscriptIndex:

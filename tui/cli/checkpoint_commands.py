@@ -43,13 +43,13 @@ def checkpoint(args: argparse.Namespace, config: Config) -> int:
         return EXIT_NOT_FOUND
     manager = ContextManager(config, auto_checkpoints=False)
     manager.add(source)
-    _, events = manager.step(source.key)
+    _, events = manager.step(source.identity)
     errors = [e.message for e in events if e.kind == "error"]
     if errors:
         for message in errors:
             print(f"ctxscope: {message}", file=sys.stderr)
         return EXIT_FAILED
-    event = manager.write(source.key, "manual", enrich=config.llm if args.enrich else None)
+    event = manager.write(source.identity, "manual", enrich=config.llm if args.enrich else None)
     if args.json:
         print_json({"kind": event.kind, "message": event.message,
                     "checkpoint_id": event.checkpoint.checkpoint_id if event.checkpoint else None,
@@ -68,7 +68,7 @@ def history(args: argparse.Namespace, config: Config) -> int:
         return EXIT_NOT_FOUND
     state_dir = resolve_state_dir(source.state_dir, config)
     rows: list[dict[str, Any]] = []
-    for ref in list_checkpoints(state_dir, source.key):
+    for ref in list_checkpoints(state_dir, source.identity):
         try:
             cp = read_checkpoint(ref)
         except Exception as exc:  # noqa: BLE001 - an unreadable file is listed with its problem
@@ -134,7 +134,7 @@ def diff(args: argparse.Namespace, config: Config) -> int:
     if source is None:
         return EXIT_NOT_FOUND
     state_dir = resolve_state_dir(source.state_dir, config)
-    refs = {r.checkpoint_id: r for r in list_checkpoints(state_dir, source.key)}
+    refs = {r.checkpoint_id: r for r in list_checkpoints(state_dir, source.identity)}
     ids = sorted(refs, key=lambda cid: refs[cid].number)
     if args.a and args.b:
         wanted = [_normalise_id(args.a), _normalise_id(args.b)]

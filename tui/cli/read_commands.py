@@ -258,7 +258,7 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
         return EXIT_OK
     rows = result["context"]
     cp = result["cut_point"]
-    print(f"{cell(snapshot.key)}  ({cell(snapshot.source.path)})")
+    print(f"{cell(snapshot.source.key)}  ({cell(snapshot.source.path)})")
     if not snapshot.pi_loadable:
         print("  pi will not load this file as is (its first entry is not a session header); left out of totals")
     print(f"  {snapshot.gauge.line()}  model {cell(snapshot.model or '-')}  window {snapshot.window.tokens:,} "

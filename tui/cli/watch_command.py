@@ -55,6 +55,19 @@ def _heads(tracker: SessionTracker, key: str) -> HeadReader:
     return read
 
 
+def _shared_keys(tracker: SessionTracker) -> list[str]:
+    """One line per key that several followed transcripts share (a copied session file keeps its header id): each
+    is followed and checkpointed apart under its identity, and the line says which identity is which file."""
+    by_key: dict[str, list[tuple[str, str]]] = {}
+    for identity in tracker.keys:
+        follower = tracker.follower(identity)
+        if follower is not None:
+            by_key.setdefault(follower.source.key, []).append((identity, str(follower.source.path)))
+    return [f"{key}: {len(files)} transcripts share this id, followed apart: "
+            + "; ".join(f"{identity} = {path}" for identity, path in sorted(files))
+            for key, files in sorted(by_key.items()) if len(files) > 1]
+
+
 def _sessions_read(tracker: SessionTracker) -> int:
     """Followed files that hold a session (a binary named *.jsonl is followed, never counted or written for)."""
     followers = (tracker.follower(key) for key in tracker.keys)
@@ -142,6 +155,8 @@ def watch(args: argparse.Namespace, config: Config) -> int:
         _step_all(tracker, tracker.keys, recorder)
         auto = " with automatic compaction" if manager.auto_compact else ""
         print(f"watching {_sessions_read(tracker)} session(s){auto}; Ctrl-C to stop", flush=True)
+        for line in _shared_keys(tracker):
+            print(line, flush=True)
         if server is not None:
             print(f"metrics at {server.url}", flush=True)
         if args.once:
