@@ -344,7 +344,8 @@ class SimulatedAgent:
         if not path or path[-1].type == "compaction":
             return []  # pi refuses: "Already compacted"
         view = context_from_path(path, self.log.reader.leaf)
-        tokens_before, _ = agent_estimate(view)
+        estimate, _ = agent_estimate(view)
+        tokens_before = estimate or 0  # the simulator writes complete usage records: never NaN
         cut = find_cut_point(path, self.keep_recent)
         read_files, modified_files = file_lists(self.log.reader.read_object, path, cut.boundary_start,
                                                  cut.first_kept_index)

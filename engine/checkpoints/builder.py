@@ -34,7 +34,11 @@ __all__ = ["build_checkpoint", "checkpoint_tokens", "session_status"]
 def checkpoint_tokens(snapshot: SessionSnapshot) -> int:
     """The ``token_usage.input_tokens`` to record: the measured context, else pi's estimate (after compaction)."""
     tokens = snapshot.tokens.tokens
-    return tokens if tokens is not None else snapshot.tokens.agent_estimate
+    if tokens is None:
+        tokens = snapshot.tokens.agent_estimate
+    if tokens is None:  # pi's figure is NaN as well (a usage record lacks fields): chars/4 of the whole context
+        tokens = sum(m.entry.pi_tokens for m in snapshot.view.messages)
+    return tokens
 
 
 def session_status(snapshot: SessionSnapshot, open_items: tuple[str, ...]) -> str:

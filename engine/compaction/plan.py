@@ -103,8 +103,9 @@ class CompactionPlan:
     """Tokens of the rendered checkpoint message appended after the compaction entry (0 when none)."""
     overhead_tokens: int
     """Context the transcript does not hold (system prompt, tools): the usage minus the messages, or 0."""
-    tokens_before_estimate: int
-    """pi's estimate of the context now (``estimateContextTokens``), written as the entry's ``tokensBefore``."""
+    tokens_before_estimate: int | None
+    """pi's estimate of the context now (``estimateContextTokens``), written as the entry's ``tokensBefore``;
+    ``None`` where pi's own figure is NaN (a usage record lacks fields, docs/pi.md)."""
     token_method: str
     read_files: tuple[str, ...]
     modified_files: tuple[str, ...]
@@ -194,7 +195,10 @@ class CompactionPlan:
             "type": "compaction",
             "summary": self.summary,
             "firstKeptEntryId": self.first_kept_entry_id,
-            "tokensBefore": self.tokens_before_estimate,
+            # pi renders tokensBefore with toLocaleString(): a null would break its view of the summary, so where
+            # pi's own figure is NaN the entry carries ctxscope's count of the context instead.
+            "tokensBefore": self.tokens_before_estimate if self.tokens_before_estimate is not None
+            else self.context_tokens_before,
             "details": {"readFiles": list(self.read_files), "modifiedFiles": list(self.modified_files)},
             # false: pi carries details.readFiles/modifiedFiles forward only from compactions it did not get from
             # an extension (docs/pi.md), and ctxscope's lists must survive pi's next compaction.

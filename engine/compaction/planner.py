@@ -20,7 +20,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine.accounting.context import ContextMessage, ContextView, CutPoint, cut_after, find_cut_point
+from engine.accounting.context import (
+    ContextMessage,
+    ContextView,
+    CutPoint,
+    cut_after,
+    find_cut_point,
+    has_pi_cut,
+    pi_branch,
+)
 from engine.accounting.measure import TokenCache, message_tokens, text_of
 from engine.accounting.tokens import TokenCounter, get_counter
 from engine.capture.redact import redact_secrets
@@ -181,9 +189,11 @@ def plan_compaction(
         cut, chosen_ids, problems = _targeted_cut(view, targets)
         blocked += problems
     first = cut.first_kept_index
-    has_cut = first < len(path) and path[first].id is not None and path[-1].type != "compaction"
-    summarized = [m for m in view.messages if has_cut and m.path_index < first]
-    kept = [m for m in view.messages if not has_cut or m.path_index >= first]
+    has_cut = has_pi_cut(pi_branch(view), cut)
+    # pi never keeps an earlier summary verbatim, even when the cut lies before that compaction: it goes into the
+    # new summary (docs/pi.md, Cut point).
+    summarized = [m for m in view.messages if has_cut and (m.path_index < first or m.role == "compactionSummary")]
+    kept = [m for m in view.messages if not has_cut or (m.path_index >= first and m.role != "compactionSummary")]
     # pi's messagesToSummarize and turn prefix: the messages from the boundary on, the previous summary aside.
     # Chosen messages (prune targets) are material wherever they sit.
     new_material = summarized if targets is not None else [
@@ -192,6 +202,9 @@ def plan_compaction(
     own: list[str] = []
     if path and path[-1].type == "compaction":
         own.append("nothing to compact: the session already ends on a compaction (pi: \"Already compacted\")")
+    elif path and not pi_branch(view):
+        own.append("nothing to compact: the last entry has no id, so pi has no leaf to compact from (pi: \"Nothing "
+                   "to compact\")")
     elif targets is not None:
         pass  # _targeted_cut said what, if anything, stands in the way
     elif not new_material:

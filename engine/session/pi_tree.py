@@ -19,7 +19,13 @@ __all__ = ["entry_rows", "labels", "pi_model", "session_tree", "thinking_level"]
 
 
 def _body(entries: Sequence[Entry]) -> list[Entry]:
-    return [e for e in entries if e.type != "session" and e.id is not None]
+    # pi's getEntries(): everything but the header, entries without an id included.
+    return [e for e in entries if e.type != "session"]
+
+
+def _node(entry: Entry) -> str:
+    """The tree's name of an entry: its id, or ``line:<n>`` for one without (as the context list names it)."""
+    return entry.id if entry.id is not None else f"line:{entry.line_no}"
 
 
 def entry_rows(entries: Sequence[Entry]) -> list[dict[str, Any]]:
@@ -50,16 +56,15 @@ def _by_time(a: tuple[float, str], b: tuple[float, str]) -> int:
 def session_tree(entries: Sequence[Entry]) -> dict[str, Any]:
     """pi's ``getTree()``: root ids (orphans included) and every entry's children, oldest first."""
     body = _body(entries)
-    ids = {e.id for e in body}
-    children: dict[str, list[tuple[float, str]]] = {e.id: [] for e in body if e.id is not None}
+    ids = {e.id for e in body if e.id is not None}
+    children: dict[str, list[tuple[float, str]]] = {_node(e): [] for e in body}
     roots: list[str] = []
     for e in body:
-        assert e.id is not None
         parent = e.parent_id
         if parent is None or parent == e.id or parent not in ids:
-            roots.append(e.id)
+            roots.append(_node(e))
         else:
-            children[parent].append((_millis(e.timestamp), e.id))
+            children[parent].append((_millis(e.timestamp), _node(e)))
     return {
         "roots": roots,
         "children": {key: [i for _, i in sorted(kids, key=cmp_to_key(_by_time))] for key, kids in children.items()},

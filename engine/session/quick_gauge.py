@@ -79,6 +79,8 @@ class _Walk:
         self.compactions_possible = compactions_possible
         self.known_decided = not compactions_possible
         self.first_assistant_seen = False
+        self.branch_empty = False
+        """The leaf has no id: pi's getBranch() is empty, so getContextUsage sees no compaction (known)."""
 
     def see(self, entry: Entry) -> None:
         if self.compaction is None:
@@ -95,7 +97,7 @@ class _Walk:
             ):
                 self.first_assistant_seen = True
                 # Non-zero usage decides "known" whatever lies further back; zero needs to know about a compaction.
-                if entry.usage is not None and entry.usage.context_tokens > 0:
+                if entry.usage is not None and (entry.usage.pi_context_tokens or 0) > 0:
                     self.known_decided = True
         elif not self.kept_done:
             self.kept.append(entry)
@@ -106,7 +108,7 @@ class _Walk:
     def pi_decided(self) -> bool:
         return self.pi_usage_seen or (self.compaction is not None and self.kept_done)
 
-    def estimate(self, *, root_reached: bool) -> tuple[int, bool]:
+    def estimate(self, *, root_reached: bool) -> tuple[int | None, bool]:
         """pi's estimate and its known flag, by the same functions as the full reader."""
         after = self.after[::-1]
         context = [e for e in after if e.in_context]
@@ -116,7 +118,7 @@ class _Walk:
             kept = [e for e in self.kept[::-1] if e.in_context] if self.kept_done and compaction.first_kept_entry_id \
                 else []
             context = [compaction, *kept, *context]
-        no_compaction = compaction is None and (root_reached or not self.compactions_possible)
+        no_compaction = self.branch_empty or (compaction is None and (root_reached or not self.compactions_possible))
         return pi_estimate(context), pi_estimate_known(None if no_compaction else after)
 
 
@@ -125,6 +127,7 @@ def _scan(fd: int, version: int, compactions_possible: bool) -> QuickGauge:
     linear = version == 1  # v1 files have no ids: the file order is the path
     want: str | None = None
     leaf_id: str | None = None
+    leaf_found = False
     leaf_time: str | None = None
     model: str | None = None
     provider: str | None = None
@@ -147,15 +150,15 @@ def _scan(fd: int, version: int, compactions_possible: bool) -> QuickGauge:
             obj = migrate_v2_role(obj)
         entry = entry_from_object(obj, line_no=0, offset=offset, length=len(raw))
         if not linear:
-            if entry.id is None:
-                continue
-            if want is None:
-                leaf_id, leaf_time = entry.id, entry.timestamp
-            elif entry.id != want:
+            if not leaf_found:
+                # pi's leaf is the last entry even without an id; its branch is then empty (docs/pi.md).
+                leaf_found, leaf_id, leaf_time = True, entry.id, entry.timestamp
+                walk.branch_empty = entry.id is None
+            elif entry.id is None or entry.id != want:
                 continue
             want = entry.parent_id
-        elif leaf_id is None:
-            leaf_id, leaf_time = entry.id or f"v1-{_line_number(fd, offset)}", entry.timestamp
+        elif not leaf_found:
+            leaf_found, leaf_id, leaf_time = True, entry.id or f"v1-{_line_number(fd, offset)}", entry.timestamp
         is_model_source = entry.type == "model_change" or (entry.role == "assistant" and entry.provider != "openclaw")
         if model is None and is_model_source:
             model, provider = entry.model, entry.provider
@@ -178,7 +181,7 @@ def _scan(fd: int, version: int, compactions_possible: bool) -> QuickGauge:
             break
         if not linear and want is None:
             break
-    if leaf_id is None:
+    if not leaf_found:
         return QuickGauge(0, "empty", None, None, 0, None, size, 0)
     estimate, known = walk.estimate(root_reached=root_reached)
     scanned = size - offset

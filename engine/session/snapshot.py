@@ -169,9 +169,12 @@ class SessionFollower:
         )
         # An OpenClaw ``leaf`` entry (a rewind) moves the leaf off the appended chain: walk the path again.
         moved = leaf is not None and bool(appended) and leaf.id != appended[-1].id
-        if linear and not moved and (tail is not None or appended[0].parent_id is None):
+        # So does an entry without an id: pi's context ends on it only while it is the last one (docs/pi.md).
+        idless = (tail is not None and tail.id is None) or any(
+            e.id is None and e.type != "session" for e in batch.entries)
+        if linear and not moved and not idless and (tail is not None or appended[0].parent_id is None):
             self._path.extend(appended)
-        elif appended or batch.reset:
+        elif appended or batch.reset or idless:
             self._path = list(build_context(reader.entries, reader.by_id, leaf).path)
 
     def refresh(self) -> SessionSnapshot:

@@ -44,11 +44,21 @@ class Usage(NamedTuple):
     total_tokens: int
     cost_total: float | None = None
     """USD as reported in ``usage.cost.total``; ``None`` when absent."""
+    parts_missing: bool = False
+    """One of ``input``, ``output``, ``cacheRead``, ``cacheWrite`` is absent from the record (counted 0 here)."""
 
     @property
     def context_tokens(self) -> int:
-        """pi's ``calculateContextTokens``: ``totalTokens`` or the sum of the parts."""
+        """``totalTokens`` or the sum of the parts, an absent part counted as 0: ctxscope's own reading."""
         return self.total_tokens or (self.input + self.output + self.cache_read + self.cache_write)
+
+    @property
+    def pi_context_tokens(self) -> int | None:
+        """pi's ``calculateContextTokens`` exactly: without ``totalTokens``, an absent part makes pi's sum NaN
+        (``undefined`` in JavaScript arithmetic), shown as ``None`` (docs/context-accounting.md)."""
+        if self.total_tokens or not self.parts_missing:
+            return self.context_tokens
+        return None
 
     @property
     def is_zero(self) -> bool:
@@ -163,7 +173,11 @@ def usage_from_object(raw: Any) -> Usage | None:
         cache_write=_int(raw.get("cacheWrite")),
         total_tokens=_int(raw.get("totalTokens")),
         cost_total=cost_usd(cost_total),
+        parts_missing=not _USAGE_PARTS.issubset(raw.keys()),
     )
+
+
+_USAGE_PARTS = frozenset({"input", "output", "cacheRead", "cacheWrite"})
 
 
 _Base = tuple[int, int, int, str, str | None, str | None, str | None]

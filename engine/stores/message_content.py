@@ -12,6 +12,8 @@ from typing import Any
 
 import orjson
 
+from engine.stores.js_json import js_json_length
+
 __all__ = ["IMAGE_CHARS", "arguments_chars", "content_chars", "message_chars", "message_text", "utf16_len"]
 
 IMAGE_CHARS = 4800
@@ -48,12 +50,9 @@ def content_chars(content: Any, *, images: bool) -> int:
 
 
 def arguments_chars(value: Any) -> int:
-    """pi's character count of a tool call's arguments: ``JSON.stringify`` (compact, non-ASCII unescaped;
-    docs/context-accounting.md, The agent's estimate)."""
-    try:
-        return utf16_len(orjson.dumps(value).decode())
-    except TypeError:
-        return 0
+    """pi's character count of a tool call's arguments: ``JSON.stringify(arguments).length``, floats printed the
+    JavaScript way (docs/context-accounting.md, The agent's estimate)."""
+    return js_json_length(value) or 0
 
 
 def message_chars(message: Mapping[str, Any]) -> int:

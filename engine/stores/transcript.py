@@ -103,13 +103,15 @@ def header_version(header: Mapping[str, Any] | None) -> int:
 
 
 def last_leaf(entries: list[Entry], by_id: Mapping[str, int] | None = None) -> Entry | None:
-    """pi's leaf rule over entries in file (or ``seq``) order: the last one with an id, the header aside.
+    """pi's leaf rule over entries in file (or ``seq``) order: the last one, the header aside, with or without
+    an id. One without an id leaves pi with no leaf id: its context still ends there, but its branch is empty
+    (docs/pi.md, Context accounting).
 
     OpenClaw's ``leaf`` entry (written by a rewind) moves the leaf to its ``targetId`` instead; given
     ``by_id``, that target is returned (docs/openclaw.md).
     """
     for entry in reversed(entries):
-        if entry.id is not None and entry.type != "session":
+        if entry.type != "session":
             if entry.type == "leaf" and entry.target_id is not None and by_id is not None:
                 index = by_id.get(entry.target_id)
                 if index is not None:
@@ -133,7 +135,7 @@ class EntryLog:
 
     @property
     def leaf(self) -> Entry | None:
-        """pi's leaf: the last entry in file (or ``seq``) order that has an id (docs/formats.md, Tree and leaf)."""
+        """pi's leaf: the last entry in file (or ``seq``) order (docs/formats.md, Tree and leaf)."""
         return last_leaf(self.entries, self.by_id)
 
     def _keep(self, entry: Entry | None, problem: BadLine | None, out: list[Entry], bad: list[BadLine]) -> None:

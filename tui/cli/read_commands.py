@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from engine.accounting.context import CutPoint, find_cut_point
+from engine.accounting.context import CutPoint, find_cut_point, has_pi_cut, pi_branch
 from engine.accounting.gauge import format_tokens
-from engine.accounting.measure import message_tokens
+from engine.accounting.measure import agent_estimate_text, message_tokens
 from engine.config.loader import Config
 from engine.index.cache import IndexCache
 from engine.session.cost import session_cost
@@ -178,11 +178,11 @@ def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollo
 
 
 def _cut_point(snapshot: SessionSnapshot, keep_recent: int) -> CutPoint | None:
-    """pi's cut at ``keep_recent``; ``None`` where pi's prepareCompaction has none (empty, or ends on a compaction)."""
-    path = snapshot.view.path
-    if not path or path[-1].type == "compaction":
-        return None
-    return find_cut_point(path, keep_recent)
+    """pi's cut at ``keep_recent``; ``None`` where pi's prepareCompaction has none (empty branch, or it ends on a
+    compaction)."""
+    branch = pi_branch(snapshot.view)
+    cut = find_cut_point(branch, keep_recent)
+    return cut if has_pi_cut(branch, cut) else None
 
 
 def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_recent: int, keep_source: str
@@ -227,7 +227,7 @@ def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_re
         "entry_count": status["entries"],
         "entries": entry_rows(entries),
         "tree": session_tree(entries),
-        "branch_ids": [e.id for e in view.path],
+        "branch_ids": [e.id for e in pi_branch(view)],
         "labels": labels(entries),
         "thinking_level": thinking_level(view.path, follower.objects.read_object),
         "keep_recent_tokens": keep_recent,
@@ -265,7 +265,7 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
           f"({snapshot.window.source})")
     tokens = snapshot.tokens
     known = "unknown" if tokens.tokens is None else f"{tokens.tokens:,}"
-    estimate = f"{tokens.agent_estimate:,}" + ("" if tokens.agent_estimate_known else " (pi: unknown)")
+    estimate = agent_estimate_text(tokens.agent_estimate) + ("" if tokens.agent_estimate_known else " (pi: unknown)")
     line = f"{snapshot.gauge.compaction_line:,}" if snapshot.gauge.compaction_enabled else "never"
     source = f" ({snapshot.limits.line_source})" if snapshot.limits is not None else ""
     print(f"  context {known} tokens ({tokens.source}); agent's estimate {estimate}; "

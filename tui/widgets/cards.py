@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from engine.accounting.measure import agent_estimate_text
 from engine.compaction.degradation import DegradationAssessment
 from engine.live.insight import SessionInsight
 from engine.session.cost import SessionCost
@@ -119,7 +120,7 @@ class ContextCard(Card):
     def describe(self, snapshot: SessionSnapshot) -> Content:
         tokens = snapshot.tokens
         figure = "unknown after compaction" if tokens.tokens is None else f"{tokens.tokens:,} ({tokens.source})"
-        estimate = f"{tokens.agent_estimate:,}" if tokens.agent_estimate_known else "unknown"
+        estimate = agent_estimate_text(tokens.agent_estimate) if tokens.agent_estimate_known else "unknown"
         return _rows([
             ("tokens", figure),
             ("agent sees", estimate),

@@ -80,7 +80,7 @@ def run(
     )
 
 
-def _entry_id(context_id: str) -> str:
+def entry_id(context_id: str) -> str:
     # inspect shows summaries as "compaction:<id>" / "branch_summary:<id>"; pi names them by the entry id.
     for prefix in ("compaction:", "branch_summary:"):
         if context_id.startswith(prefix):
@@ -97,7 +97,7 @@ def pi_view(path: Path, keeps: tuple[int, ...]) -> dict[str, Any]:
     first = views[keeps[0]]
     out: dict[str, Any] = {
         "leaf_id": first.get("leaf_id"),
-        "context": [{"id": _entry_id(r["entry_id"]), "role": r["role"]} for r in first["context"]],
+        "context": [{"id": entry_id(r["entry_id"]), "role": r["role"]} for r in first["context"]],
         "context_tokens": [r.get("pi_estimate") for r in first["context"]],
         "estimate": first.get("agent_estimate"),
         "unknown": not first.get("agent_estimate_known", True),

@@ -290,6 +290,85 @@ def bom_crlf_and_torn_lines(path: Path) -> Path:
     return path
 
 
+def _tool_call(f: PiFile, call_id: str, arguments: Any, usage: dict[str, Any] | None = None) -> str:
+    message: dict[str, Any] = {
+        "role": "assistant", "content": [{"type": "toolCall", "id": call_id, "name": "plot", "arguments": arguments}],
+        "api": "openai-completions", "provider": "fake", "model": "fake-model", "stopReason": "toolUse",
+    }
+    if usage is not None:
+        message["usage"] = usage
+    return f.message(message)
+
+
+def float_arguments_no_usage(path: Path) -> Path:
+    """Issue 26: tool-call arguments holding floats, and no usage anywhere, so the estimate is chars/4 of every
+    message. pi measures ``JSON.stringify(arguments)``, which prints ``1.0`` as ``1``, ``1e21`` as ``1e+21``,
+    ``1.5e-7`` as is and ``-0.0`` as ``0``; the float list decides whether the cut at 2,000 lands on the call."""
+    f = PiFile()
+    f.user(words(300, "a"))
+    _tool_call(f, "c1", {"values": [1.0] * 600, "scale": 1e21, "eps": 1.5e-7, "zero": -0.0, "ratio": 0.1})
+    f.tool_result("c1", "plot", words(100, "r"))
+    _tool_call(f, "c2", 3.0)
+    f.tool_result("c2", "plot", words(5, "s"))
+    f.user(words(1500, "u"))
+    return f.write(path)
+
+
+def usage_missing_fields(path: Path) -> Path:
+    """Issue 26: the newest usage has no ``totalTokens`` and lacks ``cacheRead``/``cacheWrite``: pi's sum is NaN
+    (its estimate and tokensBefore print as null), while it still has a figure (not unknown)."""
+    f = PiFile()
+    f.user(words(300, "a"))
+    f.assistant(words(300, "b"), 900)
+    f.user(words(2100, "c"))
+    f.assistant(words(10, "d"), 0, usage={"input": 3000, "output": 20})
+    f.user(words(10, "e"))
+    return f.write(path)
+
+
+def usage_missing_after_compaction(path: Path) -> Path:
+    """Issue 26: after a compaction, the newest assistant's usage is ``{}``: NaN is not above zero, so pi calls the
+    figure unknown; its estimate is NaN as well."""
+    f = PiFile()
+    u1 = f.user(words(100, "a"))
+    f.assistant(words(100, "b"), 5000)
+    f.compaction(u1, "## Goal\nsummary", 5000)
+    f.user(words(2100, "c"))
+    f.assistant(words(30, "d"), 0, usage={})
+    return f.write(path)
+
+
+def last_entry_without_id(path: Path) -> Path:
+    """Issue 26: the last entry has no ``id``. pi's leaf id is then undefined: its context still walks back from
+    that entry, but its branch is empty (no cut point, no compaction seen by getContextUsage)."""
+    f = PiFile()
+    u1 = f.user(words(300, "a"))
+    f.assistant(words(300, "b"), 900)
+    f.compaction(u1, "## Goal\nsummary", 900)
+    f.user(words(2100, "c"))
+    f.assistant(words(10, "d"), 3000)
+    f.lines.append({"type": "message", "parentId": f.leaf, "timestamp": _iso(f.ms + 1000),
+                    "message": {"role": "user", "content": [{"type": "text", "text": words(50, "z")}],
+                                "timestamp": f.ms + 2000}})
+    return f.write(path)
+
+
+def cut_before_previous_compaction(path: Path) -> Path:
+    """Issue 26: the cut at 2,000 lands among the messages an earlier compaction kept (before that compaction on
+    the path); pi folds the earlier summary into the new one and keeps only messages."""
+    f = PiFile()
+    f.user(words(300, "a"))
+    f.assistant(words(300, "b"), 700)
+    u2 = f.user(words(600, "c"))
+    f.assistant(words(600, "d"), 1900)
+    f.user(words(600, "e"))
+    f.assistant(words(600, "f"), 3100)
+    f.compaction(u2, "## Goal\nearlier work", 3100)
+    f.user(words(300, "g"))
+    f.assistant(words(300, "h"), 3500)
+    return f.write(path)
+
+
 EDGE_CASES: dict[str, Callable[[Path], Path]] = {
     "01-cut-after-compaction": cut_after_compaction,
     "02-bash-excluded": bash_excluded,
@@ -306,8 +385,13 @@ EDGE_CASES: dict[str, Callable[[Path], Path]] = {
     "xx-tree-and-labels": tree_and_labels,
     "xx-error-and-aborted": error_and_aborted,
     "xx-bom-crlf-torn": bom_crlf_and_torn_lines,
+    "26-float-arguments-no-usage": float_arguments_no_usage,
+    "26-usage-missing-fields": usage_missing_fields,
+    "26-usage-missing-after-compaction": usage_missing_after_compaction,
+    "26-last-entry-without-id": last_entry_without_id,
+    "26-cut-before-previous-compaction": cut_before_previous_compaction,
 }
-"""Name → builder; the number is the mismatch class of issue 11 (xx: extra shapes)."""
+"""Name → builder; the number is the mismatch class of issue 11 (xx: extra shapes; 26: issue 26's leftovers)."""
 
 
 def build_all(directory: Path) -> dict[str, Path]:

@@ -38,7 +38,7 @@ function roleOf(entry) {
 // Which path entry produced each context message. buildSessionContext pushes entry.message itself for message
 // entries (identity), and builds fresh objects for the compaction summary, custom messages and branch summaries;
 // those are matched on the fields pi copies into them, in path order.
-function contextEntryIds(messages, path) {
+function contextEntryIds(messages, path, lineOf) {
 	const used = new Set();
 	const latestCompaction = [...path].reverse().find((e) => e.type === "compaction");
 	return messages.map((m) => {
@@ -48,19 +48,35 @@ function contextEntryIds(messages, path) {
 		} else {
 			found = path.find(
 				(e) =>
-					!used.has(e.id) &&
+					!used.has(e) &&
 					((e.type === "message" && e.message === m) ||
 						(e.type === "custom_message" && m.role === "custom" && e.content === m.content && e.customType === m.customType) ||
 						(e.type === "branch_summary" && m.role === "branchSummary" && e.summary === m.summary && e.fromId === m.fromId)),
 			);
 		}
 		if (!found) throw new Error(`context message with role ${m.role} has no entry on the path`);
-		used.add(found.id);
-		return found.id;
+		used.add(found);
+		// An entry without an id is named by its file line, as ctxscope names it.
+		return found.id ?? `line:${lineOf.get(found)}`;
 	});
 }
 
-function cutPoint(path, keepRecentTokens) {
+// The path buildSessionContext walks: from the leaf, or, when the leaf id is undefined (the last entry has no id),
+// from the last entry; getBranch() is empty then. An explicit null leaf gives no context at all.
+function contextPath(manager, entries) {
+	const leafId = manager.getLeafId();
+	if (leafId === null) return [];
+	let current = leafId ? manager.getEntry(leafId) : undefined;
+	if (!current) current = entries[entries.length - 1];
+	const path = [];
+	while (current) {
+		path.unshift(current);
+		current = current.parentId ? manager.getEntry(current.parentId) : undefined;
+	}
+	return path;
+}
+
+function cutPoint(path, keepRecentTokens, lineOf) {
 	const settings = { ...comp.DEFAULT_COMPACTION_SETTINGS, keepRecentTokens };
 	const prep = comp.prepareCompaction(path, settings);
 	if (!prep) return null;
@@ -82,7 +98,20 @@ function cutPoint(path, keepRecentTokens) {
 	if (path[cut.firstKeptEntryIndex].id !== prep.firstKeptEntryId || cut.isSplitTurn !== prep.isSplitTurn) {
 		throw new Error("findCutPoint and prepareCompaction disagree; the oracle's window is out of date");
 	}
+	// What pi keeps once this compaction is written: its own context after a compaction entry appended at the
+	// leaf with this firstKeptEntryId, the new summary aside.
+	const probe = {
+		type: "compaction",
+		id: "oracle-probe",
+		parentId: path[path.length - 1].id,
+		timestamp: new Date(0).toISOString(),
+		summary: "probe",
+		firstKeptEntryId: prep.firstKeptEntryId,
+		tokensBefore: 0,
+	};
+	const keptMessages = sm.buildSessionContext([...path, probe], probe.id).messages.slice(1);
 	return {
+		kept_ids: contextEntryIds(keptMessages, path, lineOf),
 		first_kept_entry_id: prep.firstKeptEntryId,
 		split_turn: prep.isSplitTurn,
 		tokens_before: prep.tokensBefore,
@@ -125,7 +154,7 @@ function report(file) {
 		manager.fileEntries.forEach((e, k) => lineOf.set(e, lines[k]));
 	}
 	const context = manager.buildSessionContext();
-	const ids = contextEntryIds(context.messages, path);
+	const ids = contextEntryIds(context.messages, contextPath(manager, entries), lineOf);
 	const estimate = comp.estimateContextTokens(context.messages);
 	// pi's own getContextUsage, run against this session with a placeholder window (only "unknown" is read).
 	const usage = AgentSession.prototype.getContextUsage.call({
@@ -135,12 +164,14 @@ function report(file) {
 	});
 	const tree = {};
 	const roots = [];
+	// An entry without an id is named by its file line here too (pi keys it as undefined).
+	const nameOf = (e) => e.id ?? `line:${lineOf.get(e)}`;
 	const walk = (node) => {
-		tree[node.entry.id] = node.children.map((c) => c.entry.id);
+		tree[nameOf(node.entry)] = node.children.map((c) => nameOf(c.entry));
 		for (const c of node.children) walk(c);
 	};
 	for (const r of manager.getTree()) {
-		roots.push(r.entry.id);
+		roots.push(nameOf(r.entry));
 		walk(r);
 	}
 	const labels = {};
@@ -149,7 +180,7 @@ function report(file) {
 		if (label !== undefined) labels[e.id] = label;
 	}
 	const cuts = {};
-	for (const k of keeps) cuts[String(k)] = cutPoint(path, k);
+	for (const k of keeps) cuts[String(k)] = cutPoint(path, k, lineOf);
 	return {
 		valid: loaded.length > 0,
 		raw_lines: raw.split("\n").filter((l) => l.trim()).length,
@@ -157,7 +188,7 @@ function report(file) {
 		// The file's own version (pi migrates older files to 3 in memory).
 		version: loaded.length > 0 ? (loaded.find((e) => e.type === "session")?.version ?? 1) : null,
 		session_id: header?.id ?? null,
-		leaf_id: manager.getLeafId(),
+		leaf_id: manager.getLeafId() ?? null,
 		context: context.messages.map((m, i) => ({
 			id: ids[i],
 			role: m.role,
@@ -171,7 +202,7 @@ function report(file) {
 		unknown: usage?.tokens === null,
 		cut_points: cuts,
 		entries: entries.map((e) => ({
-			id: e.id,
+			id: e.id ?? null,
 			parentId: e.parentId ?? null,
 			type: e.type,
 			role: roleOf(e),

@@ -2,7 +2,8 @@
 
 `status` must give pi's estimate and the file's compaction count whatever the path it takes (issue 11 #4, #10);
 the plan of `compact` must cut where pi's prepareCompaction cuts, with the same split-turn flag and tokens before,
-and refuse "nothing to compact" exactly when pi would summarize nothing (#1, #5).
+refuse "nothing to compact" exactly when pi would summarize nothing (#1, #5), and keep verbatim exactly the messages
+pi's context holds after that compaction (issue 26: never an earlier summary).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ STATUS_FIELDS = tuple(
 PLAN_FIELDS = tuple(
     f"plan_{k}.{f}"
     for k in KEEPS
-    for f in ("first_kept_entry_id", "split_turn", "turn_start_entry_id", "tokens_before", "nothing_to_compact")
+    for f in ("first_kept_entry_id", "split_turn", "turn_start_entry_id", "tokens_before", "nothing_to_compact",
+              "kept_ids")
 )
 KNOWN: dict[tuple[str, str], str] = {}
 """(corpus, field) → reason, for a mismatch still open (the test is then xfail strict)."""
@@ -66,6 +68,9 @@ def _our_value(sample: Sample, name: str, cache: dict[Any, Any]) -> Any:
     if field == "nothing_to_compact":
         return any(reason.startswith("nothing to compact") for reason in plan["blocked"])
     cut = plan["cut_point"]
+    if field == "kept_ids":
+        # What stays verbatim after the new summary; pi names summaries by their entry id.
+        return None if cut is None else [ctxscope_side.entry_id(i) for i in plan["kept_ids"]]
     return None if cut is None else cut.get(field, MISSING)
 
 
