@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 FORMAT = "ctxscope-index"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Raised whenever what a section holds, or the rules that produced it, change: older files are then rebuilt."""
 
 _STALE_TEMP_SECONDS = 600.0
