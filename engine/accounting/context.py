@@ -89,8 +89,12 @@ class CutPoint:
 
 
 def path_to(entries: Sequence[Entry], by_id: Mapping[str, int], leaf: Entry | None) -> tuple[Entry, ...]:
-    """The entries from the root to ``leaf`` following ``parentId``; stops at a missing parent or a cycle."""
-    if leaf is None:
+    """The entries from the root to ``leaf`` following ``parentId``; stops at a missing parent or a cycle.
+
+    A leaf whose id is JSON ``null`` has no path: pi's ``buildSessionContext`` returns an empty context for a null
+    leaf id (an absent id makes it walk from the last entry instead; docs/pi.md, Leaf).
+    """
+    if leaf is None or leaf.null_id:
         return ()
     chain: list[Entry] = []
     seen: set[str] = set()

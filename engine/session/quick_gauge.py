@@ -154,6 +154,8 @@ def _scan(fd: int, version: int, compactions_possible: bool) -> QuickGauge:
                 # pi's leaf is the last entry even without an id; its branch is then empty (docs/pi.md).
                 leaf_found, leaf_id, leaf_time = True, entry.id, entry.timestamp
                 walk.branch_empty = entry.id is None
+                if entry.null_id:
+                    break  # a null leaf id: pi's context is empty
             elif entry.id is None or entry.id != want:
                 continue
             want = entry.parent_id

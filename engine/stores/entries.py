@@ -110,6 +110,9 @@ class Entry(NamedTuple):
     """A ``bashExecution`` with ``excludeFromContext`` (pi's ``!!`` prefix): stored but never sent."""
     tokens_after: int | None = None
     """For OpenClaw compactions: its own count of the context right after compacting (``tokensAfter``)."""
+    null_id: bool = False
+    """The line's ``id`` is JSON ``null``: as pi's leaf it gives an empty context, where an absent id does not
+    (docs/pi.md, Leaf)."""
 
     @property
     def in_context(self) -> bool:
@@ -291,6 +294,13 @@ def assistant_call(obj: Mapping[str, Any]) -> AssistantCall | None:
 
 def entry_from_object(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int) -> Entry:
     """Reduce one parsed transcript line to an :class:`Entry`."""
+    entry = _reduce(obj, line_no, offset, length)
+    if entry.id is None and "id" in obj and obj["id"] is None:
+        return entry._replace(null_id=True)
+    return entry
+
+
+def _reduce(obj: Mapping[str, Any], line_no: int, offset: int, length: int) -> Entry:
     kind = _name(obj.get("type")) or "unknown"
     base: _Base = (
         line_no,

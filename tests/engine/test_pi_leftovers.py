@@ -116,6 +116,17 @@ def test_last_entry_without_id_ends_the_context_but_leaves_pi_no_branch(tmp_path
     assert any(reason.startswith("nothing to compact: the last entry has no id") for reason in plan.blocked)
 
 
+def test_a_null_id_on_the_last_entry_leaves_pi_an_empty_context(tmp_path: Path) -> None:
+    path = _build(tmp_path, "26-last-entry-null-id")
+    _, snapshot = snapshot_of(path)
+    assert snapshot.view.leaf is not None and snapshot.view.leaf.null_id
+    assert snapshot.view.messages == ()
+    assert (snapshot.tokens.agent_estimate, snapshot.tokens.agent_estimate_known) == (0, True)
+    assert _cut(path, 2000) is None
+    quick = quick_context_tokens(path)
+    assert (quick.leaf_id, quick.agent_estimate, quick.agent_estimate_known) == (None, 0, True)
+
+
 def test_an_entry_appended_after_the_id_less_one_restores_the_leaf(tmp_path: Path) -> None:
     path = _build(tmp_path, "26-last-entry-without-id")
     follower, first = snapshot_of(path)

@@ -353,6 +353,19 @@ def last_entry_without_id(path: Path) -> Path:
     return f.write(path)
 
 
+def last_entry_null_id(path: Path) -> Path:
+    """Issue 26, the other spelling: the last entry's ``id`` is JSON ``null``. pi's leaf id is then null, not
+    undefined, and its context is empty."""
+    f = PiFile()
+    f.model_change("fake", "fake-model")
+    f.user(words(300, "a"))
+    f.assistant(words(300, "b"), 900)
+    f.lines.append({"type": "message", "id": None, "parentId": f.leaf, "timestamp": _iso(f.ms + 1000),
+                    "message": {"role": "user", "content": [{"type": "text", "text": words(50, "z")}],
+                                "timestamp": f.ms + 2000}})
+    return f.write(path)
+
+
 def cut_before_previous_compaction(path: Path) -> Path:
     """Issue 26: the cut at 2,000 lands among the messages an earlier compaction kept (before that compaction on
     the path); pi folds the earlier summary into the new one and keeps only messages."""
@@ -389,6 +402,7 @@ EDGE_CASES: dict[str, Callable[[Path], Path]] = {
     "26-usage-missing-fields": usage_missing_fields,
     "26-usage-missing-after-compaction": usage_missing_after_compaction,
     "26-last-entry-without-id": last_entry_without_id,
+    "26-last-entry-null-id": last_entry_null_id,
     "26-cut-before-previous-compaction": cut_before_previous_compaction,
 }
 """Name → builder; the number is the mismatch class of issue 11 (xx: extra shapes; 26: issue 26's leftovers)."""
