@@ -22,6 +22,7 @@ from engine.checkpoints.builder import build_checkpoint, checkpoint_tokens
 from engine.checkpoints.store import CheckpointRef, latest_checkpoint, write_checkpoint
 from engine.checkpoints.triggers import TriggerState, decide_trigger, should_skip
 from engine.compaction.auto import auto_compaction_layer, run_auto_compaction
+from engine.config.extras import missing_extra
 from engine.config.loader import Config, resolve_state_dir
 from engine.index.cache import IndexCache
 from engine.session.snapshot import SessionFollower, SessionSnapshot
@@ -303,6 +304,8 @@ class ContextManager:
     def _enriched(
         self, session: ManagedSession, snapshot: SessionSnapshot, llm: LLMConfig, now: datetime
     ) -> tuple[CapturedState, str]:
+        if (problem := missing_extra("llm")) is not None:
+            return session.state, f" (LLM enrichment skipped, heuristic decisions only: {problem})"
         from engine.llm.client import LLMError  # httpx is loaded only by users who ask for enrichment
         from engine.llm.enrich import enrich_state
 

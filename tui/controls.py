@@ -16,6 +16,7 @@ from typing import Any
 from engine.checkpoints.diff import diff_checkpoints
 from engine.checkpoints.store import list_checkpoints, read_checkpoint
 from engine.compaction.planner import choose_controller
+from engine.config.extras import missing_extra
 from engine.config.llm_settings import NEEDS_LLM
 from engine.config.loader import Config, resolve_state_dir
 from engine.fs.audit import read_audit
@@ -113,6 +114,8 @@ class ControlPolicy:
             return "select a session first"
         if action == "enriched_checkpoint" and self.config.llm is None:
             return f"it {NEEDS_LLM}"
+        if action == "enriched_checkpoint" and (problem := missing_extra("llm")) is not None:
+            return problem
         if action in ("compact", "prune"):
             return compaction_refusal(snapshot, action, lock, self.config, label)
         return None

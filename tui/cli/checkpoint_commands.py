@@ -9,6 +9,7 @@ from typing import Any
 from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
 from engine.checkpoints.inject import InjectRefusedError, apply_inject, plan_inject
 from engine.checkpoints.store import list_checkpoints, read_checkpoint
+from engine.config.extras import missing_extra
 from engine.config.llm_settings import NEEDS_LLM
 from engine.config.loader import Config, resolve_state_dir
 from engine.fs.jsonl_append import AppendError, AppendRefusedError
@@ -37,6 +38,9 @@ def checkpoint(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope checkpoint SESSION [--enrich]``: capture the session and write a checkpoint now (``manual``)."""
     if args.enrich and config.llm is None:
         print(f"ctxscope: --enrich {NEEDS_LLM}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.enrich and (problem := missing_extra("llm")) is not None:
+        print(f"ctxscope: {problem}", file=sys.stderr)
         return EXIT_USAGE
     source = _source(args)
     if source is None:

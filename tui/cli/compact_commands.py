@@ -18,6 +18,7 @@ from engine.compaction.controllers import (
 from engine.compaction.gateway import GatewayOutcome
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.planner import plan_compaction
+from engine.config.extras import missing_extra
 from engine.config.llm_settings import NEEDS_LLM
 from engine.config.loader import Config, resolve_state_dir
 from engine.fs.jsonl_append import AppendError, AppendRefusedError
@@ -54,6 +55,9 @@ def compact(args: argparse.Namespace, config: Config) -> int:
     if getattr(args, "llm", False):
         if config.llm is None:
             print(f"ctxscope: --llm {NEEDS_LLM}", file=sys.stderr)
+            return EXIT_USAGE
+        if (problem := missing_extra("llm")) is not None:
+            print(f"ctxscope: {problem}", file=sys.stderr)
             return EXIT_USAGE
         from engine.llm.client import LLMError
         from engine.llm.summary import with_llm_summary

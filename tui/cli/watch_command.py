@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from engine.config.extras import missing_extra
 from engine.config.loader import Config
 from engine.live.activity import ActivityRecorder, HeadReader, compaction_heads, probe_loop_lag
 from engine.live.tracker import Refreshed, SessionTracker
@@ -127,6 +128,9 @@ def watch(args: argparse.Namespace, config: Config) -> int:
     metrics: str | None = getattr(args, "metrics", None)
     if metrics is not None and args.once:
         print("ctxscope: --metrics serves while watch runs; it cannot be combined with --once", file=sys.stderr)
+        return EXIT_USAGE
+    if metrics is not None and (problem := missing_extra("metrics")) is not None:
+        print(f"ctxscope: {problem}", file=sys.stderr)
         return EXIT_USAGE
     discovery = tracker.discover()
     for problem in discovery.problems:
