@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine.agents.protocol import Figure
 
-__all__ = ["codex_home", "compaction_line"]
+__all__ = ["codex_home", "compaction_line", "home_of_rollout"]
 
 _MAX_CONFIG_BYTES = 1 << 20
 
@@ -19,13 +19,24 @@ def codex_home(env: Mapping[str, str]) -> Path:
     return Path(base).expanduser() if base else Path(env.get("HOME") or Path.home()) / ".codex"
 
 
-def compaction_line(env: Mapping[str, str]) -> Figure:
+def home_of_rollout(path: Path) -> Path | None:
+    """The ``CODEX_HOME`` a rollout was written under: ``<home>/sessions/YYYY/MM/DD/rollout-….jsonl``."""
+    parents = path.parents
+    if len(parents) > 4 and parents[3].name in ("sessions", "archived_sessions"):
+        return parents[4]
+    if len(parents) > 1 and parents[0].name == "archived_sessions":
+        return parents[1]
+    return None
+
+
+def compaction_line(env: Mapping[str, str], rollout: Path | None = None) -> Figure:
     """``model_auto_compact_token_limit`` from ``config.toml``; unknown when it is not set.
 
     Without it, Codex 0.169.0 did not compact on its own with a model it has no metadata for (measured up to
     240,221 tokens of a 258,400-token window); a model it knows may bring its own limit, which ctxscope cannot see.
     """
-    path = codex_home(env) / "config.toml"
+    home = home_of_rollout(rollout) if rollout is not None else None
+    path = (home or codex_home(env)) / "config.toml"
     try:
         with path.open("rb") as handle:
             raw = handle.read(_MAX_CONFIG_BYTES + 1)

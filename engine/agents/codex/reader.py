@@ -156,7 +156,8 @@ class CodexReader:
         return AgentReading(
             agent=AGENT, path=self.path, session_id=self.session_id, cwd=self.cwd, model=self.model,
             agent_version=self.version, context=tuple(self.context), context_tokens=tokens, window=window,
-            compaction_line=compaction_line(self._env), compactions=tuple(self.compactions), leaf_id=self.leaf_id,
+            compaction_line=compaction_line(self._env, self.path), compactions=tuple(self.compactions),
+            leaf_id=self.leaf_id,
             calls=calls, problems=tuple(self.problems), last_timestamp=self.last_timestamp, records=self.records,
         )
 
