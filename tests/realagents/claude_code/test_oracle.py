@@ -1,0 +1,140 @@
+"""Claude Code 2.1.328 as the oracle for ctxscope's reading of every file it writes (docs/claude-code.md).
+
+The real binary runs against the fake model on 127.0.0.1. After every turn, the file is read by ctxscope and
+compared with what the agent itself did: the leaf it recorded (``last-prompt``), the usage the fake model
+reported for the last request, the prompts of the last request it sent, the model, and at every compaction —
+its own manual and automatic ones — the ``preTokens`` it recorded against ctxscope's count of the file as it
+stood just before, and whether it compacted against ctxscope's compaction line.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.agents.claude_code import ADAPTER
+from engine.agents.claude_code.reader import ClaudeCodeReader
+from engine.agents.claude_code.records import HARNESS_PREFIXES
+from tests.realagents.agent_tally import TALLY
+from tests.realagents.claude_code.agent import ClaudeCode
+from tests.realagents.wire_apis import WireModelServer, anthropic_usage, chat_view, is_summary_ask, wire_responder
+
+pytestmark = pytest.mark.realagents
+
+AGENT = "claude-code"
+
+
+def _transcript(home: Path) -> Path:
+    found = sorted((home / ".claude" / "projects").glob("*/*.jsonl"))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _last_prompt_leaf(path: Path) -> str | None:
+    leaf = None
+    for line in path.read_text().splitlines():
+        obj = json.loads(line)
+        if obj.get("type") == "last-prompt":
+            leaf = obj.get("leafUuid")
+    return leaf
+
+
+def _prompts_sent(body: dict[str, Any]) -> list[str]:
+    """The user prompts (and a compaction summary) of a request: text the harness did not add."""
+    out = []
+    for message in body.get("messages", []):
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        blocks = [content] if isinstance(content, str) else [b.get("text") for b in content or []
+                                                              if isinstance(b, dict) and b.get("type") == "text"]
+        # Stripped: the request joins a record's text to the next one with a newline.
+        out += [t.strip() for t in blocks if isinstance(t, str) and not t.lstrip().startswith(HARNESS_PREFIXES)]
+    return out
+
+
+def _prompts_on_context(path: Path) -> list[str]:
+    reader = ClaudeCodeReader(path)
+    reading = reader.read_new()
+    lines = path.read_bytes().split(b"\n")
+    out = []
+    for item in reading.context:
+        if item.role in ("user", "summary"):
+            content = json.loads(lines[item.line_no - 1])["message"]["content"]
+            text = content if isinstance(content, str) else "".join(b.get("text", "") for b in content)
+            out.append(text.strip())
+    return out
+
+
+def _tokens_before(path: Path, line_no: int) -> int | None:
+    """ctxscope's count of the transcript as it stood before line ``line_no`` (a copy cut there)."""
+    cut = path.with_name("cut.jsonl.tmp")
+    cut.write_bytes(b"".join(line + b"\n" for line in path.read_bytes().split(b"\n")[: line_no - 1]))
+    try:
+        return ClaudeCodeReader(cut).read_new().context_tokens.tokens
+    finally:
+        cut.unlink()
+
+
+def _compare_turn(path: Path, server: WireModelServer, where: str, compacted: int) -> None:
+    before = path.read_bytes()
+    reading = ADAPTER.reader(path).read_new()
+    assert path.read_bytes() == before  # read-only
+    TALLY.check(AGENT, "leaf", reading.leaf_id, _last_prompt_leaf(path), where)
+    turns = [r for r in server.requests if not is_summary_ask(chat_view(r))]
+    last = turns[-1]
+    usage = anthropic_usage(wire_responder(chat_view(last), pad=server.pad))  # type: ignore[attr-defined]
+    if reading.context_tokens.source == "claude-code: last usage":
+        TALLY.check(AGENT, "context_tokens", reading.context_tokens.tokens, sum(usage.values()), where)
+    TALLY.check(AGENT, "model", reading.model, last["model"], where)
+    if not is_summary_ask(chat_view(server.requests[-1])):  # the last request was a turn, not the summary
+        sent = _prompts_sent(last)
+        TALLY.check(AGENT, "context_prompts", _prompts_on_context(path)[-len(sent):] if sent else [], sent, where)
+    # The agent's own count: every /compact it ran, every compaction it reported on its own (``compacted``).
+    TALLY.check(AGENT, "compactions", len(reading.compactions), compacted, where)
+    for compaction in reading.compactions:
+        raw = json.loads(path.read_bytes().split(b"\n")[compaction.line_no - 1])
+        meta = raw["compactMetadata"]
+        TALLY.check(AGENT, "compaction.pre_tokens", _tokens_before(path, compaction.line_no), meta["preTokens"],
+                    where)
+        TALLY.check(AGENT, "compaction.trigger", compaction.trigger, meta["trigger"], where)
+        TALLY.check(AGENT, "compaction.post_tokens", compaction.tokens_after, meta["postTokens"], where)
+        if meta["trigger"] == "auto":
+            TALLY.check(AGENT, "compaction_line_crossed", meta["preTokens"] >= reading.compaction_line.tokens, True,
+                        where)
+
+
+def _session(claude_binary: Path, tmp_path: Path, pad: int, prompts: list[tuple[str, ...]],
+             compacted: list[int]) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    cwd.mkdir()
+    with WireModelServer(functools.partial(wire_responder, pad=pad)) as server:
+        server.pad = pad  # type: ignore[attr-defined]
+        agent = ClaudeCode(claude_binary, home, server.origin)
+        for i, args in enumerate(prompts):
+            run = agent.run(*args, cwd=cwd)
+            assert run.returncode == 0, run.stderr[-2000:]
+            path = _transcript(home)
+            _compare_turn(path, server, f"turn {i + 1} ({args[0]!r})", compacted[i])
+
+
+def test_manual_compaction_session(claude_binary: Path, tmp_path: Path) -> None:
+    _session(claude_binary, tmp_path, 0, [("hello there",), ("second turn", "--continue"), ("/compact", "--continue"),
+                                          ("after compact", "--continue"), ("one more", "--continue")],
+             [0, 0, 1, 1, 1])
+
+
+def test_auto_compactions(claude_binary: Path, tmp_path: Path) -> None:
+    # The fake reports ~995k prompt tokens: Claude Code compacts on its own before each later turn.
+    _session(claude_binary, tmp_path, 990_000, [("hello there",), ("second turn", "--continue"),
+                                                ("third turn", "--continue")], [0, 1, 2])
+
+
+def test_nothing_leaves_loopback() -> None:
+    assert os.environ.get("ANTHROPIC_BASE_URL") is None or "127.0.0.1" in os.environ["ANTHROPIC_BASE_URL"]
