@@ -1,7 +1,8 @@
 """The incremental reader of one Codex rollout (docs/codex.md).
 
-Context: the items Codex would send next — after the last ``compacted`` record, its ``replacement_history``
-followed by every item since (without one, the summary and what followed); before any compaction, every item.
+Context: the items Codex would send next — its base instructions (``session_meta``) first, then, after the last
+``compacted`` record, its ``replacement_history`` followed by every item since (without one, the summary and what
+followed); before any compaction, every item.
 Tokens: the last ``token_count``'s ``last_token_usage.total_tokens``, Codex's own figure for the context; window:
 its ``model_context_window``. Read-only; only appended lines are parsed.
 """
@@ -43,6 +44,8 @@ class CodexReader:
         self.model: str | None = None
         self.started_window: int | None = None
         self.context: list[ContextItem] = []
+        self.base: ContextItem | None = None
+        """The base instructions (``session_meta``), sent first with every request."""
         self.last_count: TokenCount | None = None
         self.last_count_line = 0
         self.last_compacted_line = 0
@@ -86,6 +89,10 @@ class CodexReader:
             self.session_id = _str(payload.get("id")) or _str(payload.get("session_id")) or self.session_id
             self.cwd = _str(payload.get("cwd")) or self.cwd
             self.version = _str(payload.get("cli_version")) or self.version
+            base = payload.get("base_instructions")
+            text = _str(base.get("text")) if isinstance(base, Mapping) else _str(payload.get("instructions"))
+            if text:
+                self.base = ContextItem(line.line_no, None, "harness", len(text))
         elif kind == "turn_context":
             self.model = _str(payload.get("model")) or self.model
         elif kind == "response_item":
@@ -155,7 +162,8 @@ class CodexReader:
         calls = tuple(self.usage_records.values()) if self.usage_records else tuple(self.count_calls)
         return AgentReading(
             agent=AGENT, path=self.path, session_id=self.session_id, cwd=self.cwd, model=self.model,
-            agent_version=self.version, context=tuple(self.context), context_tokens=tokens, window=window,
+            agent_version=self.version, context=(self.base, *self.context) if self.base else tuple(self.context),
+            context_tokens=tokens, window=window,
             compaction_line=compaction_line(self._env, self.path), compactions=tuple(self.compactions),
             leaf_id=self.leaf_id,
             calls=calls, problems=tuple(self.problems), last_timestamp=self.last_timestamp, records=self.records,
