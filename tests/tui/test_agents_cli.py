@@ -1,0 +1,50 @@
+"""Claude Code and Codex sessions through discovery, ``status`` and ``report`` (docs/agents.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.stores.discovery import discover_sessions
+from tests.conftest import FIXTURES
+from tests.engine._agent_files import SID, claude_session, codex_session
+from tui.cli.main import main
+
+
+def test_default_discovery_finds_both_agents_under_their_homes(tmp_path: Path) -> None:
+    claude_session(tmp_path / ".claude" / "projects" / "-w" / f"{SID}.jsonl")
+    codex_session(tmp_path / "codex-home", compacted=False)
+    found = discover_sessions(env={"HOME": str(tmp_path), "CODEX_HOME": str(tmp_path / "codex-home")})
+    assert sorted((s.format, s.key) for s in found.sessions) == [("claude-code-jsonl", SID), ("codex-jsonl", SID)]
+    assert not any(s.writable for s in found.sessions)
+
+
+def test_status_shows_the_agents_own_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    claude = claude_session(tmp_path / "p" / f"{SID}.jsonl")
+    assert main(["status", "--json", str(claude)]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert (row["agent"], row["context_tokens"], row["context_window"], row["compaction_threshold_tokens"]) == (
+        "claude-code", 150, 1_000_000, 967_000)
+    assert row["compactions"] == 1 and row["leaf_id"] == "r3b"
+
+
+def test_report_reads_the_claude_code_fixtures_instead_of_counting_them_as_zero(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["report", "--json", str(FIXTURES / "claude-code")]) == 0
+    total = json.loads(capsys.readouterr().out)["total"]
+    assert total["calls"] == 11
+    assert total["cost_usd"] > 0
+
+
+def test_a_file_an_agent_claims_but_ctxscope_cannot_read_is_named_and_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    claude_session(tmp_path / f"{SID}.jsonl")
+    bad = tmp_path / "junk.jsonl"
+    bad.write_text('{"sessionId": 5}\n{"x": 1}\n')
+    assert main(["report", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}: not a claude-code session ctxscope can read" in err
