@@ -36,6 +36,15 @@ class ContextItem(NamedTuple):
     context — never the user's)."""
     chars: int
     """Characters of its text (what a rough token estimate is taken from)."""
+    offset: int = 0
+    """Byte offset of its line (the text is re-read from there)."""
+    length: int = 0
+    """Length of its line in bytes."""
+    part: int = -1
+    """Its index in the line's list of items (Codex's ``replacement_history``); -1: the line itself."""
+    timestamp: str | None = None
+    model: str | None = None
+    """The model that wrote an assistant item, where the record says."""
 
 
 class AgentCall(NamedTuple):

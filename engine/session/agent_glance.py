@@ -20,7 +20,7 @@ from engine.config.loader import Config
 from engine.stores.source import SessionSource
 from engine.stores.timestamps import parse_iso
 
-__all__ = ["AgentGlance", "agent_glance", "read_agent_session"]
+__all__ = ["AgentGlance", "agent_gauge", "agent_glance", "read_agent_session"]
 
 
 def read_agent_session(source: SessionSource, env: Mapping[str, str] | None = None) -> AgentReading:
@@ -108,12 +108,17 @@ def agent_glance(source: SessionSource, config: Config | None = None,
     """
     config = config or Config()
     reading = read_agent_session(source, env)
+    window, gauge = agent_gauge(reading, config)
+    return AgentGlance(source, reading, window, gauge, reading.compaction_line)
+
+
+def agent_gauge(reading: AgentReading, config: Config) -> tuple[ContextWindow, GaugeReading]:
+    """The window and the gauge of an agent's reading: its tokens against its own window and compaction line
+    (no compaction marker when the agent's line is unknown)."""
     window = _window(reading)
     line = reading.compaction_line
     if line.tokens is not None and 0 < line.tokens <= window.tokens:
         thresholds: Thresholds = replace(config.thresholds, reserve_tokens=window.tokens - line.tokens)
-        gauge = read_gauge(reading.context_tokens.tokens, window, thresholds=thresholds)
-    else:
-        gauge = read_gauge(reading.context_tokens.tokens, window, thresholds=config.thresholds,
-                           compaction_enabled=False)
-    return AgentGlance(source, reading, window, gauge, line)
+        return window, read_gauge(reading.context_tokens.tokens, window, thresholds=thresholds)
+    return window, read_gauge(reading.context_tokens.tokens, window, thresholds=config.thresholds,
+                              compaction_enabled=False)

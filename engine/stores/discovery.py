@@ -226,7 +226,8 @@ class _Collector:
         source = SessionSource(
             key=session_id or str(path), path=path, format=session_format,  # type: ignore[arg-type]
             session_id=session_id,
-            read_only_reason=confinement_problem(path, path.parent) if link else None,
+            read_only_reason=(confinement_problem(path, path.parent) if link else None) or _agent_read_only(
+                session_format),
         )
         self.sessions.setdefault((resolved, None), source)
 
@@ -289,6 +290,12 @@ class _Collector:
             # Named by the user, so silence would read as "no sessions here": say what ctxscope reads instead.
             self.problems.append(f"{path}: not a session file (ctxscope reads *.jsonl transcripts, sessions.json "
                                  "and OpenClaw's *.sqlite stores)")
+
+
+def _agent_read_only(session_format: str) -> str:
+    agent, how = ("Claude Code", "/compact in Claude Code") if session_format == "claude-code-jsonl" else (
+        "Codex", "/compact in Codex")
+    return f"ctxscope only reads {agent} sessions for now: compact it with {how} (docs/agents.md)"
 
 
 def _plain_name(name: str) -> bool:

@@ -48,3 +48,26 @@ def test_a_file_an_agent_claims_but_ctxscope_cannot_read_is_named_and_fails(
     assert main(["report", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert f"{bad}: not a claude-code session ctxscope can read" in err
+
+
+def test_inspect_shows_the_agents_context_with_harness_text_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    claude = claude_session(tmp_path / "p" / f"{SID}.jsonl")
+    assert main(["inspect", "--json", str(claude)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [(r["entry_id"].removeprefix("compaction:"), r["role"]) for r in result["context"]] == [
+        ("s1", "compactionSummary"), ("r2", "assistant"), ("c1", "custom"), ("c2", "custom"), ("u3", "user"),
+        ("r3", "assistant"), ("r3b", "assistant")]
+    assert result["context_tokens"] == 150 and result["context_tokens_source"] == "claude-code: last usage"
+
+
+def test_compact_and_inject_refuse_and_leave_the_file_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    codex = codex_session(tmp_path / ".codex", compacted=True)
+    before = codex.read_bytes()
+    assert main(["compact", "--yes", "--keep-recent", "0", str(codex)]) == 4
+    assert main(["inject", "--yes", str(codex)]) == 4
+    assert "ctxscope only reads Codex sessions" in capsys.readouterr().err
+    assert codex.read_bytes() == before

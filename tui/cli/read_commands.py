@@ -264,7 +264,7 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     rows = result["context"]
     cp = result["cut_point"]
     print(f"{snapshot.key}  ({snapshot.source.path})")
-    if not snapshot.pi_loadable:
+    if not snapshot.pi_loadable and snapshot.source.format not in AGENT_FORMATS:
         print("  pi will not load this file as is (its first entry is not a session header); left out of totals")
     print(f"  {snapshot.gauge.line()}  model {snapshot.model or '-'}  window {snapshot.window.tokens:,} "
           f"({snapshot.window.source})")

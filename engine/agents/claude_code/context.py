@@ -60,7 +60,8 @@ def context_path(leaf: str | None, by_uuid: Mapping[str, Record]) -> tuple[list[
 
 
 def context_items(path: Sequence[Record]) -> tuple[ContextItem, ...]:
-    return tuple(ContextItem(r.line_no, r.uuid, r.role or "harness", r.chars) for r in path if r.role is not None)
+    return tuple(ContextItem(r.line_no, r.uuid, r.role or "harness", r.chars, r.offset, r.length, -1, r.timestamp,
+                             r.model) for r in path if r.role is not None)
 
 
 def context_tokens(path: Sequence[Record], boundary: Record | None) -> Figure:

@@ -146,7 +146,10 @@ def _role(obj: Mapping[str, Any], kind: str, message: Mapping[str, Any]) -> tupl
             return "harness", chars
         return ("tool" if tools else "user"), chars
     if kind == "attachment":
-        return "harness", 0
+        rendered = obj.get("rendered")
+        chars = sum(len(r["content"]) for r in rendered if isinstance(r, Mapping) and isinstance(r.get("content"), str)
+                    ) if isinstance(rendered, list) else 0
+        return "harness", chars
     if kind == "system":
         return "harness", 0
     return None, 0

@@ -73,9 +73,13 @@ class CodexReader:
                 self.problems.append(line)
         return self.reading()
 
-    def _item(self, line_no: int, payload: Mapping[str, Any]) -> ContextItem | None:
+    def _item(self, line: Line, payload: Mapping[str, Any], part: int = -1) -> ContextItem | None:
         item: Item | None = item_of(payload)
-        return None if item is None else ContextItem(line_no, item.id, item.role, item.chars)
+        if item is None:
+            return None
+        model = self.model if item.role == "assistant" else None
+        return ContextItem(line.line_no, item.id, item.role, item.chars, line.offset, line.length, part,
+                           _str(line.obj.get("timestamp")), model)
 
     def _accept(self, line: Line) -> None:
         obj = line.obj
@@ -92,11 +96,12 @@ class CodexReader:
             base = payload.get("base_instructions")
             text = _str(base.get("text")) if isinstance(base, Mapping) else _str(payload.get("instructions"))
             if text:
-                self.base = ContextItem(line.line_no, None, "harness", len(text))
+                self.base = ContextItem(line.line_no, None, "harness", len(text), line.offset, line.length, -1,
+                                        _str(obj.get("timestamp")))
         elif kind == "turn_context":
             self.model = _str(payload.get("model")) or self.model
         elif kind == "response_item":
-            item = self._item(line.line_no, payload)
+            item = self._item(line, payload)
             if item is not None:
                 self.context.append(item)
                 self.leaf_id = item.id or self.leaf_id
@@ -116,11 +121,12 @@ class CodexReader:
         history = payload.get("replacement_history")
         before = self.last_count.last_total if self.last_count else None
         if isinstance(history, list):
-            items = (self._item(line.line_no, h) for h in history if isinstance(h, Mapping))
+            items = (self._item(line, h, i) for i, h in enumerate(history) if isinstance(h, Mapping))
             self.context = [i for i in items if i is not None]
         else:
             message = _str(payload.get("message")) or ""
-            self.context = [ContextItem(line.line_no, None, "summary", len(message))]
+            self.context = [ContextItem(line.line_no, None, "summary", len(message), line.offset, line.length, -1,
+                                        timestamp)]
         self.last_compacted_line = line.line_no
         self.compactions.append(AgentCompaction(line.line_no, None, None, before, None, timestamp, "codex compacted"))
 
