@@ -71,3 +71,18 @@ def test_compact_and_inject_refuse_and_leave_the_file_as_it_was(
     assert main(["inject", "--yes", str(codex)]) == 4
     assert "ctxscope only reads Codex sessions" in capsys.readouterr().err
     assert codex.read_bytes() == before
+
+
+async def test_the_tui_lists_both_agents_sessions_with_their_own_figures(tmp_path: Path) -> None:
+    from tests.tui.app_factory import make_app, settle
+
+    # Keys come from the file names: the Claude Code session gets its own id here.
+    claude_session(tmp_path / "s" / "claude" / "aaaaaaaa-2222-3333-4444-555555555555.jsonl")
+    codex = codex_session(tmp_path / "s" / "codex-home", compacted=True)
+    app, _ = make_app([tmp_path / "s"], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        shown = {s.source.format: (s.tokens.tokens, s.window.tokens, s.gauge.compaction_line)
+                 for s in app.session_list.snapshots}
+    assert shown == {"claude-code-jsonl": (150, 1_000_000, 967_000), "codex-jsonl": (73, 258_400, 200_000)}
+    assert codex.exists()
