@@ -141,3 +141,10 @@ class AgentAdapter(Protocol):
     def reader(self, path: Path, env: Mapping[str, str] | None = None) -> AgentReader:
         """A new incremental reader of ``path`` (``env`` locates the agent's config files)."""
         ...
+
+    def writer(self, path: Path, session_id: str | None, env: Mapping[str, str]) -> str | None:
+        """Who is writing the session right now (``"Codex pid 123"``), ``None`` when nobody is or it cannot tell.
+
+        Never takes a lock or writes anything.
+        """
+        ...

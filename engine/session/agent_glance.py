@@ -54,6 +54,8 @@ class AgentGlance:
     window: ContextWindow
     gauge: GaugeReading
     line: Figure
+    writer: str | None = None
+    """Who is writing the session now (docs/claude-code.md, docs/codex.md), ``None`` when nobody is."""
 
     def to_status(self) -> dict[str, Any]:
         """The ``ctxscope status --json`` row (the same keys as a pi or OpenClaw row)."""
@@ -95,6 +97,7 @@ class AgentGlance:
             "pi_loadable": None,
             "scan": "full",
             "sidechain": reading.sidechain,
+            "agent_writing": self.writer,
         }
 
 
@@ -107,9 +110,12 @@ def agent_glance(source: SessionSource, config: Config | None = None,
         OSError: the file cannot be read.
     """
     config = config or Config()
+    env = os.environ if env is None else env
     reading = read_agent_session(source, env)
     window, gauge = agent_gauge(reading, config)
-    return AgentGlance(source, reading, window, gauge, reading.compaction_line)
+    adapter = adapter_named(source.format)
+    writer = adapter.writer(source.path, reading.session_id, env) if adapter is not None else None
+    return AgentGlance(source, reading, window, gauge, reading.compaction_line, writer)
 
 
 def agent_gauge(reading: AgentReading, config: Config) -> tuple[ContextWindow, GaugeReading]:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engine.agents.claude_code.liveness import claude_writer
 from engine.agents.claude_code.reader import ClaudeCodeReader
 
 __all__ = ["ADAPTER", "ClaudeCode"]
@@ -36,6 +37,10 @@ class ClaudeCode:
 
     def reader(self, path: Path, env: Mapping[str, str] | None = None) -> ClaudeCodeReader:
         return ClaudeCodeReader(path)
+
+    def writer(self, path: Path, session_id: str | None, env: Mapping[str, str]) -> str | None:
+        """A live ``claude`` whose ``sessions/<pid>.json`` names the session (docs/claude-code.md)."""
+        return claude_writer(session_id, env, path)
 
 
 ADAPTER = ClaudeCode()

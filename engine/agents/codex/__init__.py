@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from engine.agents.codex.config import codex_home
+from engine.agents.codex.config import codex_home, home_of_rollout
+from engine.agents.codex.liveness import codex_writer
 from engine.agents.codex.reader import CodexReader
 
 __all__ = ["ADAPTER", "Codex"]
@@ -33,6 +34,10 @@ class Codex:
 
     def reader(self, path: Path, env: Mapping[str, str] | None = None) -> CodexReader:
         return CodexReader(path, os.environ if env is None else env)
+
+    def writer(self, path: Path, session_id: str | None, env: Mapping[str, str]) -> str | None:
+        """A process holding the thread's writer lock (docs/codex.md)."""
+        return codex_writer(session_id, home_of_rollout(path) or codex_home(env))
 
 
 ADAPTER = Codex()

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from tests.realagents import npm_cache
-from tests.realagents.agent_tally import TALLY
 from tests.realagents.claude_code.agent import VERSION, install_claude_code
 
 
@@ -18,8 +17,3 @@ def claude_binary() -> Path:
         return install_claude_code(VERSION)
     except npm_cache.NpmUnavailableError as exc:
         pytest.skip(f"Claude Code {VERSION} cannot be installed: {exc}")
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    for line in TALLY.lines():
-        terminalreporter.write_line(line)

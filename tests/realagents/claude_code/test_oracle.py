@@ -138,3 +138,24 @@ def test_auto_compactions(claude_binary: Path, tmp_path: Path) -> None:
 
 def test_nothing_leaves_loopback() -> None:
     assert os.environ.get("ANTHROPIC_BASE_URL") is None or "127.0.0.1" in os.environ["ANTHROPIC_BASE_URL"]
+
+
+def test_the_running_agent_is_seen_writing_and_not_once_it_ends(claude_binary: Path, tmp_path: Path) -> None:
+    from tests.realagents.slow_turn import during_turn, holding
+
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    cwd.mkdir()
+    with WireModelServer() as server:
+        agent = ClaudeCode(claude_binary, home, server.origin)
+        assert agent.run("hello there", cwd=cwd).returncode == 0
+        path = _transcript(home)
+        session_id = path.stem
+        server.responder = holding
+        argv = [str(claude_binary), "-p", "again", "--continue", "--output-format", "json"]
+        writer, code = during_turn(server, argv, cwd=cwd, env=agent.env(),
+                                   look=lambda: ADAPTER.writer(path, session_id, {"HOME": str(home)}))
+    assert code == 0
+    TALLY.check(AGENT, "writer_while_running", writer is not None and writer.startswith("Claude Code pid"), True,
+                "mid-turn")
+    TALLY.check(AGENT, "writer_after_exit", ADAPTER.writer(path, session_id, {"HOME": str(home)}), None, "after")

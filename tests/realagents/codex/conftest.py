@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from tests.realagents import npm_cache
-from tests.realagents.agent_tally import TALLY
 from tests.realagents.codex.agent import VERSION, install_codex
 
 
@@ -18,8 +17,3 @@ def codex_binary() -> Path:
         return install_codex(VERSION)
     except npm_cache.NpmUnavailableError as exc:
         pytest.skip(f"Codex {VERSION} cannot be installed: {exc}")
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    for line in TALLY.lines():
-        terminalreporter.write_line(line)

@@ -101,3 +101,24 @@ def test_turns_and_auto_compaction(codex_binary: Path, tmp_path: Path) -> None:
             TALLY.check(AGENT, "compaction_line", reading.compaction_line.tokens, LIMIT, where)
             TALLY.check(AGENT, "window", reading.window.tokens, 258_400, where)
         assert reading.compactions, "Codex never compacted: the fake's prompts did not reach the limit"
+
+
+def test_the_running_agent_is_seen_writing_and_not_once_it_ends(codex_binary: Path, tmp_path: Path) -> None:
+    from tests.realagents.slow_turn import during_turn, holding
+
+    cwd = tmp_path / "proj"
+    cwd.mkdir()
+    with WireModelServer() as server:
+        agent = Codex(codex_binary, tmp_path / "home" / ".codex", server.base_url)
+        agent.configure()
+        assert agent.run("hello there", cwd=cwd).returncode == 0
+        path = _rollout(agent.home)
+        session_id = ADAPTER.reader(path, {}).read_new().session_id
+        server.responder = holding
+        argv = [str(codex_binary), "exec", "--skip-git-repo-check", "resume", "--last", "again"]
+        writer, code = during_turn(server, argv, cwd=cwd, env=agent.env(),
+                                   look=lambda: ADAPTER.writer(path, session_id, {}))
+    assert code == 0
+    TALLY.check(AGENT, "writer_while_running", writer is not None and writer.startswith("Codex pid"), True,
+                "mid-turn")
+    TALLY.check(AGENT, "writer_after_exit", ADAPTER.writer(path, session_id, {}), None, "after")
