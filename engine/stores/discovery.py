@@ -292,10 +292,10 @@ class _Collector:
                                  "and OpenClaw's *.sqlite stores)")
 
 
-def _agent_read_only(session_format: str) -> str:
-    agent, how = ("Claude Code", "/compact in Claude Code") if session_format == "claude-code-jsonl" else (
-        "Codex", "/compact in Codex")
-    return f"ctxscope only reads {agent} sessions for now: compact it with {how} (docs/agents.md)"
+def _agent_read_only(session_format: str) -> str | None:
+    if session_format == "claude-code-jsonl":
+        return None  # compacted by the claude-code controller (docs/claude-code.md)
+    return "ctxscope only reads Codex sessions for now: compact it with /compact in Codex (docs/agents.md)"
 
 
 def _plain_name(name: str) -> bool:

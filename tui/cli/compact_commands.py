@@ -68,6 +68,8 @@ def compact(args: argparse.Namespace, config: Config) -> int:
         print_json({"plan": plan.to_dict(), "dry_run": args.dry_run})
     elif not args.json:
         print(render_plan(plan))
+        if plan.controller == "claude-code":
+            print(f"\n{RESUME_NOTE.format(session=source.session_id or source.key)}")
     if plan.blocked:
         for reason in plan.blocked:
             print(f"ctxscope: refused: {reason}", file=sys.stderr)
@@ -109,6 +111,10 @@ def compact(args: argparse.Namespace, config: Config) -> int:
     for warning in result.warnings:
         print(f"Warning: {warning}", file=sys.stderr)
     return EXIT_OK
+
+
+RESUME_NOTE = ("Claude Code reads this compaction when the session is resumed (claude --resume {session}); a claude "
+               "that is running it now keeps its own memory until then, so ctxscope refuses while one runs.")
 
 
 def result_to_dict(result: CompactionResult) -> dict[str, Any]:
