@@ -144,6 +144,8 @@ def apply_compaction(
         return _apply_gateway(plan, state_dir, openclaw, gateway_timeout)
     if plan.controller == "claude-code":
         return _apply_claude_code(plan, state_dir)
+    if plan.controller == "codex":
+        return _apply_codex(plan, state_dir)
     if plan.controller != "jsonl":
         _audit(state_dir, plan, "refused", f"controller {plan.controller!r} cannot write")
         raise CompactionRefusedError(f"{plan.session_key}: no controller can write this session")
@@ -169,6 +171,27 @@ def _apply_claude_code(plan: CompactionPlan, state_dir: Path) -> CompactionResul
     _audit(state_dir, plan, "ok", entry_ids=list(done.ids), offset=done.offset, bytes=done.written)
     return CompactionResult(plan=plan, controller="claude-code", entry_ids=done.ids, parent_id=done.parent,
                             offset=done.offset, bytes_written=done.written)
+
+
+def _apply_codex(plan: CompactionPlan, state_dir: Path) -> CompactionResult:
+    """docs/codex.md, Compaction."""
+    from engine.compaction.codex_controller import codex_problem, write_codex_compaction
+
+    problem = codex_problem(plan)
+    if problem is not None:
+        _audit(state_dir, plan, "refused", problem)
+        raise CompactionRefusedError(problem)
+    try:
+        offset, written = write_codex_compaction(plan)
+    except ValueError as exc:
+        _audit(state_dir, plan, "refused", str(exc))
+        raise CompactionRefusedError(str(exc)) from exc
+    except OSError as exc:
+        _audit(state_dir, plan, "failed", str(exc))
+        raise
+    _audit(state_dir, plan, "ok", offset=offset, bytes=written)
+    return CompactionResult(plan=plan, controller="codex", entry_ids=("compacted",), parent_id=plan.leaf_id,
+                            offset=offset, bytes_written=written)
 
 
 _ATTEMPTS = 5

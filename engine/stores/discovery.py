@@ -226,8 +226,7 @@ class _Collector:
         source = SessionSource(
             key=session_id or str(path), path=path, format=session_format,  # type: ignore[arg-type]
             session_id=session_id,
-            read_only_reason=(confinement_problem(path, path.parent) if link else None) or _agent_read_only(
-                session_format),
+            read_only_reason=confinement_problem(path, path.parent) if link else None,
         )
         self.sessions.setdefault((resolved, None), source)
 
@@ -290,12 +289,6 @@ class _Collector:
             # Named by the user, so silence would read as "no sessions here": say what ctxscope reads instead.
             self.problems.append(f"{path}: not a session file (ctxscope reads *.jsonl transcripts, sessions.json "
                                  "and OpenClaw's *.sqlite stores)")
-
-
-def _agent_read_only(session_format: str) -> str | None:
-    if session_format == "claude-code-jsonl":
-        return None  # compacted by the claude-code controller (docs/claude-code.md)
-    return "ctxscope only reads Codex sessions for now: compact it with /compact in Codex (docs/agents.md)"
 
 
 def _plain_name(name: str) -> bool:

@@ -85,8 +85,10 @@ def cx_count(last_total: int, total_total: int, window: int = 258_400) -> dict[s
         "model_context_window": window}}
 
 
-def codex_session(home: Path, *, compacted: bool) -> Path:
-    """A rollout under ``home/sessions/2026/11/27``: two turns, optionally a compaction and a third turn."""
+def codex_session(home: Path, *, compacted: bool, scale: int = 1) -> Path:
+    """A rollout under ``home/sessions/2026/11/27``: two turns, optionally a compaction and a third turn.
+
+    ``scale`` repeats the words of the first turn (a turn worth summarizing)."""
     records = [
         cx("session_meta", {"id": SID, "cwd": "/w", "cli_version": "0.169.0",
                             "base_instructions": {"text": "You are Codex."}}, 0),
@@ -94,8 +96,8 @@ def codex_session(home: Path, *, compacted: bool) -> Path:
         cx("response_item", cx_message("developer", "<permissions instructions>…", "d1"), 2),
         cx("response_item", cx_message("user", "<environment_context>…</environment_context>", "e1"), 3),
         cx("turn_context", {"model": "gpt-5.2-codex"}, 4),
-        cx("response_item", cx_message("user", "first prompt", "p1"), 5),
-        cx("response_item", cx_message("assistant", "first reply", "m1"), 6),
+        cx("response_item", cx_message("user", " ".join(["first prompt"] * scale), "p1"), 5),
+        cx("response_item", cx_message("assistant", " ".join(["first reply"] * scale), "m1"), 6),
         cx("token_usage_record", {"response_id": "resp_1", "usage": {"input_tokens": 100, "cached_input_tokens": 40,
                                                                      "output_tokens": 3}}, 7),
         cx("event_msg", cx_count(103, 103), 8),

@@ -62,15 +62,15 @@ def test_inspect_shows_the_agents_context_with_harness_text_apart(
     assert result["context_tokens"] == 150 and result["context_tokens_source"] == "claude-code: last usage"
 
 
-def test_compact_and_inject_refuse_and_leave_the_file_as_it_was(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_inject_refuses_and_leaves_the_file_as_it_was(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # inject writes pi entries: an agent's session takes its checkpoint through a compaction's summary instead.
     codex = codex_session(tmp_path / ".codex", compacted=True)
-    before = codex.read_bytes()
-    assert main(["compact", "--yes", "--keep-recent", "0", str(codex)]) == 4
-    assert main(["inject", "--yes", str(codex)]) == 4
-    assert "ctxscope only reads Codex sessions" in capsys.readouterr().err
-    assert codex.read_bytes() == before
+    claude = claude_session(tmp_path / "p" / f"{SID}.jsonl")
+    before = codex.read_bytes(), claude.read_bytes()
+    for path in (codex, claude):
+        assert main(["--state-dir", str(tmp_path / "state"), "inject", "--yes", str(path)]) == 4
+        assert "inject writes pi entries" in capsys.readouterr().err
+    assert (codex.read_bytes(), claude.read_bytes()) == before
 
 
 async def test_the_tui_lists_both_agents_sessions_with_their_own_figures(tmp_path: Path) -> None:

@@ -68,8 +68,8 @@ def compact(args: argparse.Namespace, config: Config) -> int:
         print_json({"plan": plan.to_dict(), "dry_run": args.dry_run})
     elif not args.json:
         print(render_plan(plan))
-        if plan.controller == "claude-code":
-            print(f"\n{RESUME_NOTE.format(session=source.session_id or source.key)}")
+        if plan.controller in RESUME_NOTES:
+            print(f"\n{RESUME_NOTES[plan.controller].format(session=source.session_id or source.key)}")
     if plan.blocked:
         for reason in plan.blocked:
             print(f"ctxscope: refused: {reason}", file=sys.stderr)
@@ -113,8 +113,13 @@ def compact(args: argparse.Namespace, config: Config) -> int:
     return EXIT_OK
 
 
-RESUME_NOTE = ("Claude Code reads this compaction when the session is resumed (claude --resume {session}); a claude "
-               "that is running it now keeps its own memory until then, so ctxscope refuses while one runs.")
+RESUME_NOTES = {
+    "claude-code": ("Claude Code reads this compaction when the session is resumed (claude --resume {session}); a "
+                    "claude that is running it now keeps its own memory until then, so ctxscope refuses while one "
+                    "runs."),
+    "codex": ("Codex reads this compaction when the session is resumed (codex resume {session}); a codex that is "
+              "running it now keeps its own history until then, so ctxscope refuses while one runs."),
+}
 
 
 def result_to_dict(result: CompactionResult) -> dict[str, Any]:
