@@ -18,8 +18,8 @@ from pathlib import Path
 import orjson
 
 from engine.agents.claude_code.compaction_records import compaction_records, preserved_chain_problem
-from engine.agents.claude_code.liveness import claude_writer
 from engine.agents.claude_code.reader import ClaudeCodeReader
+from engine.compaction.agent_guard import agent_compaction_problem
 from engine.compaction.plan import CompactionPlan
 
 __all__ = ["ClaudeCodeWrite", "claude_code_problem", "write_claude_code_compaction"]
@@ -34,14 +34,7 @@ class ClaudeCodeWrite:
 
 def claude_code_problem(plan: CompactionPlan) -> str | None:
     """Why the plan may not be written now (``None`` when it may)."""
-    path = plan.source.path
-    writer = claude_writer(plan.source.session_id, os.environ, path)
-    if writer is not None:
-        return (f"{writer} is running this session: it would keep writing after the old leaf. Let it finish (or "
-                "quit it), then compact and resume with `claude --resume " + (plan.source.session_id or "ID") + "`")
-    if plan.layer == "prune":
-        return "prune rewrites pi tool results; Claude Code sessions are compacted with a summary (--layer summarize)"
-    return None
+    return agent_compaction_problem(plan.source, plan.layer)
 
 
 def write_claude_code_compaction(plan: CompactionPlan) -> ClaudeCodeWrite:

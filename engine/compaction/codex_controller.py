@@ -16,10 +16,9 @@ from typing import Any
 import orjson
 
 from engine.agents.codex.compaction_record import compacted_record, orphan_outputs
-from engine.agents.codex.config import codex_home, home_of_rollout
-from engine.agents.codex.liveness import codex_writer
 from engine.agents.codex.reader import CodexReader
 from engine.agents.protocol import ContextItem
+from engine.compaction.agent_guard import agent_compaction_problem
 from engine.compaction.plan import CompactionPlan
 
 __all__ = ["codex_problem", "write_codex_compaction"]
@@ -27,14 +26,7 @@ __all__ = ["codex_problem", "write_codex_compaction"]
 
 def codex_problem(plan: CompactionPlan) -> str | None:
     """Why the plan may not be written now (``None`` when it may)."""
-    home = home_of_rollout(Path(plan.source.path)) or codex_home(os.environ)
-    writer = codex_writer(plan.source.session_id, home)
-    if writer is not None:
-        return (f"{writer} is running this session: it would keep its own history. Let it finish, then compact "
-                "and resume with `codex resume`")
-    if plan.layer == "prune":
-        return "prune rewrites pi tool results; Codex sessions are compacted with a summary (--layer summarize)"
-    return None
+    return agent_compaction_problem(plan.source, plan.layer)
 
 
 def _item_id(item: ContextItem) -> str:

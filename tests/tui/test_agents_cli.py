@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,23 @@ async def test_the_tui_lists_both_agents_sessions_with_their_own_figures(tmp_pat
                  for s in app.session_list.snapshots}
     assert shown == {"claude-code-jsonl": (150, 1_000_000, 967_000), "codex-jsonl": (73, 258_400, 200_000)}
     assert codex.exists()
+
+
+def test_the_tui_controls_say_why_an_agent_session_cannot_be_compacted_now(tmp_path: Path) -> None:
+    from engine.config.loader import Config
+    from engine.fs.lock_info import process_starttime
+    from engine.session.snapshot import snapshot_session
+    from tui.controls import ControlPolicy
+
+    path = claude_session(tmp_path / ".claude" / "projects" / "-w" / f"{SID}.jsonl")
+    [source] = discover_sessions([path]).sessions
+    snapshot = snapshot_session(source)
+    policy = ControlPolicy(Config())
+    assert policy.unavailable("compact", snapshot, None, "this session") is None
+    assert "compacted with a summary" in (policy.unavailable("prune", snapshot, None, "this session") or "")
+    announced = tmp_path / ".claude" / "sessions" / f"{os.getpid()}.json"
+    announced.parent.mkdir(parents=True)
+    announced.write_text(json.dumps({"pid": os.getpid(), "sessionId": SID,
+                                     "procStart": str(process_starttime(os.getpid()))}))
+    reason = policy.unavailable("compact", snapshot, None, "this session") or ""
+    assert f"Claude Code pid {os.getpid()} is running this session" in reason and f"claude --resume {SID}" in reason

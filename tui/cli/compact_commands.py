@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from engine.accounting.gauge import format_tokens
+from engine.compaction.agent_guard import agent_compaction_problem
 from engine.compaction.controllers import (
     CompactionError,
     CompactionRefusedError,
@@ -70,6 +71,9 @@ def compact(args: argparse.Namespace, config: Config) -> int:
         print(render_plan(plan))
         if plan.controller in RESUME_NOTES:
             print(f"\n{RESUME_NOTES[plan.controller].format(session=source.session_id or source.key)}")
+            problem = agent_compaction_problem(source, plan.layer)
+            if problem is not None and args.dry_run:
+                print(f"Not now: {problem}")
     if plan.blocked:
         for reason in plan.blocked:
             print(f"ctxscope: refused: {reason}", file=sys.stderr)
