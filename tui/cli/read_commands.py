@@ -37,6 +37,8 @@ def _status_row(row: dict[str, Any]) -> list[str]:
     tokens = "?" if row["context_tokens"] is None else format_tokens(row["context_tokens"])
     util = row["utilization"]
     flags = [row["agent"]] if row.get("agent") else []
+    if row.get("sidechain"):
+        flags.append("sub-agent")
     if row.get("agent_writing"):
         flags.append(f"writing: {row['agent_writing']}")
     if row["malformed_lines"]:

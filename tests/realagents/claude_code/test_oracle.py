@@ -159,3 +159,43 @@ def test_the_running_agent_is_seen_writing_and_not_once_it_ends(claude_binary: P
     TALLY.check(AGENT, "writer_while_running", writer is not None and writer.startswith("Claude Code pid"), True,
                 "mid-turn")
     TALLY.check(AGENT, "writer_after_exit", ADAPTER.writer(path, session_id, {"HOME": str(home)}), None, "after")
+
+
+def _delegating(view: dict[str, Any]) -> Any:
+    """The main thread calls the Agent tool once; the sub-agent answers its task; the main thread then ends."""
+    from tests.realagents.fake_model import Reply
+
+    said = " ".join(str(m.get("content")) for m in view["messages"] if m.get("role") == "user")
+    base = wire_responder(view)
+    if "SUBTASK" in said and "delegate now" not in said:  # the sub-agent's own thread
+        return Reply("sub-agent finished the subtask", base.prompt_tokens, 5)
+    if not any(m.get("role") == "assistant" for m in view["messages"]):
+        call = {"id": "toolu_sub1", "name": "Agent", "arguments": json.dumps(
+            {"description": "do subtask", "prompt": "SUBTASK: say hi", "subagent_type": "general-purpose"})}
+        return Reply("", base.prompt_tokens, 5, tool_calls=(call,))
+    return Reply("main done", base.prompt_tokens, 3)
+
+
+def test_a_sub_agents_own_file(claude_binary: Path, tmp_path: Path) -> None:
+    from engine.stores.discovery import discover_sessions
+
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    cwd.mkdir()
+    with WireModelServer(_delegating) as server:
+        agent = ClaudeCode(claude_binary, home, server.origin)
+        run = agent.run("delegate now", "--allowedTools", "Agent", cwd=cwd)
+        assert run.returncode == 0, run.stderr[-2000:]
+        sub_requests = [r for r in server.requests if "delegate now" not in json.dumps(r.get("messages"))]
+    [sub] = sorted((home / ".claude" / "projects").glob("*/*/subagents/agent-*.jsonl"))
+    main_file = _transcript(home)
+    found = {s.path: s for s in discover_sessions([home / ".claude" / "projects"]).sessions}
+    TALLY.check(AGENT, "subagent.discovered", sorted(found), sorted([main_file, sub]), "sub-agent")
+    reading = ADAPTER.reader(sub).read_new()
+    TALLY.check(AGENT, "subagent.sidechain", reading.sidechain, True, "sub-agent")
+    usage = anthropic_usage(_delegating(chat_view(sub_requests[-1])))
+    TALLY.check(AGENT, "subagent.context_tokens", reading.context_tokens.tokens, sum(usage.values()), "sub-agent")
+    last_uuid = [json.loads(line).get("uuid") for line in sub.read_text().splitlines()]
+    TALLY.check(AGENT, "subagent.leaf", reading.leaf_id, [u for u in last_uuid if u][-1], "sub-agent")
+    TALLY.check(AGENT, "subagent.prompts", [i.role for i in reading.context if i.role == "user"], ["user"],
+                "sub-agent")
