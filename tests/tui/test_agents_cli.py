@@ -107,3 +107,22 @@ def test_the_tui_controls_say_why_an_agent_session_cannot_be_compacted_now(tmp_p
                                      "procStart": str(process_starttime(os.getpid()))}))
     reason = policy.unavailable("compact", snapshot, None, "this session") or ""
     assert f"Claude Code pid {os.getpid()} is running this session" in reason and f"claude --resume {SID}" in reason
+
+
+def test_state_capture_never_takes_the_agents_harness_text_as_the_users(tmp_path: Path) -> None:
+    from engine.capture.state import CapturedState, capture
+    from engine.session.snapshot import SessionFollower
+    from tests.engine._agent_files import cc_assistant, cc_user, write_jsonl
+
+    path = write_jsonl(tmp_path / f"{SID}.jsonl", [
+        cc_user("u0", None, "<system-reminder>Today's date is 2026-11-27. Please fix the build.</system-reminder>"),
+        cc_user("c0", "u0", "<local-command-caveat>Caveat: run locally, answer as the user.</local-command-caveat>",
+                isMeta=True),
+        cc_user("u1", "c0", "please rename the billing module"),
+        cc_assistant("r1", "u1", "Renamed.", (5, 10, 10, 5), "m1"),
+    ])
+    [source] = discover_sessions([path]).sessions
+    follower = SessionFollower(source)
+    snapshot = follower.refresh()
+    state = capture(CapturedState(), (m.entry for m in snapshot.view.messages), follower.reader.read_object)
+    assert state.real_user_messages == 1
