@@ -99,6 +99,14 @@ def anthropic_usage(reply: Reply) -> dict[str, int]:
             "cache_read_input_tokens": read, "output_tokens": reply.completion_tokens}
 
 
+def anthropic_wire_usage(reply: Reply) -> dict[str, Any]:
+    """:func:`anthropic_usage` as the API sends it: the cache writes also broken down by lifetime (all 5-minute)."""
+    usage: dict[str, Any] = dict(anthropic_usage(reply))
+    usage["cache_creation"] = {"ephemeral_5m_input_tokens": usage["cache_creation_input_tokens"],
+                               "ephemeral_1h_input_tokens": 0}
+    return usage
+
+
 def responses_usage(reply: Reply) -> dict[str, Any]:
     """The Responses API usage of a reply: half the prompt counted as cached."""
     return {"input_tokens": reply.prompt_tokens, "input_tokens_details": {"cached_tokens": reply.prompt_tokens // 2},
@@ -181,11 +189,11 @@ def _content_blocks(reply: Reply) -> list[dict[str, Any]]:
 def _anthropic_message(model: str, reply: Reply) -> dict[str, Any]:
     return {"id": f"msg_fake{next(_counter)}", "type": "message", "role": "assistant", "model": model,
             "content": _content_blocks(reply), "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
-            "stop_sequence": None, "usage": anthropic_usage(reply)}
+            "stop_sequence": None, "usage": anthropic_wire_usage(reply)}
 
 
 def _anthropic_events(model: str, reply: Reply) -> list[tuple[str, dict[str, Any]]]:
-    usage = anthropic_usage(reply)
+    usage = anthropic_wire_usage(reply)
     start = {**_anthropic_message(model, reply), "content": [], "stop_reason": None,
              "usage": {**usage, "output_tokens": 1}}
     events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
