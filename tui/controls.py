@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.checkpoints.diff import diff_checkpoints
 from engine.checkpoints.store import list_checkpoints, read_checkpoint
+from engine.compaction.agent_guard import agent_compaction_problem
 from engine.compaction.planner import choose_controller
 from engine.config.extras import missing_extra
 from engine.config.llm_settings import NEEDS_LLM
@@ -83,6 +84,9 @@ def compaction_refusal(
     controller, refusal = choose_controller(snapshot.source, config.compaction.controller)
     if refusal is not None:
         return refusal
+    agent_problem = agent_compaction_problem(snapshot.source, action)  # Claude Code, Codex (docs/agents.md)
+    if agent_problem is not None:
+        return agent_problem
     if action == "prune" and controller == "gateway":
         where = "lives in OpenClaw's SQLite store, which only the gateway writes" if (
             snapshot.source.in_database) else "is compacted through the gateway"

@@ -17,7 +17,7 @@ from engine.checkpoints.render import RenderedCheckpoint, render_checkpoint
 from engine.checkpoints.store import LoadedCheckpoint, latest_checkpoint
 from engine.fs.audit import record_action
 from engine.fs.jsonl_append import AppendResult, append_entries
-from engine.stores.source import SessionSource
+from engine.stores.source import AGENT_FORMATS, SessionSource
 
 __all__ = [
     "CHECKPOINT_CUSTOM_TYPE",
@@ -76,6 +76,9 @@ def plan_inject(source: SessionSource, state_dir: Path) -> InjectPlan:
         raise InjectRefusedError(f"{source.path} is an archived transcript; nothing reads it any more.")
     if source.read_only_reason is not None:
         raise InjectRefusedError(source.read_only_reason)
+    if source.format in AGENT_FORMATS:
+        raise InjectRefusedError(f"{source.key}: inject writes pi entries; Claude Code and Codex sessions take "
+                                 "their checkpoint through a compaction's summary (ctxscope compact)")
     loaded = latest_checkpoint(state_dir, source.identity)
     if loaded is None:
         raise InjectRefusedError(

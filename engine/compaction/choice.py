@@ -91,6 +91,10 @@ def choose_controller(source: SessionSource, requested: str = "auto") -> tuple[s
         return "none", f"{source.path} is an archived transcript; nothing reads it any more, so it is never compacted"
     if source.read_only_reason is not None:
         return "none", source.read_only_reason
+    if source.format == "claude-code-jsonl":  # a boundary Claude Code reads on resume (docs/claude-code.md)
+        return "claude-code", None
+    if source.format == "codex-jsonl":  # a compacted record Codex reads on resume (docs/codex.md)
+        return "codex", None
     return "jsonl", None
 
 

@@ -142,10 +142,56 @@ def apply_compaction(
         raise CompactionRefusedError("; ".join(plan.blocked))
     if plan.controller == "gateway":
         return _apply_gateway(plan, state_dir, openclaw, gateway_timeout)
+    if plan.controller == "claude-code":
+        return _apply_claude_code(plan, state_dir)
+    if plan.controller == "codex":
+        return _apply_codex(plan, state_dir)
     if plan.controller != "jsonl":
         _audit(state_dir, plan, "refused", f"controller {plan.controller!r} cannot write")
         raise CompactionRefusedError(f"{plan.session_key}: no controller can write this session")
     return _apply_jsonl(plan, follower, config, state_dir, lock_timeout, exact=exact)
+
+
+def _apply_claude_code(plan: CompactionPlan, state_dir: Path) -> CompactionResult:
+    """docs/claude-code.md, Resuming after another program's boundary."""
+    from engine.compaction.claude_code_controller import claude_code_problem, write_claude_code_compaction
+
+    problem = claude_code_problem(plan)
+    if problem is not None:
+        _audit(state_dir, plan, "refused", problem)
+        raise CompactionRefusedError(problem)
+    try:
+        done = write_claude_code_compaction(plan)
+    except ValueError as exc:
+        _audit(state_dir, plan, "refused", str(exc))
+        raise CompactionRefusedError(str(exc)) from exc
+    except OSError as exc:
+        _audit(state_dir, plan, "failed", str(exc))
+        raise
+    _audit(state_dir, plan, "ok", entry_ids=list(done.ids), offset=done.offset, bytes=done.written)
+    return CompactionResult(plan=plan, controller="claude-code", entry_ids=done.ids, parent_id=done.parent,
+                            offset=done.offset, bytes_written=done.written)
+
+
+def _apply_codex(plan: CompactionPlan, state_dir: Path) -> CompactionResult:
+    """docs/codex.md, Compaction."""
+    from engine.compaction.codex_controller import codex_problem, write_codex_compaction
+
+    problem = codex_problem(plan)
+    if problem is not None:
+        _audit(state_dir, plan, "refused", problem)
+        raise CompactionRefusedError(problem)
+    try:
+        offset, written = write_codex_compaction(plan)
+    except ValueError as exc:
+        _audit(state_dir, plan, "refused", str(exc))
+        raise CompactionRefusedError(str(exc)) from exc
+    except OSError as exc:
+        _audit(state_dir, plan, "failed", str(exc))
+        raise
+    _audit(state_dir, plan, "ok", offset=offset, bytes=written)
+    return CompactionResult(plan=plan, controller="codex", entry_ids=("compacted",), parent_id=plan.leaf_id,
+                            offset=offset, bytes_written=written)
 
 
 _ATTEMPTS = 5

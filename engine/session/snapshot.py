@@ -17,14 +17,16 @@ from engine.accounting.context import ContextView, build_context, context_from_p
 from engine.accounting.gauge import GaugeReading
 from engine.accounting.measure import ContextTokens, ObjectSource, measure_context
 from engine.accounting.windows import ContextWindow
+from engine.agents.protocol import AgentReading
 from engine.config.loader import Config
 from engine.index.cache import IndexCache
 from engine.index.entry_cache import restore_reader, save_reader
 from engine.session.agent_limits import AgentLimits, agent_limits
+from engine.stores.agent_entries import AgentEntryReader
 from engine.stores.entries import Entry
 from engine.stores.number_bounds import token_count
 from engine.stores.reader import SessionReader, open_reader
-from engine.stores.source import SessionSource
+from engine.stores.source import AGENT_FORMATS, SessionSource
 from engine.stores.timestamps import parse_iso
 from engine.stores.transcript import BadLine, ReadBatch, TranscriptReader
 
@@ -133,7 +135,8 @@ class SessionFollower:
     def __init__(self, source: SessionSource, config: Config | None = None, index: IndexCache | None = None) -> None:
         self.source = source
         self.config = config or Config()
-        self.index = index if index is not None and index.enabled and not source.in_database else None
+        self.index = (index if index is not None and index.enabled and not source.in_database
+                      and source.format not in AGENT_FORMATS else None)
         """Where entries are stored between runs (JSONL transcripts only)."""
         restored = restore_reader(self.index, source.path) if self.index is not None else None
         self.reader: SessionReader = restored if restored is not None else open_reader(source)
@@ -214,6 +217,8 @@ class SessionFollower:
         source = self.source
         config = self.config
         view = context_from_path(tuple(self._path), reader.leaf)
+        if isinstance(reader, AgentEntryReader) and reader.reading is not None:
+            return self._agent_snapshot(view, reader.reading)
         tokens = measure_context(view, reader, cache=self.token_cache)
         model, provider = _model_on_path(view.path)
         store = source.store_entry or {}
@@ -253,6 +258,26 @@ class SessionFollower:
             project=cwd if isinstance(cwd, str) and cwd else None,
             pi_loadable=header is not None and isinstance(header.get("id"), str),
             is_session=header is not None or view.leaf is not None,
+        )
+
+
+    def _agent_snapshot(self, view: ContextView, reading: AgentReading) -> SessionSnapshot:
+        """Claude Code, Codex: the agent's own figures on the gauge (docs/claude-code.md, docs/codex.md)."""
+        from engine.session.agent_glance import agent_gauge
+
+        window, gauge = agent_gauge(reading, self.config)
+        figure = reading.context_tokens
+        tokens = ContextTokens(figure.tokens, figure.source, figure.tokens, None, 0, 0, "agent", figure.tokens or 0,
+                               figure.tokens is not None)
+        last_activity = parse_iso(reading.last_timestamp) if reading.last_timestamp else None
+        if last_activity is None and self.reader.mtime is not None:
+            last_activity = datetime.fromtimestamp(self.reader.mtime, UTC)
+        return SessionSnapshot(
+            source=self.source, view=view, tokens=tokens, window=window, gauge=gauge, model=reading.model,
+            provider=reading.agent, entries=reading.records, compactions_in_file=len(reading.compactions),
+            store_compaction_count=None, last_activity=last_activity, malformed_lines=tuple(self.reader.bad_lines),
+            version=3, headerless=False, revision=self._revision, limits=None, project=reading.cwd,
+            pi_loadable=False, is_session=reading.is_session,
         )
 
 

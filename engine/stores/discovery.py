@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import orjson
 
+from engine.agents.registry import ADAPTERS, sniff_format
 from engine.stores.placement import confinement_problem, file_problem, openclaw_place, read_regular
 from engine.stores.source import SQLITE_NAME, Discovery, FileKind, SessionSource, classify_file
 
@@ -39,6 +40,8 @@ def default_roots(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
     roots += [home / ".openclaw", home / ".clawdbot"]
     pi_dir = env.get("PI_CODING_AGENT_DIR")
     roots.append((Path(pi_dir).expanduser() if pi_dir else home / ".pi" / "agent") / "sessions")
+    for adapter in ADAPTERS:  # Claude Code, Codex (engine/agents)
+        roots += adapter.default_roots({**env, "HOME": str(home)})
     return tuple(roots)
 
 
@@ -182,6 +185,10 @@ class _Collector:
             self.problems.append(problem)
             return
         transcript_like, header_id = _first_line(path)
+        agent = sniff_format(path) if header_id is None else None
+        if agent is not None:
+            self.add_agent_session(path, *agent)
+            return
         if not transcript_like and not explicit:
             return
         key: str | None = None
@@ -209,6 +216,16 @@ class _Collector:
             agent_id=agent_id,
             state_dir=state_dir,
             # Only a symlinked file can resolve outside its directory (``place`` resolved the directory once).
+            read_only_reason=confinement_problem(path, path.parent) if link else None,
+        )
+        self.sessions.setdefault((resolved, None), source)
+
+    def add_agent_session(self, path: Path, session_format: str, session_id: str | None) -> None:
+        """A Claude Code or Codex session file (docs/claude-code.md, docs/codex.md): read-only."""
+        resolved, _, _, link = self.place(path)
+        source = SessionSource(
+            key=session_id or str(path), path=path, format=session_format,  # type: ignore[arg-type]
+            session_id=session_id,
             read_only_reason=confinement_problem(path, path.parent) if link else None,
         )
         self.sessions.setdefault((resolved, None), source)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.stores.entries import Entry
-from engine.stores.source import SessionSource
+from engine.stores.source import AGENT_FORMATS, SessionSource
 from engine.stores.transcript import BadLine, EntryParser, ReadBatch, TranscriptReader
 
 __all__ = ["SessionReader", "open_reader"]
@@ -48,6 +48,10 @@ class SessionReader(Protocol):
 
 def open_reader(source: SessionSource) -> SessionReader:
     """A reader for ``source``: the SQLite reader for OpenClaw's database, the JSONL reader otherwise."""
+    if source.format in AGENT_FORMATS:
+        from engine.stores.agent_entries import AgentEntryReader  # Claude Code, Codex (engine/agents)
+
+        return AgentEntryReader(source.path, source.format, source.format.removesuffix("-jsonl"))
     if source.in_database:
         # Imported here: only SQLite users pay for sqlite3 and zstandard.
         from engine.stores.sqlite import SqliteTranscriptReader

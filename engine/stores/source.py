@@ -13,9 +13,11 @@ from typing import Any, Literal
 
 from engine.fs.layout import file_identity
 
-__all__ = ["SQLITE_NAME", "Discovery", "FileKind", "SessionFormat", "SessionSource", "classify_file"]
+__all__ = ["AGENT_FORMATS", "SQLITE_NAME", "Discovery", "FileKind", "SessionFormat", "SessionSource", "classify_file"]
 
-SessionFormat = Literal["openclaw-jsonl", "pi-jsonl", "openclaw-sqlite"]
+SessionFormat = Literal["openclaw-jsonl", "pi-jsonl", "openclaw-sqlite", "claude-code-jsonl", "codex-jsonl"]
+AGENT_FORMATS: frozenset[SessionFormat] = frozenset({"claude-code-jsonl", "codex-jsonl"})
+"""Formats read through :mod:`engine.agents` (docs/claude-code.md, docs/codex.md): read-only for now."""
 FileKind = Literal["transcript", "archive", "checkpoint-copy", "sidecar", "lock", "store", "sqlite", "other"]
 
 _ARCHIVE_TS = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d{3})?Z"
@@ -76,7 +78,8 @@ class SessionSource:
     @property
     def writable(self) -> bool:
         """Whether ctxscope may append to the transcript itself (the jsonl controller)."""
-        return not self.in_database and self.kind == "live" and self.read_only_reason is None
+        return (not self.in_database and self.kind == "live" and self.read_only_reason is None
+                and self.format not in AGENT_FORMATS)
 
     @property
     def watch_paths(self) -> tuple[Path, ...]:

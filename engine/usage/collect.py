@@ -16,7 +16,7 @@ from typing import Any
 from engine.index.cache import IndexCache
 from engine.index.transcript_index import TranscriptIndex, index_transcript
 from engine.stores.number_bounds import cost_usd
-from engine.stores.source import Discovery, SessionSource
+from engine.stores.source import AGENT_FORMATS, Discovery, SessionSource
 from engine.stores.transcript import TranscriptError
 from engine.usage.model import SessionUsage
 
@@ -63,6 +63,10 @@ def session_usage(source: SessionSource, cache: IndexCache | None = None) -> Ses
     Raises:
         TranscriptError, OSError: the session cannot be read.
     """
+    if source.format in AGENT_FORMATS:  # Claude Code, Codex (engine/agents)
+        from engine.usage.agent_usage import agent_session_usage
+
+        return agent_session_usage(source)
     indexed = index_source(source, cache)
     agent = source.agent_id or ("pi" if source.format == "pi-jsonl" else "openclaw")
     return SessionUsage(
@@ -99,7 +103,7 @@ def collect_usage(
         for done, source in enumerate(sources, 1):
             try:
                 found.append(session_usage(source, cache))
-            except (TranscriptError, OSError) as exc:
+            except (TranscriptError, OSError, ValueError) as exc:
                 problems.append(f"{source.path}: {exc}")
             if progress is not None:
                 progress(done, len(sources))

@@ -264,13 +264,16 @@ class FakeModelServer:
         port: the bound port.
     """
 
+    handler: type[BaseHTTPRequestHandler] = _Handler
+    """The request handler class (a subclass may add routes: tests/realagents/wire_apis.py)."""
+
     def __init__(self, responder: Responder | None = None) -> None:
         self.responder: Responder = responder or default_responder
         self._lock = threading.Lock()
         self._requests: list[dict[str, Any]] = []
         self._arrived = threading.Condition(self._lock)
         self._closing = threading.Event()
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server(("127.0.0.1", 0), self.handler)
         self._httpd.owner = self
         self.port: int = self._httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"

@@ -42,16 +42,26 @@ def require_node() -> tuple[str, str]:
     return node, npm
 
 
-def _marker_matches(prefix: Path, package: str, version: str) -> bool:
+def _marker_matches(prefix: Path, package: str, version: str, extra: tuple[str, ...] = ()) -> bool:
     try:
         data = json.loads((prefix / MARKER).read_text())
     except (OSError, ValueError):
         return False
-    return isinstance(data, dict) and data.get("package") == package and data.get("version") == version
+    return (
+        isinstance(data, dict)
+        and data.get("package") == package
+        and data.get("version") == version
+        and tuple(data.get("extra") or ()) == extra
+    )
 
 
-def install(package: str, version: str, name: str) -> Path:
+def install(
+    package: str, version: str, name: str, *, extra: tuple[str, ...] = (), ignore_scripts: bool = False
+) -> Path:
     """Install ``package@version`` into ``cache_root()/name`` unless a completed install is there.
+
+    ``extra`` names more ``package@version`` specs installed beside it (a platform package holding a native
+    binary); ``ignore_scripts`` passes ``--ignore-scripts`` (an install script that would fetch from the network).
 
     Returns:
         The install prefix; the package is at ``prefix/node_modules/<package>``.
@@ -64,7 +74,7 @@ def install(package: str, version: str, name: str) -> Path:
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
     prefix = root / name
-    if _marker_matches(prefix, package, version):
+    if _marker_matches(prefix, package, version, extra):
         return prefix
     with (root / f"{name}.lock").open("w") as lock:
         deadline = time.monotonic() + LOCK_TIMEOUT_S
@@ -77,15 +87,17 @@ def install(package: str, version: str, name: str) -> Path:
                     raise RuntimeError(f"another process holds {root / name}.lock for too long") from None
                 time.sleep(0.5)
         try:
-            if _marker_matches(prefix, package, version):  # installed by whoever held the lock
+            if _marker_matches(prefix, package, version, extra):  # installed by whoever held the lock
                 return prefix
             staging = root / f"{name}.partial-{os.getpid()}"
             shutil.rmtree(staging, ignore_errors=True)
             staging.mkdir()
             (staging / "package.json").write_text(json.dumps({"name": "ctxscope-test-install", "private": True}))
             try:
+                flags = ["--ignore-scripts"] if ignore_scripts else []
                 proc = subprocess.run(
-                    [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", f"{package}@{version}"],
+                    [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", *flags, f"{package}@{version}",
+                     *extra],
                     cwd=staging,
                     capture_output=True,
                     text=True,
@@ -97,7 +109,8 @@ def install(package: str, version: str, name: str) -> Path:
             if proc.returncode != 0:
                 shutil.rmtree(staging, ignore_errors=True)
                 raise RuntimeError(f"npm install {package}@{version} failed:\n{proc.stderr[-4000:]}")
-            (staging / MARKER).write_text(json.dumps({"package": package, "version": version}))
+            marker = {"package": package, "version": version, **({"extra": list(extra)} if extra else {})}
+            (staging / MARKER).write_text(json.dumps(marker))
             shutil.rmtree(prefix, ignore_errors=True)
             staging.rename(prefix)
         finally:

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from engine.accounting.gauge import format_tokens
+from engine.compaction.agent_guard import agent_compaction_problem
 from engine.compaction.choice import default_layer
 from engine.compaction.controllers import (
     CompactionError,
@@ -71,6 +72,11 @@ def compact(args: argparse.Namespace, config: Config) -> int:
         print_json({"plan": plan.to_dict(), "dry_run": args.dry_run})
     elif not args.json:
         print(render_plan(plan))
+        if plan.controller in RESUME_NOTES:
+            print(f"\n{RESUME_NOTES[plan.controller].format(session=source.session_id or source.key)}")
+            problem = agent_compaction_problem(source, plan.layer)
+            if problem is not None and args.dry_run:
+                print(f"Not now: {problem}")
     if plan.blocked:
         for reason in plan.blocked:
             print(f"ctxscope: refused: {reason}", file=sys.stderr)
@@ -112,6 +118,15 @@ def compact(args: argparse.Namespace, config: Config) -> int:
     for warning in result.warnings:
         print(f"Warning: {warning}", file=sys.stderr)
     return EXIT_OK
+
+
+RESUME_NOTES = {
+    "claude-code": ("Claude Code reads this compaction when the session is resumed (claude --resume {session}); a "
+                    "claude that is running it now keeps its own memory until then, so ctxscope refuses while one "
+                    "runs."),
+    "codex": ("Codex reads this compaction when the session is resumed (codex resume {session}); a codex that is "
+              "running it now keeps its own history until then, so ctxscope refuses while one runs."),
+}
 
 
 def result_to_dict(result: CompactionResult) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from engine.session.cost import session_cost
 from engine.session.glance import glance_session
 from engine.session.pi_tree import entry_rows, labels, pi_model, session_tree, thinking_level
 from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
-from engine.stores.source import SessionSource
+from engine.stores.source import AGENT_FORMATS, SessionSource
 from engine.stores.transcript import TranscriptError
 from tui.cli.index_cache import stderr_cache
 from tui.cli.terminal_output import cell, json_text
@@ -37,14 +37,18 @@ def print_json(value: Any) -> None:
 def _status_row(row: dict[str, Any]) -> list[str]:
     tokens = "?" if row["context_tokens"] is None else format_tokens(row["context_tokens"])
     util = row["utilization"]
-    flags = []
+    flags = [row["agent"]] if row.get("agent") else []
+    if row.get("sidechain"):
+        flags.append("sub-agent")
+    if row.get("agent_writing"):
+        flags.append(f"writing: {row['agent_writing']}")
     if row["malformed_lines"]:
         flags.append(f"{len(row['malformed_lines'])} bad lines")
     if row["headerless"]:
         flags.append("headerless")
-    if not row.get("pi_loadable", True):
+    if row.get("pi_loadable", True) is False:
         flags.append("pi will not load it")
-    if row["version"] < 3:
+    if row["version"] is not None and row["version"] < 3:
         flags.append(f"v{row['version']}")
     if row["kind"] == "archive":
         flags.append("archive")
@@ -59,7 +63,7 @@ def _status_row(row: dict[str, Any]) -> list[str]:
         row["model"] or "-",
         f"{tokens}/{format_tokens(row['context_window'])}",
         "unknown" if util is None else f"{util * 100:.0f}%",
-        format_tokens(row["compaction_threshold_tokens"]),
+        "-" if row["compaction_threshold_tokens"] is None else format_tokens(row["compaction_threshold_tokens"]),
         "?" if row["compactions"] is None else str(row["compactions"]),
         when,
         ", ".join(flags),
@@ -82,6 +86,13 @@ def _not_a_session(source: SessionSource) -> NotASessionError:
 
 
 def _status_of(source: SessionSource, config: Config, full: bool, index: IndexCache) -> dict[str, Any]:
+    if source.format in AGENT_FORMATS:  # Claude Code, Codex: read through engine/agents (docs/claude-code.md)
+        from engine.session.agent_glance import agent_glance
+
+        found = agent_glance(source, config)
+        if not found.reading.is_session:
+            raise NotASessionError(f"{source.path} is not a {found.reading.agent} session ctxscope can read")
+        return found.to_status()
     glance = None if full or source.in_database else glance_session(source, config, index)
     if glance is None or glance.quick.needs_full:
         # Imported here: the default tail path never indexes a whole file (docs/architecture.md, Performance).
@@ -259,7 +270,7 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     rows = result["context"]
     cp = result["cut_point"]
     print(f"{cell(snapshot.source.key)}  ({cell(snapshot.source.path)})")
-    if not snapshot.pi_loadable:
+    if not snapshot.pi_loadable and snapshot.source.format not in AGENT_FORMATS:
         print("  pi will not load this file as is (its first entry is not a session header); left out of totals")
     print(f"  {snapshot.gauge.line()}  model {cell(snapshot.model or '-')}  window {snapshot.window.tokens:,} "
           f"({snapshot.window.source})")

@@ -99,4 +99,7 @@ def report(args: argparse.Namespace, config: Config) -> int:
         print("\n" + "; ".join(notes) + ". Cost: recorded by the agent, else OpenClaw's estimate, else list prices "
               f"from the model catalogue ({catalog_info().source.split(' (')[0]}, {catalog_info().retrieved}; "
               "5-minute cache writes); compaction cost = the cache write of the new prefix (part of COST).")
-    return EXIT_FAILED if (problems or discovery.problems) and not usages else EXIT_OK
+    if problems and usages:
+        # A file that could not be read is never a session with no cost: it is named above and the run fails.
+        print(f"{len(problems)} file(s) could not be read and are not counted (named above).", file=sys.stderr)
+    return EXIT_FAILED if problems or (discovery.problems and not usages) else EXIT_OK

@@ -1,0 +1,46 @@
+"""Claude Code: ``~/.claude/projects/<project>/<session>.jsonl`` (docs/claude-code.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from engine.agents.claude_code.liveness import claude_writer
+from engine.agents.claude_code.reader import ClaudeCodeReader
+
+__all__ = ["ADAPTER", "ClaudeCode"]
+
+_OWN_TYPES = frozenset({
+    "queue-operation", "last-prompt", "cost-state", "mode", "tools-used", "atis-latch", "attachment",
+    "file-history-snapshot", "api-request", "api-request-shape", "api-request-blob", "summary",
+})
+
+
+class ClaudeCode:
+    """The Claude Code adapter (:class:`engine.agents.protocol.AgentAdapter`)."""
+
+    name = "claude-code"
+    format = "claude-code-jsonl"
+
+    def default_roots(self, env: Mapping[str, str]) -> tuple[Path, ...]:
+        """``$CLAUDE_CONFIG_DIR/projects``, else ``~/.claude/projects``."""
+        base = env.get("CLAUDE_CONFIG_DIR")
+        home = Path(env.get("HOME") or Path.home())
+        return (Path(base).expanduser() if base else home / ".claude") / "projects",
+
+    def claims(self, first: Mapping[str, Any], path: Path) -> bool:
+        """Claude Code records carry ``parentUuid`` or ``sessionId`` (pi's carry ``parentId`` and a header)."""
+        if "payload" in first or first.get("type") == "session":
+            return False
+        return "parentUuid" in first or "sessionId" in first or first.get("type") in _OWN_TYPES
+
+    def reader(self, path: Path, env: Mapping[str, str] | None = None) -> ClaudeCodeReader:
+        return ClaudeCodeReader(path)
+
+    def writer(self, path: Path, session_id: str | None, env: Mapping[str, str]) -> str | None:
+        """A live ``claude`` whose ``sessions/<pid>.json`` names the session (docs/claude-code.md)."""
+        return claude_writer(session_id, env, path)
+
+
+ADAPTER = ClaudeCode()

@@ -1,0 +1,187 @@
+"""The incremental reader of one Codex rollout (docs/codex.md).
+
+Context: the items Codex would send next — its base instructions (``session_meta``) first, then, after the last
+``compacted`` record, its ``replacement_history`` followed by every item since (without one, the summary and what
+followed); before any compaction, every item.
+Tokens: the last ``token_count``'s ``last_token_usage.total_tokens``, Codex's own figure for the context; window:
+its ``model_context_window``. Read-only; only appended lines are parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from engine.agents.codex.config import compaction_line
+from engine.agents.codex.records import Item, TokenCount, item_of, token_count_of
+from engine.agents.jsonl_cursor import JsonlCursor, Line, LineProblem
+from engine.agents.protocol import AgentCall, AgentCompaction, AgentReading, ContextItem, Figure
+
+__all__ = ["CodexReader"]
+
+AGENT = "codex"
+
+
+def _str(value: Any) -> str | None:
+    return value if type(value) is str else None
+
+
+class CodexReader:
+    """Follows one ``rollout-*.jsonl`` as Codex would resume it."""
+
+    def __init__(self, path: Path, env: Mapping[str, str] | None = None) -> None:
+        self.path = Path(path)
+        self._env = dict(env or {})
+        self._cursor = JsonlCursor(self.path)
+        self._clear()
+
+    def _clear(self) -> None:
+        self.records = 0
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.version: str | None = None
+        self.model: str | None = None
+        self.started_window: int | None = None
+        self.context: list[ContextItem] = []
+        self.base: ContextItem | None = None
+        """The base instructions (``session_meta``), sent first with every request."""
+        self.last_count: TokenCount | None = None
+        self.last_count_line = 0
+        self.last_compacted_line = 0
+        self.compactions: list[AgentCompaction] = []
+        self.usage_records: dict[str, AgentCall] = {}
+        self.count_calls: list[AgentCall] = []
+        self.problems: list[LineProblem] = []
+        self.last_timestamp: str | None = None
+        self.leaf_id: str | None = None
+        self._prev_total: int | None = None
+
+    def read_new(self) -> AgentReading:
+        """Parse what was appended since the last call; the whole session's reading.
+
+        Raises:
+            OSError: the file cannot be read.
+        """
+        lines, reset = self._cursor.read_new()
+        if reset:
+            self._clear()
+        for line in lines:
+            if isinstance(line, Line):
+                self._accept(line)
+            else:
+                self.problems.append(line)
+        return self.reading()
+
+    def _item(self, line: Line, payload: Mapping[str, Any], part: int = -1) -> ContextItem | None:
+        item: Item | None = item_of(payload)
+        if item is None:
+            return None
+        model = self.model if item.role == "assistant" else None
+        return ContextItem(line.line_no, item.id, item.role, item.chars, line.offset, line.length, part,
+                           _str(line.obj.get("timestamp")), model)
+
+    def _accept(self, line: Line) -> None:
+        obj = line.obj
+        self.records += 1
+        kind, payload = obj.get("type"), obj.get("payload")
+        timestamp = _str(obj.get("timestamp"))
+        self.last_timestamp = timestamp or self.last_timestamp
+        if not isinstance(payload, Mapping):
+            return
+        if kind == "session_meta":
+            self.session_id = _str(payload.get("id")) or _str(payload.get("session_id")) or self.session_id
+            self.cwd = _str(payload.get("cwd")) or self.cwd
+            self.version = _str(payload.get("cli_version")) or self.version
+            base = payload.get("base_instructions")
+            text = _str(base.get("text")) if isinstance(base, Mapping) else _str(payload.get("instructions"))
+            if text:
+                self.base = ContextItem(line.line_no, None, "harness", len(text), line.offset, line.length, -1,
+                                        _str(obj.get("timestamp")))
+        elif kind == "turn_context":
+            self.model = _str(payload.get("model")) or self.model
+        elif kind == "response_item":
+            item = self._item(line, payload)
+            if item is not None:
+                self.context.append(item)
+                self.leaf_id = item.id or self.leaf_id
+        elif kind == "compacted":
+            self._compacted(line, payload, timestamp)
+        elif kind == "token_usage_record":
+            self._usage_record(line, payload, timestamp)
+        elif kind == "event_msg":
+            event = payload.get("type")
+            if event == "task_started":
+                window = payload.get("model_context_window")
+                self.started_window = window if type(window) is int and window > 0 else self.started_window
+            elif event == "token_count":
+                self._token_count(line, payload, timestamp)
+
+    def _compacted(self, line: Line, payload: Mapping[str, Any], timestamp: str | None) -> None:
+        history = payload.get("replacement_history")
+        before = self.last_count.last_total if self.last_count else None
+        if isinstance(history, list):
+            items = (self._item(line, h, i) for i, h in enumerate(history) if isinstance(h, Mapping))
+            self.context = [i for i in items if i is not None]
+        else:
+            message = _str(payload.get("message")) or ""
+            self.context = [ContextItem(line.line_no, None, "summary", len(message), line.offset, line.length, -1,
+                                        timestamp)]
+        self.last_compacted_line = line.line_no
+        self.compactions.append(AgentCompaction(line.line_no, None, None, before, None, timestamp, "codex compacted"))
+
+    def _usage_record(self, line: Line, payload: Mapping[str, Any], timestamp: str | None) -> None:
+        usage = payload.get("usage")
+        if not isinstance(usage, Mapping):
+            return
+        rid = _str(payload.get("response_id")) or f"{self.session_id}@{timestamp}"
+        self.usage_records.setdefault(rid, _call(line.line_no, f"codex:{rid}", timestamp, self.model, usage))
+
+    def _token_count(self, line: Line, payload: Mapping[str, Any], timestamp: str | None) -> None:
+        count = token_count_of(payload)
+        if count is None:
+            return
+        self.last_count, self.last_count_line = count, line.line_no
+        if count.total_total is not None and count.total_total != self._prev_total and count.last_total:
+            info = payload.get("info")
+            model = _str(info.get("model")) if isinstance(info, Mapping) else None
+            self.count_calls.append(AgentCall(
+                line.line_no, f"codex:{self.session_id}@{timestamp}", timestamp, model or self.model,
+                max(0, count.input - count.cached), count.output, count.cached, count.cache_write))
+        if count.total_total is not None:
+            self._prev_total = count.total_total
+
+    def reading(self) -> AgentReading:
+        count = self.last_count
+        if count is None or count.last_total is None:
+            tokens = Figure(None, "codex: no token_count yet")
+        elif self.last_compacted_line > self.last_count_line:
+            tokens = Figure(None, "codex: compacted after the last token_count (known at the next turn)")
+        else:
+            tokens = Figure(count.last_total, "codex token_count last_token_usage.total_tokens")
+        if count is not None and count.window:
+            window = Figure(count.window, "codex token_count model_context_window")
+        elif self.started_window:
+            window = Figure(self.started_window, "codex task_started model_context_window")
+        else:
+            window = Figure(None, "codex: no model_context_window recorded")
+        calls = tuple(self.usage_records.values()) if self.usage_records else tuple(self.count_calls)
+        return AgentReading(
+            agent=AGENT, path=self.path, session_id=self.session_id, cwd=self.cwd, model=self.model,
+            agent_version=self.version, context=(self.base, *self.context) if self.base else tuple(self.context),
+            context_tokens=tokens, window=window,
+            compaction_line=compaction_line(self._env, self.path), compactions=tuple(self.compactions),
+            leaf_id=self.leaf_id,
+            calls=calls, problems=tuple(self.problems), last_timestamp=self.last_timestamp, records=self.records,
+        )
+
+
+def _call(line: int, key: str, timestamp: str | None, model: str | None, usage: Mapping[str, Any]) -> AgentCall:
+    def num(name: str) -> int:
+        value = usage.get(name)
+        return value if type(value) is int and value >= 0 else 0
+
+    # Codex's input_tokens include the cached ones (the Responses API's convention).
+    cached = num("cached_input_tokens")
+    return AgentCall(line, key, timestamp, model, max(0, num("input_tokens") - cached), num("output_tokens"), cached,
+                     num("cache_write_input_tokens"))

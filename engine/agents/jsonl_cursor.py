@@ -1,0 +1,130 @@
+"""An incremental, read-only cursor over a JSONL file: complete lines appended since the last call.
+
+Opened ``O_RDONLY`` and read with ``pread``; nothing is ever written. A trailing partial line (the agent
+mid-write) is left for the next call; a file that shrank or was replaced starts over (``reset``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+__all__ = ["JsonlCursor", "Line", "LineProblem"]
+
+_BLOCK = 1 << 20
+MAX_LINE_BYTES = 64 << 20
+"""A longer line is reported, not read (the limit pi and OpenClaw transcripts get too)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One complete line that parsed as a JSON object."""
+
+    line_no: int
+    offset: int
+    length: int
+    obj: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class LineProblem:
+    """A line that did not parse as a JSON object."""
+
+    line_no: int
+    offset: int
+    reason: str
+
+
+class JsonlCursor:
+    """Where reading one file stopped: offset, line number and the file's identity."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.offset = 0
+        self.line_no = 0
+        self.inode: int | None = None
+        self.mtime: float | None = None
+
+    def read_new(self) -> tuple[list[Line | LineProblem], bool]:
+        """The lines appended since the last call and whether the file started over (truncated or replaced).
+
+        Raises:
+            OSError: the file cannot be opened or is not a regular file.
+        """
+        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise OSError(f"{self.path}: not a regular file")
+            reset = (self.inode is not None and st.st_ino != self.inode) or st.st_size < self.offset
+            if reset:
+                self.offset, self.line_no = 0, 0
+            self.inode, self.mtime = st.st_ino, st.st_mtime
+            return list(self._lines(fd, st.st_size)), reset
+        finally:
+            os.close(fd)
+
+    def _lines(self, fd: int, size: int) -> Iterator[Line | LineProblem]:
+        pending = b""
+        start = self.offset
+        pos = self.offset
+        while pos < size:
+            chunk = os.pread(fd, min(_BLOCK, size - pos), pos)
+            if not chunk:
+                break
+            pos += len(chunk)
+            data = pending + chunk
+            begin = 0
+            while True:
+                nl = data.find(b"\n", begin)
+                if nl < 0:
+                    break
+                item = self._parse(data[begin:nl], start + begin)
+                if item is not None:
+                    yield item
+                begin = nl + 1
+            start += begin
+            pending = data[begin:]
+            self.offset = start
+            if len(pending) > MAX_LINE_BYTES:
+                # Skip to the next newline without keeping the line.
+                nl = _find_newline(fd, pos, size)
+                if nl < 0:
+                    return
+                self.line_no += 1
+                yield LineProblem(self.line_no, start, f"line over {MAX_LINE_BYTES:,} bytes; skipped")
+                start = pos = self.offset = nl + 1
+                pending = b""
+
+    def _parse(self, raw: bytes, offset: int) -> Line | LineProblem | None:
+        self.line_no += 1
+        raw = raw.removesuffix(b"\r")
+        if offset == 0:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")
+        if not raw.strip():
+            return None
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            return LineProblem(self.line_no, offset, f"invalid JSON: {str(exc).split(':', 1)[0]}")
+        if not isinstance(obj, dict):
+            return LineProblem(self.line_no, offset, f"not a JSON object ({type(obj).__name__})")
+        return Line(self.line_no, offset, len(raw), obj)
+
+
+def _find_newline(fd: int, pos: int, size: int) -> int:
+    while pos < size:
+        chunk = os.pread(fd, min(_BLOCK, size - pos), pos)
+        if not chunk:
+            return -1
+        nl = chunk.find(b"\n")
+        if nl >= 0:
+            return pos + nl
+        pos += len(chunk)
+    return -1

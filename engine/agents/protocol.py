@@ -1,0 +1,150 @@
+"""What every agent folder offers the rest of the engine, and the values it returns (docs/agents.md).
+
+An agent is a name, the session formats it writes, where its files live, a test that a file is one of its
+sessions, and an incremental reader whose reading carries the context as that agent computes it: the items
+it would send next, the tokens they amount to, the window, the compaction line and the compactions it made,
+each figure labelled with where it came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
+
+from engine.agents.jsonl_cursor import LineProblem
+
+__all__ = ["AgentAdapter", "AgentCall", "AgentCompaction", "AgentReader", "AgentReading", "ContextItem", "Figure"]
+
+
+class Figure(NamedTuple):
+    """A number with its source (``None`` when the agent's files do not say and no rule gives it)."""
+
+    tokens: int | None
+    source: str
+
+
+class ContextItem(NamedTuple):
+    """One record on the context the agent would send next (metadata only: text is re-read on demand)."""
+
+    line_no: int
+    id: str | None
+    role: str
+    """``user``, ``assistant``, ``tool`` (calls and results), ``summary`` (a compaction's summary) or
+    ``harness`` (text the agent adds itself: reminders, caveats, attachments, developer and environment
+    context — never the user's)."""
+    chars: int
+    """Characters of its text (what a rough token estimate is taken from)."""
+    offset: int = 0
+    """Byte offset of its line (the text is re-read from there)."""
+    length: int = 0
+    """Length of its line in bytes."""
+    part: int = -1
+    """Its index in the line's list of items (Codex's ``replacement_history``); -1: the line itself."""
+    timestamp: str | None = None
+    model: str | None = None
+    """The model that wrote an assistant item, where the record says."""
+
+
+class AgentCall(NamedTuple):
+    """One request the agent made to a model and the tokens it reported (for usage reports)."""
+
+    line: int
+    key: str
+    """The request's identity across files (message id + request id, or the response id)."""
+    timestamp: str | None
+    model: str | None
+    input: int
+    """Non-cached input tokens."""
+    output: int
+    cache_read: int
+    cache_write: int
+
+
+class AgentCompaction(NamedTuple):
+    """One compaction the agent made itself."""
+
+    line_no: int
+    id: str | None
+    trigger: str | None
+    """``manual`` or ``auto`` where the agent records it."""
+    tokens_before: int | None
+    tokens_after: int | None
+    timestamp: str | None
+    source: str
+    """The record it was read from (e.g. ``claude-code compact_boundary``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentReading:
+    """A session as its agent sees it after the last read."""
+
+    agent: str
+    path: Path
+    session_id: str | None
+    cwd: str | None
+    model: str | None
+    agent_version: str | None
+    context: tuple[ContextItem, ...]
+    context_tokens: Figure
+    window: Figure
+    compaction_line: Figure
+    compactions: tuple[AgentCompaction, ...]
+    leaf_id: str | None
+    calls: tuple[AgentCall, ...]
+    problems: tuple[LineProblem, ...]
+    last_timestamp: str | None
+    records: int
+    """Records read (lines that parsed), whatever their kind."""
+    sidechain: bool = False
+    """A sub-agent's own file (Claude Code's ``subagents/`` transcripts)."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_session(self) -> bool:
+        """Whether the file held anything this agent's reader recognised."""
+        return self.records > 0 and (self.session_id is not None or bool(self.context) or bool(self.calls))
+
+    @property
+    def utilization(self) -> float | None:
+        tokens, window = self.context_tokens.tokens, self.window.tokens
+        return tokens / window if tokens is not None and window else None
+
+
+class AgentReader(Protocol):
+    """An incremental reader of one session file; read-only (the file is byte-identical afterwards)."""
+
+    path: Path
+
+    def read_new(self) -> AgentReading:
+        """Read what was appended since the last call and return the whole session's reading."""
+        ...
+
+
+class AgentAdapter(Protocol):
+    """One agent: where its sessions are, which files are its, and how to read them."""
+
+    name: str
+    """Short name shown in reports (``claude-code``, ``codex``)."""
+    format: str
+    """The :class:`engine.stores.source.SessionSource` format of its session files."""
+
+    def default_roots(self, env: Mapping[str, str]) -> tuple[Path, ...]:
+        """Where the agent keeps sessions on this machine (existing or not)."""
+        ...
+
+    def claims(self, first: Mapping[str, Any], path: Path) -> bool:
+        """Whether a file whose first record is ``first`` is one of this agent's sessions."""
+        ...
+
+    def reader(self, path: Path, env: Mapping[str, str] | None = None) -> AgentReader:
+        """A new incremental reader of ``path`` (``env`` locates the agent's config files)."""
+        ...
+
+    def writer(self, path: Path, session_id: str | None, env: Mapping[str, str]) -> str | None:
+        """Who is writing the session right now (``"Codex pid 123"``), ``None`` when nobody is or it cannot tell.
+
+        Never takes a lock or writes anything.
+        """
+        ...

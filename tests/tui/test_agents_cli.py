@@ -1,0 +1,128 @@
+"""Claude Code and Codex sessions through discovery, ``status`` and ``report`` (docs/agents.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from engine.stores.discovery import discover_sessions
+from tests.conftest import FIXTURES
+from tests.engine._agent_files import SID, claude_session, codex_session
+from tui.cli.main import main
+
+
+def test_default_discovery_finds_both_agents_under_their_homes(tmp_path: Path) -> None:
+    claude_session(tmp_path / ".claude" / "projects" / "-w" / f"{SID}.jsonl")
+    codex_session(tmp_path / "codex-home", compacted=False)
+    found = discover_sessions(env={"HOME": str(tmp_path), "CODEX_HOME": str(tmp_path / "codex-home")})
+    assert sorted((s.format, s.key) for s in found.sessions) == [("claude-code-jsonl", SID), ("codex-jsonl", SID)]
+    assert not any(s.writable for s in found.sessions)
+
+
+def test_status_shows_the_agents_own_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    claude = claude_session(tmp_path / "p" / f"{SID}.jsonl")
+    assert main(["status", "--json", str(claude)]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert (row["agent"], row["context_tokens"], row["context_window"], row["compaction_threshold_tokens"]) == (
+        "claude-code", 150, 1_000_000, 967_000)
+    assert row["compactions"] == 1 and row["leaf_id"] == "r3b"
+
+
+def test_report_reads_the_claude_code_fixtures_instead_of_counting_them_as_zero(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["report", "--json", str(FIXTURES / "claude-code")]) == 0
+    total = json.loads(capsys.readouterr().out)["total"]
+    assert total["calls"] == 11
+    assert total["cost_usd"] > 0
+
+
+def test_a_file_an_agent_claims_but_ctxscope_cannot_read_is_named_and_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    claude_session(tmp_path / f"{SID}.jsonl")
+    bad = tmp_path / "junk.jsonl"
+    bad.write_text('{"sessionId": 5}\n{"x": 1}\n')
+    assert main(["report", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}: not a claude-code session ctxscope can read" in err
+
+
+def test_inspect_shows_the_agents_context_with_harness_text_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    claude = claude_session(tmp_path / "p" / f"{SID}.jsonl")
+    assert main(["inspect", "--json", str(claude)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [(r["entry_id"].removeprefix("compaction:"), r["role"]) for r in result["context"]] == [
+        ("s1", "compactionSummary"), ("r2", "assistant"), ("c1", "custom"), ("c2", "custom"), ("u3", "user"),
+        ("r3", "assistant"), ("r3b", "assistant")]
+    assert result["context_tokens"] == 150 and result["context_tokens_source"] == "claude-code: last usage"
+
+
+def test_inject_refuses_and_leaves_the_file_as_it_was(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # inject writes pi entries: an agent's session takes its checkpoint through a compaction's summary instead.
+    codex = codex_session(tmp_path / ".codex", compacted=True)
+    claude = claude_session(tmp_path / "p" / f"{SID}.jsonl")
+    before = codex.read_bytes(), claude.read_bytes()
+    for path in (codex, claude):
+        assert main(["--state-dir", str(tmp_path / "state"), "inject", "--yes", str(path)]) == 4
+        assert "inject writes pi entries" in capsys.readouterr().err
+    assert (codex.read_bytes(), claude.read_bytes()) == before
+
+
+async def test_the_tui_lists_both_agents_sessions_with_their_own_figures(tmp_path: Path) -> None:
+    from tests.tui.app_factory import make_app, settle
+
+    # Keys come from the file names: the Claude Code session gets its own id here.
+    claude_session(tmp_path / "s" / "claude" / "aaaaaaaa-2222-3333-4444-555555555555.jsonl")
+    codex = codex_session(tmp_path / "s" / "codex-home", compacted=True)
+    app, _ = make_app([tmp_path / "s"], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        shown = {s.source.format: (s.tokens.tokens, s.window.tokens, s.gauge.compaction_line)
+                 for s in app.session_list.snapshots}
+    assert shown == {"claude-code-jsonl": (150, 1_000_000, 967_000), "codex-jsonl": (73, 258_400, 200_000)}
+    assert codex.exists()
+
+
+def test_the_tui_controls_say_why_an_agent_session_cannot_be_compacted_now(tmp_path: Path) -> None:
+    from engine.config.loader import Config
+    from engine.fs.lock_info import process_starttime
+    from engine.session.snapshot import snapshot_session
+    from tui.controls import ControlPolicy
+
+    path = claude_session(tmp_path / ".claude" / "projects" / "-w" / f"{SID}.jsonl")
+    [source] = discover_sessions([path]).sessions
+    snapshot = snapshot_session(source)
+    policy = ControlPolicy(Config())
+    assert policy.unavailable("compact", snapshot, None, "this session") is None
+    assert "compacted with a summary" in (policy.unavailable("prune", snapshot, None, "this session") or "")
+    announced = tmp_path / ".claude" / "sessions" / f"{os.getpid()}.json"
+    announced.parent.mkdir(parents=True)
+    announced.write_text(json.dumps({"pid": os.getpid(), "sessionId": SID,
+                                     "procStart": str(process_starttime(os.getpid()))}))
+    reason = policy.unavailable("compact", snapshot, None, "this session") or ""
+    assert f"Claude Code pid {os.getpid()} is running this session" in reason and f"claude --resume {SID}" in reason
+
+
+def test_state_capture_never_takes_the_agents_harness_text_as_the_users(tmp_path: Path) -> None:
+    from engine.capture.state import CapturedState, capture
+    from engine.session.snapshot import SessionFollower
+    from tests.engine._agent_files import cc_assistant, cc_user, write_jsonl
+
+    path = write_jsonl(tmp_path / f"{SID}.jsonl", [
+        cc_user("u0", None, "<system-reminder>Today's date is 2026-11-27. Please fix the build.</system-reminder>"),
+        cc_user("c0", "u0", "<local-command-caveat>Caveat: run locally, answer as the user.</local-command-caveat>",
+                isMeta=True),
+        cc_user("u1", "c0", "please rename the billing module"),
+        cc_assistant("r1", "u1", "Renamed.", (5, 10, 10, 5), "m1"),
+    ])
+    [source] = discover_sessions([path]).sessions
+    follower = SessionFollower(source)
+    snapshot = follower.refresh()
+    state = capture(CapturedState(), (m.entry for m in snapshot.view.messages), follower.reader.read_object)
+    assert state.real_user_messages == 1
