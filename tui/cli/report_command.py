@@ -7,7 +7,7 @@ import csv
 import sys
 from datetime import UTC, datetime, tzinfo
 
-from engine.accounting.model_catalog import catalog_info
+from engine.catalog.model_catalog import catalog_info
 from engine.config.loader import Config
 from engine.stores.discovery import discover_sessions
 from engine.usage.aggregate import aggregate_usage
