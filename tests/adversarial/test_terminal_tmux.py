@@ -99,7 +99,11 @@ def test_class_01_02_no_clipboard_write_no_title_change_no_action_in_a_real_term
     assert (tmux.buffers(), tmux.title()) == ("", "control")
     screen = tmux.screen()
     assert "␛]0;pwned-title␇" in screen and "␛]52;c;SGVsbG" in screen  # shown, not obeyed
-    _click_everywhere(tmux, range(1, HEIGHT))  # the last row is the footer, whose q quits
+    # First the preview's title (the key, project and model, where a click ran the action), before a click on the
+    # table opens the session; then every row but the footer, whose q quits.
+    title = next(n for n, line in enumerate(screen.splitlines(), start=1) if line.startswith("╭─ a:"))
+    _click_everywhere(tmux, range(title, title + 1))
+    _click_everywhere(tmux, range(1, HEIGHT))
     tmux.run("send-keys", "-t", "t", "?")
     _poll(lambda: "ctxscope help" in tmux.screen(), "the help screen after the clicks", tmux)
     assert (tmux.buffers(), tmux.title()) == ("", "control")
