@@ -23,7 +23,7 @@ from typing import NoReturn
 from engine.config.loader import Config, ConfigError, load_config
 from engine.fs.lock_info import LockError
 from engine.stores.transcript import TranscriptError
-from tui.cli.terminal_output import guarded_output
+from tui.cli.terminal_output import cell, guarded_output
 
 __all__ = ["EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "main"]
 
@@ -80,9 +80,9 @@ def launch(paths: Sequence[Path], config: Config, *, force_polling: bool | None 
     if not watch_targets(paths):  # nothing exists to watch: the agent has never run here
         discovery = discover_sessions(paths or None)
         if not discovery.sessions:
-            for problem in discovery.problems:
-                print(f"ctxscope: {problem}", file=sys.stderr)
-            where = ", ".join(str(p) for p in paths) if paths else DEFAULT_WHERE
+            for problem in discovery.problems:  # the TUI's path is not guarded (Textual draws): one line each here
+                print(f"ctxscope: {cell(problem)}", file=sys.stderr)
+            where = ", ".join(cell(p) for p in paths) if paths else DEFAULT_WHERE
             print(f"No sessions found in {where}, and none of it exists to watch.\n"
                   "Try `ctxscope demo` to watch a simulated agent, or `ctxscope tui PATH` on a sessions directory.")
             return 0
