@@ -25,6 +25,7 @@ import orjson
 
 from engine.capture.redact import REDACTED_RE, redact_secrets
 from engine.checkpoints.legacy_dirs import (
+    checkpoint_dirs,
     migrate_legacy_checkpoints,
     owned_by,
     readable_checkpoint_dir,
@@ -34,7 +35,7 @@ from engine.checkpoints.model import CHECKPOINT_ID_RE, Checkpoint, CheckpointFor
 from engine.checkpoints.yaml_io import dump_checkpoint, load_checkpoint, replace_lone_surrogates
 from engine.fs.atomic import write_atomic
 from engine.fs.audit import record_action
-from engine.fs.layout import session_checkpoint_dir
+from engine.fs.layout import display_key, split_file_identity
 from engine.fs.safe_path import open_dir, open_leaf
 
 try:
@@ -292,9 +293,10 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
     """
     if retention < 1:
         raise ValueError(f"retention must be >= 1, got {retention}")
-    directory = session_checkpoint_dir(state_dir, key)
+    directory, _ = checkpoint_dirs(state_dir, key)
+    shown_key = display_key(key)
     params = {"trigger": replace_lone_surrogates(cp.meta.trigger), "retention": retention}
-    audit_key = replace_lone_surrogates(key)  # the audit log is JSON, which cannot hold lone surrogates
+    audit_key = replace_lone_surrogates(shown_key)  # the audit log is JSON, which cannot hold lone surrogates
     migrated: list[str] = []
     try:
         dir_fd = open_dir(state_dir, directory)
@@ -302,10 +304,13 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
             with _session_lock(dir_fd, directory):
                 migrated = migrate_legacy_checkpoints(state_dir, key, dir_fd)
                 _remove_stale_temps(dir_fd)
-                numbers = _scan(directory)
-                ref = _ref(key, directory, (numbers[-1] + 1) if numbers else 1)
+                every = _scan(directory)
+                # The home of a file identity may still hold files an earlier version wrote there for a copy:
+                # numbers never repeat a name, but the link and retention see only this session's files.
+                numbers = _session_numbers(directory, key, split_file_identity(key) is not None)
+                ref = _ref(key, directory, (every[-1] + 1) if every else 1)
                 previous = f"cp_{numbers[-1]:03d}" if numbers else None
-                final, redactions = _redacted(cp, key, ref.checkpoint_id, previous)
+                final, redactions = _redacted(cp, shown_key, ref.checkpoint_id, previous)
                 text = dump_checkpoint(final)
                 # One directory fsync for both renames: readers start from the newest file and only report a
                 # pointer that lags or names a missing file, so the two need no order between them. It comes

@@ -363,8 +363,15 @@ def test_5_checkpoints_in_a_directory_both_copies_shared_stay_with_their_own_fil
     assert (from_a["checkpoint_id"], from_b["checkpoint_id"]) == ("cp_001", "cp_002")
     assert "parser" in run_cli(["--state-dir", str(state), "inject", str(a), "--dry-run"], home).stdout
     assert "roadmap" in run_cli(["--state-dir", str(state), "inject", str(b), "--dry-run"], home).stdout
-    # A's next checkpoint moves A's file into A's own directory and leaves B's where it was.
+    # A wrote there first: the directory stays A's, and A's next checkpoint goes there, linked to A's own last one.
     assert run_cli(["--state-dir", str(state), "checkpoint", str(a)], home).returncode == 0
-    assert [row["checkpoint_id"] for row in _history(a, state, home)] == ["cp_001", "cp_002"]
+    assert [row["checkpoint_id"] for row in _history(a, state, home)] == ["cp_001", "cp_003"]
     assert [row["checkpoint_id"] for row in _history(b, state, home)] == ["cp_002"]
+    assert "previous_checkpoint: \"cp_001\"" in (next(old.iterdir()) / "cp_003.yaml").read_text()
+    # B's next checkpoint moves B's file into B's own directory; nothing of B's is left beside A's.
+    assert run_cli(["--state-dir", str(state), "checkpoint", str(b)], home).returncode == 0
+    assert [row["checkpoint_id"] for row in _history(b, state, home)] == ["cp_002", "cp_003"]
+    assert [row["checkpoint_id"] for row in _history(a, state, home)] == ["cp_001", "cp_003"]
     assert "roadmap" in run_cli(["--state-dir", str(state), "inject", str(b), "--dry-run"], home).stdout
+    assert "roadmap" not in run_cli(["--state-dir", str(state), "inject", str(a), "--dry-run"], home).stdout
+    assert len(list(old.iterdir())) == 2
