@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from engine.capture.state import CapturedState, capture
 from engine.capture.state_files import load_state, save_state
 from engine.checkpoints.builder import build_checkpoint, checkpoint_tokens
-from engine.checkpoints.store import CheckpointRef, latest_checkpoint, write_checkpoint
+from engine.checkpoints.store import AlreadyWrittenError, CheckpointRef, latest_checkpoint, write_checkpoint
 from engine.checkpoints.triggers import TriggerState, decide_trigger, should_skip
 from engine.compaction.auto import auto_compaction_layer, run_auto_compaction
 from engine.config.loader import Config, resolve_state_dir
@@ -282,6 +282,10 @@ class ContextManager:
         )
         try:
             ref = write_checkpoint(session.state_dir, session.identity, cp, retention=self.config.retention)
+        except AlreadyWrittenError as exc:
+            session.triggers = replace(session.triggers, last_checkpoint_tokens=tokens)
+            return self._event("skipped", session, f"{trigger}: another process already wrote it as "
+                               f"{exc.ref.checkpoint_id}", trigger=trigger)
         except OSError as exc:
             return self._event("error", session, f"checkpoint not written: {_one_line(exc)}", trigger=trigger)
         # The checkpoint bundled the state: start the next accumulation cycle from here.

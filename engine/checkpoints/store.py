@@ -32,6 +32,7 @@ from engine.checkpoints.legacy_dirs import (
     same_session,
 )
 from engine.checkpoints.model import CHECKPOINT_ID_RE, Checkpoint, CheckpointFormatError, map_text, validate_checkpoint
+from engine.checkpoints.triggers import SKIP_DELTA
 from engine.checkpoints.yaml_io import dump_checkpoint, load_checkpoint, replace_lone_surrogates
 from engine.fs.atomic import write_atomic
 from engine.fs.audit import record_action
@@ -47,6 +48,7 @@ __all__ = [
     "DEFAULT_RETENTION",
     "LATEST_NAME",
     "MAX_CHECKPOINT_BYTES",
+    "AlreadyWrittenError",
     "CheckpointRef",
     "LoadedCheckpoint",
     "SkippedCheckpoint",
@@ -289,6 +291,7 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
     Raises:
         ValueError: ``retention`` < 1.
         CheckpointFormatError: ``cp`` would not validate (nothing is written).
+        AlreadyWrittenError: an automatic trigger another writer already wrote (nothing is written).
         OSError: the write failed (recorded in the audit log as ``failed``).
     """
     if retention < 1:
@@ -308,6 +311,8 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
                 # The home of a file identity may still hold files an earlier version wrote there for a copy:
                 # numbers never repeat a name, but the link and retention see only this session's files.
                 numbers = _session_numbers(directory, key, split_file_identity(key) is not None)
+                if numbers and cp.meta.trigger != "manual":
+                    _refuse_repeat(_ref(key, directory, numbers[-1]), cp)
                 ref = _ref(key, directory, (every[-1] + 1) if every else 1)
                 previous = f"cp_{numbers[-1]:03d}" if numbers else None
                 final, redactions = _redacted(cp, shown_key, ref.checkpoint_id, previous)
@@ -346,6 +351,29 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
         },
     )
     return ref
+
+
+class AlreadyWrittenError(Exception):
+    """Another writer (a second sidecar on the same state dir) already wrote this trigger's checkpoint."""
+
+    def __init__(self, ref: CheckpointRef) -> None:
+        super().__init__(f"{ref.checkpoint_id} already holds this trigger's checkpoint")
+        self.ref = ref
+
+
+def _refuse_repeat(latest: CheckpointRef, cp: Checkpoint) -> None:
+    # Checked under the session's write lock, against what is on disk: two sidecars that saw the same trigger
+    # fire write it once (docs/checkpoints.md, Triggers). The same automatic trigger in the same compaction cycle
+    # with tokens within the 5% rule is the same event; `manual` is always written.
+    try:
+        previous = load_checkpoint(_read_text(latest.path)).meta
+    except (OSError, CheckpointFormatError):
+        return
+    if previous.trigger != cp.meta.trigger or previous.compaction_count != cp.meta.compaction_count:
+        return
+    before, now = previous.token_usage.input_tokens, cp.meta.token_usage.input_tokens
+    if abs(now - before) <= SKIP_DELTA * max(before, 1):
+        raise AlreadyWrittenError(latest)
 
 
 def _redacted(cp: Checkpoint, key: str, checkpoint_id: str, previous: str | None) -> tuple[Checkpoint, int]:

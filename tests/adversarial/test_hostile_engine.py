@@ -375,3 +375,48 @@ def test_5_checkpoints_in_a_directory_both_copies_shared_stay_with_their_own_fil
     assert "roadmap" in run_cli(["--state-dir", str(state), "inject", str(b), "--dry-run"], home).stdout
     assert "roadmap" not in run_cli(["--state-dir", str(state), "inject", str(a), "--dry-run"], home).stdout
     assert len(list(old.iterdir())) == 2
+
+
+def test_9_two_watch_sidecars_on_one_state_dir_write_a_trigger_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import threading
+
+    from tests.adversarial._harness import ROOT, cli_env, write_config
+
+    home, state = tmp_path / "home", tmp_path / "state"
+    write_config(home, "auto_checkpoint_idle: 36500d\n")  # the March transcript plays one being written now
+    talk = _distinct("w")
+    path = talk.write(tmp_path / "pi" / "s.jsonl")
+    outputs: list[list[str]] = [[], []]
+    watchers = [subprocess.Popen(
+        [sys.executable, "-m", "tui.cli.main", "--state-dir", str(state), "watch", str(path), "--force-polling"],
+        cwd=ROOT, env=cli_env(home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        text=True) for _ in outputs]
+    readers = [threading.Thread(target=lambda w=w, out=out: out.extend(w.stdout), daemon=True)  # type: ignore[misc]
+               for w, out in zip(watchers, outputs, strict=True)]
+    for reader in readers:
+        reader.start()
+
+    def wait_for(text: str) -> None:
+        deadline = time.monotonic() + 120
+        while not all(any(text in line for line in out) for out in outputs):
+            assert time.monotonic() < deadline, outputs
+            assert all(w.poll() is None for w in watchers), outputs
+            time.sleep(0.1)
+
+    try:
+        wait_for("watching")
+        with path.open("ab") as handle:  # the agent's next reply: 85% of the window, past the checkpoint line
+            talk.turn(1, "and now the big one", "Read everything.", tokens=170_000)
+            handle.write(b"".join(orjson.dumps(e) + b"\n" for e in talk.entries[-2:]))
+        wait_for("auto-80pct")
+    finally:
+        for watcher in watchers:
+            watcher.terminate()
+            watcher.communicate(timeout=30)
+    written = sorted(state.rglob("cp_*.yaml"))
+    triggers = [p.read_text().split("trigger: ", 1)[1].split("\n", 1)[0] for p in written]
+    assert triggers == ['"auto-80pct"'], (triggers, outputs)
+    lines = [line for out in outputs for line in out if "auto-80pct" in line]
+    assert any("already wrote it as cp_001" in line for line in lines), lines
