@@ -281,7 +281,8 @@ class ContextManager:
             now=now,
         )
         try:
-            ref = write_checkpoint(session.state_dir, session.identity, cp, retention=self.config.retention)
+            ref = write_checkpoint(session.state_dir, session.identity, cp, retention=self.config.retention,
+                                   once_per_trigger=True)
         except AlreadyWrittenError as exc:
             session.triggers = replace(session.triggers, last_checkpoint_tokens=tokens)
             return self._event("skipped", session, f"{trigger}: another process already wrote it as "

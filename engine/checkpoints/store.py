@@ -280,7 +280,8 @@ def _remove_stale_temps(dir_fd: int) -> None:
                 os.unlink(name, dir_fd=dir_fd)
 
 
-def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: int = DEFAULT_RETENTION) -> CheckpointRef:
+def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: int = DEFAULT_RETENTION,
+                     once_per_trigger: bool = False) -> CheckpointRef:
     """Write ``cp`` as the session's next checkpoint and return where it went.
 
     ``meta.session_key`` (``key``), ``meta.checkpoint_id`` (next number) and ``meta.previous_checkpoint`` (the
@@ -291,7 +292,8 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
     Raises:
         ValueError: ``retention`` < 1.
         CheckpointFormatError: ``cp`` would not validate (nothing is written).
-        AlreadyWrittenError: an automatic trigger another writer already wrote (nothing is written).
+        AlreadyWrittenError: ``once_per_trigger`` and the latest checkpoint on disk is this automatic trigger's,
+            written by another writer (nothing is written).
         OSError: the write failed (recorded in the audit log as ``failed``).
     """
     if retention < 1:
@@ -311,7 +313,7 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
                 # The home of a file identity may still hold files an earlier version wrote there for a copy:
                 # numbers never repeat a name, but the link and retention see only this session's files.
                 numbers = _session_numbers(directory, key, split_file_identity(key) is not None)
-                if numbers and cp.meta.trigger != "manual":
+                if once_per_trigger and numbers and cp.meta.trigger != "manual":
                     _refuse_repeat(_ref(key, directory, numbers[-1]), cp)
                 ref = _ref(key, directory, (every[-1] + 1) if every else 1)
                 previous = f"cp_{numbers[-1]:03d}" if numbers else None
