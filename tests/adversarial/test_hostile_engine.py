@@ -125,8 +125,6 @@ def test_11_an_in_place_edit_that_keeps_size_and_mtime_is_reindexed(tmp_path: Pa
     assert after == fresh, (before, after, fresh)
 
 
-_ = time  # used by the later classes
-
 
 def test_12_a_bare_aws_secret_and_an_npm_token_never_reach_the_archive_or_the_summary(tmp_path: Path) -> None:
     rng = random.Random(25)
@@ -234,6 +232,7 @@ def test_7_a_hostile_llm_endpoint_cannot_stall_flood_or_write_to_the_terminal(
     finally:
         endpoint.close()
     output = measured.stdout + measured.stderr
+    print(f"{mode}: {measured.seconds:.1f} s, peak RSS {measured.max_rss_mb:.0f} MB")
     assert not measured.timed_out and measured.returncode == 0, output[-2000:]
     assert "LLM enrichment failed" in output, output[-2000:]
     if mode == "drip":
@@ -278,6 +277,7 @@ def test_10_idle_metrics_connections_pin_no_threads_and_scrapes_still_answer(tmp
             idle.append(socket.create_connection((host, int(port))))
         time.sleep(2)  # let the server accept all of them (the bound below holds at any moment)
         threads_idle = len(os.listdir(f"/proc/{watch.pid}/task"))
+        print(f"threads: {threads_before} before, {threads_idle} with 80 idle connections")
         assert threads_idle <= threads_before + 8, (threads_before, threads_idle)
         # Idle clients are closed after a few seconds: a scrape gets its answer while they are still connected.
         answer, tries = b"", 0
