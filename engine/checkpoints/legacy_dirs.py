@@ -98,7 +98,9 @@ def same_session(stored: str | None, key: str, stored_file: str | None = None) -
     """Whether a checkpoint's ``meta.session_key`` (and ``meta.session_file``) name session ``key``.
 
     A file identity (``<id>@<digest>``) also owns the checkpoints an earlier version wrote under the bare ``<id>``
-    for the same transcript: ``meta.session_file`` resolves to the digest. YAML cannot hold lone surrogates.
+    for the same transcript: ``meta.session_file`` resolves to the digest. A relative ``session_file`` (earlier
+    versions recorded the path as given on the command line) cannot be resolved from here: it counts for every
+    transcript with the key, as it did before. YAML cannot hold lone surrogates.
     """
     if stored is None:
         return False
@@ -107,7 +109,7 @@ def same_session(stored: str | None, key: str, stored_file: str | None = None) -
     split = split_file_identity(key)
     if split is None or stored_file is None or stored not in (split[0], replace_lone_surrogates(split[0])):
         return False
-    return transcript_digest(stored_file) == split[1]
+    return not os.path.isabs(stored_file) or transcript_digest(stored_file) == split[1]
 
 
 def checkpoint_owner(path: Path) -> tuple[str, str] | None:
