@@ -147,7 +147,7 @@ def _params(params: Mapping[str, Any], plan: Mapping[str, Any]) -> str:
 
 def diff_latest(snapshot: SessionSnapshot, config: Config) -> str:
     """``d``: the latest checkpoint against the previous one, in one line."""
-    refs = list_checkpoints(session_state_dir(snapshot.source, config), snapshot.key)
+    refs = list_checkpoints(session_state_dir(snapshot.source, config), snapshot.source.identity)
     if len(refs) < 2:
         return f"{len(refs)} checkpoint{'s' if len(refs) != 1 else ''} so far: a diff needs two. Press c to write one."
     diff = diff_checkpoints(read_checkpoint(refs[-2]), read_checkpoint(refs[-1]))

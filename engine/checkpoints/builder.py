@@ -7,6 +7,7 @@ though the state files start over after each checkpoint.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -113,7 +114,7 @@ def build_checkpoint(
         meta=CheckpointMeta(
             checkpoint_id="cp_000",
             session_key=snapshot.key,
-            session_file=str(snapshot.source.path),
+            session_file=os.path.abspath(snapshot.source.path),  # resolvable from any directory (checkpoints.md)
             created_at=when,
             trigger=trigger,
             compaction_count=snapshot.compactions,

@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 FORMAT = "ctxscope-index"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4  # 4: numbers bounded at the reader, the change time kept (docs/index.md)
 """Raised whenever what a section holds, or the rules that produced it, change: older files are then rebuilt."""
 
 _STALE_TEMP_SECONDS = 600.0

@@ -71,9 +71,9 @@ class SessionSnapshot:
 
     @property
     def key(self) -> str:
-        """The session's identity (:attr:`SessionSource.identity`): what followers, checkpoints and views file it
-        under. The key a store or header gives is ``source.key``."""
-        return self.source.identity
+        """What followers and views know the session by (:attr:`SessionSource.follow_key`); checkpoints and
+        captured state are filed under ``source.identity``."""
+        return self.source.follow_key
 
     @property
     def compactions(self) -> int:

@@ -43,13 +43,13 @@ def checkpoint(args: argparse.Namespace, config: Config) -> int:
         return EXIT_NOT_FOUND
     manager = ContextManager(config, auto_checkpoints=False)
     manager.add(source)
-    _, events = manager.step(source.identity)
+    _, events = manager.step(source.follow_key)
     errors = [e.message for e in events if e.kind == "error"]
     if errors:
         for message in errors:
             print(f"ctxscope: {message}", file=sys.stderr)
         return EXIT_FAILED
-    event = manager.write(source.identity, "manual", enrich=config.llm if args.enrich else None)
+    event = manager.write(source.follow_key, "manual", enrich=config.llm if args.enrich else None)
     if args.json:
         print_json({"kind": event.kind, "message": event.message,
                     "checkpoint_id": event.checkpoint.checkpoint_id if event.checkpoint else None,

@@ -329,7 +329,8 @@ class SessionScreen(Screen[None]):
         worker = get_current_worker()
         problem: str | None = None
         try:
-            self._stored = read_checkpoints(self._state_dir, self.key, self._stored)
+            # Filed under the identity: a copied transcript keeps the header id (docs/checkpoints.md).
+            self._stored = read_checkpoints(self._state_dir, snapshot.source.identity, self._stored)
         except OSError as exc:  # one unreadable pane must not blank the others
             problem = f"Could not read the checkpoints: {exc}"
         if worker.is_cancelled:

@@ -71,7 +71,7 @@ def read_decisions(
     *, now: datetime | None = None, max_age_seconds: float = 14 * 86_400.0,
 ) -> DecisionsDigest:
     """Collect the tab's contents (blocking: reads the latest checkpoint and re-reads message text)."""
-    loaded = latest_checkpoint(state_dir, snapshot.key)
+    loaded = latest_checkpoint(state_dir, snapshot.source.identity)  # docs/checkpoints.md, Session identity
     cp = loaded.checkpoint if loaded else None
     cid = cp.meta.checkpoint_id if cp else ""
     written = cp.meta.created_at if cp else ""
