@@ -1,8 +1,9 @@
 """ctxscope's engine: read agent sessions, measure their context, checkpoint and compact them — no UI.
 
-The names below are the public API. They load lazily (PEP 562), so ``import engine`` stays cheap: PyYAML,
-httpx, sqlite3 and tiktoken are imported only when a name that needs them is first used. Everything else is
-internal and may move; the layers are described in ``docs/architecture.md``.
+The names below are the public API, among them the queries behind every view (``engine.queries``: what the TUI
+and the command line show, one function per value). They load lazily (PEP 562), so ``import engine`` stays cheap:
+PyYAML, httpx, sqlite3 and tiktoken are imported only when a name that needs them is first used. Everything else
+is internal and may move; the layers are described in ``docs/architecture.md``.
 
 Example::
 
@@ -27,28 +28,39 @@ __all__ = [
     "CompactionResult",
     "Config",
     "ConfigError",
+    "ContextRow",
     "ContextView",
     "ContextWindow",
+    "DecisionsDigest",
     "DegradationAssessment",
     "Discovery",
     "GaugeLevel",
     "GaugeReading",
+    "HistoryItem",
     "IndexCache",
+    "KeepRecent",
     "LockHeldError",
     "LockInfo",
+    "MessageText",
+    "NotedItem",
+    "Segment",
     "SessionFollower",
     "SessionNotFoundError",
     "SessionReader",
     "SessionSnapshot",
     "SessionSource",
+    "StoredCheckpoint",
+    "TailMessage",
     "Thresholds",
     "UsageReport",
     "aggregate_usage",
     "apply_compaction",
     "assess_degradation",
+    "audit_history",
     "build_checkpoint",
     "build_context",
     "collect_usage",
+    "context_cut",
     "count_tokens",
     "default_cache",
     "diff_checkpoints",
@@ -57,13 +69,21 @@ __all__ = [
     "glance_session",
     "index_transcript",
     "inspect_lock",
+    "keep_recent_budget",
     "latest_checkpoint",
     "list_checkpoints",
     "load_config",
+    "measure_rows",
+    "message_text",
     "open_reader",
     "plan_compaction",
     "read_checkpoint",
+    "read_checkpoints",
+    "read_decisions",
     "read_gauge",
+    "read_message",
+    "read_outline",
+    "read_tail",
     "redact_secrets",
     "render_checkpoint",
     "resolve_context_window",
@@ -82,28 +102,39 @@ _HOMES: dict[str, str] = {
     "CompactionResult": "engine.compaction.controllers",
     "Config": "engine.config.loader",
     "ConfigError": "engine.config.loader",
+    "ContextRow": "engine.queries.context_rows",
     "ContextView": "engine.accounting.context",
     "ContextWindow": "engine.accounting.windows",
+    "DecisionsDigest": "engine.queries.decisions",
     "DegradationAssessment": "engine.compaction.degradation",
     "Discovery": "engine.stores.source",
     "GaugeLevel": "engine.accounting.gauge",
     "GaugeReading": "engine.accounting.gauge",
+    "HistoryItem": "engine.queries.audit",
     "IndexCache": "engine.index.cache",
+    "KeepRecent": "engine.queries.context_rows",
     "LockHeldError": "engine.fs.session_lock",
     "LockInfo": "engine.fs.session_lock",
+    "MessageText": "engine.queries.message",
+    "NotedItem": "engine.queries.decisions",
+    "Segment": "engine.session.branches",
     "SessionFollower": "engine.session.snapshot",
     "SessionNotFoundError": "engine.stores.discovery",
     "SessionReader": "engine.stores.reader",
     "SessionSnapshot": "engine.session.snapshot",
     "SessionSource": "engine.stores.source",
+    "StoredCheckpoint": "engine.queries.checkpoints",
+    "TailMessage": "engine.queries.transcript",
     "Thresholds": "engine.accounting.gauge",
     "UsageReport": "engine.usage.model",
     "aggregate_usage": "engine.usage.aggregate",
     "apply_compaction": "engine.compaction.controllers",
     "assess_degradation": "engine.compaction.degradation",
+    "audit_history": "engine.queries.audit",
     "build_checkpoint": "engine.checkpoints.builder",
     "build_context": "engine.accounting.context",
     "collect_usage": "engine.usage.collect",
+    "context_cut": "engine.queries.context_rows",
     "count_tokens": "engine.accounting.tokens",
     "default_cache": "engine.index.cache",
     "diff_checkpoints": "engine.checkpoints.diff",
@@ -112,13 +143,21 @@ _HOMES: dict[str, str] = {
     "glance_session": "engine.session.glance",
     "index_transcript": "engine.index.transcript_index",
     "inspect_lock": "engine.fs.session_lock",
+    "keep_recent_budget": "engine.queries.context_rows",
     "latest_checkpoint": "engine.checkpoints.store",
     "list_checkpoints": "engine.checkpoints.store",
     "load_config": "engine.config.loader",
+    "measure_rows": "engine.queries.context_rows",
+    "message_text": "engine.queries.message",
     "open_reader": "engine.stores.reader",
     "plan_compaction": "engine.compaction.planner",
     "read_checkpoint": "engine.checkpoints.store",
+    "read_checkpoints": "engine.queries.checkpoints",
+    "read_decisions": "engine.queries.decisions",
     "read_gauge": "engine.accounting.gauge",
+    "read_message": "engine.queries.message",
+    "read_outline": "engine.queries.tree",
+    "read_tail": "engine.queries.transcript",
     "redact_secrets": "engine.capture.redact",
     "render_checkpoint": "engine.checkpoints.render",
     "resolve_context_window": "engine.accounting.windows",
@@ -153,6 +192,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.fs.session_lock import LockHeldError, LockInfo, inspect_lock
     from engine.index.cache import IndexCache, default_cache
     from engine.index.transcript_index import index_transcript
+    from engine.queries.audit import HistoryItem, audit_history
+    from engine.queries.checkpoints import StoredCheckpoint, read_checkpoints
+    from engine.queries.context_rows import ContextRow, KeepRecent, context_cut, keep_recent_budget, measure_rows
+    from engine.queries.decisions import DecisionsDigest, NotedItem, read_decisions
+    from engine.queries.message import MessageText, message_text, read_message
+    from engine.queries.transcript import TailMessage, read_tail
+    from engine.queries.tree import read_outline
+    from engine.session.branches import Segment
     from engine.session.glance import glance_session
     from engine.session.snapshot import SessionFollower, SessionSnapshot, snapshot_session
     from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from engine import read_checkpoints
 from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
 from engine.checkpoints.inject import InjectRefusedError, apply_inject, plan_inject
 from engine.checkpoints.store import list_checkpoints, read_checkpoint
@@ -68,18 +69,18 @@ def history(args: argparse.Namespace, config: Config) -> int:
         return EXIT_NOT_FOUND
     state_dir = resolve_state_dir(source.state_dir, config)
     rows: list[dict[str, Any]] = []
-    for ref in list_checkpoints(state_dir, source.identity):
-        try:
-            cp = read_checkpoint(ref)
-        except Exception as exc:  # noqa: BLE001 - an unreadable file is listed with its problem
-            rows.append({"checkpoint_id": ref.checkpoint_id, "path": str(ref.path), "error": str(exc)})
+    # The files the TUI's Checkpoints tab lists, read the same way (engine/queries/checkpoints.py).
+    for stored in read_checkpoints(state_dir, source.identity, render=False):
+        cp = stored.checkpoint
+        if cp is None:
+            rows.append({"checkpoint_id": stored.checkpoint_id, "path": str(stored.path), "error": stored.problem})
             continue
         usage = cp.meta.token_usage
         rows.append({
-            "checkpoint_id": ref.checkpoint_id, "created_at": cp.meta.created_at, "trigger": cp.meta.trigger,
+            "checkpoint_id": stored.checkpoint_id, "created_at": cp.meta.created_at, "trigger": cp.meta.trigger,
             "input_tokens": usage.input_tokens, "utilization": usage.utilization,
             "compaction_count": cp.meta.compaction_count, "decisions": len(cp.decisions),
-            "open_items": len(cp.open_items), "path": str(ref.path),
+            "open_items": len(cp.open_items), "path": str(stored.path),
         })
     from engine.usage.collect import index_source  # the persistent index: a second run reads only new bytes
 

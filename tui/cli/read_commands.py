@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from engine.accounting.context import CutPoint, find_cut_point
 from engine.accounting.gauge import format_tokens
-from engine.accounting.measure import message_tokens
 from engine.config.loader import Config
 from engine.index.cache import IndexCache
 from engine.session.cost import session_cost
@@ -177,36 +175,28 @@ def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollo
     return follower, snapshot
 
 
-def _cut_point(snapshot: SessionSnapshot, keep_recent: int) -> CutPoint | None:
-    """pi's cut at ``keep_recent``; ``None`` where pi's prepareCompaction has none (empty, or ends on a compaction)."""
-    path = snapshot.view.path
-    if not path or path[-1].type == "compaction":
-        return None
-    return find_cut_point(path, keep_recent)
-
-
 def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_recent: int, keep_source: str
                    ) -> dict[str, Any]:
     """The ``inspect --json`` object: the status row, pi's session views and the context message by message."""
+    from engine import context_cut, measure_rows  # with the follower: not on the path of `status`
+
     view = snapshot.view
-    cut = _cut_point(snapshot, keep_recent)
-    first_index = cut.first_kept_index if cut is not None else 0
-    rows: list[dict[str, Any]] = []
-    for message in view.messages:
-        protected = cut is None or (message.role != "compactionSummary" and message.path_index >= first_index)
-        rows.append(
-            {
-                "entry_id": message.entry_id,
-                "role": message.role,
-                "tokens": message_tokens(message, follower.objects, cache=follower.token_cache),
-                "pi_estimate": message.entry.pi_tokens,
-                "sent": message.sent,
-                "line": message.entry.line_no,
-                "protected": protected,
-                "compactable": not protected,
-                "tools": list(message.entry.tool_calls) or None,
-            }
-        )
+    cut = context_cut(snapshot, keep_recent)
+    # The rows the TUI's Context tab shows (engine/queries/context_rows.py), with the fields only JSON carries.
+    rows: list[dict[str, Any]] = [
+        {
+            "entry_id": row.entry_id,
+            "role": row.role,
+            "tokens": row.tokens,
+            "pi_estimate": row.pi_estimate,
+            "sent": row.sent,
+            "line": row.line,
+            "protected": row.protected,
+            "compactable": not row.protected,
+            "tools": list(row.tools) or None,
+        }
+        for row in measure_rows(snapshot, follower, keep_recent)
+    ]
     cut_point: dict[str, Any] | None = None
     if cut is not None:
         first_kept = view.path[cut.first_kept_index]
@@ -218,7 +208,7 @@ def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_re
             "protected_tokens": sum(r["tokens"] for r in rows if r["protected"]),
             "compactable_tokens": sum(r["tokens"] for r in rows if r["compactable"]),
         }
-    entries = follower.reader.entries
+    entries = follower.entries
     status = snapshot.to_status()
     return {
         **status,
@@ -245,10 +235,11 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     follower, snapshot = opened
     if args.keep_recent is not None:
         keep_recent, keep_source = args.keep_recent, "--keep-recent"
-    elif snapshot.limits is not None:
-        keep_recent, keep_source = snapshot.limits.keep_recent_tokens, snapshot.limits.keep_recent_source
     else:
-        keep_recent, keep_source = config.keep_recent_tokens, "ctxscope config"
+        from engine import keep_recent_budget
+
+        budget = keep_recent_budget(snapshot, config)
+        keep_recent, keep_source = budget.tokens, budget.source
     result = inspect_result(follower, snapshot, keep_recent, keep_source)
     cost = session_cost(snapshot, now=datetime.now(UTC))
     result = {**result, "spend": {"usd": cost.spend_usd, "source": cost.spend_source, "calls": cost.calls,
