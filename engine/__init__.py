@@ -84,6 +84,7 @@ __all__ = [
     "read_message",
     "read_outline",
     "read_tail",
+    "read_top_consumers",
     "redact_secrets",
     "render_checkpoint",
     "resolve_context_window",
@@ -158,6 +159,7 @@ _HOMES: dict[str, str] = {
     "read_message": "engine.queries.message",
     "read_outline": "engine.queries.tree",
     "read_tail": "engine.queries.transcript",
+    "read_top_consumers": "engine.queries.context_rows",
     "redact_secrets": "engine.capture.redact",
     "render_checkpoint": "engine.checkpoints.render",
     "resolve_context_window": "engine.accounting.windows",
@@ -194,7 +196,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.index.transcript_index import index_transcript
     from engine.queries.audit import HistoryItem, audit_history
     from engine.queries.checkpoints import StoredCheckpoint, read_checkpoints
-    from engine.queries.context_rows import ContextRow, KeepRecent, context_cut, keep_recent_budget, measure_rows
+    from engine.queries.context_rows import (
+        ContextRow,
+        KeepRecent,
+        context_cut,
+        keep_recent_budget,
+        measure_rows,
+        read_top_consumers,
+    )
     from engine.queries.decisions import DecisionsDigest, NotedItem, read_decisions
     from engine.queries.message import MessageText, message_text, read_message
     from engine.queries.transcript import TailMessage, read_tail

@@ -1,6 +1,6 @@
-"""The messages in context one by one: tokens, and whether a compaction now would keep them verbatim.
+"""The messages in context one by one: tokens, and whether a compaction now would keep them verbatim; the largest.
 
-Behind the Context tab and ``ctxscope inspect``. Whether a message is protected follows pi's cut
+Behind the Context tab, the Top consumers card and ``ctxscope inspect``. Whether a message is protected follows pi's cut
 (``docs/context-accounting.md``): the messages from the cut at the recent budget on are kept; a session whose path
 ends on a compaction has no cut (pi's ``prepareCompaction`` returns nothing), so nothing is compactable.
 """
@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.accounting.consumers import Consumer, top_consumers
 from engine.accounting.context import CutPoint, find_cut_point
 from engine.config.loader import Config
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 
-__all__ = ["ContextRow", "KeepRecent", "context_cut", "keep_recent_budget", "measure_rows"]
+__all__ = ["ContextRow", "KeepRecent", "context_cut", "keep_recent_budget", "measure_rows", "read_top_consumers"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +77,8 @@ def measure_rows(snapshot: SessionSnapshot, follower: SessionFollower, keep_rece
         )
         for message in snapshot.view.messages
     )
+
+
+def read_top_consumers(snapshot: SessionSnapshot, follower: SessionFollower, limit: int = 12) -> tuple[Consumer, ...]:
+    """The ``limit`` largest context messages, largest first, counted like :func:`measure_rows` (blocking)."""
+    return top_consumers(snapshot.view, follower.objects, cache=follower.token_cache, limit=limit)

@@ -34,8 +34,9 @@ from engine import (
     read_message,
     read_outline,
     read_tail,
+    read_top_consumers,
 )
-from engine.accounting.consumers import Consumer, top_consumers
+from engine.accounting.consumers import Consumer
 from engine.accounting.timeline import Timeline, utilization_timeline
 from engine.capture.state import CapturedState
 from engine.config.loader import Config
@@ -303,7 +304,7 @@ class SessionScreen(Screen[None]):
                  follower: SessionFollower) -> tuple[tuple[ContextRow, ...], tuple[Consumer, ...]]:
         # The agent's own budget (pi's keepRecentTokens for pi sessions), as `ctxscope inspect` uses it.
         rows = measure_rows(snapshot, follower, keep_recent_budget(snapshot, self._config).tokens)
-        return rows, top_consumers(snapshot.view, follower.objects, cache=follower.token_cache, limit=12)
+        return rows, read_top_consumers(snapshot, follower, limit=12)
 
     def _show_measured(self, rows: tuple[ContextRow, ...], consumers: tuple[Consumer, ...]) -> None:
         self.consumers = consumers
