@@ -20,6 +20,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
+    "CapturedState",
     "Checkpoint",
     "CheckpointDiff",
     "CompactionError",
@@ -28,6 +29,7 @@ __all__ = [
     "CompactionResult",
     "Config",
     "ConfigError",
+    "Consumer",
     "ContextRow",
     "ContextView",
     "ContextWindow",
@@ -36,23 +38,32 @@ __all__ = [
     "Discovery",
     "GaugeLevel",
     "GaugeReading",
+    "GroupBy",
     "HistoryItem",
     "IndexCache",
     "KeepRecent",
     "LockHeldError",
     "LockInfo",
+    "Marker",
     "MessageText",
     "NotedItem",
+    "PlotColumn",
     "Segment",
+    "SessionCost",
     "SessionFollower",
+    "SessionInsight",
+    "SessionMetrics",
     "SessionNotFoundError",
     "SessionReader",
     "SessionSnapshot",
     "SessionSource",
+    "SessionUsage",
     "StoredCheckpoint",
     "TailMessage",
     "Thresholds",
+    "Timeline",
     "UsageReport",
+    "UsageTotals",
     "aggregate_usage",
     "apply_compaction",
     "assess_degradation",
@@ -63,9 +74,11 @@ __all__ = [
     "context_cut",
     "count_tokens",
     "default_cache",
+    "default_host",
     "diff_checkpoints",
     "discover_sessions",
     "find_session",
+    "format_tokens",
     "glance_session",
     "index_transcript",
     "inspect_lock",
@@ -77,6 +90,8 @@ __all__ = [
     "message_text",
     "open_reader",
     "plan_compaction",
+    "plot_columns",
+    "raw_diff",
     "read_checkpoint",
     "read_checkpoints",
     "read_decisions",
@@ -89,12 +104,17 @@ __all__ = [
     "render_checkpoint",
     "resolve_context_window",
     "resolve_state_dir",
+    "session_cost",
+    "session_metrics",
     "snapshot_session",
     "top_consumers",
+    "utilization_timeline",
+    "with_edited_summary",
     "write_checkpoint",
 ]
 
 _HOMES: dict[str, str] = {
+    "CapturedState": "engine.capture.state",
     "Checkpoint": "engine.checkpoints.model",
     "CheckpointDiff": "engine.checkpoints.diff",
     "CompactionError": "engine.compaction.controllers",
@@ -103,6 +123,7 @@ _HOMES: dict[str, str] = {
     "CompactionResult": "engine.compaction.controllers",
     "Config": "engine.config.loader",
     "ConfigError": "engine.config.loader",
+    "Consumer": "engine.accounting.consumers",
     "ContextRow": "engine.queries.context_rows",
     "ContextView": "engine.accounting.context",
     "ContextWindow": "engine.accounting.windows",
@@ -111,23 +132,32 @@ _HOMES: dict[str, str] = {
     "Discovery": "engine.stores.source",
     "GaugeLevel": "engine.accounting.gauge",
     "GaugeReading": "engine.accounting.gauge",
+    "GroupBy": "engine.usage.model",
     "HistoryItem": "engine.queries.audit",
     "IndexCache": "engine.index.cache",
     "KeepRecent": "engine.queries.context_rows",
     "LockHeldError": "engine.fs.session_lock",
     "LockInfo": "engine.fs.session_lock",
+    "Marker": "engine.accounting.gauge",
     "MessageText": "engine.queries.message",
     "NotedItem": "engine.queries.decisions",
+    "PlotColumn": "engine.accounting.timeline",
     "Segment": "engine.session.branches",
+    "SessionCost": "engine.session.cost",
     "SessionFollower": "engine.session.snapshot",
+    "SessionInsight": "engine.live.insight",
+    "SessionMetrics": "engine.live.metrics",
     "SessionNotFoundError": "engine.stores.discovery",
     "SessionReader": "engine.stores.reader",
     "SessionSnapshot": "engine.session.snapshot",
     "SessionSource": "engine.stores.source",
+    "SessionUsage": "engine.usage.model",
     "StoredCheckpoint": "engine.queries.checkpoints",
     "TailMessage": "engine.queries.transcript",
     "Thresholds": "engine.accounting.gauge",
+    "Timeline": "engine.accounting.timeline",
     "UsageReport": "engine.usage.model",
+    "UsageTotals": "engine.usage.model",
     "aggregate_usage": "engine.usage.aggregate",
     "apply_compaction": "engine.compaction.controllers",
     "assess_degradation": "engine.compaction.degradation",
@@ -138,9 +168,11 @@ _HOMES: dict[str, str] = {
     "context_cut": "engine.queries.context_rows",
     "count_tokens": "engine.accounting.tokens",
     "default_cache": "engine.index.cache",
+    "default_host": "engine.live.metrics",
     "diff_checkpoints": "engine.checkpoints.diff",
     "discover_sessions": "engine.stores.discovery",
     "find_session": "engine.stores.discovery",
+    "format_tokens": "engine.accounting.gauge",
     "glance_session": "engine.session.glance",
     "index_transcript": "engine.index.transcript_index",
     "inspect_lock": "engine.fs.session_lock",
@@ -152,6 +184,8 @@ _HOMES: dict[str, str] = {
     "message_text": "engine.queries.message",
     "open_reader": "engine.stores.reader",
     "plan_compaction": "engine.compaction.planner",
+    "plot_columns": "engine.accounting.timeline",
+    "raw_diff": "engine.checkpoints.diff",
     "read_checkpoint": "engine.checkpoints.store",
     "read_checkpoints": "engine.queries.checkpoints",
     "read_decisions": "engine.queries.decisions",
@@ -164,20 +198,26 @@ _HOMES: dict[str, str] = {
     "render_checkpoint": "engine.checkpoints.render",
     "resolve_context_window": "engine.accounting.windows",
     "resolve_state_dir": "engine.config.loader",
+    "session_cost": "engine.session.cost",
+    "session_metrics": "engine.live.metrics",
     "snapshot_session": "engine.session.snapshot",
     "top_consumers": "engine.accounting.consumers",
+    "utilization_timeline": "engine.accounting.timeline",
+    "with_edited_summary": "engine.compaction.summary_edit",
     "write_checkpoint": "engine.checkpoints.store",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from engine.accounting.consumers import top_consumers
+    from engine.accounting.consumers import Consumer, top_consumers
     from engine.accounting.context import ContextView, build_context
-    from engine.accounting.gauge import GaugeLevel, GaugeReading, Thresholds, read_gauge
+    from engine.accounting.gauge import GaugeLevel, GaugeReading, Marker, Thresholds, format_tokens, read_gauge
+    from engine.accounting.timeline import PlotColumn, Timeline, plot_columns, utilization_timeline
     from engine.accounting.tokens import count_tokens
     from engine.accounting.windows import ContextWindow, resolve_context_window
     from engine.capture.redact import redact_secrets
+    from engine.capture.state import CapturedState
     from engine.checkpoints.builder import build_checkpoint
-    from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints
+    from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
     from engine.checkpoints.model import Checkpoint
     from engine.checkpoints.render import render_checkpoint
     from engine.checkpoints.store import latest_checkpoint, list_checkpoints, read_checkpoint, write_checkpoint
@@ -190,10 +230,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.compaction.degradation import DegradationAssessment, assess_degradation
     from engine.compaction.plan import CompactionPlan
     from engine.compaction.planner import plan_compaction
+    from engine.compaction.summary_edit import with_edited_summary
     from engine.config.loader import Config, ConfigError, load_config, resolve_state_dir
     from engine.fs.session_lock import LockHeldError, LockInfo, inspect_lock
     from engine.index.cache import IndexCache, default_cache
     from engine.index.transcript_index import index_transcript
+    from engine.live.insight import SessionInsight
+    from engine.live.metrics import SessionMetrics, default_host, session_metrics
     from engine.queries.audit import HistoryItem, audit_history
     from engine.queries.checkpoints import StoredCheckpoint, read_checkpoints
     from engine.queries.context_rows import (
@@ -209,6 +252,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.queries.transcript import TailMessage, read_tail
     from engine.queries.tree import read_outline
     from engine.session.branches import Segment
+    from engine.session.cost import SessionCost, session_cost
     from engine.session.glance import glance_session
     from engine.session.snapshot import SessionFollower, SessionSnapshot, snapshot_session
     from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
@@ -216,7 +260,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.stores.source import Discovery, SessionSource
     from engine.usage.aggregate import aggregate_usage
     from engine.usage.collect import collect_usage
-    from engine.usage.model import UsageReport
+    from engine.usage.model import GroupBy, SessionUsage, UsageReport, UsageTotals
 
 
 def __getattr__(name: str) -> Any:

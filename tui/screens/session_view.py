@@ -20,12 +20,19 @@ from textual.widgets import DataTable
 from textual.worker import get_current_worker
 
 from engine import (
+    CapturedState,
+    Config,
+    Consumer,
     ContextRow,
     DecisionsDigest,
     HistoryItem,
     Segment,
+    SessionFollower,
+    SessionInsight,
+    SessionSnapshot,
     StoredCheckpoint,
     TailMessage,
+    Timeline,
     audit_history,
     keep_recent_budget,
     measure_rows,
@@ -35,14 +42,9 @@ from engine import (
     read_outline,
     read_tail,
     read_top_consumers,
+    session_cost,
+    utilization_timeline,
 )
-from engine.accounting.consumers import Consumer
-from engine.accounting.timeline import Timeline, utilization_timeline
-from engine.capture.state import CapturedState
-from engine.config.loader import Config
-from engine.live.insight import SessionInsight
-from engine.session.cost import session_cost
-from engine.session.snapshot import SessionFollower, SessionSnapshot
 from tui.breakpoints import preset_breakpoints
 from tui.controls import session_state_dir
 from tui.dialogs.message_view import MessageView

@@ -20,9 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from engine import StoredCheckpoint
-from engine.accounting.gauge import format_tokens
-from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
+from engine import CheckpointDiff, StoredCheckpoint, diff_checkpoints, format_tokens, raw_diff
 from tui.shown import shown, shown_text
 
 __all__ = ["CheckpointList", "CheckpointsView", "diff_content"]
