@@ -20,6 +20,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
+    "AppendError",
+    "AppendRefusedError",
     "CapturedState",
     "Checkpoint",
     "CheckpointDiff",
@@ -30,6 +32,7 @@ __all__ = [
     "Config",
     "ConfigError",
     "Consumer",
+    "ContextManager",
     "ContextRow",
     "ContextView",
     "ContextWindow",
@@ -41,13 +44,18 @@ __all__ = [
     "GroupBy",
     "HistoryItem",
     "IndexCache",
+    "InjectRefusedError",
     "KeepRecent",
+    "LLMError",
+    "LockError",
     "LockHeldError",
     "LockInfo",
     "Marker",
     "MessageText",
+    "NotCompactedError",
     "NotedItem",
     "PlotColumn",
+    "Refreshed",
     "Segment",
     "SessionCost",
     "SessionFollower",
@@ -57,15 +65,19 @@ __all__ = [
     "SessionReader",
     "SessionSnapshot",
     "SessionSource",
+    "SessionTracker",
     "SessionUsage",
+    "SidecarEvent",
     "StoredCheckpoint",
     "TailMessage",
     "Thresholds",
     "Timeline",
+    "TranscriptError",
     "UsageReport",
     "UsageTotals",
     "aggregate_usage",
     "apply_compaction",
+    "apply_inject",
     "assess_degradation",
     "audit_history",
     "build_checkpoint",
@@ -75,6 +87,7 @@ __all__ = [
     "count_tokens",
     "default_cache",
     "default_host",
+    "default_layer",
     "diff_checkpoints",
     "discover_sessions",
     "find_session",
@@ -90,6 +103,7 @@ __all__ = [
     "message_text",
     "open_reader",
     "plan_compaction",
+    "plan_inject",
     "plot_columns",
     "raw_diff",
     "read_checkpoint",
@@ -107,6 +121,7 @@ __all__ = [
     "session_cost",
     "session_metrics",
     "snapshot_session",
+    "terminal_safe",
     "top_consumers",
     "utilization_timeline",
     "with_edited_summary",
@@ -114,6 +129,8 @@ __all__ = [
 ]
 
 _HOMES: dict[str, str] = {
+    "AppendError": "engine.fs.jsonl_append",
+    "AppendRefusedError": "engine.fs.jsonl_append",
     "CapturedState": "engine.capture.state",
     "Checkpoint": "engine.checkpoints.model",
     "CheckpointDiff": "engine.checkpoints.diff",
@@ -124,6 +141,7 @@ _HOMES: dict[str, str] = {
     "Config": "engine.config.loader",
     "ConfigError": "engine.config.loader",
     "Consumer": "engine.accounting.consumers",
+    "ContextManager": "engine.sidecar",
     "ContextRow": "engine.queries.context_rows",
     "ContextView": "engine.accounting.context",
     "ContextWindow": "engine.accounting.windows",
@@ -135,13 +153,18 @@ _HOMES: dict[str, str] = {
     "GroupBy": "engine.usage.model",
     "HistoryItem": "engine.queries.audit",
     "IndexCache": "engine.index.cache",
+    "InjectRefusedError": "engine.checkpoints.inject",
     "KeepRecent": "engine.queries.context_rows",
+    "LLMError": "engine.llm.client",
+    "LockError": "engine.fs.lock_info",
     "LockHeldError": "engine.fs.session_lock",
     "LockInfo": "engine.fs.session_lock",
     "Marker": "engine.accounting.gauge",
     "MessageText": "engine.queries.message",
+    "NotCompactedError": "engine.compaction.controllers",
     "NotedItem": "engine.queries.decisions",
     "PlotColumn": "engine.accounting.timeline",
+    "Refreshed": "engine.live.tracker",
     "Segment": "engine.session.branches",
     "SessionCost": "engine.session.cost",
     "SessionFollower": "engine.session.snapshot",
@@ -151,15 +174,19 @@ _HOMES: dict[str, str] = {
     "SessionReader": "engine.stores.reader",
     "SessionSnapshot": "engine.session.snapshot",
     "SessionSource": "engine.stores.source",
+    "SessionTracker": "engine.live.tracker",
     "SessionUsage": "engine.usage.model",
+    "SidecarEvent": "engine.sidecar",
     "StoredCheckpoint": "engine.queries.checkpoints",
     "TailMessage": "engine.queries.transcript",
     "Thresholds": "engine.accounting.gauge",
     "Timeline": "engine.accounting.timeline",
+    "TranscriptError": "engine.stores.transcript",
     "UsageReport": "engine.usage.model",
     "UsageTotals": "engine.usage.model",
     "aggregate_usage": "engine.usage.aggregate",
     "apply_compaction": "engine.compaction.controllers",
+    "apply_inject": "engine.checkpoints.inject",
     "assess_degradation": "engine.compaction.degradation",
     "audit_history": "engine.queries.audit",
     "build_checkpoint": "engine.checkpoints.builder",
@@ -169,6 +196,7 @@ _HOMES: dict[str, str] = {
     "count_tokens": "engine.accounting.tokens",
     "default_cache": "engine.index.cache",
     "default_host": "engine.live.metrics",
+    "default_layer": "engine.compaction.choice",
     "diff_checkpoints": "engine.checkpoints.diff",
     "discover_sessions": "engine.stores.discovery",
     "find_session": "engine.stores.discovery",
@@ -184,6 +212,7 @@ _HOMES: dict[str, str] = {
     "message_text": "engine.queries.message",
     "open_reader": "engine.stores.reader",
     "plan_compaction": "engine.compaction.planner",
+    "plan_inject": "engine.checkpoints.inject",
     "plot_columns": "engine.accounting.timeline",
     "raw_diff": "engine.checkpoints.diff",
     "read_checkpoint": "engine.checkpoints.store",
@@ -201,6 +230,7 @@ _HOMES: dict[str, str] = {
     "session_cost": "engine.session.cost",
     "session_metrics": "engine.live.metrics",
     "snapshot_session": "engine.session.snapshot",
+    "terminal_safe": "engine.text.terminal",
     "top_consumers": "engine.accounting.consumers",
     "utilization_timeline": "engine.accounting.timeline",
     "with_edited_summary": "engine.compaction.summary_edit",
@@ -218,13 +248,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.capture.state import CapturedState
     from engine.checkpoints.builder import build_checkpoint
     from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
+    from engine.checkpoints.inject import InjectRefusedError, apply_inject, plan_inject
     from engine.checkpoints.model import Checkpoint
     from engine.checkpoints.render import render_checkpoint
     from engine.checkpoints.store import latest_checkpoint, list_checkpoints, read_checkpoint, write_checkpoint
+    from engine.compaction.choice import default_layer
     from engine.compaction.controllers import (
         CompactionError,
         CompactionRefusedError,
         CompactionResult,
+        NotCompactedError,
         apply_compaction,
     )
     from engine.compaction.degradation import DegradationAssessment, assess_degradation
@@ -232,11 +265,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.compaction.planner import plan_compaction
     from engine.compaction.summary_edit import with_edited_summary
     from engine.config.loader import Config, ConfigError, load_config, resolve_state_dir
+    from engine.fs.jsonl_append import AppendError, AppendRefusedError
+    from engine.fs.lock_info import LockError
     from engine.fs.session_lock import LockHeldError, LockInfo, inspect_lock
     from engine.index.cache import IndexCache, default_cache
     from engine.index.transcript_index import index_transcript
     from engine.live.insight import SessionInsight
     from engine.live.metrics import SessionMetrics, default_host, session_metrics
+    from engine.live.tracker import Refreshed, SessionTracker
+    from engine.llm.client import LLMError
     from engine.queries.audit import HistoryItem, audit_history
     from engine.queries.checkpoints import StoredCheckpoint, read_checkpoints
     from engine.queries.context_rows import (
@@ -255,9 +292,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.session.cost import SessionCost, session_cost
     from engine.session.glance import glance_session
     from engine.session.snapshot import SessionFollower, SessionSnapshot, snapshot_session
+    from engine.sidecar import ContextManager, SidecarEvent
     from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
     from engine.stores.reader import SessionReader, open_reader
     from engine.stores.source import Discovery, SessionSource
+    from engine.stores.transcript import TranscriptError
+    from engine.text.terminal import terminal_safe
     from engine.usage.aggregate import aggregate_usage
     from engine.usage.collect import collect_usage
     from engine.usage.model import GroupBy, SessionUsage, UsageReport, UsageTotals

@@ -12,16 +12,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.checkpoints.diff import diff_checkpoints
-from engine.checkpoints.store import list_checkpoints, read_checkpoint
+from engine import (
+    Config,
+    LockInfo,
+    SessionSnapshot,
+    SessionSource,
+    SessionTracker,
+    diff_checkpoints,
+    list_checkpoints,
+    read_checkpoint,
+    resolve_state_dir,
+)
 from engine.compaction.planner import choose_controller
 from engine.config.llm_settings import NEEDS_LLM
-from engine.config.loader import Config, resolve_state_dir
-from engine.fs.session_lock import LockInfo
 from engine.live.insight import blocking_lock
-from engine.live.tracker import SessionTracker
-from engine.session.snapshot import SessionSnapshot
-from engine.stores.source import SessionSource
 
 __all__ = [
     "CONTROL_ACTIONS",

@@ -20,7 +20,7 @@ from rich.text import Text
 from textual.content import Content
 from textual.markup import escape
 
-from engine.text.terminal import terminal_safe
+from engine import terminal_safe
 
 __all__ = ["shown", "shown_markup", "shown_text"]
 

@@ -6,18 +6,28 @@ import argparse
 import sys
 from typing import Any
 
-from engine import read_checkpoints
-from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
-from engine.checkpoints.inject import InjectRefusedError, apply_inject, plan_inject
-from engine.checkpoints.store import list_checkpoints, read_checkpoint
+from engine import (
+    AppendError,
+    AppendRefusedError,
+    CheckpointDiff,
+    Config,
+    ContextManager,
+    InjectRefusedError,
+    LockError,
+    LockHeldError,
+    SessionNotFoundError,
+    SessionSource,
+    TranscriptError,
+    apply_inject,
+    diff_checkpoints,
+    list_checkpoints,
+    plan_inject,
+    raw_diff,
+    read_checkpoint,
+    read_checkpoints,
+    resolve_state_dir,
+)
 from engine.config.llm_settings import NEEDS_LLM
-from engine.config.loader import Config, resolve_state_dir
-from engine.fs.jsonl_append import AppendError, AppendRefusedError
-from engine.fs.session_lock import LockError, LockHeldError
-from engine.sidecar import ContextManager
-from engine.stores.discovery import SessionNotFoundError
-from engine.stores.source import SessionSource
-from engine.stores.transcript import TranscriptError
 from tui.cli.index_cache import stderr_cache
 from tui.cli.read_commands import print_json, resolve_session
 from tui.cli.terminal_output import cell

@@ -10,20 +10,24 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from engine.accounting.gauge import format_tokens
-from engine.config.loader import Config
-from engine.index.cache import IndexCache
-from engine.session.cost import session_cost
-from engine.session.glance import glance_session
+from engine import (
+    Config,
+    IndexCache,
+    SessionNotFoundError,
+    SessionSource,
+    TranscriptError,
+    discover_sessions,
+    find_session,
+    format_tokens,
+    glance_session,
+    session_cost,
+)
 from engine.session.pi_tree import entry_rows, labels, pi_model, session_tree, thinking_level
-from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
-from engine.stores.source import SessionSource
-from engine.stores.transcript import TranscriptError
 from tui.cli.index_cache import stderr_cache
 from tui.cli.terminal_output import cell, json_text
 
 if TYPE_CHECKING:
-    from engine.session.snapshot import SessionFollower, SessionSnapshot
+    from engine import SessionFollower, SessionSnapshot
 
 EXIT_OK, EXIT_FAILED, EXIT_NOT_FOUND = 0, 1, 3
 
@@ -83,7 +87,7 @@ def _status_of(source: SessionSource, config: Config, full: bool, index: IndexCa
     glance = None if full or source.in_database else glance_session(source, config, index)
     if glance is None or glance.quick.needs_full:
         # Imported here: the default tail path never indexes a whole file (docs/architecture.md, Performance).
-        from engine.session.snapshot import SessionFollower
+        from engine import SessionFollower
 
         snapshot = SessionFollower(source, config).refresh()
         if not snapshot.is_session:
@@ -161,7 +165,7 @@ def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollo
     except SessionNotFoundError as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
         return EXIT_NOT_FOUND
-    from engine.session.snapshot import SessionFollower
+    from engine import SessionFollower
 
     follower = SessionFollower(source, config)
     try:
