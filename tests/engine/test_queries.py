@@ -65,7 +65,6 @@ def test_decisions_merge_the_checkpoint_with_the_live_capture_once_each(tmp_path
     state = CapturedState(
         decisions=(CapturedDecision(kept, "2026-02-24T16:00:00Z", "e1"),  # already in the checkpoint
                    CapturedDecision("Push the config to the GitHub repository", None, "e2")),
-        open_items=("Remove the feature flag after the March release", "Add moltbot.json to the repository"),
         learnings=("The .moltbot directory is hidden from git by default",),
         updated_at="2026-02-24T16:05:00Z",
     )
@@ -79,9 +78,7 @@ def test_decisions_merge_the_checkpoint_with_the_live_capture_once_each(tmp_path
     assert (first.text, first.source, first.when, first.entry_id) == (
         "Push the config to the GitHub repository", "live", "2026-02-24T16:05:00Z", "e2")
     assert next(i for i in digest.decisions if i.text == kept).source == "cp_001"
-    opened = [(i.text, i.source) for i in digest.open_items]
-    assert opened.count(("Remove the feature flag after the March release", "cp_001")) == 1
-    assert ("Add moltbot.json to the repository", "live") in opened
+    assert [(i.text, i.source) for i in digest.open_items] == [(text, "cp_001") for text in reversed(cp.open_items)]
     assert digest.learnings[0].text == "The .moltbot directory is hidden from git by default"
     assert digest.exchanges and all(e.role in ("user", "agent") for e in digest.exchanges)
 
@@ -90,12 +87,14 @@ def test_open_items_older_than_the_age_limit_are_stale_and_say_how_old(tmp_path:
     follower, snapshot = snapshot_of(MAIN_SESSION)
     state_dir = tmp_path / "state"
     write_checkpoint(state_dir, snapshot.key, sample_checkpoint(created_at="2026-02-24T15:30:00Z"))
-    state = CapturedState(open_items=("Add moltbot.json to the repository",), updated_at="2026-03-09T12:00:00Z")
-    digest = read_decisions(snapshot, follower, state, state_dir, now=datetime(2026, 3, 10, tzinfo=UTC),
-                            max_age_seconds=7 * 86_400.0)
-    stale = {i.text: i.stale for i in digest.open_items}
-    assert stale["Add moltbot.json to the repository"] is None  # a day old
-    assert stale["Remove the feature flag after the March release"] == "13 days old"
+
+    def stale_at(now: datetime) -> set[str | None]:
+        digest = read_decisions(snapshot, follower, CapturedState(), state_dir, now=now, max_age_seconds=7 * 86_400.0)
+        assert len(digest.open_items) == 3
+        return {item.stale for item in digest.open_items}
+
+    assert stale_at(datetime(2026, 3, 2, tzinfo=UTC)) == {None}  # six days old
+    assert stale_at(datetime(2026, 3, 10, tzinfo=UTC)) == {"13 days old"}
 
 
 def test_decisions_without_a_sidecar_or_a_checkpoint_are_empty_and_say_so(tmp_path: Path) -> None:
