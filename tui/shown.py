@@ -25,7 +25,7 @@ from textual.markup import escape
 from textual.strip import Strip
 from textual.widgets import TextArea
 
-from engine.text.terminal import strip_controls, terminal_safe
+from engine import strip_controls, terminal_safe
 
 __all__ = ["ShownTextArea", "shown", "shown_markup", "shown_text"]
 

@@ -55,6 +55,7 @@ __all__ = [
     "latest_checkpoint",
     "list_checkpoints",
     "read_checkpoint",
+    "read_checkpoint_text",
     "write_checkpoint",
 ]
 
@@ -162,10 +163,17 @@ def read_checkpoint(ref: CheckpointRef) -> Checkpoint:
         OSError: the file cannot be read (e.g. deleted by retention meanwhile).
         CheckpointFormatError: it is not a valid checkpoint, or belongs to another session (``meta.session_key``).
     """
-    cp = load_checkpoint(_read_text(ref.path))
+    return read_checkpoint_text(ref)[1]
+
+
+def read_checkpoint_text(ref: CheckpointRef) -> tuple[str, Checkpoint]:
+    """Read and validate one checkpoint file like :func:`read_checkpoint`; also return its YAML text (for a raw
+    diff). Raises what :func:`read_checkpoint` raises."""
+    text = _read_text(ref.path)
+    cp = load_checkpoint(text)
     if not same_session(cp.meta.session_key, ref.session_key, cp.meta.session_file):
         raise CheckpointFormatError([_foreign(cp.meta.session_key)])
-    return cp
+    return text, cp
 
 
 def _foreign(owner: str) -> str:

@@ -20,9 +20,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import NoReturn
 
-from engine.config.loader import Config, ConfigError, load_config
-from engine.fs.lock_info import LockError
-from engine.stores.transcript import TranscriptError
+from engine import Config, ConfigError, LockError, TranscriptError, load_config
 from tui.cli.terminal_output import cell, guarded_output
 
 __all__ = ["EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "main"]
@@ -72,7 +70,7 @@ def launch(paths: Sequence[Path], config: Config, *, force_polling: bool | None 
     With a place to watch and no session in it yet, the TUI opens on an empty list that says where it looks,
     and sessions appear as the agent creates them: ctxscope can be started before the agent.
     """
-    from engine.stores.discovery import discover_sessions
+    from engine import discover_sessions
     from tui.app import DEFAULT_WHERE, CtxscopeApp  # Textual loads only for the TUI, not for `status` and friends
     from tui.changes import watch_targets
 

@@ -29,8 +29,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static, TextArea
 from textual.worker import get_current_worker
 
-from engine.compaction.plan import CompactionPlan
-from engine.compaction.summary_edit import with_edited_summary
+from engine import CompactionPlan, with_edited_summary
 from tui.breakpoints import preset_breakpoints
 from tui.shown import ShownTextArea, shown
 from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
