@@ -1,0 +1,224 @@
+"""The conversation ledger: decisions, constraints and open items from the shape of a conversation
+(docs/capture.md).
+
+One fold over the turns, user and agent alternately, no LLM:
+
+* a user message is read for its acts (:mod:`engine.capture.acts`); its direction-setting instructions become
+  **decisions**, its standing preferences and corrections **constraints**, and the message itself an **open
+  request** with the time it was said;
+* a short approval or rejection right after the agent asked or offered something confirms or declines that
+  **proposal** (the agent's closing question or offer, with the sentence before it); a declined proposal and a
+  deferral ("not now", "don't implement it yet") also stay **open**;
+* the agent's reply answers the request; the next user message that is not a correction closes it (the user
+  moved on: done). What is open at the end is the last request when the agent's last turn is not a finished
+  report, the agent's own closing question or next steps, and deferred or declined work.
+
+Items are never deleted when closed: they are marked ``done`` with the time, so every view can show them as
+done rather than silently drop them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Final
+
+from engine.capture.acts import UserTurn, read_user_turn, sentences
+from engine.capture.decisions import extract_decision_from_response, extract_open_items
+from engine.capture.dedup import is_semantic_duplicate
+from engine.capture.whole_text import clip_words, flatten
+
+__all__ = [
+    "ITEM_CHARS",
+    "Item",
+    "Ledger",
+    "agent_offers",
+    "fold_agent",
+    "fold_user",
+    "ledger_at_end",
+    "ledger_of",
+]
+
+ITEM_CHARS: Final = 300
+"""Cap on one item's text, cut between words (an instruction's leading sentences)."""
+MAX_ITEMS: Final = 200
+_MAX_CONSTRAINTS_PER_MESSAGE: Final = 3
+
+_OFFER: Final = re.compile(
+    r"\b(?:would you like|do you want|shall i|should i|want me to|let me know if you(?:'d| would)? (?:like|want)"
+    r"|if you(?:'d| would)? like,? i can|i can also|are you ok with|does this (?:plan )?(?:look|sound))\b"
+    r"|要不要|是否需要|需要我|你希望|可以吗|是否继续|要我",
+    re.I,
+)
+_DONE_REPORT: Final = re.compile(
+    r"\b(?:i(?:'ve| have) (?:\w+ ){0,2}(?:updated|added|created|fixed|removed|implemented|changed|written|moved"
+    r"|renamed|deleted|refactored|made|replaced|set up|completed|finished|documented)|(?:has|have) been (?:\w+ )?"
+    r"(?:updated|added|created|fixed|removed|implemented|changed|written|moved|renamed|deleted|refactored)"
+    r"|(?:is|are) now\b|now (?:passes|works|builds)|all set|done[.!]|build (?:now )?passes|tests? (?:now )?pass)"
+    r"|已(?:经)?(?:完成|修改|更新|添加|删除|修复|实现|创建|改为|调整|合并|移动)|完成了|已全部",
+    re.I,
+)
+_IN_PROGRESS: Final = re.compile(r"(?:^|\n)\s*(?:let me|let's|i'll|i will|now i'll|next,? i'll|接下来|下一步|我来|我先)"
+                                 r"[^\n]*[:：]?\s*$", re.I)
+_NO_DIRECTION: Final = re.compile(
+    r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One captured item: a decision, a constraint or an open item, with the time it was said."""
+
+    kind: str
+    """``decision``, ``constraint`` or ``open``."""
+    text: str
+    source: str
+    """How it arose: ``instruction``, ``confirmed``, ``declined``, ``deferred``, ``preference``, ``correction``,
+    ``request``, ``question`` (the user's), ``agent_question`` / ``next_step`` (the agent's, open at the end)."""
+    when: str | None
+    entry_id: str | None
+    done: bool = False
+    done_when: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Ledger:
+    """Every item so far and what the next turn is judged against."""
+
+    items: tuple[Item, ...] = ()
+    agent_text: str = ""
+    """The agent's text since the last user message (its last words judge the next reply)."""
+    agent_acted: bool = False
+    """The agent called a tool or said something since the last user message."""
+
+    def of_kind(self, kind: str, *, include_done: bool = True) -> tuple[Item, ...]:
+        """The items of ``kind``, in the order said (closed ones only with ``include_done``)."""
+        return tuple(i for i in self.items if i.kind == kind and (include_done or not i.done))
+
+
+def agent_offers(text: str) -> str | None:
+    """The proposal an agent turn ends on -- its closing question or offer with the sentence before it -- or
+    ``None`` when it ends on a statement."""
+    parts = sentences(text)
+    if not parts:
+        return None
+    tail = parts[-3:]
+    for index in range(len(tail) - 1, -1, -1):
+        sentence = tail[index]
+        if sentence.endswith(("?", "？")) or _OFFER.search(sentence):
+            before = tail[index - 1] if index > 0 and not tail[index - 1].endswith(":") else ""
+            return clip_words(f"{before} {sentence}".strip(), ITEM_CHARS)
+    return None
+
+
+def _lead(text: str) -> str:
+    return clip_words(text, ITEM_CHARS)
+
+
+def _direction(turn: UserTurn) -> str:
+    """The sentences of a message that set direction: instructions and preferences, not questions or pastes."""
+    kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question]
+    kept = [s for s in kept if not _NO_DIRECTION.match(s)] or []
+    return _lead(" ".join(kept))
+
+
+def _close_requests(items: list[Item], when: str | None) -> None:
+    for index, item in enumerate(items):
+        if item.kind == "open" and not item.done and item.source in ("request", "question", "agent_question",
+                                                                    "next_step"):
+            items[index] = replace(item, done=True, done_when=when)
+
+
+def _add(items: list[Item], item: Item) -> None:
+    if not item.text:
+        return
+    if any(i.kind == item.kind and not i.done and is_semantic_duplicate(item.text, i.text) for i in items[-40:]):
+        return
+    items.append(item)
+
+
+def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None) -> Ledger:
+    """``ledger`` after a real user message whose own words are ``words`` (harness already removed)."""
+    proposal = agent_offers(ledger.agent_text) if ledger.agent_text else None
+    turn = read_user_turn(words, proposal is not None)
+    items = list(ledger.items)
+    if not turn.has("corrects"):
+        _close_requests(items, when)  # the user moved on: what they asked before was answered
+    flat = flatten(words)
+    if proposal and turn.has("approves"):
+        # The synthetic-set scorer finds the decision line a long proposal states; else the closing offer.
+        stated = extract_decision_from_response(ledger.agent_text, words) if len(flat) < 50 else None
+        _add(items, Item("decision", f"Agreed: {clip_words(stated or proposal, ITEM_CHARS)}", "confirmed", when,
+                         entry_id))
+    if proposal and turn.has("rejects"):
+        _add(items, Item("decision", f"Declined: {proposal}", "declined", when, entry_id))
+        _add(items, Item("open", f"Not done (declined): {proposal}", "declined", when, entry_id))
+    direction = _direction(turn) if not turn.has("reports") or turn.has("instructs") else ""
+    if turn.has("defers"):
+        deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
+        _add(items, Item("decision", direction or deferred, "deferred", when, entry_id))
+        _add(items, Item("open", f"Deferred: {deferred}", "deferred", when, entry_id))
+    elif direction and turn.has("instructs"):
+        _add(items, Item("decision", direction, "instruction", when, entry_id))
+    preferences = [s.text for s in turn.sentences if s.preference and not s.question]
+    source = "correction" if turn.has("corrects") else "preference"
+    if turn.has("corrects") and not preferences and turn.sentences:
+        preferences = [turn.sentences[0].text]
+    for sentence in preferences[:_MAX_CONSTRAINTS_PER_MESSAGE]:
+        _add(items, Item("constraint", _lead(sentence), source, when, entry_id))
+    if not turn.has("acknowledges") and not (turn.acts <= {"approves", "rejects"} and turn.acts):
+        kind = "request" if turn.has("instructs") or turn.has("reports") else "question"
+        if turn.has("instructs") or turn.has("asks") or turn.has("reports") or turn.has("corrects"):
+            _add(items, Item("open", _lead(flat), kind, when, entry_id))
+    items = items[-MAX_ITEMS:]
+    return Ledger(tuple(items), "", False)
+
+
+def fold_agent(ledger: Ledger, text: str, acted: bool) -> Ledger:
+    """``ledger`` after an agent message with visible ``text`` (its tool calls set ``acted``)."""
+    if not text.strip():
+        return replace(ledger, agent_acted=ledger.agent_acted or acted) if acted else ledger
+    joined = f"{ledger.agent_text}\n\n{text}" if ledger.agent_text else text
+    return Ledger(ledger.items, joined[-8000:], True)
+
+
+def _finished(agent_text: str) -> bool:
+    """The agent's last words report finished work and do not announce more."""
+    tail = agent_text[-1500:]
+    if _IN_PROGRESS.search(tail.rstrip()[-300:]):
+        return False
+    return bool(_DONE_REPORT.search(tail))
+
+
+def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
+    """Every item with the end of the conversation applied: the last request is closed when the agent's last
+    turn reports it finished; the agent's closing question and next steps are open."""
+    items = list(ledger.items)
+    if ledger.agent_text and _finished(ledger.agent_text) and not agent_offers(ledger.agent_text):
+        _close_requests(items, when)
+    if ledger.agent_text:
+        offer = agent_offers(ledger.agent_text)
+        if offer:
+            items.append(Item("open", offer, "agent_question", when, None))
+        last_message = ledger.agent_text.rsplit("\n\n", 1)[-1] if len(ledger.agent_text) > 4000 else ledger.agent_text
+        for step in extract_open_items(last_message):
+            if not offer or not is_semantic_duplicate(step, offer):
+                items.append(Item("open", step, "next_step", when, None))
+    return tuple(items)
+
+
+def ledger_of(turns: Iterable[tuple[str, str, str | None, str | None, bool]]) -> tuple[Item, ...]:
+    """Every item of a whole conversation: ``turns`` are ``(role, text, when, entry_id, acted)`` with ``role``
+    ``user`` (text already the user's own words) or ``assistant``."""
+    ledger = Ledger()
+    last_when: str | None = None
+    for role, text, when, entry_id, acted in turns:
+        last_when = when or last_when
+        if role == "user":
+            if text.strip():
+                ledger = fold_user(ledger, text, when, entry_id)
+        else:
+            ledger = fold_agent(ledger, text, acted)
+    return ledger_at_end(ledger, last_when)
