@@ -51,10 +51,12 @@ _ZH_REQUEST: Final = re.compile(
     r"|换成|替换|优化|确保|保持|先|然后|再|生成|创建|新建|写|更新|拆分|处理"
 )
 _PREFERENCE: Final = re.compile(
-    r"\b(?:don'?t|do not|never|always|from now on|going forward|in (?:the )?future|no more|must not|mustn't"
-    r"|shouldn't|should not|i don'?t want|i do not want|i prefer|i'd rather|i would rather|rather than|instead of"
-    r"|only|without|avoid|make sure|keep (?:it|them|the|all|any)|not (?:a|an|the|to|too) \w+|too (?:much|many|long)"
-    r"|as (?:simple|short|concise) as|exactly|stay|must)\b",
+    r"^(?:please )?(?:don'?t|do not|never|always|avoid|stop|no more|no need to)\b"
+    r"|\b(?:don'?t|do not|never)\s+(?!know|see|think|understand|remember|get|mind|care|really know)\w+"
+    r"|\b(?:from now on|going forward|in (?:the )?future|must(?: not)?|mustn't|should(?:n't| not| always| never)"
+    r"|i (?:prefer|'d rather|would rather)|rather than|make sure|as (?:simple|short|concise) as possible"
+    r"|keep (?:it|them|things|everything|all \w+) (?:simple|short|concise|as is|unchanged|minimal)"
+    r"|only (?:trim|change|touch|use|update|modify|add|keep|allow|show|run)|too (?:much|many|long|complex))\b",
     re.I,
 )
 _ZH_PREFERENCE: Final = re.compile(r"不要|别|不能|不需要|不用|只|必须|始终|一直|总是|务必|保持|而不是|不是|不应|禁止|尽量|简洁")
@@ -68,7 +70,7 @@ _CORRECTION: Final = re.compile(
 )
 _ZH_CORRECTION: Final = re.compile(r"^(?:不对|不是这样|错了|你(?:又|把|没有|没)|还是(?:不行|没有|一样|报错)|并没有|没有生效|不是我)")
 _DEFER: Final = re.compile(
-    r"\b(?:never ?mind|not now|not yet|for now|later on|do (?:it|that|this) later|skip (?:this|that|it)"
+    r"\b(?:never ?mind|not now|not yet|later on|do (?:it|that|this) later|skip (?:this|that|it)"
     r"|hold off|postpone|leave (?:it|that|this) for|don'?t do anything|don'?t implement|not (?:right )?now"
     r"|come back to (?:it|this|that))\b",
     re.I,
@@ -190,9 +192,8 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
         acts.add("acknowledges")
     if agent_offered and (_REJECTION.match(flat) or _ZH_REJECTION.match(flat)):
         acts.add("rejects")
-    elif parts and (_APPROVAL.match(parts[0].text) or _ZH_APPROVAL.match(parts[0].text)) and (
-            agent_offered or len(parts) > 1):
-        acts.add("approves")
+    elif agent_offered and short and parts and (_APPROVAL.match(parts[0].text) or _ZH_APPROVAL.match(parts[0].text)):
+        acts.add("approves")  # a long message that starts "great, …" goes on to say something of its own
     if parts and (_CORRECTION.match(first) or _ZH_CORRECTION.match(first)) and "rejects" not in acts:
         acts.add("corrects")
     for part in parts:

@@ -61,6 +61,25 @@ _DONE_REPORT: Final = re.compile(
 )
 _IN_PROGRESS: Final = re.compile(r"(?:^|\n)\s*(?:let me|let's|i'll|i will|now i'll|next,? i'll|接下来|下一步|我来|我先)"
                                  r"[^\n]*[:：]?\s*$", re.I)
+_GENERIC_OFFER: Final = re.compile(
+    r"\b(?:any(?:thing)? (?:further|else|more|other)|further (?:\w+ )?(?:improvements|changes|refinements|tweaks"
+    r"|adjustments|help)|more (?:improvements|changes|help)|need (?:anything|any) (?:else|more)|other questions)\b"
+    r"|还有其他|其他需要|进一步",
+    re.I,
+)
+"""A closing offer that proposes nothing in particular ("anything else?") leaves nothing open."""
+_ARTIFACT: Final = re.compile(
+    r"[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|`[^`]+`|\"[^\"]{2,60}\"|“[^”]{2,60}”|'[^']{3,60}'|\b[a-z]+[A-Z]\w+"
+    r"|\b[A-Z][a-z]+[A-Z]\w+|\b\w+_\w+|\d+\s*(?:%|seconds?|px|ms)|[\u3400-\u9fff]{4,}"
+)
+"""A concrete thing an instruction names: a file, path, code, quoted text, identifier or amount."""
+_DIRECTION_WORD: Final = re.compile(
+    r"\b(?:instead|rather|should|must|want|don'?t|do not|never|always|only|keep|stick|use|replace|rename|move"
+    r"|remove|delete|drop|merge|split|swap|switch|change|convert|make (?:it|them|the|this|that|sure)|put|named?"
+    r"|no longer|not|separate|refactor|redesign|integrate|document)\b"
+    r"|改成|改为|换成|替换|不要|只|必须|合并|拆分|移到|移动|放到|使用|而不是|按照|参考|改",
+    re.I,
+)
 _NO_DIRECTION: Final = re.compile(
     r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b",
     re.I,
@@ -118,10 +137,14 @@ def _lead(text: str) -> str:
 
 
 def _direction(turn: UserTurn) -> str:
-    """The sentences of a message that set direction: instructions and preferences, not questions or pastes."""
-    kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question]
-    kept = [s for s in kept if not _NO_DIRECTION.match(s)] or []
-    return _lead(" ".join(kept))
+    """The sentences of a message that set direction: instructions and preferences that name a choice (a
+    direction word) and a concrete thing -- not questions, requests to explain or show, or pastes."""
+    kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
+            and not _NO_DIRECTION.match(s.text)]
+    joined = " ".join(kept)
+    if not joined or not _DIRECTION_WORD.search(joined) or not _ARTIFACT.search(joined):
+        return ""
+    return _lead(joined)
 
 
 def _close_requests(items: list[Item], when: str | None) -> None:
@@ -159,15 +182,17 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
         _add(items, Item("decision", direction or deferred, "deferred", when, entry_id))
-        _add(items, Item("open", f"Deferred: {deferred}", "deferred", when, entry_id))
+        # The deferral's own sentence ("not yet") names little: the message says what is put off.
+        _add(items, Item("open", f"Deferred: {_lead(flat)}", "deferred", when, entry_id))
     elif direction and turn.has("instructs"):
         _add(items, Item("decision", direction, "instruction", when, entry_id))
     preferences = [s.text for s in turn.sentences if s.preference and not s.question]
-    source = "correction" if turn.has("corrects") else "preference"
-    if turn.has("corrects") and not preferences and turn.sentences:
-        preferences = [turn.sentences[0].text]
-    for sentence in preferences[:_MAX_CONSTRAINTS_PER_MESSAGE]:
-        _add(items, Item("constraint", _lead(sentence), source, when, entry_id))
+    if turn.has("corrects") and not turn.has("reports"):
+        # A correction is kept whole (its lead sentences): "no, you did the opposite" alone says nothing.
+        _add(items, Item("constraint", _lead(flat), "correction", when, entry_id))
+    else:
+        for sentence in preferences[:_MAX_CONSTRAINTS_PER_MESSAGE]:
+            _add(items, Item("constraint", _lead(sentence), "preference", when, entry_id))
     if not turn.has("acknowledges") and not (turn.acts <= {"approves", "rejects"} and turn.acts):
         kind = "request" if turn.has("instructs") or turn.has("reports") else "question"
         if turn.has("instructs") or turn.has("asks") or turn.has("reports") or turn.has("corrects"):
@@ -196,10 +221,12 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
     """Every item with the end of the conversation applied: the last request is closed when the agent's last
     turn reports it finished; the agent's closing question and next steps are open."""
     items = list(ledger.items)
-    if ledger.agent_text and _finished(ledger.agent_text) and not agent_offers(ledger.agent_text):
+    if ledger.agent_text and _finished(ledger.agent_text):
         _close_requests(items, when)
     if ledger.agent_text:
         offer = agent_offers(ledger.agent_text)
+        if offer and _GENERIC_OFFER.search(offer):
+            offer = None
         if offer:
             items.append(Item("open", offer, "agent_question", when, None))
         last_message = ledger.agent_text.rsplit("\n\n", 1)[-1] if len(ledger.agent_text) > 4000 else ledger.agent_text
