@@ -36,7 +36,9 @@ _IMPERATIVE: Final = re.compile(
     r"|document|drop|do|draw|edit|enable|disable|ensure|explain|extract|find|fix|follow|generate|get|give|go|handle"
     r"|implement|include|install|integrate|keep|let's|lets|let us|limit|log|look|make|mark|merge|migrate|move|open"
     r"|print|put|read|redesign|refactor|reformat|remove|rename|reorder|replace|restore|revert|rewrite|run|save"
-    r"|separate|set|show|simplify|skip|split|start|state|stick|store|study|swap|switch|test|trace|try|turn"
+    r"|separate|set|show|simplify|skip|split|start|state|stick|store|study|swap|switch|test|trace|try|turn|draft"
+    r"|prepare|plan|review|investigate|describe|list|summarize|ship|deploy|push|bump|port|wire|debug|measure"
+    r"|compare|help|tackle|publish|release|profile|benchmark|hook|close|stop|send|search|clarify|capture"
     r"|undo|update|use|verify|write|re-\w+)\b",
     re.I,
 )
@@ -59,7 +61,9 @@ _PREFERENCE: Final = re.compile(
     r"|only (?:trim|change|touch|use|update|modify|add|keep|allow|show|run)|too (?:much|many|long|complex))\b",
     re.I,
 )
-_ZH_PREFERENCE: Final = re.compile(r"不要|别|不能|不需要|不用|只|必须|始终|一直|总是|务必|保持|而不是|不是|不应|禁止|尽量|简洁")
+_ZH_PREFERENCE: Final = re.compile(
+    r"不要|别|不能|不需要|不用|只|必须|始终|一直|总是|务必|保持|而不是|不是|不应|禁止|尽量|简洁"
+)
 _CORRECTION: Final = re.compile(
     r"^(?:no(?:\s*,?\s*no)*\b(?!\s+(?:need|problem|worries))|nope|wrong|that'?s (?:not|wrong|incorrect)"
     r"|that is not|this is not what|not what i|you (?:literally |just )?(?:did|made|got|broke|missed|forgot|ignored"
@@ -68,7 +72,9 @@ _CORRECTION: Final = re.compile(
     r"|doesn'?t work|didn'?t work|why did you)",
     re.I,
 )
-_ZH_CORRECTION: Final = re.compile(r"^(?:不对|不是这样|错了|你(?:又|把|没有|没)|还是(?:不行|没有|一样|报错)|并没有|没有生效|不是我)")
+_ZH_CORRECTION: Final = re.compile(
+    r"^(?:不对|不是这样|错了|你(?:又|把|没有|没)|还是(?:不行|没有|一样|报错)|并没有|没有生效|不是我)"
+)
 _DEFER: Final = re.compile(
     r"\b(?:never ?mind|not now|not yet|later on|do (?:it|that|this) later|skip (?:this|that|it)"
     r"|hold off|postpone|leave (?:it|that|this) for|don'?t do anything|don'?t implement|not (?:right )?now"
@@ -154,7 +160,7 @@ def _read_sentence(text: str) -> Sentence:
     question = core.endswith(("?", "？")) or (cjk and bool(_ZH_QUESTION.search(core)))
     if not question and not cjk and _QUESTION_START.match(core) and _words(core) <= 25 and not _IMPERATIVE.match(core):
         question = core.lower().startswith(("help me understand", "tell me", "explain"))
-    instruction = bool(_IMPERATIVE.match(core) or _REQUEST.search(core) or (cjk and _ZH_REQUEST.search(core)))
+    instruction = bool(_IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core)))
     preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core)))
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
     return Sentence(text, question, instruction, preference, deferral)
@@ -205,6 +211,7 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
             acts.add("instructs")
         if part.preference and not part.question:
             acts.add("prefers")
-    if short and acts <= {"acknowledges", "approves"} and not acts:
-        acts.add("acknowledges")
+    if short and not agent_offered and parts and (_APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text)) and (
+            len(parts) == 1):
+        acts = {"acknowledges"}  # "ok go ahead" with nothing offered asks for nothing new
     return UserTurn(text, frozenset(acts), tuple(parts))

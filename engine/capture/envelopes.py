@@ -37,8 +37,8 @@ _IDE_REQUEST: Final = re.compile(r"^#{1,3} My request for [^\n:]*:[ \t]*\n", re.
 _IDE_PREAMBLE: Final = re.compile(r"^\s*#{1,3} Context from my IDE\b")
 # A template heading is a label followed by the template's own question: "Objective: What is the goal?".
 _TEMPLATE_LINE: Final = re.compile(
-    r"^[ \t]*(?:[#*-]+[ \t]*)?\**[A-Z][\w /&-]{1,30}\**:\**[ \t]*(?:What|Which|Who|Why|How|Where|When|Any)\b[^\n]{0,80}\?"
-    r"[ \t]*$",
+    r"^[ \t]*(?:[#*-]+[ \t]*)?\**[A-Z][\w /&-]{1,30}\**:\**[ \t]*"
+    r"(?:What|Which|Who|Why|How|Where|When|Any)\b[^\n]{0,80}\?[ \t]*$",
     re.M,
 )
 

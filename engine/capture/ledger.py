@@ -25,9 +25,10 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from engine.capture.acts import UserTurn, read_user_turn, sentences
-from engine.capture.decisions import extract_decision_from_response, extract_open_items
+from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
+from engine.capture.response_lines import clean
 from engine.capture.dedup import is_semantic_duplicate
-from engine.capture.whole_text import clip_words, flatten
+from engine.capture.whole_text import clip_words, flatten, whole_item
 
 __all__ = [
     "ITEM_CHARS",
@@ -43,6 +44,10 @@ __all__ = [
 ITEM_CHARS: Final = 300
 """Cap on one item's text, cut between words (an instruction's leading sentences)."""
 MAX_ITEMS: Final = 200
+SHORT_REPLY_CHARS: Final = 50
+"""A reply shorter than this after a long agent turn can confirm what the turn stated (docs/checkpoints.md)."""
+LONG_RESPONSE_CHARS: Final = 200
+"""How long that agent turn must be to hold a proposal."""
 _MAX_CONSTRAINTS_PER_MESSAGE: Final = 3
 
 _OFFER: Final = re.compile(
@@ -148,9 +153,9 @@ def _direction(turn: UserTurn) -> str:
 
 
 def _close_requests(items: list[Item], when: str | None) -> None:
+    # The agent's explicit steps (TODO, unchecked boxes) stay open until a checked box closes them.
     for index, item in enumerate(items):
-        if item.kind == "open" and not item.done and item.source in ("request", "question", "agent_question",
-                                                                    "next_step"):
+        if item.kind == "open" and not item.done and item.source in ("request", "question", "agent_question"):
             items[index] = replace(item, done=True, done_when=when)
 
 
@@ -167,17 +172,24 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     proposal = agent_offers(ledger.agent_text) if ledger.agent_text else None
     turn = read_user_turn(words, proposal is not None)
     items = list(ledger.items)
-    if not turn.has("corrects"):
-        _close_requests(items, when)  # the user moved on: what they asked before was answered
+    if ledger.agent_acted and not (turn.acts & {"corrects", "approves", "rejects"}):
+        # The agent answered and the user moved on (a new request, a question, thanks): what they asked was
+        # done. A correction keeps it open; a yes or no to a proposal is still part of the same work.
+        _close_requests(items, when)
     flat = flatten(words)
-    if proposal and turn.has("approves"):
-        # The synthetic-set scorer finds the decision line a long proposal states; else the closing offer.
-        stated = extract_decision_from_response(ledger.agent_text, words) if len(flat) < 50 else None
-        _add(items, Item("decision", f"Agreed: {clip_words(stated or proposal, ITEM_CHARS)}", "confirmed", when,
-                         entry_id))
-    if proposal and turn.has("rejects"):
+    if turn.has("rejects") and proposal:
         _add(items, Item("decision", f"Declined: {proposal}", "declined", when, entry_id))
         _add(items, Item("open", f"Not done (declined): {proposal}", "declined", when, entry_id))
+    elif (turn.has("approves") or turn.has("acknowledges")) and len(flat) < SHORT_REPLY_CHARS:
+        # A short yes after a long turn confirms what the turn stated (the synthetic sets' shape,
+        # docs/checkpoints.md), else the offer it closed on.
+        stated = (extract_decision_from_response(ledger.agent_text, words)
+                  if len(ledger.agent_text) >= LONG_RESPONSE_CHARS else None)
+        stated = whole_item(stated, ledger.agent_text) if stated else None
+        confirmed = stated or (proposal if turn.has("approves") else None)
+        if confirmed:
+            _add(items, Item("decision", clip_words(confirmed, ITEM_CHARS) if not stated else stated, "confirmed",
+                             when, entry_id))
     direction = _direction(turn) if not turn.has("reports") or turn.has("instructs") else ""
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
@@ -201,12 +213,43 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     return Ledger(tuple(items), "", False)
 
 
-def fold_agent(ledger: Ledger, text: str, acted: bool) -> Ledger:
+_CHECKED: Final = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[xX✓✔]\]|✅|☑)\s*(?P<rest>\S.*)$")
+_LABEL: Final = re.compile(r"^(?:[^:]{1,30}:\s*)")
+_SYMBOLS: Final = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def _step_key(text: str) -> str:
+    """A step's text without label, box, emoji or case: how a later ``[x]`` line names the same step."""
+    return _SYMBOLS.sub("", " ".join(_LABEL.sub("", clean(text)).lower().split()))
+
+
+def _agent_steps(items: list[Item], text: str, when: str | None, entry_id: str | None) -> None:
+    """The agent's explicit open steps (``TODO:``, ``- [ ]``) are opened; its ``- [x]`` lines close them."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        checked = _CHECKED.match(line)
+        if checked:
+            key = _step_key(checked.group("rest"))
+            for index, item in enumerate(items):
+                if item.source == "next_step" and not item.done and key and _step_key(item.text) == key:
+                    items[index] = replace(item, done=True, done_when=when)
+        elif line and is_open_item_line(line):
+            step = clean(re.sub(r"^\s*[-*+]\s+\[ \]\s*", "", line))
+            step = re.sub(r"^(?:todo|to do|fixme|next steps?|next|follow[- ]?ups?)\s*[:–-]\s*", "", step, flags=re.I)
+            if step and not any(i.source == "next_step" and _step_key(i.text) == _step_key(step) for i in items):
+                items.append(Item("open", step, "next_step", when, entry_id))
+
+
+def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
+               entry_id: str | None = None) -> Ledger:
     """``ledger`` after an agent message with visible ``text`` (its tool calls set ``acted``)."""
     if not text.strip():
         return replace(ledger, agent_acted=ledger.agent_acted or acted) if acted else ledger
+    items = list(ledger.items)
+    if "[" in text or ":" in text:
+        _agent_steps(items, text, when, entry_id)
     joined = f"{ledger.agent_text}\n\n{text}" if ledger.agent_text else text
-    return Ledger(ledger.items, joined[-8000:], True)
+    return Ledger(tuple(items[-MAX_ITEMS:]), joined[-8000:], True)
 
 
 def _finished(agent_text: str) -> bool:
@@ -231,8 +274,9 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
             items.append(Item("open", offer, "agent_question", when, None))
         last_message = ledger.agent_text.rsplit("\n\n", 1)[-1] if len(ledger.agent_text) > 4000 else ledger.agent_text
         for step in extract_open_items(last_message):
-            if not offer or not is_semantic_duplicate(step, offer):
-                items.append(Item("open", step, "next_step", when, None))
+            known = any(i.kind == "open" and not i.done and is_semantic_duplicate(step, i.text) for i in items)
+            if not known and (not offer or not is_semantic_duplicate(step, offer)):
+                items.append(Item("open", step, "agent_question", when, None))
     return tuple(items)
 
 
@@ -247,5 +291,5 @@ def ledger_of(turns: Iterable[tuple[str, str, str | None, str | None, bool]]) ->
             if text.strip():
                 ledger = fold_user(ledger, text, when, entry_id)
         else:
-            ledger = fold_agent(ledger, text, acted)
+            ledger = fold_agent(ledger, text, acted, when, entry_id)
     return ledger_at_end(ledger, last_when)

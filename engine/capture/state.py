@@ -19,7 +19,7 @@ from engine.capture.decisions import is_real_user_message, strip_envelope
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.envelopes import user_words
 from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
-from engine.capture.whole_text import clip_words, whole_item
+from engine.capture.whole_text import clip_words
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_text
 
@@ -334,7 +334,7 @@ def capture(
                 text = ""  # OpenClaw's assistant text is its own bookkeeping, not a turn to answer
             if text.strip():
                 agent_text = text
-            ledger = fold_agent(ledger, text, called)
+            ledger = fold_agent(ledger, text, called, entry.timestamp, entry.id)
         elif entry.role == "toolResult":
             failures.append(ToolFailure(entry.tool_name or "?", entry.timestamp, entry.id,
                                         clip_words(message_text(message)[:4000], 200)))
