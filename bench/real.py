@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.real_retention import whole_token
+
 KINDS = ("decisions", "constraints", "open_items")
 BASELINE_COMMIT = "a832a5c"
 DEV_REPOSITORIES = frozenset({
@@ -226,6 +228,11 @@ def _retention(sessions: Sequence[Session], code_roots: dict[str, Path]) -> None
     arms = {arm: run_driver("real_retention.py", list(labels), root) for arm, root in code_roots.items()}
     totals: dict[str, dict[str, list[int]]] = {arm: defaultdict(lambda: [0, 0]) for arm in arms}
     worst: dict[str, float] = {arm: 0.0 for arm in arms}
+    compactions = {arm: sum(r["compactions"] for r in results.values()) for arm, results in arms.items()}
+    for arm, results in arms.items():
+        for path, result in results.items():
+            if result.get("error"):
+                print(f"  {arm} failed on {Path(path).name}: {result['error']} (counted as nothing kept)")
     for arm, results in arms.items():
         for path, result in results.items():
             summary = result["summary"]
@@ -233,7 +240,6 @@ def _retention(sessions: Sequence[Session], code_roots: dict[str, Path]) -> None
                 items = labels[path].get(kind) or []
                 totals[arm][kind][0] += sum(1 for label in items if matches(summary, label))
                 totals[arm][kind][1] += len(items)
-            from bench.real_retention import whole_token
             idents = labels[path].get("identifiers") or []
             totals[arm]["identifiers"][0] += sum(1 for i in idents if whole_token(i, summary))
             totals[arm]["identifiers"][1] += len(idents)
@@ -242,6 +248,7 @@ def _retention(sessions: Sequence[Session], code_roots: dict[str, Path]) -> None
         cells = [f"{arm} {t[kind][0]}/{t[kind][1]} {100 * t[kind][0] / max(1, t[kind][1]):.0f}%"
                  for arm, t in totals.items()]
         print(f"  {kind:<12} " + "   ".join(cells))
+    print("  compactions applied " + "   ".join(f"{arm} {n} of {4 * len(labels)}" for arm, n in compactions.items()))
     print("  largest summary " + "   ".join(f"{arm} {100 * w:.2f}% of the window" for arm, w in worst.items())
           + "  (target <= 3%)")
 

@@ -26,8 +26,8 @@ from typing import Final
 
 from engine.capture.acts import UserTurn, read_user_turn, sentences
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
-from engine.capture.response_lines import clean
 from engine.capture.dedup import is_semantic_duplicate
+from engine.capture.response_lines import clean
 from engine.capture.whole_text import clip_words, flatten, whole_item
 
 __all__ = [
@@ -188,7 +188,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         stated = whole_item(stated, ledger.agent_text) if stated else None
         confirmed = stated or (proposal if turn.has("approves") else None)
         if confirmed:
-            _add(items, Item("decision", clip_words(confirmed, ITEM_CHARS) if not stated else stated, "confirmed",
+            _add(items, Item("decision", stated or clip_words(confirmed, ITEM_CHARS), "confirmed",
                              when, entry_id))
     direction = _direction(turn) if not turn.has("reports") or turn.has("instructs") else ""
     if turn.has("defers"):
@@ -248,6 +248,7 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
     items = list(ledger.items)
     if "[" in text or ":" in text:
         _agent_steps(items, text, when, entry_id)
+
     joined = f"{ledger.agent_text}\n\n{text}" if ledger.agent_text else text
     return Ledger(tuple(items[-MAX_ITEMS:]), joined[-8000:], True)
 

@@ -182,20 +182,6 @@ def _assistant_facts(text: str, entry_id: str, order: int) -> list[SpanFact]:
             facts.append(SpanFact("done" if done else "blocked", rest, entry_id, order))
             claimed.add(rest)
             continue
-        if line.endswith(":") or line.startswith(("**", "#")):
-            continue  # headers: the whole-response pass below judges bold lead-ins and "Plan:" headers
-        if is_open_item_line(line):
-            continue  # "TODO: add a panel" is open work (the todos pass below), not a decision
-        decision = extract_decision_from_response(line)
-        if decision:
-            facts.append(SpanFact("decisions", whole_item(decision, line), entry_id, order))
-    whole = extract_decision_from_response(text)
-    if whole and not is_open_item_line(whole) and not any(f.text.startswith(whole.rstrip(ELLIPSIS)) for f in facts):
-        facts.append(SpanFact("decisions", whole_item(whole, text), entry_id, order))
-    for item in extract_open_items(text):
-        item = whole_item(item, text)
-        if item not in claimed and not any(item in c or c in item for c in claimed):
-            facts.append(SpanFact("todos", item, entry_id, order))
     return facts
 
 
@@ -246,6 +232,7 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             found = extract_identifiers([text])
         elif parts.role == "assistant":
             texts.append(parts.text)
+            orders[entry_id] = order
             ledger = fold_agent(ledger, parts.text, bool(parts.tool_calls), s.message.entry.timestamp, entry_id)
             facts += _assistant_facts(parts.text, entry_id, order)
             found = extract_identifiers([parts.text])
@@ -257,20 +244,20 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             continue
         for identifier in found:
             identifiers.setdefault(identifier, entry_id)
+    last_agent = next((s.message.entry_id for s in reversed(span) if s.parts.role == "assistant"), "")
     for item in ledger_at_end(ledger, last_when):
-        if item.entry_id is None:
-            continue  # the agent's closing question: its own todos pass has it
-        order = orders.get(item.entry_id, len(span))
+        source = item.entry_id or last_agent  # the agent's closing question is said by its last message
+        order = orders.get(source, len(span))
         if item.text.endswith(ELLIPSIS):
-            item = replace(item, text=f"{item.text} (full text: entry {item.entry_id})")
+            item = replace(item, text=f"{item.text} (full text: entry {source})")
         if item.kind == "decision":
-            facts.append(SpanFact("decisions", item.text, item.entry_id, order))
+            facts.append(SpanFact("decisions", item.text, source, order))
         elif item.kind == "constraint":
-            facts.append(SpanFact("constraints", item.text, item.entry_id, order))
+            facts.append(SpanFact("constraints", item.text, source, order))
         elif item.source in ("request", "question"):
-            facts.append(SpanFact("closed" if item.done else "asks", item.text, item.entry_id, order))
+            facts.append(SpanFact("closed" if item.done else "asks", item.text, source, order))
         elif not item.done:
-            facts.append(SpanFact("todos", item.text, item.entry_id, order))
+            facts.append(SpanFact("todos", item.text, source, order))
         if not goal and item.source == "request":
             goal = item.text
     facts.sort(key=lambda f: f.order)

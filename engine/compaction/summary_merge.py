@@ -153,9 +153,9 @@ def _apply_later(items: list[SummaryItem], later: SpanFacts) -> None:
     conflicting decision or constraint there supersedes one. Nothing is added (the kept messages hold it)."""
     for fact in later.facts:
         for i, item in enumerate(items):
-            if fact.kind == "closed" and item.kind in OPEN_KINDS and item_key(item.text) == item_key(fact.text):
-                items[i] = replace(item, kind="done")
-            elif fact.kind == "done" and item.kind in OPEN_KINDS and resolves(fact.text, item.text):
+            closes = (item_key(item.text) == item_key(fact.text) if fact.kind == "closed"
+                      else fact.kind == "done" and resolves(fact.text, item.text))
+            if item.kind in OPEN_KINDS and closes:
                 items[i] = replace(item, kind="done")
             elif fact.kind in SUPERSEDING_KINDS and item.kind == fact.kind and conflicts(item.text, fact.text):
                 items[i] = replace(item, kind="superseded")
