@@ -28,16 +28,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from engine.capture.decisions import (
-    extract_decision_from_response,
-    extract_open_items,
-    is_open_item_line,
     is_real_user_message,
     strip_envelope,
 )
 from engine.capture.envelopes import user_words
 from engine.capture.ledger import Ledger, fold_agent, fold_user, ledger_at_end
 from engine.capture.redact import redact_obj, redact_secrets
-from engine.capture.whole_text import ELLIPSIS, flatten, whole_item, whole_sentences
+from engine.capture.whole_text import ELLIPSIS, flatten, whole_sentences
 from engine.compaction.identifiers import (
     OPENCLAW_AUDIT_IDENTIFIERS,
     OPENCLAW_AUDIT_MESSAGES,
