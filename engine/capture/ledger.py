@@ -35,6 +35,7 @@ __all__ = [
     "Item",
     "Ledger",
     "agent_offers",
+    "carry_open",
     "fold_agent",
     "fold_user",
     "ledger_at_end",
@@ -120,6 +121,13 @@ class Ledger:
     def of_kind(self, kind: str, *, include_done: bool = True) -> tuple[Item, ...]:
         """The items of ``kind``, in the order said (closed ones only with ``include_done``)."""
         return tuple(i for i in self.items if i.kind == kind and (include_done or not i.done))
+
+
+def carry_open(ledger: Ledger) -> Ledger:
+    """The ledger a new capture cycle starts from after a checkpoint: only the items still open, and the agent's
+    last words, so a later message can still close what the checkpoint listed as open."""
+    return Ledger(tuple(i for i in ledger.items if i.kind == "open" and not i.done), ledger.agent_text,
+                  ledger.agent_acted)
 
 
 def agent_offers(text: str) -> str | None:
