@@ -53,28 +53,30 @@ _ZH_REQUEST: Final = re.compile(
     r"|换成|替换|优化|确保|保持|先|然后|再|生成|创建|新建|写|更新|拆分|处理"
 )
 _PREFERENCE: Final = re.compile(
-    r"^(?:please )?(?:don'?t|do not|never|always|avoid|stop|no more|no need to)\b"
-    r"|\b(?:don'?t|do not|never)\s+(?!know|see|think|understand|remember|get|mind|care|really know)\w+"
-    r"|\b(?:from now on|going forward|in (?:the )?future|must(?: not)?|mustn't|should(?:n't| not| always| never)"
+    r"^(?:please )?(?:don'?t|do not|avoid|stop|no more)\b"
+    r"|\b(?:don'?t|do not|never)\s+(?!know|see|think|understand|remember|get|mind|care|really|need|have to|even)\w+"
+    r"|\b(?:doesn'?t|does not|won'?t|will not|shouldn'?t|should not|mustn'?t|must not|can'?t|cannot)\s+"
+    r"(?:create|use|change|add|include|run|show|touch|modify|call|print|log|depend|break|require|rely|contain"
+    r"|mention|name|be|emphasi[sz]e|rewrite|introduce|delete|remove|overwrite|chain)\b"
+    r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|i (?:prefer|'d rather|would rather)|rather than|make sure|as (?:simple|short|concise) as possible"
     r"|keep (?:it|them|things|everything|all \w+) (?:simple|short|concise|as is|unchanged|minimal)"
-    r"|only (?:trim|change|touch|use|update|modify|add|keep|allow|show|run)|too (?:much|many|long|complex))\b",
+    r"|only (?:trim|change|touch|use|update|modify|add|keep|allow|show|run)|overly \w+"
+    r"|too (?:much|many|long|complex|complicated|verbose))\b",
     re.I,
 )
+_NOT_A_RULE: Final = re.compile(r"\b(?:don'?t need to do anything|just an fyi|no need to do anything)\b", re.I)
 _ZH_PREFERENCE: Final = re.compile(
-    r"不要|别|不能|不需要|不用|只|必须|始终|一直|总是|务必|保持|而不是|不是|不应|禁止|尽量|简洁"
+    r"不要|别|不能|不需要|不用|只|必须|始终|一直|总是|务必|保持|而不是|不应|禁止|尽量|简洁"
 )
 _CORRECTION: Final = re.compile(
     r"^(?:no(?:\s*,?\s*no)*\b(?!\s+(?:need|problem|worries))|nope|wrong|that'?s (?:not|wrong|incorrect)"
     r"|that is not|this is not what|not what i|you (?:literally |just )?(?:did|made|got|broke|missed|forgot|ignored"
     r"|hardcoded|changed|removed|deleted|misunderstood)|i (?:said|told you|meant|asked)|i don'?t think you"
-    r"|actually\b|still (?:same|the same|not|doesn'?t|broken|failing|getting)|it (?:still )?(?:doesn'?t|didn'?t)"
-    r"|doesn'?t work|didn'?t work|why did you)",
+    r"|actually\b|why did you)",
     re.I,
 )
-_ZH_CORRECTION: Final = re.compile(
-    r"^(?:不对|不是这样|错了|你(?:又|把|没有|没)|还是(?:不行|没有|一样|报错)|并没有|没有生效|不是我)"
-)
+_ZH_CORRECTION: Final = re.compile(r"^(?:不对|不是这样|错了|你(?:又|把|没有|没)|不是我)")
 _DEFER: Final = re.compile(
     r"\b(?:never ?mind|not now|not yet|later on|do (?:it|that|this) later|skip (?:this|that|it)"
     r"|hold off|postpone|leave (?:it|that|this) for|don'?t do anything|don'?t implement|not (?:right )?now"
@@ -102,7 +104,7 @@ _QUESTION_START: Final = re.compile(
     r"|help me understand|tell me|explain)\b",
     re.I,
 )
-_ZH_QUESTION: Final = re.compile(r"(?:吗|呢|么|什么|怎么|为什么|如何|是否|哪)[。]?$")
+_ZH_QUESTION: Final = re.compile(r"(?:吗|呢|么|什么|怎么|为什么|如何|是否|哪)[。]?$|是不是|能不能|有没有|可不可以|会不会|要不要")
 _CODE_LINE: Final = re.compile(r"^\s*(?:[➜$>#]|at |\[\w+\]|\w+:\d+|[{}()\[\];<]|//|/\*|\*|import |from |const |let |"
                                r"def |function |return |\d+ \||[\w./-]+\.\w+:\d+)")
 
@@ -161,8 +163,10 @@ def _read_sentence(text: str) -> Sentence:
     if not question and not cjk and _QUESTION_START.match(core) and _words(core) <= 25 and not _IMPERATIVE.match(core):
         question = core.lower().startswith(("help me understand", "tell me", "explain"))
     instruction = bool(_IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core)))
-    preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core)))
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
+    # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
+    preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (
+        _words(core) >= 5) and not _NOT_A_RULE.search(core)
     return Sentence(text, question, instruction, preference, deferral)
 
 

@@ -49,7 +49,6 @@ SHORT_REPLY_CHARS: Final = 50
 """A reply shorter than this after a long agent turn can confirm what the turn stated (docs/checkpoints.md)."""
 LONG_RESPONSE_CHARS: Final = 200
 """How long that agent turn must be to hold a proposal."""
-_MAX_CONSTRAINTS_PER_MESSAGE: Final = 3
 
 _OFFER: Final = re.compile(
     r"\b(?:would you like|do you want|shall i|should i|want me to|let me know if you(?:'d| would)? (?:like|want)"
@@ -117,6 +116,8 @@ class Ledger:
     """The agent's text since the last user message (its last words judge the next reply)."""
     agent_acted: bool = False
     """The agent called a tool or said something since the last user message."""
+    awaiting: int | None = None
+    """Index in ``items`` of the decision whose outcome the agent's next report gives (docs/capture.md)."""
 
     def of_kind(self, kind: str, *, include_done: bool = True) -> tuple[Item, ...]:
         """The items of ``kind``, in the order said (closed ones only with ``include_done``)."""
@@ -127,7 +128,7 @@ def carry_open(ledger: Ledger) -> Ledger:
     """The ledger a new capture cycle starts from after a checkpoint: only the items still open, and the agent's
     last words, so a later message can still close what the checkpoint listed as open."""
     return Ledger(tuple(i for i in ledger.items if i.kind == "open" and not i.done), ledger.agent_text,
-                  ledger.agent_acted)
+                  ledger.agent_acted, None)
 
 
 def agent_offers(text: str) -> str | None:
@@ -143,6 +144,28 @@ def agent_offers(text: str) -> str | None:
             before = tail[index - 1] if index > 0 and not tail[index - 1].endswith(":") else ""
             return clip_words(f"{before} {sentence}".strip(), ITEM_CHARS)
     return None
+
+
+_OUTCOME_CHARS: Final = 160
+
+
+def _outcome(agent_text: str) -> str:
+    """The agent's one-line account of what it did for the last instruction: the first sentence of its last
+    turn that reports finished work, else that turn's first sentence."""
+    last = agent_text.strip().rsplit("\n\n\n", 1)[-1]
+    found = [s for s in sentences(last) if len(s) > 12 and not s.endswith(("?", "？", ":", "："))]
+    done = next((s for s in found if _DONE_REPORT.search(s)), None)
+    chosen = done or (found[0] if found else "")
+    return clip_words(chosen, _OUTCOME_CHARS)
+
+
+def _with_outcome(items: list[Item], index: int | None, agent_text: str) -> None:
+    """Complete the decision at ``index`` with what the agent reported doing for it."""
+    if index is None or index >= len(items) or not agent_text.strip():
+        return
+    outcome = _outcome(agent_text)
+    if outcome:
+        items[index] = replace(items[index], text=f"{items[index].text} → {outcome}")
 
 
 def _lead(text: str) -> str:
@@ -167,12 +190,14 @@ def _close_requests(items: list[Item], when: str | None) -> None:
             items[index] = replace(item, done=True, done_when=when)
 
 
-def _add(items: list[Item], item: Item) -> None:
+def _add(items: list[Item], item: Item) -> bool:
+    """Append ``item`` unless it is empty or repeats a recent item of its kind; whether it was added."""
     if not item.text:
-        return
+        return False
     if any(i.kind == item.kind and not i.done and is_semantic_duplicate(item.text, i.text) for i in items[-40:]):
-        return
+        return False
     items.append(item)
+    return True
 
 
 def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None) -> Ledger:
@@ -180,6 +205,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     proposal = agent_offers(ledger.agent_text) if ledger.agent_text else None
     turn = read_user_turn(words, proposal is not None)
     items = list(ledger.items)
+    _with_outcome(items, ledger.awaiting, ledger.agent_text)
+    awaiting: int | None = None
     if ledger.agent_acted and not (turn.acts & {"corrects", "approves", "rejects"}):
         # The agent answered and the user moved on (a new request, a question, thanks): what they asked was
         # done. A correction keeps it open; a yes or no to a proposal is still part of the same work.
@@ -205,20 +232,25 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         # The deferral's own sentence ("not yet") names little: the message says what is put off.
         _add(items, Item("open", f"Deferred: {_lead(flat)}", "deferred", when, entry_id))
     elif direction and turn.has("instructs"):
-        _add(items, Item("decision", direction, "instruction", when, entry_id))
+        if _add(items, Item("decision", direction, "instruction", when, entry_id)):
+            awaiting = len(items) - 1
     preferences = [s.text for s in turn.sentences if s.preference and not s.question]
-    if turn.has("corrects") and not turn.has("reports"):
+    if turn.has("reports") and not turn.has("instructs"):
+        pass  # a pasted log's "is never read" states no rule
+    elif turn.has("corrects"):
         # A correction is kept whole (its lead sentences): "no, you did the opposite" alone says nothing.
         _add(items, Item("constraint", _lead(flat), "correction", when, entry_id))
-    else:
-        for sentence in preferences[:_MAX_CONSTRAINTS_PER_MESSAGE]:
-            _add(items, Item("constraint", _lead(sentence), "preference", when, entry_id))
+    elif preferences:
+        # One message's rules are one item: "do NOT rewrite … do NOT add sections" is one stance.
+        _add(items, Item("constraint", _lead(" ".join(preferences)), "preference", when, entry_id))
     if not turn.has("acknowledges") and not (turn.acts <= {"approves", "rejects"} and turn.acts):
         kind = "request" if turn.has("instructs") or turn.has("reports") else "question"
         if turn.has("instructs") or turn.has("asks") or turn.has("reports") or turn.has("corrects"):
             _add(items, Item("open", _lead(flat), kind, when, entry_id))
-    items = items[-MAX_ITEMS:]
-    return Ledger(tuple(items), "", False)
+    if len(items) > MAX_ITEMS:
+        drop = len(items) - MAX_ITEMS
+        items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
+    return Ledger(tuple(items), "", False, awaiting)
 
 
 _CHECKED: Final = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[xX✓✔]\]|✅|☑)\s*(?P<rest>\S.*)$")
@@ -257,8 +289,12 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
     if "[" in text or ":" in text:
         _agent_steps(items, text, when, entry_id)
 
-    joined = f"{ledger.agent_text}\n\n{text}" if ledger.agent_text else text
-    return Ledger(tuple(items[-MAX_ITEMS:]), joined[-8000:], True)
+    joined = f"{ledger.agent_text}\n\n\n{text}" if ledger.agent_text else text
+    awaiting = ledger.awaiting
+    if len(items) > MAX_ITEMS:
+        drop = len(items) - MAX_ITEMS
+        items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
+    return Ledger(tuple(items), joined[-8000:], True, awaiting)
 
 
 def _finished(agent_text: str) -> bool:
@@ -273,6 +309,7 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
     """Every item with the end of the conversation applied: the last request is closed when the agent's last
     turn reports it finished; the agent's closing question and next steps are open."""
     items = list(ledger.items)
+    _with_outcome(items, ledger.awaiting, ledger.agent_text)
     if ledger.agent_text and _finished(ledger.agent_text):
         _close_requests(items, when)
     if ledger.agent_text:

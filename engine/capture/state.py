@@ -149,6 +149,7 @@ class CapturedState:
                 "items": [_item_dict(i) for i in self.ledger.items],
                 "agent_text": self.ledger.agent_text[-4000:],
                 "agent_acted": self.ledger.agent_acted,
+                "awaiting": self.ledger.awaiting,
             },
             "done_items": list(self.done_items),
         }
@@ -180,6 +181,9 @@ class CapturedState:
                 str(raw_ledger.get("agent_text") or ""),
                 raw_ledger.get("agent_acted") is True,
             )
+            awaiting = raw_ledger.get("awaiting")
+            if isinstance(awaiting, int) and not isinstance(awaiting, bool) and 0 <= awaiting < len(ledger.items):
+                ledger = replace(ledger, awaiting=awaiting)
         return cls(
             decisions=decisions,
             open_items=strings("open_items"),
