@@ -45,7 +45,8 @@ _IMPERATIVE: Final = re.compile(
 _REQUEST: Final = re.compile(
     r"\b(?:i want (?:you )?to|i want|i'd like|i would like|i need|we need|we should|you should|we'll need"
     r"|we will need|need to|should (?:be|have|use|just|not|only|say|show|stay)|must|can you|could you|would you"
-    r"|kindly|please|instead of|change (?:that|it|this) to)\b",
+    r"|kindly|please|instead of|change (?:that|it|this) to|i(?:'ve| have)? decided|(?:let's |we'll )?go with"
+    r"|stick with|go back to|switch (?:back )?to|revert to)\b",
     re.I,
 )
 _ZH_REQUEST: Final = re.compile(
@@ -78,7 +79,7 @@ _CORRECTION: Final = re.compile(
 )
 _ZH_CORRECTION: Final = re.compile(r"^(?:不对|不是这样|错了|你(?:又|把|没有|没)|不是我)")
 _DEFER: Final = re.compile(
-    r"\b(?:never ?mind|not now|not yet|later on|do (?:it|that|this) later|skip (?:this|that|it)"
+    r"\b(?:not now|not yet|later on|do (?:it|that|this) later|skip (?:this|that|it) for now"
     r"|hold off|postpone|leave (?:it|that|this) for|don'?t do anything|don'?t implement|not (?:right )?now"
     r"|come back to (?:it|this|that))\b",
     re.I,
@@ -104,7 +105,9 @@ _QUESTION_START: Final = re.compile(
     r"|help me understand|tell me|explain)\b",
     re.I,
 )
-_ZH_QUESTION: Final = re.compile(r"(?:吗|呢|么|什么|怎么|为什么|如何|是否|哪)[。]?$|是不是|能不能|有没有|可不可以|会不会|要不要")
+_ZH_QUESTION: Final = re.compile(
+    r"(?:吗|呢|么|什么|怎么|为什么|如何|是否|哪)[。]?$|是不是|能不能|有没有|可不可以|会不会|要不要"
+)
 _CODE_LINE: Final = re.compile(r"^\s*(?:[➜$>#]|at |\[\w+\]|\w+:\d+|[{}()\[\];<]|//|/\*|\*|import |from |const |let |"
                                r"def |function |return |\d+ \||[\w./-]+\.\w+:\d+)")
 

@@ -228,12 +228,15 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     direction = _direction(turn) if not turn.has("reports") or turn.has("instructs") else ""
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
-        _add(items, Item("decision", direction or deferred, "deferred", when, entry_id))
-        # The deferral's own sentence ("not yet") names little: the message says what is put off.
-        _add(items, Item("open", f"Deferred: {_lead(flat)}", "deferred", when, entry_id))
-    elif direction and turn.has("instructs"):
-        if _add(items, Item("decision", direction, "instruction", when, entry_id)):
-            awaiting = len(items) - 1
+        _add(items, Item("decision", direction or _lead(flat), "deferred", when, entry_id))
+        # What is put off: this message's own request, or -- when it only defers ("don't do anything about this
+        # now") -- the request before it, which it answers.
+        earlier = next((i for i in reversed(items) if i.kind == "open" and i.source == "request"), None)
+        text = f"Deferred: {flat}" if direction or earlier is None else f"Deferred: {earlier.text} ({deferred})"
+        _add(items, Item("open", _lead(text), "deferred", when, entry_id))
+    elif direction and turn.has("instructs") and _add(items, Item("decision", direction, "instruction", when,
+                                                                   entry_id)):
+        awaiting = len(items) - 1
     preferences = [s.text for s in turn.sentences if s.preference and not s.question]
     if turn.has("reports") and not turn.has("instructs"):
         pass  # a pasted log's "is never read" states no rule
@@ -243,10 +246,13 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     elif preferences:
         # One message's rules are one item: "do NOT rewrite … do NOT add sections" is one stance.
         _add(items, Item("constraint", _lead(" ".join(preferences)), "preference", when, entry_id))
-    if not turn.has("acknowledges") and not (turn.acts <= {"approves", "rejects"} and turn.acts):
-        kind = "request" if turn.has("instructs") or turn.has("reports") else "question"
-        if turn.has("instructs") or turn.has("asks") or turn.has("reports") or turn.has("corrects"):
-            _add(items, Item("open", _lead(flat), kind, when, entry_id))
+    asks_for_work = turn.has("reports") or any(
+        s.instruction and not s.question and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
+        for s in turn.sentences)
+    wants = turn.acts & {"instructs", "asks", "reports", "corrects"}
+    if wants and not turn.has("acknowledges") and not (turn.acts <= {"approves", "rejects"} and turn.acts):
+        # "give me examples" or "explain" is answered by a reply; work needs a report that it is finished.
+        _add(items, Item("open", _lead(flat), "request" if asks_for_work else "question", when, entry_id))
     if len(items) > MAX_ITEMS:
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
@@ -254,6 +260,9 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
 
 
 _CHECKED: Final = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[xX✓✔]\]|✅|☑)\s*(?P<rest>\S.*)$")
+_ANY_BOX: Final = re.compile(r"^\s*[-*+]\s+\[.\]\s*(\S.*)$", re.M)
+_LEAD_WORDS: Final = re.compile(r"^(?:(?:ok(?:ay)?|so|now|also|and|then|great|but|please|kindly|\d+ questions?)"
+                                r"\b[\s,.!:;]*)+", re.I)
 _LABEL: Final = re.compile(r"^(?:[^:]{1,30}:\s*)")
 _SYMBOLS: Final = re.compile(r"^[\W_]+|[\W_]+$")
 
@@ -264,7 +273,14 @@ def _step_key(text: str) -> str:
 
 
 def _agent_steps(items: list[Item], text: str, when: str | None, entry_id: str | None) -> None:
-    """The agent's explicit open steps (``TODO:``, ``- [ ]``) are opened; its ``- [x]`` lines close them."""
+    """The agent's explicit open steps (``TODO:``, ``- [ ]``) are opened; its ``- [x]`` lines close them, and a
+    new checklist replaces the steps of an earlier one it no longer lists (a task list rewritten after the user
+    changed course)."""
+    boxes = [_step_key(m.group(1)) for m in _ANY_BOX.finditer(text)]
+    if len(boxes) >= 2:
+        for index, item in enumerate(items):
+            if item.source == "next_step" and not item.done and _step_key(item.text) not in boxes:
+                items[index] = replace(item, done=True, done_when=when)
     for raw in text.splitlines():
         line = raw.strip()
         checked = _CHECKED.match(line)
@@ -312,16 +328,22 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
     if ledger.agent_text and _finished(ledger.agent_text):
         _close_requests(items, when)
+    elif len(ledger.agent_text) >= LONG_RESPONSE_CHARS:
+        # A question is answered by a long reply; a request needs a report that it is finished.
+        for index, item in enumerate(items):
+            if item.kind == "open" and not item.done and item.source == "question":
+                items[index] = replace(item, done=True, done_when=when)
     if ledger.agent_text:
         offer = agent_offers(ledger.agent_text)
         if offer and _GENERIC_OFFER.search(offer):
             offer = None
         if offer:
             items.append(Item("open", offer, "agent_question", when, None))
-        last_message = ledger.agent_text.rsplit("\n\n", 1)[-1] if len(ledger.agent_text) > 4000 else ledger.agent_text
+        last_message = ledger.agent_text.rsplit("\n\n\n", 1)[-1]  # the agent's last message only
         for step in extract_open_items(last_message):
-            known = any(i.kind == "open" and not i.done and is_semantic_duplicate(step, i.text) for i in items)
-            if not known and (not offer or not is_semantic_duplicate(step, offer)):
+            known = any(i.kind == "open" and (is_semantic_duplicate(step, i.text) or (
+                i.source == "next_step" and _step_key(step) == _step_key(i.text))) for i in items)
+            if not known and not _GENERIC_OFFER.search(step) and (not offer or not is_semantic_duplicate(step, offer)):
                 items.append(Item("open", step, "agent_question", when, None))
     return tuple(items)
 
