@@ -32,6 +32,7 @@ from engine.capture.whole_text import clip_words, flatten, whole_item
 
 __all__ = [
     "ITEM_CHARS",
+    "OUTCOME_MARK",
     "Item",
     "Ledger",
     "agent_offers",
@@ -146,7 +147,10 @@ def agent_offers(text: str) -> str | None:
     return None
 
 
-_OUTCOME_CHARS: Final = 160
+_OUTCOME_CHARS: Final = 200
+"""An outcome sentence longer than this is left out rather than cut."""
+OUTCOME_MARK: Final = " → "
+"""Joins a decision to the agent's account of carrying it out."""
 
 
 def _outcome(agent_text: str) -> str:
@@ -156,7 +160,7 @@ def _outcome(agent_text: str) -> str:
     found = [s for s in sentences(last) if len(s) > 12 and not s.endswith(("?", "？", ":", "："))]
     done = next((s for s in found if _DONE_REPORT.search(s)), None)
     chosen = done or (found[0] if found else "")
-    return clip_words(chosen, _OUTCOME_CHARS)
+    return chosen if len(chosen) <= _OUTCOME_CHARS else ""
 
 
 def _with_outcome(items: list[Item], index: int | None, agent_text: str) -> None:
@@ -165,7 +169,7 @@ def _with_outcome(items: list[Item], index: int | None, agent_text: str) -> None
         return
     outcome = _outcome(agent_text)
     if outcome:
-        items[index] = replace(items[index], text=f"{items[index].text} → {outcome}")
+        items[index] = replace(items[index], text=f"{items[index].text}{OUTCOME_MARK}{outcome}")
 
 
 def _lead(text: str) -> str:
