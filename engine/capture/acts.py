@@ -28,7 +28,7 @@ _WORD: Final = re.compile(r"[^\W\d_]+", re.UNICODE)
 _LEAD: Final = re.compile(
     r"^(?:(?:ok(?:ay)?|so|now|also|and|then|great|greatt|fantastic|phenomenal|perfect|nice|cool|good|alright"
     r"|hmm+|well|but|moreover|finally|first|next|kindly|please|pls|lastly|additionally|another thing"
-    r"|small update|one more thing|oh)\b[\s,.!:;—–-]*)+",
+    r"|small update|one more thing|oh|therefore|hence|thus|instead)\b[\s,.!:;—–-]*)+",
     re.I,
 )
 _IMPERATIVE: Final = re.compile(
@@ -38,7 +38,8 @@ _IMPERATIVE: Final = re.compile(
     r"|print|put|read|redesign|refactor|reformat|remove|rename|reorder|replace|restore|revert|rewrite|run|save"
     r"|separate|set|show|simplify|skip|split|start|state|stick|store|study|swap|switch|test|trace|try|turn|draft"
     r"|prepare|plan|review|investigate|describe|list|summarize|ship|deploy|push|bump|port|wire|debug|measure"
-    r"|compare|help|tackle|publish|release|profile|benchmark|hook|close|stop|send|search|clarify|capture"
+    r"|compare|help|tackle|publish|release|profile|benchmark|hook|close|stop|send|search|clarify|capture|classify"
+    r"|organi[sz]e|reorgani[sz]e|restructure|group|sort|unify|combine|align|translate|localize|localise"
     r"|undo|update|use|verify|write|re-\w+)\b",
     re.I,
 )

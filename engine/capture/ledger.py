@@ -159,6 +159,7 @@ def _outcome(agent_text: str) -> str:
     last = agent_text.strip().rsplit("\n\n\n", 1)[-1]
     found = [s for s in sentences(last) if len(s) > 12 and not s.endswith(("?", "？", ":", "："))]
     done = next((s for s in found if _DONE_REPORT.search(s)), None)
+    # Without a report, the turn's first statement (often "I'll change X to Y": it names what was done).
     chosen = done or (found[0] if found else "")
     return chosen if len(chosen) <= _OUTCOME_CHARS else ""
 
@@ -235,7 +236,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         _add(items, Item("decision", direction or _lead(flat), "deferred", when, entry_id))
         # What is put off: this message's own request, or -- when it only defers ("don't do anything about this
         # now") -- the request before it, which it answers.
-        earlier = next((i for i in reversed(items) if i.kind == "open" and i.source == "request"), None)
+        earlier = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")),
+                       None)
         text = f"Deferred: {flat}" if direction or earlier is None else f"Deferred: {earlier.text} ({deferred})"
         _add(items, Item("open", _lead(text), "deferred", when, entry_id))
     elif direction and turn.has("instructs") and _add(items, Item("decision", direction, "instruction", when,
