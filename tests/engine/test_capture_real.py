@@ -50,7 +50,8 @@ def test_harness_only_messages_have_no_user_words(text: str) -> None:
 
 
 def test_harness_blocks_and_template_questions_are_removed_and_the_request_kept() -> None:
-    ide = "# Context from my IDE setup:\n\n## Open tabs:\n- reserve.js: api/reserve.js\n\n## My request for Codex:\nrate it"
+    ide = ("# Context from my IDE setup:\n\n## Open tabs:\n- reserve.js: api/reserve.js\n\n"
+           "## My request for Codex:\nrate it")
     assert user_words(ide) == "rate it"
     wrapped = "<system-reminder>Use the todo tool.</system-reminder>\nrename the helper module"
     assert user_words(wrapped) == "rename the helper module"
