@@ -67,6 +67,8 @@ _PREFERENCE: Final = re.compile(
     r"|too (?:much|many|long|complex|complicated|verbose))\b",
     re.I,
 )
+_ONLY_PRONOUN: Final = re.compile(r"\b(?:that|this|it|them|those)\W*$", re.I)
+"""A short rule whose object is only a pronoun ("we don't want that") names nothing to keep."""
 _NOT_A_RULE: Final = re.compile(r"\b(?:don'?t need to do anything|just an fyi|no need to do anything)\b", re.I)
 _ZH_PREFERENCE: Final = re.compile(
     r"不要|别|不能|不需要|不用|只|必须|始终|一直|总是|务必|保持|而不是|不应|禁止|尽量|简洁"
@@ -170,7 +172,7 @@ def _read_sentence(text: str) -> Sentence:
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (
-        _words(core) >= 5) and not _NOT_A_RULE.search(core)
+        _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
     return Sentence(text, question, instruction, preference, deferral)
 
 

@@ -79,13 +79,6 @@ _ARTIFACT: Final = re.compile(
     r"|\b[A-Z][a-z]+[A-Z]\w+|\b\w+_\w+|\d+\s*(?:%|seconds?|px|ms)|[\u3400-\u9fff]{4,}"
 )
 """A concrete thing an instruction names: a file, path, code, quoted text, identifier or amount."""
-_DIRECTION_WORD: Final = re.compile(
-    r"\b(?:instead|rather|should|must|want|don'?t|do not|never|always|only|keep|stick|use|replace|rename|move"
-    r"|remove|delete|drop|merge|split|swap|switch|change|convert|make (?:it|them|the|this|that|sure)|put|named?"
-    r"|no longer|not|separate|refactor|redesign|integrate|document)\b"
-    r"|改成|改为|换成|替换|不要|只|必须|合并|拆分|移到|移动|放到|使用|而不是|按照|参考|改",
-    re.I,
-)
 _NO_DIRECTION: Final = re.compile(
     r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b",
     re.I,
@@ -178,12 +171,12 @@ def _lead(text: str) -> str:
 
 
 def _direction(turn: UserTurn) -> str:
-    """The sentences of a message that set direction: instructions and preferences that name a choice (a
-    direction word) and a concrete thing -- not questions, requests to explain or show, or pastes."""
+    """The sentences of a message that set direction: instructions and preferences that name a concrete thing
+    (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes."""
     kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
             and not _NO_DIRECTION.match(s.text)]
     joined = " ".join(kept)
-    if not joined or not _DIRECTION_WORD.search(joined) or not _ARTIFACT.search(joined):
+    if not joined or not _ARTIFACT.search(joined):
         return ""
     return _lead(joined)
 
@@ -195,11 +188,21 @@ def _close_requests(items: list[Item], when: str | None) -> None:
             items[index] = replace(item, done=True, done_when=when)
 
 
+_TOKEN: Final = re.compile(r"[\w./#@-]+|[\u3400-\u9fff]")
+
+
+def _repeats(a: str, b: str) -> bool:
+    """The same message again (a request re-sent, a rule restated): nearly all words shared. Looser matching
+    merged different requests about the same file ("update X so that …" / "X is overly complex")."""
+    wa, wb = set(_TOKEN.findall(a.lower())), set(_TOKEN.findall(b.lower()))
+    return bool(wa and wb) and len(wa & wb) / len(wa | wb) >= 0.75
+
+
 def _add(items: list[Item], item: Item) -> bool:
     """Append ``item`` unless it is empty or repeats a recent item of its kind; whether it was added."""
     if not item.text:
         return False
-    if any(i.kind == item.kind and not i.done and is_semantic_duplicate(item.text, i.text) for i in items[-40:]):
+    if any(i.kind == item.kind and not i.done and _repeats(item.text, i.text) for i in items[-40:]):
         return False
     items.append(item)
     return True
