@@ -24,7 +24,9 @@ a temporary directory and run on the same files by the same driver in a subproce
 
 ``--retention``: each session cut into 4 parts by entries; after each part is appended the session is compacted
 for real (planner ``summarize`` layer, ``jsonl`` controller); the final summary is searched for the labelled
-decisions and constraints (same key rule) and the identifiers (exact, as whole tokens); the summary's size is
+decisions and constraints (same key rule) and the identifiers -- exact and case-sensitive as the labels give them,
+and again as whole tokens (not inside a longer path or word, stricter: ``README.md`` inside ``apps/api/README.md``
+does not count); the summary's size is
 given as a share of the model's window (``bench/real_retention.py``). Same baseline.
 
 Speed: capture's CPU time (``time.process_time``) per message (user, assistant and tool-result entries), over
@@ -223,7 +225,8 @@ def _speed(arms: dict[str, dict[str, Any]]) -> None:
 
 
 def _retention(sessions: Sequence[Session], code_roots: dict[str, Path]) -> None:
-    print("\nretention after 4 compactions (final summary; labelled items by key, identifiers as whole tokens)")
+    print("\nretention after 4 compactions (final summary; labelled items by key; identifiers exact, case-sensitive,"
+          " and as whole tokens)")
     labels = {str(s.path): s.labels for s in sessions}
     arms = {arm: run_driver("real_retention.py", list(labels), root) for arm, root in code_roots.items()}
     totals: dict[str, dict[str, list[int]]] = {arm: defaultdict(lambda: [0, 0]) for arm in arms}
@@ -241,13 +244,24 @@ def _retention(sessions: Sequence[Session], code_roots: dict[str, Path]) -> None
                 totals[arm][kind][0] += sum(1 for label in items if matches(summary, label))
                 totals[arm][kind][1] += len(items)
             idents = labels[path].get("identifiers") or []
-            totals[arm]["identifiers"][0] += sum(1 for i in idents if whole_token(i, summary))
+            totals[arm]["identifiers"][0] += sum(1 for i in idents if i in summary)
             totals[arm]["identifiers"][1] += len(idents)
+            totals[arm]["identifiers, whole token"][0] += sum(1 for i in idents if whole_token(i, summary))
+            totals[arm]["identifiers, whole token"][1] += len(idents)
             worst[arm] = max(worst[arm], result["summary_tokens"] / max(1, result["window"]))
-    for kind in ("decisions", "constraints", "identifiers"):
+    for kind in ("decisions", "constraints", "identifiers", "identifiers, whole token"):
         cells = [f"{arm} {t[kind][0]}/{t[kind][1]} {100 * t[kind][0] / max(1, t[kind][1]):.0f}%"
                  for arm, t in totals.items()]
-        print(f"  {kind:<12} " + "   ".join(cells))
+        print(f"  {kind:<25} " + "   ".join(cells))
+    ran = [p for p in labels if all(not results[p].get("error") for results in arms.values())]
+    if len(ran) < len(labels):
+        cells = []
+        for arm, results in arms.items():
+            kept = sum(1 for p in ran for kind in ("decisions", "constraints")
+                       for label in labels[p].get(kind) or [] if matches(results[p]["summary"], label))
+            total = sum(len(labels[p].get(kind) or []) for p in ran for kind in ("decisions", "constraints"))
+            cells.append(f"{arm} {kept}/{total} {100 * kept / max(1, total):.0f}%")
+        print(f"  decisions+constraints on the {len(ran)} sessions every arm compacted: " + "   ".join(cells))
     print("  compactions applied " + "   ".join(f"{arm} {n} of {4 * len(labels)}" for arm, n in compactions.items()))
     print("  largest summary " + "   ".join(f"{arm} {100 * w:.2f}% of the window" for arm, w in worst.items())
           + "  (target <= 3%)")

@@ -64,7 +64,9 @@ _PREFERENCE: Final = re.compile(
     r"|i (?:prefer|'d rather|would rather)|rather than|make sure|as (?:simple|short|concise) as possible"
     r"|keep (?:it|them|things|everything|all \w+) (?:simple|short|concise|as is|unchanged|minimal)"
     r"|only (?:trim|change|touch|use|update|modify|add|keep|allow|show|run)|overly \w+"
-    r"|too (?:much|many|long|complex|complicated|verbose))\b",
+    r"|too (?:much|many|long|complex|complicated|verbose)"
+    # The user keeps a step for themselves: "i'll test manually", "run it, then i'll tell you".
+    r"|i(?:'ll| will) (?:\w+ ){0,4}?(?:manually|myself|tell you|let you know|inspect|check (?:it|them) myself))\b",
     re.I,
 )
 _ONLY_PRONOUN: Final = re.compile(r"\b(?:that|this|it|them|those)\W*$", re.I)
