@@ -174,7 +174,11 @@ class CapturedState:
         )
         last = data.get("last_tool_call")
         raw_ledger = data.get("ledger")
-        ledger = Ledger()
+        # State saved before the ledger existed: its lists become the ledger's items, so nothing is lost.
+        ledger = Ledger(tuple(
+            [Item("decision", d.what, "confirmed", d.when, d.entry_id) for d in decisions]
+            + [Item("constraint", text, "preference", None, None) for text in strings("learnings")]
+            + [Item("open", text, "next_step", None, None) for text in strings("open_items")]))
         if isinstance(raw_ledger, Mapping):
             ledger = Ledger(
                 tuple(_item(i) for i in raw_ledger.get("items") or [] if isinstance(i, Mapping) and i.get("text")),

@@ -12,6 +12,7 @@ from bench.real import load_corpus, matches, score
 from engine.capture.envelopes import user_words
 from engine.capture.ledger import Item, Ledger, carry_open, fold_agent, fold_user, ledger_at_end
 from engine.capture.state import CapturedState, capture
+from engine.capture.state_files import load_state, save_state
 from engine.compaction.span_text import SpanMessage
 from engine.compaction.summary_extract import redacted_parts, span_facts
 from engine.stores.transcript import read_transcript
@@ -171,3 +172,17 @@ def test_an_item_closed_after_a_checkpoint_is_not_carried_as_open() -> None:
     closed = [i for i in after.items if i.kind == "open"]
     assert closed == [Item("open", "Please add a --dry-run flag to the export command.", "request", "t1", "u1",
                            True, "t2")]
+
+
+def test_the_ledger_survives_the_state_files_so_a_restart_loses_no_item(tmp_path: Path) -> None:
+    state = _state("d08_odyash_devto_paths")
+    save_state(tmp_path, "s", state)
+    loaded = load_state(tmp_path, "s").state
+    assert loaded.items() == state.items()
+    assert loaded.ledger.awaiting == state.ledger.awaiting
+    # A state file written before the ledger existed still gives its items to the next capture.
+    legacy = CapturedState.from_dict({"decisions": [{"what": "use Postgres for the queue", "when": "t"}],
+                                      "learnings": ["never touch vendored code"], "open_items": ["add a test"]})
+    again = capture(legacy, [], lambda entry: {})
+    assert [d.what for d in again.decisions] == ["use Postgres for the queue"]
+    assert again.learnings == ("never touch vendored code",) and again.open_items == ("add a test",)
