@@ -111,7 +111,7 @@ _QUESTION_START: Final = re.compile(
     re.I,
 )
 _ZH_QUESTION: Final = re.compile(
-    r"(?:吗|呢|么|什么|怎么|为什么|如何|是否|哪)[。]?$|是不是|能不能|有没有|可不可以|会不会|要不要"
+    r"(?:吗|呢|么|什么|怎么|为什么|如何|是否|哪)[。]?$|是不是|能不能|有没有|可不可以|会不会|要不要|哪些|哪个|多少"
 )
 _CODE_LINE: Final = re.compile(r"^\s*(?:[➜$>#]|at |\[\w+\]|\w+:\d+|[{}()\[\];<]|//|/\*|\*|import |from |const |let |"
                                r"def |function |return |\d+ \||[\w./-]+\.\w+:\d+)")

@@ -76,9 +76,10 @@ _GENERIC_OFFER: Final = re.compile(
 """A closing offer that proposes nothing in particular ("anything else?") leaves nothing open."""
 _ARTIFACT: Final = re.compile(
     r"[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|`[^`]+`|\"[^\"]{2,60}\"|“[^”]{2,60}”|'[^']{3,60}'|\b[a-z]+[A-Z]\w+"
-    r"|\b[A-Z][a-z]+[A-Z]\w+|\b\w+_\w+|\d+\s*(?:%|seconds?|px|ms)|[\u3400-\u9fff]{4,}"
+    r"|\b[A-Z][a-z]+[A-Z]\w+|\b\w+_\w+|\d+\s*(?:%|seconds?|px|ms)|\b\d{2,}\b|「[^」]+」|[\u3400-\u9fff]{4,}"
 )
-"""A concrete thing an instruction names: a file, path, code, quoted text, identifier or amount."""
+"""A concrete thing an instruction names: a file, path, code, quoted text, identifier or amount (in any language:
+Chinese instructions name components and files in Latin script too)."""
 _NO_DIRECTION: Final = re.compile(
     r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b",
     re.I,
@@ -202,7 +203,8 @@ def _add(items: list[Item], item: Item) -> bool:
     """Append ``item`` unless it is empty or repeats a recent item of its kind; whether it was added."""
     if not item.text:
         return False
-    if any(i.kind == item.kind and not i.done and _repeats(item.text, i.text) for i in items[-40:]):
+    base = item.text.split(OUTCOME_MARK)[0]
+    if any(i.kind == item.kind and not i.done and _repeats(base, i.text.split(OUTCOME_MARK)[0]) for i in items[-40:]):
         return False
     items.append(item)
     return True
