@@ -71,7 +71,11 @@ _PREFERENCE: Final = re.compile(
 )
 _ONLY_PRONOUN: Final = re.compile(r"\b(?:that|this|it|them|those)\W*$", re.I)
 """A short rule whose object is only a pronoun ("we don't want that") names nothing to keep."""
-_NOT_A_RULE: Final = re.compile(r"\b(?:don'?t need to do anything|just an fyi|no need to do anything)\b", re.I)
+_NOT_A_RULE: Final = re.compile(
+    r"\b(?:don'?t need to do anything|just an fyi|no need to do anything)\b|^(?:还是|仍然|依然)(?:不|没|一样|报错)",
+    re.I,
+)
+"""Not a standing rule: "you don't need to do anything", or a complaint that something still fails (还是不行)."""
 _ZH_PREFERENCE: Final = re.compile(
     r"不要|别|不能|不需要|不用|只|必须|始终|一直|总是|务必|保持|而不是|不应|禁止|尽量|简洁"
 )
