@@ -1,11 +1,10 @@
 """Incremental state capture from transcript entries, with no LLM (docs/checkpoints.md, State capture).
 
 :func:`capture` folds new context entries into a :class:`CapturedState`: tools used, files read and modified,
-tool failures, the last tool call, decisions (a short real user reply after a long agent response), open items
-and learnings. Everything is deduplicated with :func:`engine.capture.dedup.is_semantic_duplicate` as it arrives and
-capped (50 decisions, 100 tools, 100 files). Items are stored whole: where an extractor cut one at its
-200-character limit, the whole sentence is taken back from the message (:func:`engine.capture.whole_text.whole_item`),
-and other text is shortened between words. The fold is pure: the same entries give the same state.
+tool failures, the last tool call, and the conversation ledger (:mod:`engine.capture.ledger`, docs/capture.md)
+whose decisions, constraints (``learnings``) and open items the state lists, capped (50 decisions, 30 open items,
+30 learnings, 100 tools, 100 files). User messages pass the harness filters first. The fold is pure: the same
+entries give the same state, in one call or in several.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.capture.decisions import is_real_user_message, strip_envelope
-from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.envelopes import user_words
 from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
 from engine.capture.whole_text import clip_words
@@ -43,10 +41,6 @@ MAX_FILES = 100
 MAX_OPEN_ITEMS = 30
 MAX_LEARNINGS = 30
 MAX_FAILURES = 20
-SHORT_REPLY_CHARS = 50
-"""A user reply shorter than this after a long agent response marks a decision point (docs/checkpoints.md)."""
-LONG_RESPONSE_CHARS = 200
-"""How long the agent response before such a reply must be; long enough to hold a proposal."""
 
 _READ_TOOLS = frozenset({"read", "read_file", "view", "cat", "open", "grep", "glob", "ls", "find", "search"})
 _WRITE_TOOLS = frozenset(
@@ -254,15 +248,6 @@ def _add_unique(items: tuple[str, ...], new: Iterable[str], cap: int) -> tuple[s
     out = list(items)
     for item in new:
         if item and item not in out:
-            out.append(item)
-    return tuple(out[-cap:])
-
-
-def _add_semantic(items: tuple[str, ...], new: Iterable[str], cap: int) -> tuple[str, ...]:
-    out = list(items)
-    for item in new:
-        item = item.strip()
-        if item and not any(is_semantic_duplicate(item, existing) for existing in out):
             out.append(item)
     return tuple(out[-cap:])
 
