@@ -186,3 +186,17 @@ def test_the_ledger_survives_the_state_files_so_a_restart_loses_no_item(tmp_path
     again = capture(legacy, [], lambda entry: {})
     assert [d.what for d in again.decisions] == ["use Postgres for the queue"]
     assert again.learnings == ("never touch vendored code",) and again.open_items == ("add a test",)
+
+
+def test_bench_scoring_pairs_each_label_once_and_leaves_acceptable_items_neutral() -> None:
+    labels = [{"id": "D1", "keys": [["retry", "helper"], ["withRetry"]]}, {"id": "D2", "keys": [["postgres"]]}]
+    acceptable = [{"id": "A1", "keys": [["logging"]]}]
+    predicted = ["Use the withRetry helper", "the retry helper again", "add logging", "Postgres queue", "noise"]
+    misses: list[str] = []
+    count = score(predicted, labels, acceptable, misses)
+    # One of the two retry items is the TP for D1, the other matches nothing left: an FP, like "noise".
+    assert (count.tp, count.fp, count.fn, count.neutral) == (2, 2, 0, 1)
+    assert sum(m.startswith("FP") for m in misses) == 2
+    # The matching is maximal: a prediction that fits two labels goes where it lets the other one match too.
+    both = score(["retry helper on postgres", "postgres"], labels, [])
+    assert (both.tp, both.fp, both.fn) == (2, 0, 0)
