@@ -27,6 +27,7 @@ from typing import Final
 from engine.capture.acts import UserTurn, read_user_turn, sentences
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
+from engine.capture.envelopes import accepted_plan
 from engine.capture.response_lines import clean
 from engine.capture.whole_text import clip_words, flatten, whole_item
 
@@ -212,6 +213,17 @@ def _add(items: list[Item], item: Item) -> bool:
 
 def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None) -> Ledger:
     """``ledger`` after a real user message whose own words are ``words`` (harness already removed)."""
+    plan = accepted_plan(words)
+    if plan is not None:
+        # Plan mode: the user accepted this plan and asked for it to be carried out.
+        items = list(ledger.items)
+        _with_outcome(items, ledger.awaiting, ledger.agent_text)
+        if ledger.agent_acted:
+            _close_requests(items, when)
+        added = _add(items, Item("decision", f"Agreed plan: {plan}", "confirmed", when, entry_id))
+        awaiting = len(items) - 1 if added else None
+        _add(items, Item("open", f"Implement the plan: {plan}", "request", when, entry_id))
+        return Ledger(tuple(items), "", False, awaiting)
     proposal = agent_offers(ledger.agent_text) if ledger.agent_text else None
     turn = read_user_turn(words, proposal is not None)
     items = list(ledger.items)

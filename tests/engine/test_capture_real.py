@@ -45,6 +45,9 @@ def _label(name: str, kind: str, label_id: str) -> dict[str, object]:
     "This session is being continued from a previous conversation that ran out of context.",
     '@agent Continue: "Continue to iterate?"',
     "<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>",
+    "Unknown skill: commit",
+    "<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>",
+    "## Context\n\n- Current git status: clean\n\n## Your task\n\nBased on the above changes, create a commit.",
 ])
 def test_harness_only_messages_have_no_user_words(text: str) -> None:
     assert user_words(text) == ""
@@ -200,3 +203,11 @@ def test_bench_scoring_pairs_each_label_once_and_leaves_acceptable_items_neutral
     # The matching is maximal: a prediction that fits two labels goes where it lets the other one match too.
     both = score(["retry helper on postgres", "postgres"], labels, [])
     assert (both.tp, both.fp, both.fn) == (2, 0, 0)
+
+
+def test_a_plan_mode_acceptance_is_an_agreed_plan_and_an_open_request() -> None:
+    text = "Implement the following plan:\n\n# Move retries into src/net/retry.ts\n\n1. Add withRetry\n2. Use it"
+    ledger = fold_user(Ledger(), user_words(text), "t1", "u1")
+    items = ledger_at_end(ledger, "t1")
+    assert [(i.kind, i.text) for i in items] == [("decision", "Agreed plan: Move retries into src/net/retry.ts"),
+                                                 ("open", "Implement the plan: Move retries into src/net/retry.ts")]
