@@ -28,7 +28,7 @@ _WORD: Final = re.compile(r"[^\W\d_]+", re.UNICODE)
 _LEAD: Final = re.compile(
     r"^(?:(?:ok(?:ay)?|so|now|also|and|then|great|greatt|fantastic|phenomenal|perfect|nice|cool|good|alright"
     r"|hmm+|well|but|moreover|finally|first|next|kindly|please|pls|lastly|additionally|another thing"
-    r"|small update|one more thing|oh|therefore|hence|thus|instead)\b[\s,.!:;—–-]*)+",
+    r"|small update|one more thing|oh|therefore|hence|thus|instead|just|simply)\b[\s,.!:;—–-]*)+",
     re.I,
 )
 _IMPERATIVE: Final = re.compile(

@@ -247,7 +247,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         if confirmed:
             _add(items, Item("decision", stated or clip_words(confirmed, ITEM_CHARS), "confirmed",
                              when, entry_id))
-    direction = _direction(turn) if not turn.has("reports") or turn.has("instructs") else ""
+    direction = "" if turn.has("reports") else _direction(turn)  # a pasted log's "Use doc() instead" is output
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
         _add(items, Item("decision", direction or _lead(flat), "deferred", when, entry_id))
