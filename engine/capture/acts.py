@@ -43,6 +43,10 @@ _IMPERATIVE: Final = re.compile(
     r"|undo|update|use|verify|write|re-\w+)\b",
     re.I,
 )
+_CLAUSE_LEAD: Final = re.compile(
+    r"[,;:]\s*(?:so|therefore|then|and then|please|kindly|now|also|and|but)[\s,]+(?:please\s+)?", re.I
+)
+"""A clause that a run-on message starts after a comma: "…, therefore, classify them into jobs"."""
 _REQUEST: Final = re.compile(
     r"\b(?:i want (?:you )?to|i want|i'd like|i would like|i need|we need|we should|you should|we'll need"
     r"|we will need|need to|should (?:be|have|use|just|not|only|say|show|stay)|must|can you|could you|would you"
@@ -174,7 +178,8 @@ def _read_sentence(text: str) -> Sentence:
     question = core.endswith(("?", "？")) or (cjk and bool(_ZH_QUESTION.search(core)))
     if not question and not cjk and _QUESTION_START.match(core) and _words(core) <= 25 and not _IMPERATIVE.match(core):
         question = core.lower().startswith(("help me understand", "tell me", "explain"))
-    instruction = bool(_IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core)))
+    instruction = bool(_IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
+                       or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core)))
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (

@@ -104,8 +104,11 @@ def test_standing_preferences_and_corrections_are_constraints() -> None:
 
 
 def test_a_deferral_keeps_the_request_it_puts_off_open() -> None:
+    # "nevermind, i undid your changes … don't do anything related to this now" puts off the request before it:
+    # "…, therefore, classify them into different jobs" (an instruction in a run-on sentence).
     state = _state("d10_odyash_devto_toc")
-    assert any(matches(item, _label("d10_odyash_devto_toc", "open_items", "O1")) for item in state.open_items)
+    deferred = [item for item in state.open_items if item.startswith("Deferred:")]
+    assert len(deferred) == 1 and "classify them into different jobs" in deferred[0]
 
 
 def test_requests_the_conversation_finished_are_marked_done_not_dropped() -> None:
