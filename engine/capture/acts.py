@@ -65,6 +65,7 @@ _PREFERENCE: Final = re.compile(
     r"(?:create|use|change|add|include|run|show|touch|modify|call|print|log|depend|break|require|rely|contain"
     r"|mention|name|be|emphasi[sz]e|rewrite|introduce|delete|remove|overwrite|chain)\b"
     r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
+    r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|make sure|as (?:simple|short|concise) as possible"
     r"|keep (?:it|them|things|everything|all \w+) (?:simple|short|concise|as is|unchanged|minimal)"
     r"|only (?:trim|change|touch|use|update|modify|add|keep|allow|show|run)|overly \w+"

@@ -319,6 +319,25 @@ def _agent_steps(items: list[Item], text: str, when: str | None, entry_id: str |
                 items.append(Item("open", step, "next_step", when, entry_id))
 
 
+_STATED: Final = re.compile(
+    r"^(?:\*\*)?(?:decision|decided|final decision|going with|we(?:'ll| will) go with|the fix is(?: to)?|chosen"
+    r"|we chose|we(?:'ll| will) (?!need|want|have|see|check|look|try|probably|likely|also need))\b",
+    re.I,
+)
+"""An agent line that states a decision by its label ("Decision: …", "Going with …", "The fix is …", "We'll …")."""
+
+
+def _agent_decisions(items: list[Item], text: str, when: str | None, entry_id: str | None) -> None:
+    """Decisions the agent states by label: the scorer must agree the line is one (docs/capture.md)."""
+    for raw in text.splitlines():
+        line = clean(raw)
+        if not line or not _STATED.match(line) or line.endswith(("?", ":")) or is_open_item_line(line):
+            continue
+        stated = extract_decision_from_response(line)
+        if stated:
+            _add(items, Item("decision", whole_item(stated, line), "agent", when, entry_id))
+
+
 def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
                entry_id: str | None = None) -> Ledger:
     """``ledger`` after an agent message with visible ``text`` (its tool calls set ``acted``)."""
@@ -327,6 +346,7 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
     items = list(ledger.items)
     if "[" in text or ":" in text:
         _agent_steps(items, text, when, entry_id)
+    _agent_decisions(items, text, when, entry_id)
 
     joined = f"{ledger.agent_text}\n\n\n{text}" if ledger.agent_text else text
     awaiting = ledger.awaiting
