@@ -176,7 +176,7 @@ def _direction(turn: UserTurn) -> str:
     """The sentences of a message that set direction: instructions and preferences that name a concrete thing
     (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes."""
     kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
-            and not _NO_DIRECTION.match(s.text)]
+            and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))]
     joined = " ".join(kept)
     if not joined or not _ARTIFACT.search(joined):
         return ""
@@ -284,7 +284,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
 
 _CHECKED: Final = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[xX✓✔]\]|✅|☑)\s*(?P<rest>\S.*)$")
 _ANY_BOX: Final = re.compile(r"^\s*[-*+]\s+\[.\]\s*(\S.*)$", re.M)
-_LEAD_WORDS: Final = re.compile(r"^(?:(?:ok(?:ay)?|so|now|also|and|then|great|but|please|kindly|\d+ questions?)"
+_LEAD_WORDS: Final = re.compile(r"^(?:(?:ok(?:ay)?|so|now|also|and|then|great|but|please|kindly|just|\d+ questions?)"
                                 r"\b[\s,.!:;]*)+", re.I)
 _LABEL: Final = re.compile(r"^(?:[^:]{1,30}:\s*)")
 _SYMBOLS: Final = re.compile(r"^[\W_]+|[\W_]+$")
