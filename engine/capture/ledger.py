@@ -245,8 +245,14 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         stated = whole_item(stated, ledger.agent_text) if stated else None
         confirmed = stated or (proposal if turn.has("approves") else None)
         if confirmed:
-            _add(items, Item("decision", stated or clip_words(confirmed, ITEM_CHARS), "confirmed",
-                             when, entry_id))
+            decision = Item("decision", stated or clip_words(confirmed, ITEM_CHARS), "confirmed", when, entry_id)
+            # The agent stated it by label a turn ago: it is now the user's, taken at this reply.
+            stated_by_agent = next((n for n in range(len(items) - 1, -1, -1) if items[n].source == "agent"
+                                    and _repeats(items[n].text, decision.text)), None)
+            if stated_by_agent is not None:
+                items[stated_by_agent] = decision
+            else:
+                _add(items, decision)
     direction = "" if turn.has("reports") else _direction(turn)  # a pasted log's "Use doc() instead" is output
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
