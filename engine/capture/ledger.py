@@ -211,19 +211,23 @@ def _add(items: list[Item], item: Item) -> bool:
     return True
 
 
+def _fold_plan(ledger: Ledger, plan: str, when: str | None, entry_id: str | None) -> Ledger:
+    """Plan mode: the user accepted ``plan`` (its title) and asked for it to be carried out."""
+    items = list(ledger.items)
+    _with_outcome(items, ledger.awaiting, ledger.agent_text)
+    if ledger.agent_acted:
+        _close_requests(items, when)
+    added = _add(items, Item("decision", f"Agreed plan: {plan}", "confirmed", when, entry_id))
+    awaiting = len(items) - 1 if added else None
+    _add(items, Item("open", f"Implement the plan: {plan}", "request", when, entry_id))
+    return Ledger(tuple(items), "", False, awaiting)
+
+
 def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None) -> Ledger:
     """``ledger`` after a real user message whose own words are ``words`` (harness already removed)."""
     plan = accepted_plan(words)
     if plan is not None:
-        # Plan mode: the user accepted this plan and asked for it to be carried out.
-        items = list(ledger.items)
-        _with_outcome(items, ledger.awaiting, ledger.agent_text)
-        if ledger.agent_acted:
-            _close_requests(items, when)
-        added = _add(items, Item("decision", f"Agreed plan: {plan}", "confirmed", when, entry_id))
-        awaiting = len(items) - 1 if added else None
-        _add(items, Item("open", f"Implement the plan: {plan}", "request", when, entry_id))
-        return Ledger(tuple(items), "", False, awaiting)
+        return _fold_plan(ledger, plan, when, entry_id)
     proposal = agent_offers(ledger.agent_text) if ledger.agent_text else None
     turn = read_user_turn(words, proposal is not None)
     items = list(ledger.items)
