@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.capture.ledger import carry_open
 from engine.capture.state import CapturedState, capture
 from engine.capture.state_files import load_state, save_state
 from engine.checkpoints.builder import build_checkpoint, checkpoint_tokens
@@ -296,6 +297,7 @@ class ContextManager:
             last_agent_text=session.state.last_agent_text,
             real_user_messages=session.state.real_user_messages,
             last_tool_call=session.state.last_tool_call,
+            ledger=carry_open(session.state.ledger),  # so a later reply can close what this checkpoint lists
         )
         with contextlib.suppress(OSError):  # the checkpoint is written; the next step saves the state again
             save_state(session.state_dir, session.identity, session.state, now=self.clock())

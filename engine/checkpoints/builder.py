@@ -102,7 +102,10 @@ def build_checkpoint(
     numbered = tuple(Decision(id=f"d{i}", what=d.what, when=d.when) for i, d in enumerate(decisions, start=1))
 
     prior_resources = previous.resources if previous else Resources()
-    open_items = _merge(previous.open_items if previous else (), state.open_items, MAX_OPEN_ITEMS)
+    # An item the conversation closed since the previous checkpoint never comes back as open (docs/capture.md).
+    carried = tuple(item for item in (previous.open_items if previous else ())
+                    if not any(item == done or is_semantic_duplicate(item, done) for done in state.done_items))
+    open_items = _merge(carried, state.open_items, MAX_OPEN_ITEMS)
     learnings = _merge(previous.learnings if previous else (), state.learnings, MAX_LEARNINGS)
     last_tool = (
         ToolCallSummary(state.last_tool_call.name, state.last_tool_call.params_summary)

@@ -85,12 +85,17 @@ def read_decisions(
     if state is not None:
         captured = state.updated_at or ""
         live_decisions = [NotedItem(d.what, d.when or captured, "live", d.entry_id) for d in state.decisions]
-        live_open = [NotedItem(item, captured, "live") for item in state.open_items]
+        # Open items with the time they were said; those the conversation closed stay listed, marked done.
+        live_open = [NotedItem(i.text, i.when or captured, "live", i.entry_id,
+                               f"done {i.done_when}" if i.done and i.done_when else ("done" if i.done else None))
+                     for i in state.items() if i.kind == "open"]
         live_learnings = [NotedItem(item, captured, "live") for item in state.learnings]
     thread = extract_thread(snapshot.view.messages, follower.objects.read_object)
     now = now or datetime.now(UTC)
     done = completions(snapshot.view.messages, follower.objects.read_object)
-    open_items = tuple(replace(item, stale=stale_reason(item.text, item.when, done, now, max_age_seconds))
+    closed = [item.text for item in live_open if item.stale]
+    open_items = tuple(replace(item, stale=item.stale or stale_reason(item.text, item.when, [*closed, *done], now,
+                                                                      max_age_seconds))
                        for item in _merge(saved_open, live_open))
     return DecisionsDigest(
         decisions=_merge(saved_decisions, live_decisions),
