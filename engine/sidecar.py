@@ -16,10 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.capture.ledger import carry_open
 from engine.capture.state import CapturedState, capture
 from engine.capture.state_files import load_state, save_state
 from engine.checkpoints.builder import build_checkpoint, checkpoint_tokens
-from engine.checkpoints.store import CheckpointRef, latest_checkpoint, write_checkpoint
+from engine.checkpoints.store import AlreadyWrittenError, CheckpointRef, latest_checkpoint, write_checkpoint
 from engine.checkpoints.triggers import TriggerState, decide_trigger, should_skip
 from engine.compaction.auto import auto_compaction_layer, run_auto_compaction
 from engine.config.extras import missing_extra
@@ -67,6 +68,17 @@ class SidecarEvent:
         return f"{stamp}  {self.kind:<10}  {self.session_key}  {self.message}"
 
 
+class ManagedSessions(dict[str, "ManagedSession"]):
+    """Managed sessions by follow key (:attr:`SessionSource.follow_key`); ``sessions[key]`` also finds one by the
+    key its store or header gives when only one managed session has it (docs/checkpoints.md, Session identity)."""
+
+    def __missing__(self, key: str) -> ManagedSession:
+        named = [s for s in self.values() if key in (s.follower.source.key, s.follower.source.identity)]
+        if len(named) != 1:
+            raise KeyError(key)
+        return named[0]
+
+
 @dataclass
 class ManagedSession:
     """Mutable per-session bookkeeping owned by the :class:`ContextManager` (never shared across threads)."""
@@ -82,6 +94,11 @@ class ManagedSession:
 
     @property
     def key(self) -> str:
+        return self.follower.source.follow_key
+
+    @property
+    def identity(self) -> str:
+        """What the session's checkpoints and captured state are filed under (:attr:`SessionSource.identity`)."""
         return self.follower.source.identity
 
     @property
@@ -109,30 +126,23 @@ class ContextManager:
         """Write checkpoints on triggers (``config.auto_checkpoints`` unless given); ``write`` works either way."""
         self.auto_compact = self.config.compaction.auto.enabled if auto_compact is None else auto_compact
         """Compact automatically past ``auto_compact.threshold``; off unless configured."""
-        self.sessions: dict[str, ManagedSession] = {}
+        self.sessions = ManagedSessions()
 
     def add(self, source: SessionSource) -> ManagedSession:
         """Start managing ``source`` (idempotent by key)."""
-        if source.identity not in self.sessions:
+        if source.follow_key not in self.sessions:
             state_dir = resolve_state_dir(source.state_dir, self.config)
-            self.sessions[source.identity] = ManagedSession(SessionFollower(source, self.config, self.index),
-                                                            state_dir)
-        return self.sessions[source.identity]
+            self.sessions[source.follow_key] = ManagedSession(SessionFollower(source, self.config, self.index),
+                                                              state_dir)
+        return self.sessions[source.follow_key]
 
     def session(self, key: str) -> ManagedSession:
-        """The managed session of ``key``: its identity, or the key its store or header gives when only one
-        managed session has it (docs/checkpoints.md, Session identity).
+        """The managed session of ``key`` (see :class:`ManagedSessions`).
 
         Raises:
             KeyError: no such session, or the key names several (copies of one transcript).
         """
-        found = self.sessions.get(key)
-        if found is not None:
-            return found
-        named = [s for s in self.sessions.values() if s.follower.source.key == key]
-        if len(named) != 1:
-            raise KeyError(key)
-        return named[0]
+        return self.sessions[key]
 
     def add_all(self, sources: Iterable[SessionSource]) -> None:
         for source in sources:
@@ -142,10 +152,10 @@ class ContextManager:
         return SidecarEvent(kind, session.key, message, self.clock(), **extra)  # type: ignore[arg-type]
 
     def _start(self, session: ManagedSession, snapshot: SessionSnapshot) -> None:
-        latest = latest_checkpoint(session.state_dir, session.key)
+        latest = latest_checkpoint(session.state_dir, session.identity)
         loaded = load_state(
             session.state_dir,
-            session.key,
+            session.identity,
             latest_checkpoint_at=parse_iso(latest.checkpoint.meta.created_at) if latest else None,
         )
         session.state = loaded.state
@@ -207,7 +217,7 @@ class ContextManager:
             events += self._auto_compact(session, snapshot)
         if fresh and not any(e.kind == "checkpoint" for e in events):
             try:
-                save_state(session.state_dir, key, session.state, now=self.clock())
+                save_state(session.state_dir, session.identity, session.state, now=self.clock())
             except OSError as exc:
                 events.append(self._event("error", session, f"state not saved: {_one_line(exc)}"))
         return snapshot, events
@@ -259,7 +269,7 @@ class ContextManager:
             return self._event(
                 "skipped", session, f"{trigger}: tokens moved < 5% since the last checkpoint", trigger=trigger
             )
-        previous = latest_checkpoint(session.state_dir, key)
+        previous = latest_checkpoint(session.state_dir, session.identity)
         now = self.clock()
         captured, enrich_note = session.state, ""
         if enrich is not None:
@@ -273,7 +283,12 @@ class ContextManager:
             now=now,
         )
         try:
-            ref = write_checkpoint(session.state_dir, key, cp, retention=self.config.retention)
+            ref = write_checkpoint(session.state_dir, session.identity, cp, retention=self.config.retention,
+                                   once_per_trigger=True)
+        except AlreadyWrittenError as exc:
+            session.triggers = replace(session.triggers, last_checkpoint_tokens=tokens)
+            return self._event("skipped", session, f"{trigger}: another process already wrote it as "
+                               f"{exc.ref.checkpoint_id}", trigger=trigger)
         except OSError as exc:
             return self._event("error", session, f"checkpoint not written: {_one_line(exc)}", trigger=trigger)
         # The checkpoint bundled the state: start the next accumulation cycle from here.
@@ -283,9 +298,10 @@ class ContextManager:
             last_agent_text=session.state.last_agent_text,
             real_user_messages=session.state.real_user_messages,
             last_tool_call=session.state.last_tool_call,
+            ledger=carry_open(session.state.ledger),  # so a later reply can close what this checkpoint lists
         )
         with contextlib.suppress(OSError):  # the checkpoint is written; the next step saves the state again
-            save_state(session.state_dir, key, session.state, now=self.clock())
+            save_state(session.state_dir, session.identity, session.state, now=self.clock())
         session.triggers = replace(session.triggers, user_messages_since=0, last_checkpoint_tokens=tokens)
         util = snapshot.gauge.utilization
         # The figure the checkpoint stores, said the same way: after a compaction, before the agent's next reply,

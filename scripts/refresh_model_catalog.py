@@ -1,4 +1,4 @@
-"""Refresh engine/accounting/model_catalog.json from LiteLLM's model table (docs/models.md).
+"""Refresh engine/catalog/model_catalog.json from LiteLLM's model table (docs/models.md).
 
 LiteLLM ships ``model_prices_and_context_window_backup.json`` inside its wheel on PyPI, so the table can be had
 with nothing but pip. This script downloads the wheel (no dependencies, nothing installed), reads the table, keeps
@@ -24,7 +24,7 @@ import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "engine" / "accounting" / "model_catalog.json"
+OUT = Path(__file__).resolve().parent.parent / "engine" / "catalog" / "model_catalog.json"
 TABLE_IN_WHEEL = "litellm/model_prices_and_context_window_backup.json"
 
 # Providers ranked by how first-hand their figures are: the vendor's own API first, then the clouds that resell it

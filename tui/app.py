@@ -26,15 +26,17 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
 
-from engine.config.loader import Config
-from engine.index.cache import default_cache
-from engine.live.insight import SessionInsight
-from engine.live.tracker import SessionTracker
-from engine.session.snapshot import SessionSnapshot
-from engine.sidecar import ContextManager
-from engine.stores.discovery import discover_sessions
-from engine.usage.collect import collect_usage
-from engine.usage.model import SessionUsage
+from engine import (
+    Config,
+    ContextManager,
+    SessionInsight,
+    SessionSnapshot,
+    SessionTracker,
+    SessionUsage,
+    collect_usage,
+    default_cache,
+    discover_sessions,
+)
 from tui import follow
 from tui.compaction_flow import CompactionFlow
 from tui.controls import CONTROL_ACTIONS, ControlPolicy, ControlRunner, checkpoint_runner, diff_latest

@@ -17,16 +17,25 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.compaction.choice import default_layer
-from engine.compaction.controllers import CompactionError, CompactionRefusedError, apply_compaction
-from engine.compaction.plan import CompactionPlan
-from engine.compaction.planner import LAYERS, plan_compaction
-from engine.config.loader import Config
-from engine.fs.jsonl_append import AppendError, AppendRefusedError
-from engine.fs.session_lock import LockError, LockHeldError, LockInfo
+from engine import (
+    AppendError,
+    AppendRefusedError,
+    CompactionError,
+    CompactionPlan,
+    CompactionRefusedError,
+    Config,
+    LockError,
+    LockHeldError,
+    LockInfo,
+    SessionFollower,
+    SessionSnapshot,
+    SessionTracker,
+    apply_compaction,
+    default_layer,
+    plan_compaction,
+)
+from engine.compaction.planner import LAYERS
 from engine.live.insight import blocking_lock, read_lock
-from engine.live.tracker import SessionTracker
-from engine.session.snapshot import SessionFollower, SessionSnapshot
 from tui.controls import compaction_refusal
 from tui.dialogs.compact import DEBOUNCE_SECONDS, CompactDialog, FirstPlan, Planner, PlanRequest
 from tui.messages import CompactionApplied, CompactionDetected, CompactionFailed

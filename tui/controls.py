@@ -2,30 +2,32 @@
 
 :class:`ControlPolicy` answers "can ``action`` run on this session, and if not, why" from engine values only (the
 snapshot, the lock as last read, the config), so the footer, the help screen, the palette and the key press all
-give the same reason, and the rules are tested without an App. The runners of ``d`` and of the audit pane live
-here too: they read engine values and return text.
+give the same reason, and the rules are tested without an App. The runner of ``d`` lives here too: it reads engine
+values and returns text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from engine.checkpoints.diff import diff_checkpoints
-from engine.checkpoints.store import list_checkpoints, read_checkpoint
-from engine.compaction.agent_guard import agent_compaction_problem
+from engine import (
+    Config,
+    LockInfo,
+    SessionSnapshot,
+    SessionSource,
+    SessionTracker,
+    agent_compaction_problem,
+    diff_checkpoints,
+    list_checkpoints,
+    missing_extra,
+    read_checkpoint,
+    resolve_state_dir,
+)
 from engine.compaction.planner import choose_controller
-from engine.config.extras import missing_extra
 from engine.config.llm_settings import NEEDS_LLM
-from engine.config.loader import Config, resolve_state_dir
-from engine.fs.audit import read_audit
-from engine.fs.session_lock import LockInfo
 from engine.live.insight import blocking_lock
-from engine.live.tracker import SessionTracker
-from engine.session.snapshot import SessionSnapshot
-from engine.stores.source import SessionSource
 
 __all__ = [
     "CONTROL_ACTIONS",
@@ -33,8 +35,6 @@ __all__ = [
     "ControlPolicy",
     "ControlRunner",
     "ControlSpec",
-    "HistoryItem",
-    "audit_history",
     "checkpoint_runner",
     "compaction_refusal",
     "diff_latest",
@@ -43,15 +43,6 @@ __all__ = [
 
 ControlRunner = Callable[[SessionSnapshot, Config], str]
 """Runs one control on a snapshot in a worker thread; returns the line to show (raising reports a failure)."""
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryItem:
-    """One line of a history pane."""
-
-    time: str
-    title: str
-    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,27 +121,9 @@ def session_state_dir(source: SessionSource, config: Config) -> Path:
     return resolve_state_dir(source.state_dir, config)
 
 
-def audit_history(snapshot: SessionSnapshot, config: Config) -> tuple[HistoryItem, ...]:
-    """The session's audit records, newest first."""
-    records = [r for r in read_audit(session_state_dir(snapshot.source, config)) if r.session_key == snapshot.key]
-    return tuple(
-        HistoryItem(r.time, f"{r.action} · {r.result}", r.error or _params(r.params, r.plan))
-        for r in reversed(records)
-    )
-
-
-def _params(params: Mapping[str, Any], plan: Mapping[str, Any]) -> str:
-    shown = dict(params)
-    shown.pop("path", None)  # the same for every record of a session
-    before, after = plan.get("tokens_before"), plan.get("tokens_after")
-    if isinstance(before, int) and isinstance(after, int):
-        shown["message tokens"] = f"{before:,} → {after:,}"
-    return ", ".join(f"{k}={v}" for k, v in shown.items() if v not in (None, False, ""))
-
-
 def diff_latest(snapshot: SessionSnapshot, config: Config) -> str:
     """``d``: the latest checkpoint against the previous one, in one line."""
-    refs = list_checkpoints(session_state_dir(snapshot.source, config), snapshot.key)
+    refs = list_checkpoints(session_state_dir(snapshot.source, config), snapshot.source.identity)
     if len(refs) < 2:
         return f"{len(refs)} checkpoint{'s' if len(refs) != 1 else ''} so far: a diff needs two. Press c to write one."
     diff = diff_checkpoints(read_checkpoint(refs[-2]), read_checkpoint(refs[-1]))

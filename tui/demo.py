@@ -25,7 +25,7 @@ from typing import Any
 
 from textual import on
 
-from engine.config.loader import Config
+from engine import Config
 from sim import simulate
 from tui.app import CtxscopeApp
 from tui.messages import SessionUpdated

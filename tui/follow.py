@@ -16,9 +16,7 @@ from collections.abc import Callable
 
 from textual.message import Message
 
-from engine.accounting.gauge import GaugeLevel
-from engine.live.tracker import Refreshed, SessionTracker
-from engine.sidecar import SidecarEvent
+from engine import GaugeLevel, Refreshed, SessionTracker, SidecarEvent
 from tui.changes import ChangeQueue, ChangeSource, watch_changes, watch_targets
 from tui.messages import (
     CheckpointWritten,

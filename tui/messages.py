@@ -6,12 +6,7 @@ from dataclasses import KW_ONLY, dataclass
 
 from textual.message import Message
 
-from engine.accounting.gauge import GaugeLevel
-from engine.compaction.controllers import CompactionResult
-from engine.compaction.plan import CompactionPlan
-from engine.live.insight import SessionInsight
-from engine.session.snapshot import SessionSnapshot
-from engine.sidecar import SidecarEvent
+from engine import CompactionPlan, CompactionResult, GaugeLevel, SessionInsight, SessionSnapshot, SidecarEvent
 
 __all__ = [
     "CheckpointWritten",

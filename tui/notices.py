@@ -6,10 +6,7 @@ from collections.abc import Callable, Sequence
 
 from textual.notifications import SeverityLevel
 
-from engine.compaction.controllers import CompactionResult
-from engine.live.insight import SessionInsight
-from engine.session.snapshot import SessionSnapshot
-from engine.sidecar import SidecarEvent
+from engine import CompactionResult, SessionInsight, SessionSnapshot, SidecarEvent
 from tui.widgets.levels import LEVEL_TEXT
 
 __all__ = [

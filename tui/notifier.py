@@ -20,8 +20,7 @@ from typing import Protocol
 from textual.notifications import SeverityLevel
 from textual.worker import Worker
 
-from engine.sidecar import SidecarEvent
-from engine.text.terminal import terminal_safe
+from engine import SidecarEvent, terminal_safe
 from tui.notices import startup_checkpoints_text
 
 __all__ = ["QUIET_SECONDS", "Notifier", "worker_failure_title"]

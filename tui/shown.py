@@ -9,20 +9,25 @@ So a value is shown through one of these, which apply :func:`engine.text.termina
 
 * :func:`shown` — a ``Content`` for titles, border titles, ``Static``/``Label`` content and notifications;
 * :func:`shown_text` — a ``rich.text.Text`` for table cells and tree labels;
-* :func:`shown_markup` — escaped markup, for the few Textual APIs that take nothing but markup.
+* :func:`shown_markup` — escaped markup, for the few Textual APIs that take nothing but markup;
+* :class:`ShownTextArea` — a ``TextArea`` (the compact dialog's editable summary) that keeps the exact text it is
+  given, for the plan, and draws it without control characters.
 
 ``tests/tui/test_shown_guard.py`` keeps new code on this path.
 """
 
 from __future__ import annotations
 
+from rich.segment import Segment
 from rich.text import Text
 from textual.content import Content
 from textual.markup import escape
+from textual.strip import Strip
+from textual.widgets import TextArea
 
-from engine.text.terminal import terminal_safe
+from engine import strip_controls, terminal_safe
 
-__all__ = ["shown", "shown_markup", "shown_text"]
+__all__ = ["ShownTextArea", "shown", "shown_markup", "shown_text"]
 
 
 def shown(value: object, style: str = "", *, one_line: bool = True) -> Content:
@@ -41,3 +46,18 @@ def shown_text(value: object, style: str = "", *, one_line: bool = True, justify
 def shown_markup(value: object, *, one_line: bool = True) -> str:
     """``value`` as markup that shows it literally: for APIs that parse every string they get."""
     return escape(terminal_safe(str(value), one_line=one_line))
+
+
+class ShownTextArea(TextArea):
+    """A ``TextArea`` whose drawn lines hold no control character; its ``text`` stays exactly what was loaded.
+
+    Textual's ``TextArea`` draws its document as it is (Rich drops BEL, not ESC): an OSC 52 in a summary reached the
+    terminal. Every character removed here takes no cell on a terminal, so the cursor and selection stay in place.
+    """
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        segments = list(strip)
+        if all(strip_controls(segment.text) is segment.text for segment in segments):
+            return strip
+        return Strip([Segment(strip_controls(s.text), s.style, s.control) for s in segments], strip.cell_length)

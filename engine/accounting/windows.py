@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.accounting.model_catalog import lookup
+from engine.catalog.model_catalog import lookup
 from engine.stores.number_bounds import window_tokens
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "ContextWindow", "resolve_context_window", "window_for_model"]

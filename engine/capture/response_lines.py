@@ -59,6 +59,8 @@ def sentences(line: str) -> list[str]:
     pieces = _SENTENCE_END.split(line)
     out = [pieces[0]]
     for piece in pieces[1:]:
+        if not piece:
+            continue  # a line ending in "。" leaves an empty piece after the split
         if piece[0].islower() or _NOT_A_STOP.search(out[-1]):
             out[-1] += " " + piece
         else:

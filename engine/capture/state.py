@@ -1,11 +1,10 @@
 """Incremental state capture from transcript entries, with no LLM (docs/checkpoints.md, State capture).
 
 :func:`capture` folds new context entries into a :class:`CapturedState`: tools used, files read and modified,
-tool failures, the last tool call, decisions (a short real user reply after a long agent response), open items
-and learnings. Everything is deduplicated with :func:`engine.capture.dedup.is_semantic_duplicate` as it arrives and
-capped (50 decisions, 100 tools, 100 files). Items are stored whole: where an extractor cut one at its
-200-character limit, the whole sentence is taken back from the message (:func:`engine.capture.whole_text.whole_item`),
-and other text is shortened between words. The fold is pure: the same entries give the same state.
+tool failures, the last tool call, and the conversation ledger (:mod:`engine.capture.ledger`, docs/capture.md)
+whose decisions, constraints (``learnings``) and open items the state lists, capped (50 decisions, 30 open items,
+30 learnings, 100 tools, 100 files). User messages pass the harness filters first. The fold is pure: the same
+entries give the same state, in one call or in several.
 """
 
 from __future__ import annotations
@@ -15,15 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.capture.decisions import (
-    extract_decision_from_response,
-    extract_learnings,
-    extract_open_items,
-    is_real_user_message,
-    strip_envelope,
-)
-from engine.capture.dedup import is_semantic_duplicate
-from engine.capture.whole_text import clip_words, whole_item
+from engine.capture.decisions import is_real_user_message, strip_envelope
+from engine.capture.envelopes import user_words
+from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
+from engine.capture.whole_text import clip_words
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_text
 
@@ -34,6 +28,7 @@ __all__ = [
     "MAX_TOOLS",
     "CapturedDecision",
     "CapturedState",
+    "Item",
     "LastToolCall",
     "ToolFailure",
     "capture",
@@ -46,10 +41,6 @@ MAX_FILES = 100
 MAX_OPEN_ITEMS = 30
 MAX_LEARNINGS = 30
 MAX_FAILURES = 20
-SHORT_REPLY_CHARS = 50
-"""A user reply shorter than this after a long agent response marks a decision point (docs/checkpoints.md)."""
-LONG_RESPONSE_CHARS = 200
-"""How long the agent response before such a reply must be; long enough to hold a proposal."""
 
 _READ_TOOLS = frozenset({"read", "read_file", "view", "cat", "open", "grep", "glob", "ls", "find", "search"})
 _WRITE_TOOLS = frozenset(
@@ -94,7 +85,11 @@ class LastToolCall:
 
 @dataclass(frozen=True, slots=True)
 class CapturedState:
-    """Everything captured since the state was last reset (at the previous checkpoint)."""
+    """Everything captured since the state was last reset (at the previous checkpoint).
+
+    ``decisions``, ``open_items`` and ``learnings`` (the constraints) are views of :attr:`ledger` at the last
+    entry captured (docs/capture.md): one set of items behind the checkpoint, the Decisions tab and summaries.
+    """
 
     decisions: tuple[CapturedDecision, ...] = ()
     open_items: tuple[str, ...] = ()
@@ -113,6 +108,14 @@ class CapturedState:
     real_user_messages: int = 0
     updated_at: str | None = None
     """Timestamp of the last entry captured."""
+    ledger: Ledger = field(default_factory=Ledger, repr=False)
+    """The conversation ledger the item lists are read from."""
+    done_items: tuple[str, ...] = ()
+    """Open items closed since the state was reset (a checkpoint drops earlier copies of them)."""
+
+    def items(self) -> tuple[Item, ...]:
+        """Every item, closed ones marked done, as of the last entry captured."""
+        return ledger_at_end(self.ledger, self.updated_at)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -136,6 +139,13 @@ class CapturedState:
             "entries_seen": self.entries_seen,
             "real_user_messages": self.real_user_messages,
             "updated_at": self.updated_at,
+            "ledger": {
+                "items": [_item_dict(i) for i in self.ledger.items],
+                "agent_text": self.ledger.agent_text[-4000:],
+                "agent_acted": self.ledger.agent_acted,
+                "awaiting": self.ledger.awaiting,
+            },
+            "done_items": list(self.done_items),
         }
 
     @classmethod
@@ -157,6 +167,21 @@ class CapturedState:
             if isinstance(f, Mapping)
         )
         last = data.get("last_tool_call")
+        raw_ledger = data.get("ledger")
+        # State saved before the ledger existed: its lists become the ledger's items, so nothing is lost.
+        ledger = Ledger(tuple(
+            [Item("decision", d.what, "confirmed", d.when, d.entry_id) for d in decisions]
+            + [Item("constraint", text, "preference", None, None) for text in strings("learnings")]
+            + [Item("open", text, "next_step", None, None) for text in strings("open_items")]))
+        if isinstance(raw_ledger, Mapping):
+            ledger = Ledger(
+                tuple(_item(i) for i in raw_ledger.get("items") or [] if isinstance(i, Mapping) and i.get("text")),
+                str(raw_ledger.get("agent_text") or ""),
+                raw_ledger.get("agent_acted") is True,
+            )
+            awaiting = raw_ledger.get("awaiting")
+            if isinstance(awaiting, int) and not isinstance(awaiting, bool) and 0 <= awaiting < len(ledger.items):
+                ledger = replace(ledger, awaiting=awaiting)
         return cls(
             decisions=decisions,
             open_items=strings("open_items"),
@@ -174,7 +199,25 @@ class CapturedState:
             entries_seen=_whole(data.get("entries_seen")),
             real_user_messages=_whole(data.get("real_user_messages")),
             updated_at=data.get("updated_at") if isinstance(data.get("updated_at"), str) else None,
+            ledger=ledger,
+            done_items=strings("done_items"),
         )
+
+
+def _optional(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _item_dict(item: Item) -> dict[str, Any]:
+    return {"kind": item.kind, "text": item.text, "source": item.source, "when": item.when,
+            "entry_id": item.entry_id, "done": item.done, "done_when": item.done_when}
+
+
+def _item(data: Mapping[str, Any]) -> Item:
+    kind = data.get("kind")
+    return Item(kind if kind in ("decision", "constraint", "open") else "open", str(data.get("text")),
+                str(data.get("source") or ""), _optional(data.get("when")), _optional(data.get("entry_id")),
+                data.get("done") is True, _optional(data.get("done_when")))
 
 
 def _whole(value: Any) -> int:
@@ -209,15 +252,6 @@ def _add_unique(items: tuple[str, ...], new: Iterable[str], cap: int) -> tuple[s
     return tuple(out[-cap:])
 
 
-def _add_semantic(items: tuple[str, ...], new: Iterable[str], cap: int) -> tuple[str, ...]:
-    out = list(items)
-    for item in new:
-        item = item.strip()
-        if item and not any(is_semantic_duplicate(item, existing) for existing in out):
-            out.append(item)
-    return tuple(out[-cap:])
-
-
 def _tool_files(name: str, arguments: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     lowered = name.lower()
     path = arguments.get("path") or arguments.get("file_path") or arguments.get("filePath")
@@ -245,10 +279,11 @@ def capture(
 ) -> CapturedState:
     """Fold ``entries`` (in path order) into ``state``; ``load`` re-reads an entry's JSON object.
 
-    Only entries that matter are loaded: user and assistant messages and tool results with errors.
+    Only entries that matter are loaded: user and assistant messages and tool results with errors. User
+    messages go through the harness filters (:func:`is_real_user_message`, :func:`user_words`) before the
+    ledger reads them (docs/capture.md).
     """
-    decisions = list(state.decisions)
-    open_items, learnings = state.open_items, state.learnings
+    ledger = state.ledger
     tools, read, modified = state.tools_used, state.files_read, state.files_modified
     failures = list(state.failures)
     last_tool = state.last_tool_call
@@ -270,9 +305,11 @@ def capture(
             continue
         if entry.role == "assistant":
             content = message.get("content")
+            called = False
             for block in content if isinstance(content, list) else []:
                 if not isinstance(block, Mapping) or block.get("type") != "toolCall":
                     continue
+                called = True
                 name = str(block.get("name") or "?")
                 arguments = block.get("arguments")
                 arguments = arguments if isinstance(arguments, Mapping) else {}
@@ -286,10 +323,11 @@ def capture(
                 for b in (content if isinstance(content, list) else [])
                 if isinstance(b, Mapping) and b.get("type") == "text"
             )
-            if text.strip() and entry.provider != "openclaw":
+            if entry.provider == "openclaw":
+                text = ""  # OpenClaw's assistant text is its own bookkeeping, not a turn to answer
+            if text.strip():
                 agent_text = text
-                found = [whole_item(item, text) for item in extract_open_items(text)]
-                open_items = _add_semantic(open_items, found, MAX_OPEN_ITEMS)
+            ledger = fold_agent(ledger, text, called, entry.timestamp, entry.id)
         elif entry.role == "toolResult":
             failures.append(ToolFailure(entry.tool_name or "?", entry.timestamp, entry.id,
                                         clip_words(message_text(message)[:4000], 200)))
@@ -298,23 +336,14 @@ def capture(
             text = message_text(message)
             if not is_real_user_message(text):
                 continue
+            words = user_words(strip_envelope(text))
+            if not words:
+                continue
             users += 1
-            text = strip_envelope(text)
-            if len(text) < SHORT_REPLY_CHARS and len(agent_text) >= LONG_RESPONSE_CHARS:
-                # The reply says whether a proposal that ends in "Go ahead?" was taken (docs/checkpoints.md).
-                decision = extract_decision_from_response(agent_text, text)
-                decision = whole_item(decision, agent_text) if decision else None
-                if decision and not any(is_semantic_duplicate(decision, d.what) for d in decisions):
-                    decisions.append(CapturedDecision(decision, entry.timestamp, entry.id))
-                    decisions = decisions[-MAX_DECISIONS:]
-            found = [whole_item(item, text) for item in extract_learnings(text, agent_text)]
-            learnings = _add_semantic(learnings, found, MAX_LEARNINGS)
+            ledger = fold_user(ledger, words, entry.timestamp, entry.id)
             agent_text = ""
-    return replace(
+    state = replace(
         state,
-        decisions=tuple(decisions),
-        open_items=open_items,
-        learnings=learnings,
         tools_used=tools,
         files_read=read,
         files_modified=modified,
@@ -326,4 +355,19 @@ def capture(
         entries_seen=seen,
         real_user_messages=users,
         updated_at=updated,
+        ledger=ledger,
+    )
+    return with_item_views(state)
+
+
+def with_item_views(state: CapturedState) -> CapturedState:
+    """``state`` with ``decisions``, ``open_items``, ``learnings`` and ``done_items`` read from its ledger."""
+    items = state.items()
+    decisions = tuple(CapturedDecision(i.text, i.when, i.entry_id) for i in items if i.kind == "decision")
+    return replace(
+        state,
+        decisions=decisions[-MAX_DECISIONS:],
+        open_items=tuple(i.text for i in items if i.kind == "open" and not i.done)[-MAX_OPEN_ITEMS:],
+        learnings=tuple(i.text for i in items if i.kind == "constraint")[-MAX_LEARNINGS:],
+        done_items=tuple(i.text for i in items if i.kind == "open" and i.done)[-MAX_OPEN_ITEMS:],
     )

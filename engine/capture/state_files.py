@@ -42,7 +42,9 @@ def _split(state: CapturedState, now: datetime) -> dict[str, Any]:
     data = redact_obj(state.to_dict())
     stamp = now.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return {
-        "decisions.json": {"captured_at": stamp, "decisions": data["decisions"]},
+        # The ledger travels with the decisions: the item lists are read from it (docs/capture.md).
+        "decisions.json": {"captured_at": stamp, "decisions": data["decisions"], "ledger": data["ledger"],
+                           "done_items": data["done_items"]},
         "thread.json": {
             "captured_at": stamp,
             "failures": data["failures"],

@@ -7,6 +7,7 @@ though the state files start over after each checkpoint.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -105,7 +106,10 @@ def build_checkpoint(
     numbered = tuple(Decision(id=f"d{i}", what=d.what, when=d.when) for i, d in enumerate(decisions, start=1))
 
     prior_resources = previous.resources if previous else Resources()
-    open_items = _merge(previous.open_items if previous else (), state.open_items, MAX_OPEN_ITEMS)
+    # An item the conversation closed since the previous checkpoint never comes back as open (docs/capture.md).
+    carried = tuple(item for item in (previous.open_items if previous else ())
+                    if not any(item == done or is_semantic_duplicate(item, done) for done in state.done_items))
+    open_items = _merge(carried, state.open_items, MAX_OPEN_ITEMS)
     learnings = _merge(previous.learnings if previous else (), state.learnings, MAX_LEARNINGS)
     last_tool = (
         ToolCallSummary(state.last_tool_call.name, state.last_tool_call.params_summary)
@@ -117,7 +121,7 @@ def build_checkpoint(
         meta=CheckpointMeta(
             checkpoint_id="cp_000",
             session_key=snapshot.key,
-            session_file=str(snapshot.source.path),
+            session_file=os.path.abspath(snapshot.source.path),  # resolvable from any directory (checkpoints.md)
             created_at=when,
             trigger=trigger,
             compaction_count=snapshot.compactions,

@@ -29,10 +29,10 @@ from engine.fs.layout import (
 from engine.fs.safe_path import UnsafePathError, open_dir
 
 __all__ = [
+    "checkpoint_dirs",
     "checkpoint_owner",
     "migrate_legacy_checkpoints",
     "owned_by",
-    "previous_checkpoint_dirs",
     "readable_checkpoint_dir",
     "same_session",
 ]
@@ -41,32 +41,66 @@ _FILE_RE: Final = re.compile(r"cp_([0-9]{3,})\.yaml")
 _MAX_BYTES: Final = 16 << 20
 
 
-def previous_checkpoint_dirs(state_dir: Path, key: str) -> list[Path]:
-    """Where earlier versions kept ``key``'s checkpoints, most recent layout first (never its own directory)."""
+def checkpoint_dirs(state_dir: Path, key: str) -> tuple[Path, list[Path]]:
+    """``(home, previous)``: where ``key``'s checkpoints are written, and the directories earlier versions may have
+    left some of them in (which other sessions may share), most recent layout first.
+
+    A file identity (``<id>@<digest>``) lives in the directory of its bare ``<id>`` when that holds no checkpoint
+    yet or its oldest one is this transcript's (``meta.session_file``), so existing directories keep working;
+    otherwise — a copy of a transcript that already has checkpoints there — in a directory of its own.
+    """
     split = split_file_identity(key)
     if split is None:
-        candidates = [legacy_session_checkpoint_dir(state_dir, key)]
-    else:
-        candidates = [session_checkpoint_dir(state_dir, split[0]), legacy_session_checkpoint_dir(state_dir, split[0])]
-    own = session_checkpoint_dir(state_dir, key)
-    return [d for n, d in enumerate(candidates) if d != own and d not in candidates[:n]]
+        own = session_checkpoint_dir(state_dir, key)
+        legacy = legacy_session_checkpoint_dir(state_dir, key)
+        return own, [legacy] if legacy != own else []
+    base, digest = split
+    qualified = session_checkpoint_dir(state_dir, key)
+    plain = session_checkpoint_dir(state_dir, base)
+    legacy = legacy_session_checkpoint_dir(state_dir, base)
+    if not qualified.is_dir() and _first_owner_is(plain, base, digest):
+        return plain, [legacy] if legacy != plain else []
+    return qualified, [d for d in dict.fromkeys((plain, legacy)) if d != qualified]
+
+
+def _first_owner_is(directory: Path, base: str, digest: str) -> bool:
+    """Whether the oldest readable checkpoint in ``directory`` is the transcript's with ``digest`` (or there is
+    none)."""
+    if directory.is_symlink():
+        return False
+    try:
+        names = [n for n in os.listdir(directory) if _FILE_RE.fullmatch(n)]
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    for name in sorted(names, key=lambda n: int(n[3:-5])):
+        owner = checkpoint_owner(directory / name)
+        if owner is not None:
+            return same_session(owner[0], f"{base}@{digest}", owner[1])
+    return True
 
 
 def readable_checkpoint_dir(state_dir: Path, key: str) -> tuple[Path, bool]:
-    """``(directory to read, shared)``: the session's own directory, else an earlier one when only it exists."""
-    own = session_checkpoint_dir(state_dir, key)
-    if not own.is_dir():
-        for previous in previous_checkpoint_dirs(state_dir, key):
-            if previous.is_dir() and not previous.is_symlink():
-                return previous, True
-    return own, False
+    """``(directory to read, filtered)``: the session's home, else an earlier directory when only it exists.
+
+    ``filtered``: the directory may hold other sessions' files, so only the session's own are taken (a home
+    shared with files an earlier version wrote for a copy, or an earlier directory).
+    """
+    home, previous = checkpoint_dirs(state_dir, key)
+    filtered = split_file_identity(key) is not None
+    if not home.is_dir():
+        for directory in previous:
+            if directory.is_dir() and not directory.is_symlink():
+                return directory, True
+    return home, filtered
 
 
 def same_session(stored: str | None, key: str, stored_file: str | None = None) -> bool:
     """Whether a checkpoint's ``meta.session_key`` (and ``meta.session_file``) name session ``key``.
 
     A file identity (``<id>@<digest>``) also owns the checkpoints an earlier version wrote under the bare ``<id>``
-    for the same transcript: ``meta.session_file`` resolves to the digest. YAML cannot hold lone surrogates.
+    for the same transcript: ``meta.session_file`` resolves to the digest. A relative ``session_file`` (earlier
+    versions recorded the path as given on the command line) cannot be resolved from here: it counts for every
+    transcript with the key, as it did before. YAML cannot hold lone surrogates.
     """
     if stored is None:
         return False
@@ -75,7 +109,7 @@ def same_session(stored: str | None, key: str, stored_file: str | None = None) -
     split = split_file_identity(key)
     if split is None or stored_file is None or stored not in (split[0], replace_lone_surrogates(split[0])):
         return False
-    return transcript_digest(stored_file) == split[1]
+    return not os.path.isabs(stored_file) or transcript_digest(stored_file) == split[1]
 
 
 def checkpoint_owner(path: Path) -> tuple[str, str] | None:
@@ -107,7 +141,7 @@ def migrate_legacy_checkpoints(state_dir: Path, key: str, target_fd: int) -> lis
         OSError: a rename failed (the files not yet moved stay where they were).
     """
     moved: list[str] = []
-    for legacy in previous_checkpoint_dirs(state_dir, key):
+    for legacy in checkpoint_dirs(state_dir, key)[1]:
         moved += _move_owned(state_dir, legacy, key, target_fd)
     return moved
 

@@ -25,16 +25,18 @@ import orjson
 
 from engine.capture.redact import REDACTED_RE, redact_secrets
 from engine.checkpoints.legacy_dirs import (
+    checkpoint_dirs,
     migrate_legacy_checkpoints,
     owned_by,
     readable_checkpoint_dir,
     same_session,
 )
 from engine.checkpoints.model import CHECKPOINT_ID_RE, Checkpoint, CheckpointFormatError, map_text, validate_checkpoint
+from engine.checkpoints.triggers import SKIP_DELTA
 from engine.checkpoints.yaml_io import dump_checkpoint, load_checkpoint, replace_lone_surrogates
 from engine.fs.atomic import write_atomic
 from engine.fs.audit import record_action
-from engine.fs.layout import session_checkpoint_dir
+from engine.fs.layout import display_key, split_file_identity
 from engine.fs.safe_path import open_dir, open_leaf
 
 try:
@@ -46,12 +48,14 @@ __all__ = [
     "DEFAULT_RETENTION",
     "LATEST_NAME",
     "MAX_CHECKPOINT_BYTES",
+    "AlreadyWrittenError",
     "CheckpointRef",
     "LoadedCheckpoint",
     "SkippedCheckpoint",
     "latest_checkpoint",
     "list_checkpoints",
     "read_checkpoint",
+    "read_checkpoint_text",
     "write_checkpoint",
 ]
 
@@ -159,10 +163,17 @@ def read_checkpoint(ref: CheckpointRef) -> Checkpoint:
         OSError: the file cannot be read (e.g. deleted by retention meanwhile).
         CheckpointFormatError: it is not a valid checkpoint, or belongs to another session (``meta.session_key``).
     """
-    cp = load_checkpoint(_read_text(ref.path))
+    return read_checkpoint_text(ref)[1]
+
+
+def read_checkpoint_text(ref: CheckpointRef) -> tuple[str, Checkpoint]:
+    """Read and validate one checkpoint file like :func:`read_checkpoint`; also return its YAML text (for a raw
+    diff). Raises what :func:`read_checkpoint` raises."""
+    text = _read_text(ref.path)
+    cp = load_checkpoint(text)
     if not same_session(cp.meta.session_key, ref.session_key, cp.meta.session_file):
         raise CheckpointFormatError([_foreign(cp.meta.session_key)])
-    return cp
+    return text, cp
 
 
 def _foreign(owner: str) -> str:
@@ -277,7 +288,8 @@ def _remove_stale_temps(dir_fd: int) -> None:
                 os.unlink(name, dir_fd=dir_fd)
 
 
-def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: int = DEFAULT_RETENTION) -> CheckpointRef:
+def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: int = DEFAULT_RETENTION,
+                     once_per_trigger: bool = False) -> CheckpointRef:
     """Write ``cp`` as the session's next checkpoint and return where it went.
 
     ``meta.session_key`` (``key``), ``meta.checkpoint_id`` (next number) and ``meta.previous_checkpoint`` (the
@@ -288,13 +300,16 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
     Raises:
         ValueError: ``retention`` < 1.
         CheckpointFormatError: ``cp`` would not validate (nothing is written).
+        AlreadyWrittenError: ``once_per_trigger`` and the latest checkpoint on disk is this automatic trigger's,
+            written by another writer (nothing is written).
         OSError: the write failed (recorded in the audit log as ``failed``).
     """
     if retention < 1:
         raise ValueError(f"retention must be >= 1, got {retention}")
-    directory = session_checkpoint_dir(state_dir, key)
+    directory, _ = checkpoint_dirs(state_dir, key)
+    shown_key = display_key(key)
     params = {"trigger": replace_lone_surrogates(cp.meta.trigger), "retention": retention}
-    audit_key = replace_lone_surrogates(key)  # the audit log is JSON, which cannot hold lone surrogates
+    audit_key = replace_lone_surrogates(shown_key)  # the audit log is JSON, which cannot hold lone surrogates
     migrated: list[str] = []
     try:
         dir_fd = open_dir(state_dir, directory)
@@ -302,10 +317,15 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
             with _session_lock(dir_fd, directory):
                 migrated = migrate_legacy_checkpoints(state_dir, key, dir_fd)
                 _remove_stale_temps(dir_fd)
-                numbers = _scan(directory)
-                ref = _ref(key, directory, (numbers[-1] + 1) if numbers else 1)
+                every = _scan(directory)
+                # The home of a file identity may still hold files an earlier version wrote there for a copy:
+                # numbers never repeat a name, but the link and retention see only this session's files.
+                numbers = _session_numbers(directory, key, split_file_identity(key) is not None)
+                if once_per_trigger and numbers and cp.meta.trigger != "manual":
+                    _refuse_repeat(_ref(key, directory, numbers[-1]), cp)
+                ref = _ref(key, directory, (every[-1] + 1) if every else 1)
                 previous = f"cp_{numbers[-1]:03d}" if numbers else None
-                final, redactions = _redacted(cp, key, ref.checkpoint_id, previous)
+                final, redactions = _redacted(cp, shown_key, ref.checkpoint_id, previous)
                 text = dump_checkpoint(final)
                 # One directory fsync for both renames: readers start from the newest file and only report a
                 # pointer that lags or names a missing file, so the two need no order between them. It comes
@@ -341,6 +361,29 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
         },
     )
     return ref
+
+
+class AlreadyWrittenError(Exception):
+    """Another writer (a second sidecar on the same state dir) already wrote this trigger's checkpoint."""
+
+    def __init__(self, ref: CheckpointRef) -> None:
+        super().__init__(f"{ref.checkpoint_id} already holds this trigger's checkpoint")
+        self.ref = ref
+
+
+def _refuse_repeat(latest: CheckpointRef, cp: Checkpoint) -> None:
+    # Checked under the session's write lock, against what is on disk: two sidecars that saw the same trigger
+    # fire write it once (docs/checkpoints.md, Triggers). The same automatic trigger in the same compaction cycle
+    # with tokens within the 5% rule is the same event; `manual` is always written.
+    try:
+        previous = load_checkpoint(_read_text(latest.path)).meta
+    except (OSError, CheckpointFormatError):
+        return
+    if previous.trigger != cp.meta.trigger or previous.compaction_count != cp.meta.compaction_count:
+        return
+    before, now = previous.token_usage.input_tokens, cp.meta.token_usage.input_tokens
+    if abs(now - before) <= SKIP_DELTA * max(before, 1):
+        raise AlreadyWrittenError(latest)
 
 
 def _redacted(cp: Checkpoint, key: str, checkpoint_id: str, previous: str | None) -> tuple[Checkpoint, int]:

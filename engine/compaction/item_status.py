@@ -27,7 +27,7 @@ __all__ = ["completions", "stale_reason"]
 def completions(messages: Sequence[ContextMessage], load: Callable[[Entry], Mapping[str, Any]]) -> tuple[str, ...]:
     """The completion statements of ``messages`` (blocking: re-reads and redacts their text)."""
     span = build_span(messages, redacted_loader(load), {})
-    return tuple(fact.text for fact in span_facts(span).facts if fact.kind == "done")
+    return tuple(fact.text for fact in span_facts(span).facts if fact.kind in ("done", "closed"))
 
 
 def stale_reason(item: str, when: str, done: Sequence[str], now: datetime, max_age_seconds: float) -> str | None:

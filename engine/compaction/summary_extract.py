@@ -28,16 +28,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from engine.capture.decisions import (
-    extract_decision_from_response,
-    extract_learnings,
-    extract_open_items,
-    is_open_item_line,
     is_real_user_message,
     strip_envelope,
 )
-from engine.capture.dedup import extract_keywords
+from engine.capture.envelopes import user_words
+from engine.capture.ledger import Ledger, fold_agent, fold_user, ledger_at_end
 from engine.capture.redact import redact_obj, redact_secrets
-from engine.capture.whole_text import ELLIPSIS, flatten, whole_item, whole_sentences
+from engine.capture.whole_text import ELLIPSIS, flatten, whole_sentences
 from engine.compaction.identifiers import (
     OPENCLAW_AUDIT_IDENTIFIERS,
     OPENCLAW_AUDIT_MESSAGES,
@@ -72,25 +69,6 @@ _DONE_HEADER: Final = re.compile(
 )
 """A report of finished work: ``Done.``/``Done!`` opening a message, or a ``Completed:`` header; the list
 items after it are completions."""
-_REQUEST: Final = re.compile(
-    r"[?？]|[吗呢吧](?:[。.!！\s]|$)|\b(?:please|pls|can you|could you|would you|will you|i want|i need|we need"
-    r"|need to|i'd like|let's|lets|make sure|should we|how about)\b"
-    r"|(?:^|[.!;]\s+|\n)(?:(?:ok(?:ay)?|alright|so|now|then|and|also|next|first"
-    r"|great|good|cool|thanks),?\s+)*(?:add|remove|delete|move|rename|read|write|fix|update|create|make|implement"
-    r"|run|test|check|commit|push|deploy|refactor|split|merge|investigate|look|review|explain|tell|show|give"
-    r"|continue|tackle|find|search|change|use|replace|revert|install|build|try|clean|document|describe|list|set"
-    r"|bump|send|open|close|start|stop|debug|measure|compare|help|do|go|keep|skip|drop|port|migrate|wire|hook"
-    r"|summarize|draft|prepare|plan|ship|release|publish|profile|benchmark|verify|ensure|handle)\b",
-    re.IGNORECASE,
-)
-"""A user message asks for something: a question, a request phrase, or a sentence led by an imperative verb."""
-_CJK: Final = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_CONFIRMATION: Final = re.compile(
-    r"(?:(?:ok(?:ay)?|yes|yep|yeah|sure|sounds good|looks good|go ahead|go for it|do it|lgtm|ship it|thanks"
-    r"|thank you|great|perfect|nice|cool|please|let's do (?:it|that)|proceed|continue)[\s,.!]*)+",
-    re.IGNORECASE,
-)
-"""A reply that only confirms ("ok go ahead", "sounds good, do it") asks for nothing new."""
 _OPEN_WORK: Final = re.compile(
     r"\b(?:remaining|still|open|todo|to do|next|pending|left|outstanding|follow[- ]?ups?|blocked)\b", re.IGNORECASE
 )
@@ -101,7 +79,8 @@ class SpanFact:
     """One item the span states."""
 
     kind: str
-    """``decisions``, ``constraints``, ``todos``, ``blocked``, ``asks`` or ``done``."""
+    """``decisions``, ``constraints``, ``todos``, ``blocked``, ``asks``, ``done`` (a completion statement, matched
+    loosely) or ``closed`` (a request the conversation closed: it closes that very item)."""
     text: str
     entry_id: str
     order: int
@@ -200,35 +179,6 @@ def _assistant_facts(text: str, entry_id: str, order: int) -> list[SpanFact]:
             facts.append(SpanFact("done" if done else "blocked", rest, entry_id, order))
             claimed.add(rest)
             continue
-        if line.endswith(":") or line.startswith(("**", "#")):
-            continue  # headers: the whole-response pass below judges bold lead-ins and "Plan:" headers
-        if is_open_item_line(line):
-            continue  # "TODO: add a panel" is open work (the todos pass below), not a decision
-        decision = extract_decision_from_response(line)
-        if decision:
-            facts.append(SpanFact("decisions", whole_item(decision, line), entry_id, order))
-    whole = extract_decision_from_response(text)
-    if whole and not is_open_item_line(whole) and not any(f.text.startswith(whole.rstrip(ELLIPSIS)) for f in facts):
-        facts.append(SpanFact("decisions", whole_item(whole, text), entry_id, order))
-    for item in extract_open_items(text):
-        item = whole_item(item, text)
-        if item not in claimed and not any(item in c or c in item for c in claimed):
-            facts.append(SpanFact("todos", item, entry_id, order))
-    return facts
-
-
-def _user_facts(text: str, agent_text: str, entry_id: str, order: int) -> list[SpanFact]:
-    learnings = [whole_item(x, text) for x in extract_learnings(text, agent_text)]
-    facts = [SpanFact("constraints", x, entry_id, order) for x in learnings]
-    rest = flatten(text)
-    for learning in learnings:
-        rest = rest.replace(learning, " ")
-    wordy = len(extract_keywords(rest)) >= 3 or len(_CJK.findall(rest)) >= 6  # CJK text has no spaces to count
-    if wordy and _REQUEST.search(rest) and not _CONFIRMATION.fullmatch(rest.strip()):
-        ask = whole_sentences(text, ASK_CHARS)
-        if ask.endswith(ELLIPSIS):
-            ask += f" (full text: entry {entry_id})"
-        facts.append(SpanFact("asks", ask, entry_id, order))
     return facts
 
 
@@ -260,7 +210,10 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
     identifiers: dict[str, str] = {}
     texts: list[str] = []
     goal = ""
-    agent_text = ""
+    # The user's side comes from the same ledger as the checkpoint (docs/capture.md): one set of items.
+    ledger = Ledger()
+    orders: dict[str | None, int] = {}
+    last_when: str | None = None
     for order, s in enumerate(span):
         parts, entry_id = s.parts, s.message.entry_id
         if parts.role == "user":
@@ -268,26 +221,43 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
                 continue
             text = strip_envelope(parts.text)
             texts.append(text)
-            user = _user_facts(text, agent_text, entry_id, order)
-            facts += user
-            if not goal:
-                goal = next((f.text for f in user if f.kind == "asks"), "")
+            words = user_words(text)
+            if words:
+                last_when = s.message.entry.timestamp or last_when
+                ledger = fold_user(ledger, words, last_when, entry_id)
+                orders[entry_id] = order
             found = extract_identifiers([text])
-            agent_text = ""
         elif parts.role == "assistant":
             texts.append(parts.text)
+            orders[entry_id] = order
+            ledger = fold_agent(ledger, parts.text, bool(parts.tool_calls), s.message.entry.timestamp, entry_id)
             facts += _assistant_facts(parts.text, entry_id, order)
             found = extract_identifiers([parts.text])
             for _name, args in parts.tool_calls:
                 found += _locations(args)
-            if parts.text.strip():
-                agent_text = parts.text
         elif parts.role == "bashExecution" and parts.command:
             found = extract_identifiers([parts.command], locations_only=True)
         else:
             continue
         for identifier in found:
             identifiers.setdefault(identifier, entry_id)
+    last_agent = next((s.message.entry_id for s in reversed(span) if s.parts.role == "assistant"), "")
+    for item in ledger_at_end(ledger, last_when):
+        source = item.entry_id or last_agent  # the agent's closing question is said by its last message
+        order = orders.get(source, len(span))
+        if item.text.endswith(ELLIPSIS):
+            item = replace(item, text=f"{item.text} (full text: entry {source})")
+        if item.kind == "decision":
+            facts.append(SpanFact("decisions", item.text, source, order))
+        elif item.kind == "constraint":
+            facts.append(SpanFact("constraints", item.text, source, order))
+        elif item.source in ("request", "question"):
+            facts.append(SpanFact("closed" if item.done else "asks", item.text, source, order))
+        elif not item.done:
+            facts.append(SpanFact("todos", item.text, source, order))
+        if not goal and item.source == "request":
+            goal = item.text
+    facts.sort(key=lambda f: f.order)
     status: list[str] = []
     latest = next((strip_envelope(s.parts.text) for s in reversed(span)
                    if s.parts.role == "user" and is_real_user_message(s.parts.text)), "")

@@ -153,7 +153,9 @@ def _apply_later(items: list[SummaryItem], later: SpanFacts) -> None:
     conflicting decision or constraint there supersedes one. Nothing is added (the kept messages hold it)."""
     for fact in later.facts:
         for i, item in enumerate(items):
-            if fact.kind == "done" and item.kind in OPEN_KINDS and resolves(fact.text, item.text):
+            closes = (item_key(item.text) == item_key(fact.text) if fact.kind == "closed"
+                      else fact.kind == "done" and resolves(fact.text, item.text))
+            if item.kind in OPEN_KINDS and closes:
                 items[i] = replace(item, kind="done")
             elif fact.kind in SUPERSEDING_KINDS and item.kind == fact.kind and conflicts(item.text, fact.text):
                 items[i] = replace(item, kind="superseded")
@@ -170,6 +172,13 @@ def merge_items(previous: Sequence[SummaryItem], facts: SpanFacts, later: SpanFa
     for fact in facts.facts:
         order = start + fact.order
         same_text = next((i for i, item in enumerate(items) if item_key(item.text) == item_key(fact.text)), None)
+        if fact.kind == "closed":
+            # A request the conversation closed (docs/capture.md): the very same item is done, nothing fuzzy.
+            if same_text is not None and items[same_text].kind in OPEN_KINDS | {"done"}:
+                items[same_text] = replace(items[same_text], kind="done", refs=items[same_text].refs + 1)
+            elif same_text is None:
+                items.append(SummaryItem(fact.text, "done", source=f"entry {fact.entry_id}", order=order))
+            continue
         if same_text is not None and fact.kind != "done":
             items[same_text] = replace(items[same_text], refs=items[same_text].refs + 1)
             continue  # the very same statement again (whatever section it is in now) adds nothing

@@ -22,6 +22,7 @@ __all__ = [
     "audit_path",
     "cache_root",
     "checkpoints_root",
+    "display_key",
     "file_identity",
     "index_dir",
     "legacy_safe_key",
@@ -97,6 +98,12 @@ def split_file_identity(identity: str) -> tuple[str, str] | None:
     """``(key, digest)`` of an identity :func:`file_identity` made, or ``None`` for a plain key."""
     key, sep, digest = identity.rpartition(_IDENTITY_SEP)
     return (key, digest) if sep and key and _DIGEST_RE.fullmatch(digest) else None
+
+
+def display_key(identity: str) -> str:
+    """The session key inside an identity: ``<key>`` of ``<key>@<digest>``, else the identity itself."""
+    split = split_file_identity(identity)
+    return split[0] if split else identity
 
 
 def checkpoints_root(state_dir: Path) -> Path:

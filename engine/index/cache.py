@@ -47,7 +47,8 @@ __all__ = [
 ]
 
 FORMAT = "ctxscope-index"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5  # 4: numbers bounded at the reader, the change time kept (docs/index.md); 5: pi's JSON.stringify
+# length of tool-call arguments, usage records lacking parts, ids that are null (docs/pi.md)
 """Raised whenever what a section holds, or the rules that produced it, change: older files are then rebuilt."""
 
 _STALE_TEMP_SECONDS = 600.0

@@ -92,7 +92,7 @@ def assess_session(
 ) -> SessionInsight:
     """Assess ``snapshot`` with the engine (blocking: reads the state dir and the lock file)."""
     load = checkpoints or CheckpointCache().load
-    found = load(state_dir, snapshot.key)
+    found = load(state_dir, snapshot.source.identity)
     return SessionInsight(
         degradation=assess_degradation(snapshot, checkpoints=found),
         cost=session_cost(snapshot, now=now),

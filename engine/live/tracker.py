@@ -140,26 +140,43 @@ class SessionTracker:
     def discover(self) -> Discovery:
         """Find sessions and follow the new ones (a key whose file moved, e.g. after a reset, starts over)."""
         discovery = discover_sessions(self.paths or None)
-        for source in discovery.sessions:
-            tracked = self._sessions.get(source.identity)
+        for source in self._mark_shared(discovery.sessions):
+            tracked = self._sessions.get(source.follow_key)
             if tracked is None or tracked.source.path != source.path:
                 self._add(source)
         return discovery
+
+    def _mark_shared(self, sources: Iterable[SessionSource]) -> list[SessionSource]:
+        """``sources`` with :attr:`SessionSource.shared_key` set where transcripts of different identities share
+        a key (a copied file keeps its header id): each is then followed under its identity, never in place of the
+        other (docs/checkpoints.md, Session identity). A followed session whose key becomes shared is followed
+        again under its identity."""
+        sources = list(sources)
+        identities: dict[str, set[str]] = {}
+        for source in [*sources, *(t.source for t in self._sessions.values())]:
+            identities.setdefault(source.key, set()).add(source.identity)
+        shared = {key for key, found in identities.items() if len(found) > 1}
+        for key, tracked in list(self._sessions.items()):
+            if tracked.source.key in shared and not tracked.source.shared_key:
+                self._remove(key)
+                self._add(replace(tracked.source, shared_key=True))
+        return [replace(s, shared_key=True) if s.key in shared and not s.shared_key else s for s in sources]
 
     def _names(self, source: SessionSource) -> list[Path]:
         return list(source.watch_paths)
 
     def _add(self, source: SessionSource) -> None:
-        self._remove(source.identity)
+        self._remove(source.follow_key)
         if self.manager is not None:
-            self.manager.sessions.pop(source.identity, None)  # a moved transcript starts over; state reloads from disk
+            # A moved transcript starts over; state reloads from disk.
+            self.manager.sessions.pop(source.follow_key, None)
             managed = self.manager.add(source)
             tracked = _Tracked(source, managed.follower, managed)
         else:
             tracked = _Tracked(source, SessionFollower(source, self.config, self.index))
-        self._sessions[source.identity] = tracked
+        self._sessions[source.follow_key] = tracked
         for name in self._names(source):
-            self._by_path.setdefault(name, set()).add(source.identity)
+            self._by_path.setdefault(name, set()).add(source.follow_key)
 
     def _remove(self, key: str) -> None:
         tracked = self._sessions.pop(key, None)
@@ -264,10 +281,10 @@ class SessionTracker:
                     updated = found[0]
                 else:
                     continue
-                if updated.identity != key:
+                if updated.follow_key != key:
                     self._add(updated)
                     self._remove(key)
-                    refresh.add(updated.identity)
+                    refresh.add(updated.follow_key)
                     rekeyed = True
                 elif self._restamp(key, updated):
                     refresh.add(key)
@@ -296,7 +313,7 @@ class SessionTracker:
         tracked = self._sessions.get(key)
         if tracked is not None:
             return tracked
-        named = [t for t in list(self._sessions.values()) if t.source.key == key]
+        named = [t for t in list(self._sessions.values()) if key in (t.source.key, t.source.identity)]
         return named[0] if len(named) == 1 else None
 
     def _tracked(self, key: str) -> _Tracked:

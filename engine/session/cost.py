@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
-from engine.accounting.model_catalog import CatalogEntry, lookup
+from engine.catalog.model_catalog import CatalogEntry, lookup
 from engine.stores.entries import Entry, Usage
 from engine.stores.timestamps import parse_iso
 
@@ -61,7 +61,7 @@ class ModelPrice:
     cache_write_1h: float
     source: str
     """Where the rates come from: ``catalog:<matched id>`` (the catalogue's own source and date are in
-    :func:`engine.accounting.model_catalog.catalog_info`), ``local:<provider>`` or ``table:free``."""
+    :func:`engine.catalog.model_catalog.catalog_info`), ``local:<provider>`` or ``table:free``."""
 
     def cache_write(self, ttl_seconds: int) -> float:
         """The cache-write rate for a cache of ``ttl_seconds`` (1-hour rate from 3,600 s up)."""

@@ -9,13 +9,14 @@ restart costs the bytes appended since (``docs/index.md``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.accounting.context import ContextView, build_context, context_from_path
+from engine.accounting.context import ContextMessage, ContextView, build_context, context_from_path
 from engine.accounting.gauge import GaugeReading
-from engine.accounting.measure import ContextTokens, ObjectSource, measure_context
+from engine.accounting.measure import ContextTokens, ObjectSource, measure_context, message_tokens
 from engine.accounting.windows import ContextWindow
 from engine.agents.protocol import AgentReading
 from engine.config.loader import Config
@@ -71,9 +72,9 @@ class SessionSnapshot:
 
     @property
     def key(self) -> str:
-        """The session's identity (:attr:`SessionSource.identity`): what followers, checkpoints and views file it
-        under. The key a store or header gives is ``source.key``."""
-        return self.source.identity
+        """What followers and views know the session by (:attr:`SessionSource.follow_key`); checkpoints and
+        captured state are filed under ``source.identity``."""
+        return self.source.follow_key
 
     @property
     def compactions(self) -> int:
@@ -157,6 +158,15 @@ class SessionFollower:
     @property
     def snapshot(self) -> SessionSnapshot | None:
         return self._snapshot
+
+    @property
+    def entries(self) -> Sequence[Entry]:
+        """Every entry read so far, in file order (the whole tree, not only the context path)."""
+        return self.reader.entries
+
+    def message_tokens(self, message: ContextMessage) -> int:
+        """Tokens of one context message by the offline tokenizer, cached per entry across refreshes."""
+        return message_tokens(message, self.objects, cache=self.token_cache)
 
     def _extend_path(self, batch: ReadBatch) -> None:
         reader = self.reader

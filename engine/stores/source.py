@@ -53,6 +53,9 @@ class SessionSource:
     """The store's own last-activity time (epoch ms), where it records one (SQLite ``last_activity_at``)."""
     cold_archive: bool = False
     """The transcript was moved to OpenClaw's cold storage (SQLite era)."""
+    shared_key: bool = field(default=False, compare=False)
+    """Another followed transcript has the same :attr:`key` (a copied file keeps its header id): it is followed
+    under its :attr:`identity` (set by the tracker)."""
     identity: str = field(init=False, compare=False)
     """What ctxscope files this session's checkpoints, captured state and live follower under: the key when a
     store gives it (``sessions.json``, SQLite) or it is the file's path, else the header id qualified by the
@@ -64,6 +67,11 @@ class SessionSource:
         # An archive (``.reset.<time>``, ``.bak``) keeps the identity of the transcript it was renamed from.
         live = self.path.with_name(_ARCHIVE.sub(".jsonl", self.path.name))
         object.__setattr__(self, "identity", self.key if plain else file_identity(self.key, live))
+
+    @property
+    def follow_key(self) -> str:
+        """What the TUI and ``watch`` follow this session under: its key, or its identity when the key is shared."""
+        return self.identity if self.shared_key else self.key
 
     @property
     def in_database(self) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["BIDI_CONTROLS", "LINE_BREAKS", "terminal_safe", "unsafe_characters"]
+__all__ = ["BIDI_CONTROLS", "LINE_BREAKS", "strip_controls", "terminal_safe", "unsafe_characters"]
 
 BIDI_CONTROLS: Final = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 """The Unicode characters that reorder what follows them on screen (embeddings, overrides, isolates and marks)."""
@@ -58,6 +58,17 @@ def terminal_safe(text: str, *, one_line: bool = True) -> str:
     if (_FOUND_ONE if one_line else _FOUND_MULTI).search(text) is None:
         return text
     return text.translate(_ONE if one_line else _MULTI)
+
+
+_REMOVED: Final[dict[int, None]] = dict.fromkeys(_ONE)
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without the characters :func:`terminal_safe` would show: for text already laid out cell by cell
+    (an editor's line), where a terminal gives each of them no width and a visible stand-in would shift the line."""
+    if _FOUND_ONE.search(text) is None:
+        return text
+    return text.translate(_REMOVED)
 
 
 def unsafe_characters(text: str, *, one_line: bool = True) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.segment import Segment
 from textual.command import CommandPalette
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Footer
+from textual.widgets import DataTable, Footer, Input
 from textual.widgets._toast import Toast
 
 from tests.tui.app_factory import make_app, settle, wait_until
@@ -171,6 +171,16 @@ async def walk_app(store: Path, state: Path, *, size: tuple[int, int] = (160, 50
         await _modal(pilot, walk, "t", ChooseConsumersDialog, "top consumers")
         await _modal(pilot, walk, "k", CompactDialog, "compact dialog",
                      lambda: bool(str(app.screen.query_one("#plan-figures").render())))
+        await pilot.press("k")  # again, with a budget that summarizes the session: its text in the editable summary
+        await wait_until(pilot, lambda: isinstance(app.screen, CompactDialog) and app.screen.plan is not None)
+        dialog = app.screen
+        assert isinstance(dialog, CompactDialog)
+        dialog.query_one("#keep-recent", Input).value = "1"
+        await wait_until(pilot, lambda: dialog.plan is not None and dialog.plan.messages_summarized > 0)
+        await pilot.pause()
+        walk.frames.append(frame(app, "compact dialog, summarizing"))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
         await _modal(pilot, walk, "ctrl+p", CommandPalette, "palette on a session",
                      lambda: bool(app.screen.query("CommandList")))
         if also is not None:

@@ -125,8 +125,6 @@ def test_11_an_in_place_edit_that_keeps_size_and_mtime_is_reindexed(tmp_path: Pa
     assert after == fresh, (before, after, fresh)
 
 
-_ = time  # used by the later classes
-
 
 def test_12_a_bare_aws_secret_and_an_npm_token_never_reach_the_archive_or_the_summary(tmp_path: Path) -> None:
     rng = random.Random(25)
@@ -234,6 +232,7 @@ def test_7_a_hostile_llm_endpoint_cannot_stall_flood_or_write_to_the_terminal(
     finally:
         endpoint.close()
     output = measured.stdout + measured.stderr
+    print(f"{mode}: {measured.seconds:.1f} s, peak RSS {measured.max_rss_mb:.0f} MB")
     assert not measured.timed_out and measured.returncode == 0, output[-2000:]
     assert "LLM enrichment failed" in output, output[-2000:]
     if mode == "drip":
@@ -278,6 +277,7 @@ def test_10_idle_metrics_connections_pin_no_threads_and_scrapes_still_answer(tmp
             idle.append(socket.create_connection((host, int(port))))
         time.sleep(2)  # let the server accept all of them (the bound below holds at any moment)
         threads_idle = len(os.listdir(f"/proc/{watch.pid}/task"))
+        print(f"threads: {threads_before} before, {threads_idle} with 80 idle connections")
         assert threads_idle <= threads_before + 8, (threads_before, threads_idle)
         # Idle clients are closed after a few seconds: a scrape gets its answer while they are still connected.
         answer, tries = b"", 0
@@ -363,8 +363,60 @@ def test_5_checkpoints_in_a_directory_both_copies_shared_stay_with_their_own_fil
     assert (from_a["checkpoint_id"], from_b["checkpoint_id"]) == ("cp_001", "cp_002")
     assert "parser" in run_cli(["--state-dir", str(state), "inject", str(a), "--dry-run"], home).stdout
     assert "roadmap" in run_cli(["--state-dir", str(state), "inject", str(b), "--dry-run"], home).stdout
-    # A's next checkpoint moves A's file into A's own directory and leaves B's where it was.
+    # A wrote there first: the directory stays A's, and A's next checkpoint goes there, linked to A's own last one.
     assert run_cli(["--state-dir", str(state), "checkpoint", str(a)], home).returncode == 0
-    assert [row["checkpoint_id"] for row in _history(a, state, home)] == ["cp_001", "cp_002"]
+    assert [row["checkpoint_id"] for row in _history(a, state, home)] == ["cp_001", "cp_003"]
     assert [row["checkpoint_id"] for row in _history(b, state, home)] == ["cp_002"]
+    assert "previous_checkpoint: \"cp_001\"" in (next(old.iterdir()) / "cp_003.yaml").read_text()
+    # B's next checkpoint moves B's file into B's own directory; nothing of B's is left beside A's.
+    assert run_cli(["--state-dir", str(state), "checkpoint", str(b)], home).returncode == 0
+    assert [row["checkpoint_id"] for row in _history(b, state, home)] == ["cp_002", "cp_003"]
+    assert [row["checkpoint_id"] for row in _history(a, state, home)] == ["cp_001", "cp_003"]
     assert "roadmap" in run_cli(["--state-dir", str(state), "inject", str(b), "--dry-run"], home).stdout
+    assert "roadmap" not in run_cli(["--state-dir", str(state), "inject", str(a), "--dry-run"], home).stdout
+    assert len(list(old.iterdir())) == 2
+
+
+def test_9_two_watch_sidecars_on_one_state_dir_write_a_trigger_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import threading
+
+    from tests.adversarial._harness import ROOT, cli_env, write_config
+
+    home, state = tmp_path / "home", tmp_path / "state"
+    write_config(home, "auto_checkpoint_idle: 36500d\n")  # the March transcript plays one being written now
+    talk = _distinct("w")
+    path = talk.write(tmp_path / "pi" / "s.jsonl")
+    outputs: list[list[str]] = [[], []]
+    watchers = [subprocess.Popen(
+        [sys.executable, "-m", "tui.cli.main", "--state-dir", str(state), "watch", str(path), "--force-polling"],
+        cwd=ROOT, env=cli_env(home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        text=True) for _ in outputs]
+    readers = [threading.Thread(target=lambda w=w, out=out: out.extend(w.stdout), daemon=True)  # type: ignore[misc]
+               for w, out in zip(watchers, outputs, strict=True)]
+    for reader in readers:
+        reader.start()
+
+    def wait_for(text: str) -> None:
+        deadline = time.monotonic() + 120
+        while not all(any(text in line for line in out) for out in outputs):
+            assert time.monotonic() < deadline, outputs
+            assert all(w.poll() is None for w in watchers), outputs
+            time.sleep(0.1)
+
+    try:
+        wait_for("watching")
+        with path.open("ab") as handle:  # the agent's next reply: 85% of the window, past the checkpoint line
+            talk.turn(1, "and now the big one", "Read everything.", tokens=170_000)
+            handle.write(b"".join(orjson.dumps(e) + b"\n" for e in talk.entries[-2:]))
+        wait_for("auto-80pct")
+    finally:
+        for watcher in watchers:
+            watcher.terminate()
+            watcher.communicate(timeout=30)
+    written = sorted(state.rglob("cp_*.yaml"))
+    triggers = [p.read_text().split("trigger: ", 1)[1].split("\n", 1)[0] for p in written]
+    assert triggers == ['"auto-80pct"'], (triggers, outputs)
+    lines = [line for out in outputs for line in out if "auto-80pct" in line]
+    assert any("already wrote it as cp_001" in line for line in lines), lines

@@ -30,7 +30,7 @@ _WALKED = {"session list", "session list, metrics", "help", "palette", "usage", 
            "session view, overview", "session view, context", "message view", "session view, transcript",
            "session view, checkpoints", "session view, checkpoint rendered", "session view, decisions",
            "session view, tree", "session view, audit", "risk detail", "top consumers", "compact dialog",
-           "palette on a session"}
+           "compact dialog, summarizing", "palette on a session"}
 _TOKENS = 120_000
 """60% of the window: the app writes a checkpoint when it starts, and its notification names the session."""
 
@@ -71,6 +71,7 @@ async def test_class_02_escape_sequences_c1_and_bidi_controls_never_reach_the_te
     assert "␛]52;c;SGVsbG8=␇" in _frame(walk, "session list")
     assert "␛]0;pwned-title␇" in _frame(walk, "session view, overview")
     assert "\\u202e" in _frame(walk, "session view, transcript")
+    assert "]52;c;SGVsbG8=" in _frame(walk, "compact dialog, summarizing")  # the editable summary, ESC left out
 
 
 async def test_class_03_names_that_look_like_markup_neither_crash_nor_lose_text(tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ def test_crossing_the_threshold_checkpoints_then_compacts_once(tmp_path: Path) -
     records = [r for r in read_audit(state) if r.action == "compact"]
     assert len(records) == 1 and records[0].params["automatic"] is True and records[0].result == "ok"
     assert records[0].params["layer"] == "full"
-    assert count_auto_compactions(state, source_of(session).key) == 1  # the audit names the session's own key
+    assert count_auto_compactions(state, key) == 1
     assert list_checkpoints(state, key)
     # Usage is unknown after the compaction: no second compaction on the next steps.
     size = session.stat().st_size

@@ -64,15 +64,17 @@ def test_llm_decisions_come_first_and_heuristic_paraphrases_are_dropped(
     assert "[User]: yeah, do it" in request[-1]["content"]  # the latest turn is always sent
 
 
-def test_the_v1_fixture_has_no_heuristic_decision_and_its_latest_turn_is_sent(
+def test_the_v1_fixture_enriches_the_users_own_instructions_and_its_latest_turn_is_sent(
     tmp_path: Path, legacy: Path, fake_llm: FakeLLM, capsys: pytest.CaptureFixture[str]  # noqa: F811
 ) -> None:
-    # Its only candidate at a decision point ("Let's create a summary of what we've done:") is not a decision.
+    # The heuristics now read the user's instructions ("remove the nord.json"): the LLM works on those same items.
     fake_llm.replies.append(Reply(body=_chat('["Ship themes as JSON files loaded at start-up"]')))
     checkpoint, _ = _checkpoint(tmp_path, legacy, capsys)
-    assert [d["what"] for d in checkpoint["decisions"]] == ["Ship themes as JSON files loaded at start-up"]
+    decisions = [d["what"] for d in checkpoint["decisions"]]
+    assert decisions[0] == "Ship themes as JSON files loaded at start-up"
+    assert any(d.startswith("remove the nord.json") for d in decisions[1:])
     request = fake_llm.requests[0]["json"]["messages"]
-    assert "(none yet)" in request[0]["content"]
+    assert "remove the nord.json" in request[0]["content"]  # the heuristic items are shown to it
     assert "[User]: yeah, do it all" in request[-1]["content"]
 
 

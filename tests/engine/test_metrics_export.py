@@ -78,7 +78,6 @@ def test_every_exported_value_is_the_snapshots_or_the_insights(tmp_path: Path) -
     for key in tracker.keys:
         snapshot, insight = tracker.snapshot(key), tracker.insight(key)
         assert snapshot is not None and insight is not None
-        key = snapshot.source.key  # the `session` label: tracker keys are identities (docs/checkpoints.md)
         if snapshot.last_activity is None or NOW - snapshot.last_activity > timedelta(hours=24):
             assert _value(samples, "ctxscope_session_context_window_tokens", key) is None
             continue

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.accounting.model_catalog import catalog_info, lookup
 from engine.accounting.windows import resolve_context_window
+from engine.catalog.model_catalog import catalog_info, lookup
 from engine.session.cost import price_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +24,7 @@ def _refresh_script():  # type: ignore[no-untyped-def]
 
 
 def test_the_catalogue_names_its_source_and_date() -> None:
-    doc = json.loads((ROOT / "engine/accounting/model_catalog.json").read_text())
+    doc = json.loads((ROOT / "engine/catalog/model_catalog.json").read_text())
     info = catalog_info()
     assert info.source == doc["source"] and "litellm" in info.source
     assert info.retrieved == doc["retrieved"] and info.models == len(doc["models"]) > 100

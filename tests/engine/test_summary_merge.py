@@ -122,13 +122,15 @@ def test_span_facts_are_whole_and_from_redacted_text() -> None:
         ("user", f"Never paste keys like {secret} into the chat. Can you rotate the staging key {secret} today?", ()),
         ("assistant", f"{long_decision}\nTODO: move the refunds tests next to the new router\n"
                       "Done: rotated the staging key", (("edit", {"path": "services/refunds/router.py"}),)),
+        ("user", "yes, go ahead", ()),  # a decision is one the user confirmed (docs/capture.md)
         ("bashExecution", "", ()),
     )
     span = [SpanMessage(s.message, redacted_parts(s.parts), s.pin) for s in span]
     facts = span_facts(span)
     texts = [f.text for f in facts.facts] + [i for i, _ in facts.identifiers]
     assert all(secret not in t for t in texts)
-    assert any("[REDACTED:" in f.text for f in facts.facts if f.kind == "asks")
+    # The request was asked, answered ("Done: rotated …") and closed by the user's next message.
+    assert any("[REDACTED:" in f.text for f in facts.facts if f.kind == "closed")
     decision = next(f.text for f in facts.facts if f.kind == "decisions")
     assert decision == long_decision  # longer than the extractor's 200 characters, and whole
     assert ("todos", "move the refunds tests next to the new router") in [(f.kind, f.text) for f in facts.facts]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.text.terminal import terminal_safe, unsafe_characters
+from engine.text.terminal import strip_controls, terminal_safe, unsafe_characters
 
 
 def test_escape_sequences_are_shown_not_sent() -> None:
@@ -18,6 +18,10 @@ def test_escape_sequences_are_shown_not_sent() -> None:
 def test_newlines_are_kept_only_where_several_lines_are_meant() -> None:
     assert terminal_safe("key\nforged\trow\r") == "key⏎forged row␍"
     assert terminal_safe("line one\n\tline two\r", one_line=False) == "line one\n\tline two␍"
+
+
+def test_controls_can_be_left_out_where_text_is_laid_out_by_cells() -> None:
+    assert strip_controls("a\x1b]52;c;SGVsbG8=\x1b\\b\x9b\u202e") == "a]52;c;SGVsbG8=\\b"
 
 
 def test_plain_text_is_returned_as_is() -> None:

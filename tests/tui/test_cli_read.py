@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import subprocess
 import sys
@@ -110,3 +111,39 @@ def test_fast_status_agrees_with_the_full_index(capsys: pytest.CaptureFixture[st
             assert row[field] == full[key][field], (key, field)
         if row["version"] >= 3:  # v1 ids are line numbers in the full read; a tail scan cannot know them
             assert row["leaf_id"] == full[key]["leaf_id"]
+
+
+@pytest.mark.parametrize("key", ["agent:main:main", "f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1"])
+def test_inspect_and_the_context_tab_show_the_same_rows(store: Path, key: str,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    # One value, one function: `inspect` prints the rows the Context tab draws (engine.measure_rows), with pi's rule
+    # that a session ending on a compaction has no cut, so nothing in it is compactable.
+    from engine import Config, keep_recent_budget, measure_rows
+    from engine.session.snapshot import SessionFollower
+    from tui.cli.read_commands import resolve_session
+
+    result = _json(capsys, ["inspect", key, "--in", str(store), "--json"])
+    assert isinstance(result, dict)
+    follower = SessionFollower(resolve_session(argparse.Namespace(session=key, search=[store])), Config())
+    snapshot = follower.refresh()
+    rows = measure_rows(snapshot, follower, keep_recent_budget(snapshot, Config()).tokens)
+    assert [(m["entry_id"], m["role"], m["tokens"], m["protected"]) for m in result["context"]] == [
+        (r.entry_id, r.role, r.tokens, r.protected) for r in rows]
+    if key.startswith("f8c3"):
+        assert result["cut_point"] is None and all(r.protected for r in rows)
+
+
+def test_history_lists_the_checkpoints_the_tab_lists(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from engine import read_checkpoints, write_checkpoint
+    from tests.engine._checkpoints import sample_checkpoint
+
+    state = store / "state"
+    for trigger in ("manual", "auto-80pct"):
+        write_checkpoint(state, "agent:main:main", sample_checkpoint(trigger=trigger))
+    result = _json(capsys, ["--state-dir", str(state), "history", "agent:main:main", "--in", str(store), "--json"])
+    assert isinstance(result, dict)
+    listed = read_checkpoints(state, "agent:main:main")
+    assert [(c["checkpoint_id"], c["trigger"], c["input_tokens"]) for c in result["checkpoints"]] == [
+        (s.checkpoint_id, s.checkpoint.meta.trigger, s.checkpoint.meta.token_usage.input_tokens)
+        for s in listed if s.checkpoint is not None]
+    assert len(listed) == 2

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tui.widgets.decisions import DecisionsDigest, NotedItem, digest_content
+from engine import DecisionsDigest, NotedItem
+from tui.widgets.decisions import digest_content
 
 
 def test_an_item_from_another_year_shows_its_year() -> None:

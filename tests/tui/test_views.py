@@ -239,7 +239,8 @@ async def test_decisions_tab_shows_live_capture_then_the_checkpoint_as_source(tm
         await settle(pilot)
         text = _text(screen, "#decisions-text")
         assert "05-05 15:11  Decision: use SQLite for the session index, with WAL mode on.  [live · d2]" in text
-        assert "migrate the existing JSON index files to the new SQLite store.  [live]" in text
+        # An open item carries the time and entry where it was said (docs/capture.md).
+        assert "05-05 15:10  migrate the existing JSON index files to the new SQLite store.  [live · d1]" in text
         assert "Always run the tests before you commit.  [live]" in text
         assert "user   Always run the tests before you commit.  [d4]" in text  # a key exchange
         await pilot.press("c")

@@ -6,18 +6,29 @@ import argparse
 import sys
 from typing import Any
 
-from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
-from engine.checkpoints.inject import InjectRefusedError, apply_inject, plan_inject
-from engine.checkpoints.store import list_checkpoints, read_checkpoint
-from engine.config.extras import missing_extra
+from engine import (
+    AppendError,
+    AppendRefusedError,
+    CheckpointDiff,
+    Config,
+    ContextManager,
+    InjectRefusedError,
+    LockError,
+    LockHeldError,
+    SessionNotFoundError,
+    SessionSource,
+    TranscriptError,
+    apply_inject,
+    diff_checkpoints,
+    list_checkpoints,
+    missing_extra,
+    plan_inject,
+    raw_diff,
+    read_checkpoint,
+    read_checkpoints,
+    resolve_state_dir,
+)
 from engine.config.llm_settings import NEEDS_LLM
-from engine.config.loader import Config, resolve_state_dir
-from engine.fs.jsonl_append import AppendError, AppendRefusedError
-from engine.fs.session_lock import LockError, LockHeldError
-from engine.sidecar import ContextManager
-from engine.stores.discovery import SessionNotFoundError
-from engine.stores.source import SessionSource
-from engine.stores.transcript import TranscriptError
 from tui.cli.index_cache import stderr_cache
 from tui.cli.read_commands import print_json, resolve_session
 from tui.cli.terminal_output import cell
@@ -47,13 +58,13 @@ def checkpoint(args: argparse.Namespace, config: Config) -> int:
         return EXIT_NOT_FOUND
     manager = ContextManager(config, auto_checkpoints=False)
     manager.add(source)
-    _, events = manager.step(source.identity)
+    _, events = manager.step(source.follow_key)
     errors = [e.message for e in events if e.kind == "error"]
     if errors:
         for message in errors:
             print(f"ctxscope: {message}", file=sys.stderr)
         return EXIT_FAILED
-    event = manager.write(source.identity, "manual", enrich=config.llm if args.enrich else None)
+    event = manager.write(source.follow_key, "manual", enrich=config.llm if args.enrich else None)
     if args.json:
         print_json({"kind": event.kind, "message": event.message,
                     "checkpoint_id": event.checkpoint.checkpoint_id if event.checkpoint else None,
@@ -72,18 +83,18 @@ def history(args: argparse.Namespace, config: Config) -> int:
         return EXIT_NOT_FOUND
     state_dir = resolve_state_dir(source.state_dir, config)
     rows: list[dict[str, Any]] = []
-    for ref in list_checkpoints(state_dir, source.identity):
-        try:
-            cp = read_checkpoint(ref)
-        except Exception as exc:  # noqa: BLE001 - an unreadable file is listed with its problem
-            rows.append({"checkpoint_id": ref.checkpoint_id, "path": str(ref.path), "error": str(exc)})
+    # The files the TUI's Checkpoints tab lists, read the same way (engine/queries/checkpoints.py).
+    for stored in read_checkpoints(state_dir, source.identity, render=False):
+        cp = stored.checkpoint
+        if cp is None:
+            rows.append({"checkpoint_id": stored.checkpoint_id, "path": str(stored.path), "error": stored.problem})
             continue
         usage = cp.meta.token_usage
         rows.append({
-            "checkpoint_id": ref.checkpoint_id, "created_at": cp.meta.created_at, "trigger": cp.meta.trigger,
+            "checkpoint_id": stored.checkpoint_id, "created_at": cp.meta.created_at, "trigger": cp.meta.trigger,
             "input_tokens": usage.input_tokens, "utilization": usage.utilization,
             "compaction_count": cp.meta.compaction_count, "decisions": len(cp.decisions),
-            "open_items": len(cp.open_items), "path": str(ref.path),
+            "open_items": len(cp.open_items), "path": str(stored.path),
         })
     from engine.usage.collect import index_source  # the persistent index: a second run reads only new bytes
 

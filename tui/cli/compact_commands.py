@@ -6,24 +6,27 @@ import argparse
 import sys
 from typing import Any
 
-from engine.accounting.gauge import format_tokens
-from engine.compaction.agent_guard import agent_compaction_problem
-from engine.compaction.choice import default_layer
-from engine.compaction.controllers import (
+from engine import (
+    AppendError,
+    AppendRefusedError,
     CompactionError,
+    CompactionPlan,
     CompactionRefusedError,
     CompactionResult,
+    Config,
+    LockError,
+    LockHeldError,
     NotCompactedError,
+    agent_compaction_problem,
     apply_compaction,
+    default_layer,
+    format_tokens,
+    missing_extra,
+    plan_compaction,
+    resolve_state_dir,
 )
 from engine.compaction.gateway import GatewayOutcome
-from engine.compaction.plan import CompactionPlan
-from engine.compaction.planner import plan_compaction
-from engine.config.extras import missing_extra
 from engine.config.llm_settings import NEEDS_LLM
-from engine.config.loader import Config, resolve_state_dir
-from engine.fs.jsonl_append import AppendError, AppendRefusedError
-from engine.fs.session_lock import LockError, LockHeldError
 from tui.cli.read_commands import open_session, print_json
 from tui.confirm import confirm
 
@@ -60,7 +63,7 @@ def compact(args: argparse.Namespace, config: Config) -> int:
         if (problem := missing_extra("llm")) is not None:
             print(f"ctxscope: {problem}", file=sys.stderr)
             return EXIT_USAGE
-        from engine.llm.client import LLMError
+        from engine import LLMError
         from engine.llm.summary import with_llm_summary
 
         try:

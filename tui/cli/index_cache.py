@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from engine.index.cache import IndexCache, default_cache
+from engine import IndexCache, default_cache
 
 __all__ = ["stderr_cache"]
 

@@ -20,10 +20,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import NoReturn
 
-from engine.config.loader import Config, ConfigError, load_config
-from engine.fs.lock_info import LockError
-from engine.stores.transcript import TranscriptError
-from tui.cli.terminal_output import guarded_output
+from engine import Config, ConfigError, LockError, TranscriptError, load_config
+from tui.cli.terminal_output import cell, guarded_output
 
 __all__ = ["EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "main"]
 
@@ -72,7 +70,7 @@ def launch(paths: Sequence[Path], config: Config, *, force_polling: bool | None 
     With a place to watch and no session in it yet, the TUI opens on an empty list that says where it looks,
     and sessions appear as the agent creates them: ctxscope can be started before the agent.
     """
-    from engine.stores.discovery import discover_sessions
+    from engine import discover_sessions
     from tui.app import DEFAULT_WHERE, CtxscopeApp  # Textual loads only for the TUI, not for `status` and friends
     from tui.changes import watch_targets
 
@@ -80,9 +78,9 @@ def launch(paths: Sequence[Path], config: Config, *, force_polling: bool | None 
     if not watch_targets(paths):  # nothing exists to watch: the agent has never run here
         discovery = discover_sessions(paths or None)
         if not discovery.sessions:
-            for problem in discovery.problems:
-                print(f"ctxscope: {problem}", file=sys.stderr)
-            where = ", ".join(str(p) for p in paths) if paths else DEFAULT_WHERE
+            for problem in discovery.problems:  # the TUI's path is not guarded (Textual draws): one line each here
+                print(f"ctxscope: {cell(problem)}", file=sys.stderr)
+            where = ", ".join(cell(p) for p in paths) if paths else DEFAULT_WHERE
             print(f"No sessions found in {where}, and none of it exists to watch.\n"
                   "Try `ctxscope demo` to watch a simulated agent, or `ctxscope tui PATH` on a sessions directory.")
             return 0

@@ -10,22 +10,27 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from engine.accounting.context import CutPoint, find_cut_point, has_pi_cut, pi_branch
-from engine.accounting.gauge import format_tokens
-from engine.accounting.measure import agent_estimate_text, message_tokens
-from engine.config.loader import Config
-from engine.index.cache import IndexCache
-from engine.session.cost import session_cost
-from engine.session.glance import glance_session
+from engine import (
+    AGENT_FORMATS,
+    Config,
+    IndexCache,
+    SessionNotFoundError,
+    SessionSource,
+    TranscriptError,
+    agent_estimate_text,
+    discover_sessions,
+    find_session,
+    format_tokens,
+    glance_session,
+    pi_branch,
+    session_cost,
+)
 from engine.session.pi_tree import entry_rows, labels, pi_model, session_tree, thinking_level
-from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
-from engine.stores.source import AGENT_FORMATS, SessionSource
-from engine.stores.transcript import TranscriptError
 from tui.cli.index_cache import stderr_cache
 from tui.cli.terminal_output import cell, json_text
 
 if TYPE_CHECKING:
-    from engine.session.snapshot import SessionFollower, SessionSnapshot
+    from engine import SessionFollower, SessionSnapshot
 
 EXIT_OK, EXIT_FAILED, EXIT_NOT_FOUND = 0, 1, 3
 
@@ -87,7 +92,7 @@ def _not_a_session(source: SessionSource) -> NotASessionError:
 
 def _status_of(source: SessionSource, config: Config, full: bool, index: IndexCache) -> dict[str, Any]:
     if source.format in AGENT_FORMATS:  # Claude Code, Codex: read through engine/agents (docs/claude-code.md)
-        from engine.session.agent_glance import agent_glance
+        from engine import agent_glance
 
         found = agent_glance(source, config)
         if not found.reading.is_session:
@@ -96,7 +101,7 @@ def _status_of(source: SessionSource, config: Config, full: bool, index: IndexCa
     glance = None if full or source.in_database else glance_session(source, config, index)
     if glance is None or glance.quick.needs_full:
         # Imported here: the default tail path never indexes a whole file (docs/architecture.md, Performance).
-        from engine.session.snapshot import SessionFollower
+        from engine import SessionFollower
 
         snapshot = SessionFollower(source, config).refresh()
         if not snapshot.is_session:
@@ -174,7 +179,7 @@ def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollo
     except SessionNotFoundError as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
         return EXIT_NOT_FOUND
-    from engine.session.snapshot import SessionFollower
+    from engine import SessionFollower
 
     follower = SessionFollower(source, config)
     try:
@@ -188,36 +193,28 @@ def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollo
     return follower, snapshot
 
 
-def _cut_point(snapshot: SessionSnapshot, keep_recent: int) -> CutPoint | None:
-    """pi's cut at ``keep_recent``; ``None`` where pi's prepareCompaction has none (empty branch, or it ends on a
-    compaction)."""
-    branch = pi_branch(snapshot.view)
-    cut = find_cut_point(branch, keep_recent)
-    return cut if has_pi_cut(branch, cut) else None
-
-
 def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_recent: int, keep_source: str
                    ) -> dict[str, Any]:
     """The ``inspect --json`` object: the status row, pi's session views and the context message by message."""
+    from engine import context_cut, measure_rows  # with the follower: not on the path of `status`
+
     view = snapshot.view
-    cut = _cut_point(snapshot, keep_recent)
-    first_index = cut.first_kept_index if cut is not None else 0
-    rows: list[dict[str, Any]] = []
-    for message in view.messages:
-        protected = cut is None or (message.role != "compactionSummary" and message.path_index >= first_index)
-        rows.append(
-            {
-                "entry_id": message.entry_id,
-                "role": message.role,
-                "tokens": message_tokens(message, follower.objects, cache=follower.token_cache),
-                "pi_estimate": message.entry.pi_tokens,
-                "sent": message.sent,
-                "line": message.entry.line_no,
-                "protected": protected,
-                "compactable": not protected,
-                "tools": list(message.entry.tool_calls) or None,
-            }
-        )
+    cut = context_cut(snapshot, keep_recent)
+    # The rows the TUI's Context tab shows (engine/queries/context_rows.py), with the fields only JSON carries.
+    rows: list[dict[str, Any]] = [
+        {
+            "entry_id": row.entry_id,
+            "role": row.role,
+            "tokens": row.tokens,
+            "pi_estimate": row.pi_estimate,
+            "sent": row.sent,
+            "line": row.line,
+            "protected": row.protected,
+            "compactable": not row.protected,
+            "tools": list(row.tools) or None,
+        }
+        for row in measure_rows(snapshot, follower, keep_recent)
+    ]
     cut_point: dict[str, Any] | None = None
     if cut is not None:
         first_kept = view.path[cut.first_kept_index]
@@ -229,7 +226,7 @@ def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_re
             "protected_tokens": sum(r["tokens"] for r in rows if r["protected"]),
             "compactable_tokens": sum(r["tokens"] for r in rows if r["compactable"]),
         }
-    entries = follower.reader.entries
+    entries = follower.entries
     status = snapshot.to_status()
     return {
         **status,
@@ -256,10 +253,11 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     follower, snapshot = opened
     if args.keep_recent is not None:
         keep_recent, keep_source = args.keep_recent, "--keep-recent"
-    elif snapshot.limits is not None:
-        keep_recent, keep_source = snapshot.limits.keep_recent_tokens, snapshot.limits.keep_recent_source
     else:
-        keep_recent, keep_source = config.keep_recent_tokens, "ctxscope config"
+        from engine import keep_recent_budget
+
+        budget = keep_recent_budget(snapshot, config)
+        keep_recent, keep_source = budget.tokens, budget.source
     result = inspect_result(follower, snapshot, keep_recent, keep_source)
     cost = session_cost(snapshot, now=datetime.now(UTC))
     result = {**result, "spend": {"usd": cost.spend_usd, "source": cost.spend_source, "calls": cost.calls,

@@ -7,12 +7,15 @@ import csv
 import sys
 from datetime import UTC, datetime, tzinfo
 
-from engine.accounting.model_catalog import catalog_info
-from engine.config.loader import Config
-from engine.stores.discovery import discover_sessions
-from engine.usage.aggregate import aggregate_usage
-from engine.usage.collect import collect_usage
-from engine.usage.model import UsageReport, UsageTotals
+from engine import (
+    Config,
+    UsageReport,
+    UsageTotals,
+    aggregate_usage,
+    catalog_info,
+    collect_usage,
+    discover_sessions,
+)
 from tui.cli.index_cache import stderr_cache
 from tui.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from tui.cli.terminal_output import cell, json_text, spreadsheet_cell

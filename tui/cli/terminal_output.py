@@ -17,7 +17,8 @@ from typing import Any, TextIO
 
 import orjson
 
-from engine.text.terminal import BIDI_CONTROLS, terminal_safe
+from engine import terminal_safe
+from engine.text.terminal import BIDI_CONTROLS
 
 __all__ = ["cell", "guarded_output", "json_text", "spreadsheet_cell"]
 

@@ -19,11 +19,8 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from engine.config.extras import missing_extra
-from engine.config.loader import Config
+from engine import Config, ContextManager, Refreshed, SessionTracker, SidecarEvent, missing_extra
 from engine.live.activity import ActivityRecorder, HeadReader, compaction_heads, probe_loop_lag
-from engine.live.tracker import Refreshed, SessionTracker
-from engine.sidecar import ContextManager, SidecarEvent
 from tui.cli.index_cache import stderr_cache
 from tui.cli.terminal_output import cell
 

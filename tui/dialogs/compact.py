@@ -29,10 +29,9 @@ from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static, TextArea
 from textual.worker import get_current_worker
 
-from engine.compaction.plan import CompactionPlan
-from engine.compaction.summary_edit import with_edited_summary
+from engine import CompactionPlan, with_edited_summary
 from tui.breakpoints import preset_breakpoints
-from tui.shown import shown
+from tui.shown import ShownTextArea, shown
 from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
 
 __all__ = ["DEBOUNCE_SECONDS", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
@@ -129,7 +128,7 @@ class CompactDialog(ModalScreen[bool]):
                     yield Static(id="plan-dropped")
                 with Vertical(id="plan-summary") as summary:
                     summary.border_title = "Summary"
-                    yield TextArea(id="summary-text", soft_wrap=True, compact=True, read_only=True,
+                    yield ShownTextArea(id="summary-text", soft_wrap=True, compact=True, read_only=True,
                                    highlight_cursor_line=False, placeholder="(no plan yet)")
             yield Checkbox("", id="confirm-risk", compact=True)
             with Horizontal(id="compact-buttons"):

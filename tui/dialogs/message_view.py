@@ -1,13 +1,12 @@
 """One context message in full: its role, entry id, time and tokens, and its text with secrets redacted.
 
-Opened with Enter on a row of the Context tab. The text is the engine's (what the model sees of the message,
-:func:`engine.accounting.measure.text_of`), passed through :func:`engine.capture.redact.redact_secrets` like
-everything ctxscope derives from a transcript; reading it is the caller's (a worker: it re-reads the line).
+Opened with Enter on a row of the Context tab or a message of the transcript tail. The message is the engine's
+(:func:`engine.queries.message.read_message`: what the model sees of it, redacted); reading it is the caller's (a
+worker: it re-reads the line).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -16,38 +15,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from engine.accounting.measure import message_tokens, text_of
-from engine.capture.redact import redact_secrets
-from engine.session.snapshot import SessionFollower, SessionSnapshot
+from engine import MessageText
 from tui.shown import shown
 
-__all__ = ["MessageText", "MessageView", "read_message"]
-
-
-@dataclass(frozen=True, slots=True)
-class MessageText:
-    """A message as the viewer shows it."""
-
-    entry_id: str
-    role: str
-    timestamp: str
-    tokens: int
-    text: str
-    """Redacted."""
-    tools: tuple[str, ...] = ()
-
-
-def read_message(snapshot: SessionSnapshot, follower: SessionFollower, entry_id: str) -> MessageText | None:
-    """The context message ``entry_id`` of ``snapshot`` (blocking: re-reads its line), or ``None`` if gone."""
-    message = next((m for m in snapshot.view.messages if m.entry_id == entry_id), None)
-    if message is None:
-        return None
-    text, images = text_of(message, follower.objects.read_object(message.entry))
-    if images:
-        text += f"\n[{images} image{'s' if images > 1 else ''}]"
-    tokens = message_tokens(message, follower.objects, cache=follower.token_cache)
-    return MessageText(entry_id, message.role, message.entry.timestamp or "", tokens, redact_secrets(text),
-                       message.entry.tool_calls)
+__all__ = ["MessageView"]
 
 
 class MessageView(ModalScreen[None]):

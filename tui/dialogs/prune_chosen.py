@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from engine.accounting.consumers import Consumer
+from engine import Consumer
 from tui.shown import shown
 from tui.widgets.top_consumers import consumer_line
 

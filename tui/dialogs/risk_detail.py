@@ -14,8 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 
-from engine.live.insight import SessionInsight
-from engine.session.snapshot import SessionSnapshot
+from engine import SessionInsight, SessionSnapshot
 from tui.shown import shown
 from tui.widgets.cards import RiskCard
 

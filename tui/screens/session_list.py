@@ -15,8 +15,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from engine.live.insight import SessionInsight
-from engine.session.snapshot import SessionSnapshot
+from engine import SessionInsight, SessionSnapshot
 from tui.shown import shown
 from tui.widgets.footer import KeyFooter
 from tui.widgets.gauge import GaugeBar

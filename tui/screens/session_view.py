@@ -19,27 +19,45 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import DataTable
 from textual.worker import get_current_worker
 
-from engine.accounting.consumers import Consumer, top_consumers
-from engine.accounting.timeline import Timeline, utilization_timeline
-from engine.capture.state import CapturedState
-from engine.config.loader import Config
-from engine.live.insight import SessionInsight
-from engine.session.branches import Segment
-from engine.session.cost import session_cost
-from engine.session.snapshot import SessionFollower, SessionSnapshot
+from engine import (
+    CapturedState,
+    Config,
+    Consumer,
+    ContextRow,
+    DecisionsDigest,
+    HistoryItem,
+    Segment,
+    SessionFollower,
+    SessionInsight,
+    SessionSnapshot,
+    StoredCheckpoint,
+    TailMessage,
+    Timeline,
+    audit_history,
+    keep_recent_budget,
+    measure_rows,
+    read_checkpoints,
+    read_decisions,
+    read_message,
+    read_outline,
+    read_tail,
+    read_top_consumers,
+    session_cost,
+    utilization_timeline,
+)
 from tui.breakpoints import preset_breakpoints
-from tui.controls import HistoryItem, audit_history, session_state_dir
-from tui.dialogs.message_view import MessageView, read_message
+from tui.controls import session_state_dir
+from tui.dialogs.message_view import MessageView
 from tui.dialogs.prune_chosen import ChooseConsumersDialog
 from tui.dialogs.risk_detail import RiskDetail
 from tui.messages import PruneChosen
 from tui.screens.lazy_tabs import LazyTabs
 from tui.shown import shown
-from tui.widgets.branch_tree import BranchTree, read_outline
+from tui.widgets.branch_tree import BranchTree
 from tui.widgets.cards import ContextCard, CostCard, RiskCard, SessionCard
-from tui.widgets.checkpoints import CheckpointsView, StoredCheckpoint, read_checkpoints
-from tui.widgets.context_table import ContextRow, ContextTable, measure_rows
-from tui.widgets.decisions import DecisionsDigest, DecisionsView, read_decisions
+from tui.widgets.checkpoints import CheckpointsView
+from tui.widgets.context_table import ContextTable
+from tui.widgets.decisions import DecisionsView
 from tui.widgets.footer import KeyFooter
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.history import HistoryPane
@@ -48,7 +66,7 @@ from tui.widgets.plot import UtilizationPlot
 from tui.widgets.tab_bar import TabBar
 from tui.widgets.title_bar import TitleBar
 from tui.widgets.top_consumers import TopConsumersCard
-from tui.widgets.transcript import TailMessage, TranscriptTail, read_tail
+from tui.widgets.transcript import TranscriptTail
 
 W = TypeVar("W", bound=Widget)
 
@@ -287,9 +305,8 @@ class SessionScreen(Screen[None]):
     def _measure(self, snapshot: SessionSnapshot,
                  follower: SessionFollower) -> tuple[tuple[ContextRow, ...], tuple[Consumer, ...]]:
         # The agent's own budget (pi's keepRecentTokens for pi sessions), as `ctxscope inspect` uses it.
-        keep = snapshot.limits.keep_recent_tokens if snapshot.limits is not None else self._config.keep_recent_tokens
-        rows = measure_rows(snapshot, follower, keep)
-        return rows, top_consumers(snapshot.view, follower.objects, cache=follower.token_cache, limit=12)
+        rows = measure_rows(snapshot, follower, keep_recent_budget(snapshot, self._config).tokens)
+        return rows, read_top_consumers(snapshot, follower, limit=12)
 
     def _show_measured(self, rows: tuple[ContextRow, ...], consumers: tuple[Consumer, ...]) -> None:
         self.consumers = consumers
@@ -329,7 +346,8 @@ class SessionScreen(Screen[None]):
         worker = get_current_worker()
         problem: str | None = None
         try:
-            self._stored = read_checkpoints(self._state_dir, self.key, self._stored)
+            # Filed under the identity: a copied transcript keeps the header id (docs/checkpoints.md).
+            self._stored = read_checkpoints(self._state_dir, snapshot.source.identity, self._stored)
         except OSError as exc:  # one unreadable pane must not blank the others
             problem = f"Could not read the checkpoints: {exc}"
         if worker.is_cancelled:
@@ -343,7 +361,7 @@ class SessionScreen(Screen[None]):
             items: tuple[HistoryItem, ...] = ()
             pane_problem: str | None = None
             try:
-                items = loader(snapshot, self._config)
+                items = loader(self._state_dir, self.key)
             except Exception as exc:  # noqa: BLE001 - one unreadable pane must not blank the others
                 pane_problem = f"Could not read {pane}: {exc}"
             if worker.is_cancelled:
@@ -407,7 +425,7 @@ class SessionScreen(Screen[None]):
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_outline, outline, problem)
 
-    def _show_outline(self, outline: list[Segment] | None, problem: str | None) -> None:
+    def _show_outline(self, outline: tuple[Segment, ...] | None, problem: str | None) -> None:
         self._tabs.deliver("tree", lambda: self._each(BranchTree, lambda tree: tree.show(outline, problem)))
 
     @work(thread=True, exclusive=True, group="load_decisions", exit_on_error=False)

@@ -19,8 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
-from engine.usage.aggregate import aggregate_usage
-from engine.usage.model import GroupBy, SessionUsage, UsageReport
+from engine import GroupBy, SessionUsage, UsageReport, aggregate_usage
 from tui.shown import shown
 from tui.widgets.footer import KeyFooter
 from tui.widgets.usage_bars import Metric, UsageBars

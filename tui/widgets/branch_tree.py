@@ -1,6 +1,6 @@
 """The Tree tab: the session's branches as folded segments, the path the agent sends highlighted, labels shown.
 
-The segments are the engine's (:func:`engine.session.branches.branch_outline`); this widget only draws them. A
+The segments are the engine's (:func:`engine.queries.tree.read_outline`); this widget only draws them. A
 segment on the current path is drawn in the accent colour and expanded; the others are muted and collapsed, so a
 session rewound many times still opens on the branch that matters. The cursor stays on the same segment across
 refreshes, unless it was on the leaf's segment: then it follows the leaf.
@@ -14,19 +14,10 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from engine.session.branches import Segment, branch_outline
-from engine.session.pi_tree import labels
-from engine.session.snapshot import SessionFollower, SessionSnapshot
+from engine import Segment
 from tui.shown import shown_text
 
-__all__ = ["BranchTree", "read_outline", "segment_label"]
-
-
-def read_outline(snapshot: SessionSnapshot, follower: SessionFollower) -> list[Segment]:
-    """The folded tree of the session (blocking: walks every entry; run it in a thread)."""
-    entries = follower.reader.entries
-    leaf = snapshot.view.path[-1].id if snapshot.view.path else None
-    return branch_outline(entries, leaf, labels(entries))
+__all__ = ["BranchTree", "segment_label"]
 
 
 def _plural(n: int, word: str) -> str:

@@ -17,11 +17,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.accounting.measure import agent_estimate_text
-from engine.compaction.degradation import DegradationAssessment
-from engine.live.insight import SessionInsight
-from engine.session.cost import SessionCost
-from engine.session.snapshot import SessionSnapshot
+from engine import DegradationAssessment, SessionCost, SessionInsight, SessionSnapshot, agent_estimate_text
 from tui.shown import shown
 from tui.widgets.labels import ago, duration, money, shorten_middle
 from tui.widgets.levels import RISK_COLOR

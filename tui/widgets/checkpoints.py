@@ -3,14 +3,13 @@
 The diff compares the highlighted checkpoint with the previous one, or with the checkpoint marked with
 ``space`` (mark two to compare any pair). Diffs are the engine's: :func:`engine.checkpoints.diff.diff_checkpoints`
 (structured) and :func:`engine.checkpoints.diff.raw_diff` (unified YAML); the rendered block is
-:func:`engine.checkpoints.render.render_checkpoint`. Files are read and rendered in a worker (:func:`read_checkpoints`).
+:func:`engine.checkpoints.render.render_checkpoint`. Files are read and rendered by the engine in a worker
+(:func:`engine.queries.checkpoints.read_checkpoints`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -21,63 +20,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from engine.accounting.gauge import format_tokens
-from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
-from engine.checkpoints.model import Checkpoint, CheckpointFormatError
-from engine.checkpoints.render import RenderedCheckpoint, render_checkpoint
-from engine.checkpoints.store import list_checkpoints
-from engine.checkpoints.yaml_io import load_checkpoint
+from engine import CheckpointDiff, StoredCheckpoint, diff_checkpoints, format_tokens, raw_diff
 from tui.shown import shown, shown_text
 
-__all__ = ["CheckpointList", "CheckpointsView", "StoredCheckpoint", "diff_content", "read_checkpoints"]
+__all__ = ["CheckpointList", "CheckpointsView", "diff_content"]
 
 EMPTY = ("No checkpoints yet. Press c to write one now; ctxscope also writes them on its own at the checkpoint "
          "line, before the agent compacts and after it did.")
-
-
-@dataclass(frozen=True, slots=True)
-class StoredCheckpoint:
-    """One checkpoint file as the tab shows it."""
-
-    checkpoint_id: str
-    path: Path
-    stamp: tuple[int, int]
-    """``(mtime_ns, size)`` of the file when read: unchanged files are not parsed again."""
-    text: str = ""
-    checkpoint: Checkpoint | None = None
-    rendered: RenderedCheckpoint | None = None
-    problem: str | None = None
-    """Why the file could not be read or is not a valid checkpoint."""
-
-    @property
-    def number(self) -> int:
-        return int(self.checkpoint_id[3:])
-
-
-def read_checkpoints(
-    state_dir: Path, key: str, known: Sequence[StoredCheckpoint] = ()
-) -> tuple[StoredCheckpoint, ...]:
-    """The session's checkpoint files, oldest first, parsed and rendered (blocking; reuses unchanged ``known``)."""
-    reuse = {(c.path, c.stamp): c for c in known}
-    found: list[StoredCheckpoint] = []
-    for ref in list_checkpoints(state_dir, key):
-        try:
-            stat = ref.path.stat()
-            stamp = (stat.st_mtime_ns, stat.st_size)
-            cached = reuse.get((ref.path, stamp))
-            if cached is not None:
-                found.append(cached)
-                continue
-            text = ref.path.read_text(encoding="utf-8")
-            checkpoint = load_checkpoint(text)
-        except FileNotFoundError:
-            continue  # removed by retention while listing
-        except (OSError, UnicodeDecodeError, CheckpointFormatError) as exc:
-            found.append(StoredCheckpoint(ref.checkpoint_id, ref.path, (0, 0), problem=str(exc)))
-            continue
-        found.append(StoredCheckpoint(ref.checkpoint_id, ref.path, stamp, text, checkpoint,
-                                      render_checkpoint(checkpoint)))
-    return tuple(found)
 
 
 def _when(iso: str) -> str:

@@ -1,50 +1,20 @@
-"""The messages in context, one row each: entry id, role, tokens, and whether a compaction would keep it."""
+"""The messages in context, one row each: entry id, role, tokens, and whether a compaction would keep it.
+
+The rows are the engine's (:func:`engine.queries.context_rows.measure_rows`, the same as ``ctxscope inspect``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from engine.accounting.context import find_cut_point
-from engine.accounting.measure import message_tokens
-from engine.session.snapshot import SessionFollower, SessionSnapshot
+from engine import ContextRow
 from tui.shown import shown_text
 
-__all__ = ["ContextRow", "ContextTable", "measure_rows"]
-
-
-@dataclass(frozen=True, slots=True)
-class ContextRow:
-    """One context message as the table shows it."""
-
-    entry_id: str
-    role: str
-    tokens: int
-    """Tokens of the message by the engine's offline tokenizer."""
-    protected: bool
-    """Inside the recent budget a compaction keeps verbatim."""
-    tools: tuple[str, ...]
-
-
-def measure_rows(snapshot: SessionSnapshot, follower: SessionFollower, keep_recent: int) -> tuple[ContextRow, ...]:
-    """Measure every context message of ``snapshot`` (blocking: re-reads text, run it in a thread)."""
-    view = snapshot.view
-    cut = find_cut_point(view.path, keep_recent)
-    return tuple(
-        ContextRow(
-            message.entry_id,
-            message.role,
-            message_tokens(message, follower.objects, cache=follower.token_cache),
-            message.role != "compactionSummary" and message.path_index >= cut.first_kept_index,
-            message.entry.tool_calls,
-        )
-        for message in view.messages
-    )
+__all__ = ["ContextTable"]
 
 
 class ContextTable(DataTable[Text]):

@@ -12,8 +12,7 @@ from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.accounting.gauge import GaugeReading, Marker
-from engine.session.snapshot import SessionSnapshot
+from engine import GaugeReading, Marker, SessionSnapshot
 from tui.widgets.levels import LEVEL_COLOR, LEVEL_TEXT, marker_glyph
 
 __all__ = ["GaugeBar", "gauge_content"]

@@ -9,14 +9,14 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.controls import HistoryItem
+from engine import HistoryItem
 from tui.shown import shown
 
 __all__ = ["HistoryPane"]
 
 
 class HistoryPane(VerticalScroll):
-    """Shows :class:`~tui.controls.HistoryItem` lines, or ``empty`` when there are none."""
+    """Shows :class:`~engine.queries.audit.HistoryItem` lines, or ``empty`` when there are none."""
 
     def __init__(self, *, empty: str, id: str | None = None) -> None:
         super().__init__(id=id, classes="history")

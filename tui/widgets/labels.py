@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from engine.stores.source import SessionSource
+from engine import SessionSource
 
 __all__ = ["ago", "duration", "money", "session_label", "shorten", "shorten_middle"]
 

@@ -7,7 +7,7 @@ theme variables so every theme works.
 
 from __future__ import annotations
 
-from engine.accounting.gauge import GaugeLevel
+from engine import GaugeLevel
 
 __all__ = ["LEVEL_COLOR", "LEVEL_SHORT", "LEVEL_TEXT", "RISK_COLOR", "marker_glyph"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from engine.compaction.plan import CompactionPlan
+from engine import CompactionPlan
 from tui.shown import shown
 from tui.widgets.labels import money, shorten
 

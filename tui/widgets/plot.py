@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.accounting.timeline import PlotColumn, Timeline, plot_columns
+from engine import PlotColumn, Timeline, plot_columns
 
 __all__ = ["UtilizationPlot", "plot_content"]
 

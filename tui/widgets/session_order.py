@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from engine.live.insight import SessionInsight
-from engine.session.snapshot import SessionSnapshot
+from engine import SessionInsight, SessionSnapshot
 
 __all__ = ["SORTS", "matches", "ordered", "project_label"]
 

@@ -10,10 +10,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from engine.accounting.gauge import format_tokens
-from engine.live.insight import SessionInsight
-from engine.live.metrics import SessionMetrics, default_host, session_metrics
-from engine.session.snapshot import SessionSnapshot
+from engine import SessionInsight, SessionMetrics, SessionSnapshot, default_host, format_tokens, session_metrics
 from tui.shown import shown_text
 from tui.widgets.labels import ago, money, session_label, shorten
 from tui.widgets.levels import LEVEL_COLOR, RISK_COLOR

@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from textual.content import Content
 from textual.reactive import reactive
 
-from engine.accounting.consumers import Consumer
-from engine.session.snapshot import SessionSnapshot
+from engine import Consumer, SessionSnapshot
 from tui.shown import shown
 from tui.widgets.cards import Card
 from tui.widgets.labels import shorten

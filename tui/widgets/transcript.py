@@ -1,14 +1,13 @@
-"""A live tail of the transcript: the last messages in context, their text re-read from disk on demand.
+"""A live tail of the transcript: the last messages in context, read by the engine
+(:func:`engine.queries.transcript.read_tail`).
 
 Each message is a block of its own; up/down move a cursor over them and Enter asks for the whole message
-(:class:`TranscriptTail.Chosen`). Without a cursor the tail follows the newest message. The text is redacted
-like everything ctxscope derives from a transcript (``docs/checkpoints.md``).
+(:class:`TranscriptTail.Chosen`). Without a cursor the tail follows the newest message.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -18,50 +17,13 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from engine.accounting.measure import text_of
-from engine.capture.redact import redact_secrets
-from engine.session.snapshot import SessionFollower, SessionSnapshot
+from engine import TailMessage
 from tui.shown import shown
 
-__all__ = ["TailMessage", "TranscriptTail", "read_tail"]
+__all__ = ["TranscriptTail"]
 
 _ROLE_COLOR = {"user": "$text-accent", "assistant": "$text-primary", "toolResult": "$text-muted",
                "compactionSummary": "$text-warning"}
-_MAX_LINES = 8
-_MAX_CHARS = 600
-
-
-@dataclass(frozen=True, slots=True)
-class TailMessage:
-    """One message of the tail, its text already cut to what the pane shows."""
-
-    entry_id: str
-    role: str
-    time: str
-    """``HH:MM:SS`` of the entry, or empty."""
-    text: str
-    hidden_chars: int
-    """Characters of the message not shown."""
-
-
-def _clip(text: str) -> tuple[str, int]:
-    clipped = "\n".join(text.strip().splitlines()[:_MAX_LINES])[:_MAX_CHARS]
-    return clipped, max(len(text.strip()) - len(clipped), 0)
-
-
-def read_tail(snapshot: SessionSnapshot, follower: SessionFollower, count: int) -> tuple[TailMessage, ...]:
-    """The last ``count`` context messages with their text (blocking: re-reads lines, run it in a thread)."""
-    tail: list[TailMessage] = []
-    for message in snapshot.view.messages[-count:]:
-        text, images = text_of(message, follower.objects.read_object(message.entry))
-        if images:
-            text += f"\n[{images} image{'s' if images > 1 else ''}]"
-        if message.entry.tool_calls and not text.strip():
-            text = ", ".join(message.entry.tool_calls)
-        clipped, hidden = _clip(redact_secrets(text))
-        stamp = message.entry.timestamp or ""
-        tail.append(TailMessage(message.entry_id, message.role, stamp[11:19], clipped, hidden))
-    return tuple(tail)
 
 
 def _block(message: TailMessage) -> Content:

@@ -11,8 +11,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.accounting.gauge import format_tokens
-from engine.usage.model import UsageReport, UsageTotals
+from engine import UsageReport, UsageTotals, format_tokens
 from tui.shown import shown
 from tui.widgets.labels import money, shorten_middle
 

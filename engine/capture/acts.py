@@ -1,0 +1,239 @@
+"""What a user message does in the conversation, from its shape (docs/capture.md, Conversation acts).
+
+A message is split into sentences; each sentence is read for its form -- a question, an imperative or a
+request ("update X", "I want you to …", "请把…改成…"), a standing preference or prohibition ("don't …", "only
+…", "不要…"), a correction of the agent's last turn ("no no, you did the opposite"), a deferral ("nevermind,
+not now", "先不"). The message's acts follow from its sentences and from where it stands: a short "yes" / "no"
+right after the agent asked or offered something approves or rejects that proposal; a message that is mostly a
+pasted log reports a problem. English and Chinese forms are listed; other languages fall back on punctuation
+(questions) and length.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = ["Act", "Sentence", "UserTurn", "read_user_turn", "sentences"]
+
+Act = str
+"""One of ``instructs``, ``prefers``, ``corrects``, ``approves``, ``rejects``, ``defers``, ``asks``,
+``reports`` (a pasted log or error), ``acknowledges`` (thanks, ok)."""
+
+_SPLIT: Final = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；;])|\n+")
+_CJK: Final = re.compile(r"[\u3400-\u9fff]")
+_WORD: Final = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+_LEAD: Final = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|now|also|and|then|great|greatt|fantastic|phenomenal|perfect|nice|cool|good|alright"
+    r"|hmm+|well|but|moreover|finally|first|next|kindly|please|pls|lastly|additionally|another thing"
+    r"|small update|one more thing|oh|therefore|hence|thus|instead|just|simply)\b[\s,.!:;—–-]*)+",
+    re.I,
+)
+_IMPERATIVE: Final = re.compile(
+    r"^(?:add|adjust|allow|apply|begin|build|change|check|clean|commit|continue|convert|copy|create|define|delete"
+    r"|document|drop|do|draw|edit|enable|disable|ensure|explain|extract|find|fix|follow|generate|get|give|go|handle"
+    r"|implement|include|install|integrate|keep|let's|lets|let us|limit|log|look|make|mark|merge|migrate|move|open"
+    r"|print|put|read|redesign|refactor|reformat|remove|rename|reorder|replace|restore|revert|rewrite|run|save"
+    r"|separate|set|show|simplify|skip|split|start|state|stick|store|study|swap|switch|test|trace|try|turn|draft"
+    r"|prepare|plan|review|investigate|describe|list|summarize|ship|deploy|push|bump|port|wire|debug|measure"
+    r"|compare|help|tackle|publish|release|profile|benchmark|hook|close|stop|send|search|clarify|capture|classify"
+    r"|organi[sz]e|reorgani[sz]e|restructure|group|sort|unify|combine|align|translate|localize|localise"
+    r"|undo|update|use|verify|write|re-\w+)\b",
+    re.I,
+)
+_CLAUSE_LEAD: Final = re.compile(
+    r"[,;:]\s*(?:so|therefore|then|and then|please|kindly|now|also|and|but)[\s,]+(?:please\s+)?", re.I
+)
+"""A clause that a run-on message starts after a comma: "…, therefore, classify them into jobs"."""
+_REQUEST: Final = re.compile(
+    r"\b(?:i want (?:you )?to|i want|i'd like|i would like|i need|we need|we should|you should|we'll need"
+    r"|we will need|need to|should (?:be|have|use|just|not|only|say|show|stay)|must|can you|could you|would you"
+    r"|kindly|please|instead of|change (?:that|it|this) to|i(?:'ve| have)? decided|(?:let's |we'll )?go with"
+    r"|stick with|go back to|switch (?:back )?to|revert to)\b",
+    re.I,
+)
+_ZH_REQUEST: Final = re.compile(
+    r"请|帮我|帮忙|把|将|改成|改为|修改|添加|增加|加上|删除|移除|去掉|使用|需要|应该|要求|实现|调整|移动|移到|合并|重构|参考|按照"
+    r"|换成|替换|优化|确保|保持|先|然后|再|生成|创建|新建|写|更新|拆分|处理"
+)
+_PREFERENCE: Final = re.compile(
+    r"^(?:please )?(?:don'?t|do not|avoid|stop|no more)\b"
+    r"|\b(?:don'?t|do not|never)\s+(?!know|see|think|understand|remember|get|mind|care|really|need|have to|even)\w+"
+    r"|\b(?:doesn'?t|does not|won'?t|will not|shouldn'?t|should not|mustn'?t|must not|can'?t|cannot)\s+"
+    r"(?:create|use|change|add|include|run|show|touch|modify|call|print|log|depend|break|require|rely|contain"
+    r"|mention|name|be|emphasi[sz]e|rewrite|introduce|delete|remove|overwrite|chain)\b"
+    r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
+    r"|remember (?:to|that)"
+    r"|i (?:prefer|'d rather|would rather)|rather than|make sure|as (?:simple|short|concise) as possible"
+    r"|keep (?:it|them|things|everything|all \w+) (?:simple|short|concise|as is|unchanged|minimal)"
+    r"|only (?:trim|change|touch|use|update|modify|add|keep|allow|show|run)|overly \w+"
+    r"|too (?:much|many|long|complex|complicated|verbose)"
+    # The user keeps a step for themselves: "i'll test manually", "run it, then i'll tell you".
+    r"|i(?:'ll| will) (?:\w+ ){0,4}?(?:manually|myself|tell you|let you know|inspect|check (?:it|them) myself))\b",
+    re.I,
+)
+_ONLY_PRONOUN: Final = re.compile(r"\b(?:that|this|it|them|those)\W*$", re.I)
+"""A short rule whose object is only a pronoun ("we don't want that") names nothing to keep."""
+_NOT_A_RULE: Final = re.compile(
+    r"\b(?:don'?t need to do anything|just an fyi|no need to do anything)\b|^(?:还是|仍然|依然)(?:不|没|一样|报错)",
+    re.I,
+)
+"""Not a standing rule: "you don't need to do anything", or a complaint that something still fails (还是不行)."""
+_ZH_PREFERENCE: Final = re.compile(
+    r"不要|别|不能|不需要|不用|只|必须|始终|一直|总是|务必|保持|而不是|不应|禁止|尽量|简洁"
+)
+_CORRECTION: Final = re.compile(
+    r"^(?:no(?:\s*,?\s*no)*\b(?!\s+(?:need|problem|worries))|nope|wrong|that'?s (?:not|wrong|incorrect)"
+    r"|that is not|this is not what|not what i|you (?:literally |just )?(?:did|made|got|broke|missed|forgot|ignored"
+    r"|hardcoded|changed|removed|deleted|misunderstood)|i (?:said|told you|meant|asked)|i don'?t think you"
+    r"|actually\b|why did you)",
+    re.I,
+)
+_ZH_CORRECTION: Final = re.compile(r"^(?:不对|不是这样|错了|你(?:又|把|没有|没)|不是我)")
+_DEFER: Final = re.compile(
+    r"\b(?:not now|not yet|later on|do (?:it|that|this) later|skip (?:this|that|it) for now"
+    r"|hold off|postpone|leave (?:it|that|this) for|don'?t do anything|don'?t implement|not (?:right )?now"
+    r"|come back to (?:it|this|that))\b",
+    re.I,
+)
+_ZH_DEFER: Final = re.compile(r"暂时不|先不|以后再|稍后|暂不|之后再|先放|不急")
+_APPROVAL: Final = re.compile(
+    r"^(?:yes|yep|yeah|yup|y|ok(?:ay)?|sure|go ahead|go for it|do it|proceed|continue|sounds good|looks good|lgtm"
+    r"|(?:this|that) (?:is|looks|sounds) (?:a )?(?:good|great|fine)(?: plan| idea| approach)?|good plan|great"
+    r"|perfect|correct|agreed|confirm(?:ed)?|approved?|let'?s do (?:it|that|this)|i like (?:it|that)"
+    r"|just kidding)\b",
+    re.I,
+)
+_ZH_APPROVAL: Final = re.compile(r"^(?:确认|好的?|可以|行|同意|没问题|继续|就这样|按你说的|是的|对)")
+_REJECTION: Final = re.compile(r"^(?:no|nope|nah|don'?t|not now|no thanks|no,? thanks|no need)[.!]*$", re.I)
+_ZH_REJECTION: Final = re.compile(r"^(?:不|不用|不要|不需要|算了)[。！!]*$")
+_ACK: Final = re.compile(
+    r"^(?:(?:thanks?|thank you|thx|ty|great|perfect|nice|cool|awesome|fantastic|it works|works|that works"
+    r"|works now|things work now|bye)\b[\s,.!:;)\-]*)+$",
+    re.I,
+)
+_QUESTION_START: Final = re.compile(
+    r"^(?:what|why|how|where|when|which|who|is|are|was|were|does|do|did|can|could|would|should|will|any idea"
+    r"|help me understand|tell me|explain)\b",
+    re.I,
+)
+_ZH_QUESTION: Final = re.compile(
+    r"(?:吗|呢|么|什么|怎么|为什么|如何|是否|哪)[。]?$|是不是|能不能|有没有|可不可以|会不会|要不要|哪些|哪个|多少"
+)
+_CODE_LINE: Final = re.compile(r"^\s*(?:[➜$>#]|at |\[\w+\]|\w+:\d+|[{}()\[\];<]|//|/\*|\*|import |from |const |let |"
+                               r"def |function |return |\d+ \||[\w./-]+\.\w+:\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One sentence of a user message and what its form says."""
+
+    text: str
+    question: bool
+    instruction: bool
+    preference: bool
+    deferral: bool
+
+
+@dataclass(frozen=True, slots=True)
+class UserTurn:
+    """A user message read as conversation acts."""
+
+    text: str
+    """The user's words (harness removed), whitespace kept."""
+    acts: frozenset[Act]
+    sentences: tuple[Sentence, ...]
+
+    def has(self, act: Act) -> bool:
+        """Whether the message does ``act``."""
+        return act in self.acts
+
+
+def _words(text: str) -> int:
+    return len(_WORD.findall(text)) + len(_CJK.findall(text)) // 2
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` outside fenced code, whitespace collapsed, without list markers."""
+    prose: list[str] = []
+    fence = False
+    for line in text.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+            continue
+        if not fence:
+            prose.append(line)
+    out: list[str] = []
+    for part in _SPLIT.split("\n".join(prose)):
+        part = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", part or "").strip()
+        if part:
+            out.append(" ".join(part.split()))
+    return out
+
+
+def _read_sentence(text: str) -> Sentence:
+    core = _LEAD.sub("", text).strip()
+    cjk = bool(_CJK.search(core))
+    question = core.endswith(("?", "？")) or (cjk and bool(_ZH_QUESTION.search(core)))
+    if not question and not cjk and _QUESTION_START.match(core) and _words(core) <= 25 and not _IMPERATIVE.match(core):
+        question = core.lower().startswith(("help me understand", "tell me", "explain"))
+    instruction = bool(_IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
+                       or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core)))
+    deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
+    # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
+    preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (
+        _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
+    return Sentence(text, question, instruction, preference, deferral)
+
+
+def _pasted(text: str) -> bool:
+    """Mostly a pasted log, error or code: most non-empty lines look like output, not prose."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 4:
+        return False
+    code, fence = 0, False
+    for line in lines:
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+            code += 1
+        elif fence or _CODE_LINE.match(line) or _words(line) <= 2:
+            code += 1
+    return code / len(lines) >= 0.6
+
+
+def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
+    """The acts of a user message ``text`` (harness already removed).
+
+    Args:
+        agent_offered: the agent's last turn ended by asking or offering something (a proposal to answer).
+    """
+    parts = [_read_sentence(s) for s in sentences(text)]
+    acts: set[Act] = set()
+    flat = " ".join(text.split())
+    first = _LEAD.sub("", parts[0].text).strip() if parts else ""
+    short = _words(flat) <= 12
+    if _pasted(text):
+        acts.add("reports")
+    if _ACK.match(flat):
+        acts.add("acknowledges")
+    if agent_offered and (_REJECTION.match(flat) or _ZH_REJECTION.match(flat)):
+        acts.add("rejects")
+    elif agent_offered and short and parts and (_APPROVAL.match(parts[0].text) or _ZH_APPROVAL.match(parts[0].text)):
+        acts.add("approves")  # a long message that starts "great, …" goes on to say something of its own
+    if parts and (_CORRECTION.match(first) or _ZH_CORRECTION.match(first)) and "rejects" not in acts:
+        acts.add("corrects")
+    for part in parts:
+        if part.deferral:
+            acts.add("defers")
+        if part.question:
+            acts.add("asks")
+        if part.instruction and not part.question:
+            acts.add("instructs")
+        if part.preference and not part.question:
+            acts.add("prefers")
+    if short and not agent_offered and parts and (_APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text)) and (
+            len(parts) == 1):
+        acts = {"acknowledges"}  # "ok go ahead" with nothing offered asks for nothing new
+    return UserTurn(text, frozenset(acts), tuple(parts))

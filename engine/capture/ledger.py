@@ -1,0 +1,416 @@
+"""The conversation ledger: decisions, constraints and open items from the shape of a conversation
+(docs/capture.md).
+
+One fold over the turns, user and agent alternately, no LLM:
+
+* a user message is read for its acts (:mod:`engine.capture.acts`); its direction-setting instructions become
+  **decisions**, its standing preferences and corrections **constraints**, and the message itself an **open
+  request** with the time it was said;
+* a short approval or rejection right after the agent asked or offered something confirms or declines that
+  **proposal** (the agent's closing question or offer, with the sentence before it); a declined proposal and a
+  deferral ("not now", "don't implement it yet") also stay **open**;
+* the agent's reply answers the request; the next user message that is not a correction closes it (the user
+  moved on: done). What is open at the end is the last request when the agent's last turn is not a finished
+  report, the agent's own closing question or next steps, and deferred or declined work.
+
+Items are never deleted when closed: they are marked ``done`` with the time, so every view can show them as
+done rather than silently drop them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Final
+
+from engine.capture.acts import UserTurn, read_user_turn, sentences
+from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
+from engine.capture.dedup import is_semantic_duplicate
+from engine.capture.envelopes import accepted_plan
+from engine.capture.response_lines import clean
+from engine.capture.whole_text import clip_words, flatten, whole_item
+
+__all__ = [
+    "ITEM_CHARS",
+    "OUTCOME_MARK",
+    "Item",
+    "Ledger",
+    "agent_offers",
+    "carry_open",
+    "fold_agent",
+    "fold_user",
+    "ledger_at_end",
+    "ledger_of",
+]
+
+ITEM_CHARS: Final = 300
+"""Cap on one item's text, cut between words (an instruction's leading sentences)."""
+MAX_ITEMS: Final = 200
+SHORT_REPLY_CHARS: Final = 50
+"""A reply shorter than this after a long agent turn can confirm what the turn stated (docs/checkpoints.md)."""
+LONG_RESPONSE_CHARS: Final = 200
+"""How long that agent turn must be to hold a proposal."""
+
+_OFFER: Final = re.compile(
+    r"\b(?:would you like|do you want|shall i|should i|want me to|let me know if you(?:'d| would)? (?:like|want)"
+    r"|if you(?:'d| would)? like,? i can|i can also|are you ok with|does this (?:plan )?(?:look|sound))\b"
+    r"|要不要|是否需要|需要我|你希望|可以吗|是否继续|要我",
+    re.I,
+)
+_DONE_REPORT: Final = re.compile(
+    r"\b(?:i(?:'ve| have) (?:\w+ ){0,2}(?:updated|added|created|fixed|removed|implemented|changed|written|moved"
+    r"|renamed|deleted|refactored|made|replaced|set up|completed|finished|documented)|(?:has|have) been (?:\w+ )?"
+    r"(?:updated|added|created|fixed|removed|implemented|changed|written|moved|renamed|deleted|refactored)"
+    r"|(?:is|are) now\b|now (?:passes|works|builds)|all set|done[.!]|build (?:now )?passes|tests? (?:now )?pass)"
+    r"|已(?:经)?(?:完成|修改|更新|添加|删除|修复|实现|创建|改为|调整|合并|移动)|完成了|已全部",
+    re.I,
+)
+_IN_PROGRESS: Final = re.compile(r"(?:^|\n)\s*(?:let me|let's|i'll|i will|now i'll|next,? i'll|接下来|下一步|我来|我先)"
+                                 r"[^\n]*[:：]?\s*$", re.I)
+_GENERIC_OFFER: Final = re.compile(
+    r"\b(?:any(?:thing)? (?:further|else|more|other)|further (?:\w+ )?(?:improvements|changes|refinements|tweaks"
+    r"|adjustments|help)|more (?:improvements|changes|help)|need (?:anything|any) (?:else|more)|other questions)\b"
+    r"|还有其他|其他需要|进一步",
+    re.I,
+)
+"""A closing offer that proposes nothing in particular ("anything else?") leaves nothing open."""
+_ARTIFACT: Final = re.compile(
+    r"[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|`[^`]+`|\"[^\"]{2,60}\"|“[^”]{2,60}”|'[^']{3,60}'|\b[a-z]+[A-Z]\w+"
+    r"|\b[A-Z][a-z]+[A-Z]\w+|\b\w+_\w+|\d+\s*(?:%|seconds?|px|ms)|\b\d{2,}\b|「[^」]+」|[\u3400-\u9fff]{4,}"
+)
+"""A concrete thing an instruction names: a file, path, code, quoted text, identifier or amount (in any language:
+Chinese instructions name components and files in Latin script too)."""
+_NO_DIRECTION: Final = re.compile(
+    r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One captured item: a decision, a constraint or an open item, with the time it was said."""
+
+    kind: str
+    """``decision``, ``constraint`` or ``open``."""
+    text: str
+    source: str
+    """How it arose: ``instruction``, ``confirmed``, ``declined``, ``deferred``, ``preference``, ``correction``,
+    ``request``, ``question`` (the user's), ``agent_question`` / ``next_step`` (the agent's, open at the end)."""
+    when: str | None
+    entry_id: str | None
+    done: bool = False
+    done_when: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Ledger:
+    """Every item so far and what the next turn is judged against."""
+
+    items: tuple[Item, ...] = ()
+    agent_text: str = ""
+    """The agent's text since the last user message (its last words judge the next reply)."""
+    agent_acted: bool = False
+    """The agent called a tool or said something since the last user message."""
+    awaiting: int | None = None
+    """Index in ``items`` of the decision whose outcome the agent's next report gives (docs/capture.md)."""
+
+    def of_kind(self, kind: str, *, include_done: bool = True) -> tuple[Item, ...]:
+        """The items of ``kind``, in the order said (closed ones only with ``include_done``)."""
+        return tuple(i for i in self.items if i.kind == kind and (include_done or not i.done))
+
+
+def carry_open(ledger: Ledger) -> Ledger:
+    """The ledger a new capture cycle starts from after a checkpoint: only the items still open, and the agent's
+    last words, so a later message can still close what the checkpoint listed as open."""
+    return Ledger(tuple(i for i in ledger.items if i.kind == "open" and not i.done), ledger.agent_text,
+                  ledger.agent_acted, None)
+
+
+def agent_offers(text: str) -> str | None:
+    """The proposal an agent turn ends on -- its closing question or offer with the sentence before it -- or
+    ``None`` when it ends on a statement."""
+    parts = sentences(text)
+    if not parts:
+        return None
+    tail = parts[-3:]
+    for index in range(len(tail) - 1, -1, -1):
+        sentence = tail[index]
+        if sentence.endswith(("?", "？")) or _OFFER.search(sentence):
+            before = tail[index - 1] if index > 0 and not tail[index - 1].endswith(":") else ""
+            return clip_words(f"{before} {sentence}".strip(), ITEM_CHARS)
+    return None
+
+
+_OUTCOME_CHARS: Final = 200
+"""An outcome sentence longer than this is left out rather than cut."""
+OUTCOME_MARK: Final = " → "
+"""Joins a decision to the agent's account of carrying it out."""
+
+
+def _outcome(agent_text: str) -> str:
+    """The agent's one-line account of what it did for the last instruction: the first sentence of its last
+    turn that reports finished work, else that turn's first sentence."""
+    last = agent_text.strip().rsplit("\n\n\n", 1)[-1]
+    found = [s for s in sentences(last) if len(s) > 12 and not s.endswith(("?", "？", ":", "："))]
+    done = next((s for s in found if _DONE_REPORT.search(s)), None)
+    # Without a report, the turn's first statement (often "I'll change X to Y": it names what was done).
+    chosen = done or (found[0] if found else "")
+    return chosen if len(chosen) <= _OUTCOME_CHARS else ""
+
+
+def _with_outcome(items: list[Item], index: int | None, agent_text: str) -> None:
+    """Complete the decision at ``index`` with what the agent reported doing for it."""
+    if index is None or index >= len(items) or not agent_text.strip():
+        return
+    outcome = _outcome(agent_text)
+    if outcome:
+        items[index] = replace(items[index], text=f"{items[index].text}{OUTCOME_MARK}{outcome}")
+
+
+def _lead(text: str) -> str:
+    return clip_words(text, ITEM_CHARS)
+
+
+def _direction(turn: UserTurn) -> str:
+    """The sentences of a message that set direction: instructions and preferences that name a concrete thing
+    (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes."""
+    kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
+            and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))]
+    joined = " ".join(kept)
+    if not joined or not _ARTIFACT.search(joined):
+        return ""
+    return _lead(joined)
+
+
+def _close_requests(items: list[Item], when: str | None) -> None:
+    # The agent's explicit steps (TODO, unchecked boxes) stay open until a checked box closes them.
+    for index, item in enumerate(items):
+        if item.kind == "open" and not item.done and item.source in ("request", "question", "agent_question"):
+            items[index] = replace(item, done=True, done_when=when)
+
+
+_TOKEN: Final = re.compile(r"[\w./#@-]+|[\u3400-\u9fff]")
+
+
+def _repeats(a: str, b: str) -> bool:
+    """The same message again (a request re-sent, a rule restated): nearly all words shared. Looser matching
+    merged different requests about the same file ("update X so that …" / "X is overly complex")."""
+    wa, wb = set(_TOKEN.findall(a.lower())), set(_TOKEN.findall(b.lower()))
+    return bool(wa and wb) and len(wa & wb) / len(wa | wb) >= 0.75
+
+
+def _add(items: list[Item], item: Item) -> bool:
+    """Append ``item`` unless it is empty or repeats a recent item of its kind; whether it was added."""
+    if not item.text:
+        return False
+    base = item.text.split(OUTCOME_MARK)[0]
+    if any(i.kind == item.kind and not i.done and _repeats(base, i.text.split(OUTCOME_MARK)[0]) for i in items[-40:]):
+        return False
+    items.append(item)
+    return True
+
+
+def _fold_plan(ledger: Ledger, plan: str, when: str | None, entry_id: str | None) -> Ledger:
+    """Plan mode: the user accepted ``plan`` (its title) and asked for it to be carried out."""
+    items = list(ledger.items)
+    _with_outcome(items, ledger.awaiting, ledger.agent_text)
+    if ledger.agent_acted:
+        _close_requests(items, when)
+    added = _add(items, Item("decision", f"Agreed plan: {plan}", "confirmed", when, entry_id))
+    awaiting = len(items) - 1 if added else None
+    _add(items, Item("open", f"Implement the plan: {plan}", "request", when, entry_id))
+    return Ledger(tuple(items), "", False, awaiting)
+
+
+def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None) -> Ledger:
+    """``ledger`` after a real user message whose own words are ``words`` (harness already removed)."""
+    plan = accepted_plan(words)
+    if plan is not None:
+        return _fold_plan(ledger, plan, when, entry_id)
+    proposal = agent_offers(ledger.agent_text) if ledger.agent_text else None
+    turn = read_user_turn(words, proposal is not None)
+    items = list(ledger.items)
+    _with_outcome(items, ledger.awaiting, ledger.agent_text)
+    awaiting: int | None = None
+    if ledger.agent_acted and not (turn.acts & {"corrects", "approves", "rejects"}):
+        # The agent answered and the user moved on (a new request, a question, thanks): what they asked was
+        # done. A correction keeps it open; a yes or no to a proposal is still part of the same work.
+        _close_requests(items, when)
+    flat = flatten(words)
+    if turn.has("rejects") and proposal:
+        _add(items, Item("decision", f"Declined: {proposal}", "declined", when, entry_id))
+        _add(items, Item("open", f"Not done (declined): {proposal}", "declined", when, entry_id))
+    elif (turn.has("approves") or turn.has("acknowledges")) and len(flat) < SHORT_REPLY_CHARS:
+        # A short yes after a long turn confirms what the turn stated (the synthetic sets' shape,
+        # docs/checkpoints.md), else the offer it closed on.
+        stated = (extract_decision_from_response(ledger.agent_text, words)
+                  if len(ledger.agent_text) >= LONG_RESPONSE_CHARS else None)
+        stated = whole_item(stated, ledger.agent_text) if stated else None
+        confirmed = stated or (proposal if turn.has("approves") else None)
+        if confirmed:
+            decision = Item("decision", stated or clip_words(confirmed, ITEM_CHARS), "confirmed", when, entry_id)
+            # The agent stated it by label a turn ago: it is now the user's, taken at this reply.
+            stated_by_agent = next((n for n in range(len(items) - 1, -1, -1) if items[n].source == "agent"
+                                    and _repeats(items[n].text, decision.text)), None)
+            if stated_by_agent is not None:
+                items[stated_by_agent] = decision
+            else:
+                _add(items, decision)
+    direction = "" if turn.has("reports") else _direction(turn)  # a pasted log's "Use doc() instead" is output
+    if turn.has("defers"):
+        deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
+        _add(items, Item("decision", direction or _lead(flat), "deferred", when, entry_id))
+        # What is put off: this message's own request, or -- when it only defers ("don't do anything about this
+        # now") -- the request before it, which it answers.
+        earlier = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")),
+                       None)
+        text = f"Deferred: {flat}" if direction or earlier is None else f"Deferred: {earlier.text} ({deferred})"
+        _add(items, Item("open", _lead(text), "deferred", when, entry_id))
+    elif direction and turn.has("instructs") and _add(items, Item("decision", direction, "instruction", when,
+                                                                   entry_id)):
+        awaiting = len(items) - 1
+    preferences = [s.text for s in turn.sentences if s.preference and not s.question]
+    if turn.has("reports") and not turn.has("instructs"):
+        pass  # a pasted log's "is never read" states no rule
+    elif turn.has("corrects"):
+        # A correction is kept whole (its lead sentences): "no, you did the opposite" alone says nothing.
+        _add(items, Item("constraint", _lead(flat), "correction", when, entry_id))
+    elif preferences:
+        # One message's rules are one item: "do NOT rewrite … do NOT add sections" is one stance.
+        _add(items, Item("constraint", _lead(" ".join(preferences)), "preference", when, entry_id))
+    asks_for_work = turn.has("reports") or any(
+        s.instruction and not s.question and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
+        for s in turn.sentences)
+    wants = turn.acts & {"instructs", "asks", "reports", "corrects"}
+    if wants and not turn.has("acknowledges") and not (turn.acts <= {"approves", "rejects"} and turn.acts):
+        # "give me examples" or "explain" is answered by a reply; work needs a report that it is finished.
+        _add(items, Item("open", _lead(flat), "request" if asks_for_work else "question", when, entry_id))
+    if len(items) > MAX_ITEMS:
+        drop = len(items) - MAX_ITEMS
+        items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
+    return Ledger(tuple(items), "", False, awaiting)
+
+
+_CHECKED: Final = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[xX✓✔]\]|✅|☑)\s*(?P<rest>\S.*)$")
+_ANY_BOX: Final = re.compile(r"^\s*[-*+]\s+\[.\]\s*(\S.*)$", re.M)
+_LEAD_WORDS: Final = re.compile(r"^(?:(?:ok(?:ay)?|so|now|also|and|then|great|but|please|kindly|just|\d+ questions?)"
+                                r"\b[\s,.!:;]*)+", re.I)
+_LABEL: Final = re.compile(r"^(?:[^:]{1,30}:\s*)")
+_SYMBOLS: Final = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def _step_key(text: str) -> str:
+    """A step's text without label, box, emoji or case: how a later ``[x]`` line names the same step."""
+    return _SYMBOLS.sub("", " ".join(_LABEL.sub("", clean(text)).lower().split()))
+
+
+def _agent_steps(items: list[Item], text: str, when: str | None, entry_id: str | None) -> None:
+    """The agent's explicit open steps (``TODO:``, ``- [ ]``) are opened; its ``- [x]`` lines close them, and a
+    new checklist replaces the steps of an earlier one it no longer lists (a task list rewritten after the user
+    changed course)."""
+    boxes = [_step_key(m.group(1)) for m in _ANY_BOX.finditer(text)]
+    if len(boxes) >= 2:
+        for index, item in enumerate(items):
+            if item.source == "next_step" and not item.done and _step_key(item.text) not in boxes:
+                items[index] = replace(item, done=True, done_when=when)
+    for raw in text.splitlines():
+        line = raw.strip()
+        checked = _CHECKED.match(line)
+        if checked:
+            key = _step_key(checked.group("rest"))
+            for index, item in enumerate(items):
+                if item.source == "next_step" and not item.done and key and _step_key(item.text) == key:
+                    items[index] = replace(item, done=True, done_when=when)
+        elif line and is_open_item_line(line):
+            step = clean(re.sub(r"^\s*[-*+]\s+\[ \]\s*", "", line))
+            step = re.sub(r"^(?:todo|to do|fixme|next steps?|next|follow[- ]?ups?)\s*[:–-]\s*", "", step, flags=re.I)
+            if step and not any(i.source == "next_step" and _step_key(i.text) == _step_key(step) for i in items):
+                items.append(Item("open", step, "next_step", when, entry_id))
+
+
+_STATED: Final = re.compile(
+    r"^(?:\*\*)?(?:decision|decided|final decision|going with|we(?:'ll| will) go with|the fix is(?: to)?|chosen"
+    r"|we chose|we(?:'ll| will) (?!need|want|have|see|check|look|try|probably|likely|also need))\b",
+    re.I,
+)
+"""An agent line that states a decision by its label ("Decision: …", "Going with …", "The fix is …", "We'll …")."""
+
+
+def _agent_decisions(items: list[Item], text: str, when: str | None, entry_id: str | None) -> None:
+    """Decisions the agent states by label: the scorer must agree the line is one (docs/capture.md)."""
+    for raw in text.splitlines():
+        line = clean(raw)
+        if not line or not _STATED.match(line) or line.endswith(("?", ":")) or is_open_item_line(line):
+            continue
+        stated = extract_decision_from_response(line)
+        if stated:
+            _add(items, Item("decision", whole_item(stated, line), "agent", when, entry_id))
+
+
+def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
+               entry_id: str | None = None) -> Ledger:
+    """``ledger`` after an agent message with visible ``text`` (its tool calls set ``acted``)."""
+    if not text.strip():
+        return replace(ledger, agent_acted=ledger.agent_acted or acted) if acted else ledger
+    items = list(ledger.items)
+    if "[" in text or ":" in text:
+        _agent_steps(items, text, when, entry_id)
+    _agent_decisions(items, text, when, entry_id)
+
+    joined = f"{ledger.agent_text}\n\n\n{text}" if ledger.agent_text else text
+    awaiting = ledger.awaiting
+    if len(items) > MAX_ITEMS:
+        drop = len(items) - MAX_ITEMS
+        items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
+    return Ledger(tuple(items), joined[-8000:], True, awaiting)
+
+
+def _finished(agent_text: str) -> bool:
+    """The agent's last words report finished work and do not announce more."""
+    tail = agent_text[-1500:]
+    if _IN_PROGRESS.search(tail.rstrip()[-300:]):
+        return False
+    return bool(_DONE_REPORT.search(tail))
+
+
+def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
+    """Every item with the end of the conversation applied: the last request is closed when the agent's last
+    turn reports it finished; the agent's closing question and next steps are open."""
+    items = list(ledger.items)
+    _with_outcome(items, ledger.awaiting, ledger.agent_text)
+    if ledger.agent_text and _finished(ledger.agent_text):
+        _close_requests(items, when)
+    elif len(ledger.agent_text) >= LONG_RESPONSE_CHARS:
+        # A question is answered by a long reply; a request needs a report that it is finished.
+        for index, item in enumerate(items):
+            if item.kind == "open" and not item.done and item.source == "question":
+                items[index] = replace(item, done=True, done_when=when)
+    if ledger.agent_text:
+        offer = agent_offers(ledger.agent_text)
+        if offer and _GENERIC_OFFER.search(offer):
+            offer = None
+        if offer:
+            items.append(Item("open", offer, "agent_question", when, None))
+        last_message = ledger.agent_text.rsplit("\n\n\n", 1)[-1]  # the agent's last message only
+        for step in extract_open_items(last_message):
+            known = any(i.kind == "open" and (is_semantic_duplicate(step, i.text) or (
+                i.source == "next_step" and _step_key(step) == _step_key(i.text))) for i in items)
+            if not known and not _GENERIC_OFFER.search(step) and (not offer or not is_semantic_duplicate(step, offer)):
+                items.append(Item("open", step, "agent_question", when, None))
+    return tuple(items)
+
+
+def ledger_of(turns: Iterable[tuple[str, str, str | None, str | None, bool]]) -> tuple[Item, ...]:
+    """Every item of a whole conversation: ``turns`` are ``(role, text, when, entry_id, acted)`` with ``role``
+    ``user`` (text already the user's own words) or ``assistant``."""
+    ledger = Ledger()
+    last_when: str | None = None
+    for role, text, when, entry_id, acted in turns:
+        last_when = when or last_when
+        if role == "user":
+            if text.strip():
+                ledger = fold_user(ledger, text, when, entry_id)
+        else:
+            ledger = fold_agent(ledger, text, acted, when, entry_id)
+    return ledger_at_end(ledger, last_when)

@@ -1,0 +1,1 @@
+"""Facts about models that do not depend on any session: windows and list prices (docs/models.md)."""

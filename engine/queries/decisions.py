@@ -1,0 +1,109 @@
+"""Decisions, open items and learnings with their time and source, and the key exchanges (the Decisions tab).
+
+Two sources: the latest checkpoint (what was bundled so far) and the sidecar's live captured state (what was
+recognised since that checkpoint, :class:`engine.capture.state.CapturedState`). Live items the checkpoint already
+holds are listed once, as the checkpoint's (:func:`engine.capture.dedup.is_semantic_duplicate`). Open items the
+transcript finished later, or older than the configured age, carry why they no longer stand
+(:func:`engine.compaction.item_status.stale_reason`). Key exchanges come from
+:func:`engine.capture.thread.extract_thread` over the current context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from engine.capture.dedup import is_semantic_duplicate
+from engine.capture.state import CapturedState
+from engine.capture.thread import Exchange, extract_thread
+from engine.checkpoints.store import latest_checkpoint
+from engine.compaction.item_status import completions, stale_reason
+from engine.session.snapshot import SessionFollower, SessionSnapshot
+
+__all__ = ["DecisionsDigest", "NotedItem", "read_decisions"]
+
+
+@dataclass(frozen=True, slots=True)
+class NotedItem:
+    """One decision, open item or learning, with when and where it was recorded."""
+
+    text: str
+    when: str
+    """ISO-8601 time it was taken (decisions) or recorded (the checkpoint's or the capture's time); may be empty."""
+    source: str
+    """``cp_003`` (from that checkpoint) or ``live`` (captured since the latest checkpoint)."""
+    entry_id: str | None = None
+    """The transcript entry that confirmed it, when the capture knows it."""
+    stale: str | None = None
+    """Why an open item no longer stands (finished later, or old), or ``None``."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionsDigest:
+    """Everything the Decisions tab shows, newest first within each list."""
+
+    decisions: tuple[NotedItem, ...]
+    open_items: tuple[NotedItem, ...]
+    learnings: tuple[NotedItem, ...]
+    exchanges: tuple[Exchange, ...]
+    thread_summary: str
+    checkpoint_id: str | None
+    live: bool
+    """Whether the sidecar's live state was available (it is unless the app runs without a sidecar)."""
+    this_year: str = ""
+    """The current year (``2026``): times of another year are shown with theirs."""
+
+
+def _merge(saved: Sequence[NotedItem], live: Sequence[NotedItem]) -> tuple[NotedItem, ...]:
+    fresh = [item for item in live if not any(is_semantic_duplicate(item.text, s.text) for s in saved)]
+    return tuple(reversed([*saved, *fresh]))
+
+
+def read_decisions(
+    snapshot: SessionSnapshot, follower: SessionFollower, state: CapturedState | None, state_dir: Path,
+    *, now: datetime | None = None, max_age_seconds: float = 14 * 86_400.0,
+) -> DecisionsDigest:
+    """Collect the tab's contents (blocking: reads the latest checkpoint and re-reads message text).
+
+    Args:
+        state: the sidecar's live captured state, or ``None`` when no sidecar runs.
+        now: the clock the staleness of open items is judged by (default: the current time).
+        max_age_seconds: open items older than this are stale (the config's ``open_items_max_age``).
+    """
+    loaded = latest_checkpoint(state_dir, snapshot.source.identity)  # docs/checkpoints.md, Session identity
+    cp = loaded.checkpoint if loaded else None
+    cid = cp.meta.checkpoint_id if cp else ""
+    written = cp.meta.created_at if cp else ""
+    saved_decisions = [NotedItem(d.what, d.when, cid) for d in cp.decisions] if cp else []
+    saved_open = [NotedItem(item, written, cid) for item in cp.open_items] if cp else []
+    saved_learnings = [NotedItem(item, written, cid) for item in cp.learnings] if cp else []
+    live_decisions: list[NotedItem] = []
+    live_open: list[NotedItem] = []
+    live_learnings: list[NotedItem] = []
+    if state is not None:
+        captured = state.updated_at or ""
+        live_decisions = [NotedItem(d.what, d.when or captured, "live", d.entry_id) for d in state.decisions]
+        # Open items with the time they were said; those the conversation closed stay listed, marked done.
+        live_open = [NotedItem(i.text, i.when or captured, "live", i.entry_id,
+                               f"done {i.done_when}" if i.done and i.done_when else ("done" if i.done else None))
+                     for i in state.items() if i.kind == "open"]
+        live_learnings = [NotedItem(item, captured, "live") for item in state.learnings]
+    thread = extract_thread(snapshot.view.messages, follower.objects.read_object)
+    now = now or datetime.now(UTC)
+    done = completions(snapshot.view.messages, follower.objects.read_object)
+    closed = [item.text for item in live_open if item.stale]
+    open_items = tuple(replace(item, stale=item.stale or stale_reason(item.text, item.when, [*closed, *done], now,
+                                                                      max_age_seconds))
+                       for item in _merge(saved_open, live_open))
+    return DecisionsDigest(
+        decisions=_merge(saved_decisions, live_decisions),
+        open_items=open_items,
+        learnings=_merge(saved_learnings, live_learnings),
+        exchanges=thread.key_exchanges,
+        thread_summary=thread.summary,
+        checkpoint_id=cid or None,
+        live=state is not None,
+        this_year=f"{now.year:04d}",
+    )

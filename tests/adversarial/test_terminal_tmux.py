@@ -1,0 +1,110 @@
+"""By hand, automated: the TUI in a real terminal (tmux with ``set-clipboard on``) on a session whose key, model,
+project and tool names hold click markup, OSC 52, OSC 0, CSI, C1 and bidi controls (issue 25, classes 1 and 2;
+docs/hostile-input.md). tmux turns an OSC 52 into a paste buffer and an OSC 0 into the pane's title, so both are
+checked where a user would notice them, after the list is drawn and after a click on every cell of the screen.
+
+Waits poll the screen, never sleep a fixed time: the app handles input in order, so the help screen opened after
+the clicks shows only once every click was handled.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.adversarial._harness import ROOT, cli_env, write_config
+from tests.adversarial._hostile import ACTION, BIDI, C1, CSI, OSC0, OSC52, OSC52_ST, hostile_conversation, hostile_store
+
+pytestmark = [pytest.mark.e2e, pytest.mark.reliability]
+
+WIDTH, HEIGHT = 120, 36
+
+
+class Tmux:
+    """A private tmux server whose clipboard takes OSC 52, with one window."""
+
+    def __init__(self, name: str) -> None:
+        self.base = ["tmux", "-L", name, "-f", os.devnull]
+
+    def run(self, *args: str, check: bool = True) -> str:
+        return subprocess.run([*self.base, *args], capture_output=True, text=True, check=check, timeout=30).stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "t")
+
+    def buffers(self) -> str:
+        return self.run("list-buffers", check=False)
+
+    def title(self) -> str:
+        return self.run("display-message", "-p", "-t", "t", "#{pane_title}").strip()
+
+
+@pytest.fixture
+def tmux() -> Iterator[Tmux]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed: this test runs the TUI in a real terminal")
+    term = Tmux(f"ctxscope-hostile-{os.getpid()}")
+    term.run("new-session", "-d", "-s", "t", "-x", str(WIDTH), "-y", str(HEIGHT), "sh")
+    term.run("set-option", "-g", "set-clipboard", "on")
+    try:
+        yield term
+    finally:
+        subprocess.run([*term.base, "kill-server"], capture_output=True, timeout=30)
+
+
+def _poll(probe: Callable[[], object], what: str, tmux: Tmux, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while not probe():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}; screen:\n{tmux.screen()}")
+        time.sleep(0.2)
+
+
+def _click_everywhere(tmux: Tmux, rows: range) -> None:
+    """A left click (SGR mouse press and release) on every cell of ``rows`` (1-based)."""
+    for y in rows:
+        clicks = "".join(f"\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m" for x in range(1, WIDTH + 1))
+        tmux.run("send-keys", "-t", "t", "-l", clicks)
+
+
+def test_class_01_02_no_clipboard_write_no_title_change_no_action_in_a_real_terminal(tmux: Tmux,
+                                                                                   tmp_path: Path) -> None:
+    # The control: this tmux does take a clipboard write and a title from a program's output.
+    tmux.run("send-keys", "-t", "t", "printf '\\033]52;c;Q09OVFJPTA==\\007\\033]0;control\\007'; clear", "Enter")
+    _poll(lambda: "CONTROL" in tmux.buffers() and tmux.title() == "control", "the control sequences", tmux)
+    tmux.run("delete-buffer")
+    value = f"{ACTION}click me {OSC52}{OSC52_ST}{OSC0}{CSI}{C1}{BIDI}"
+    store = hostile_store(tmp_path / "openclaw", {
+        f"a:[@click=app.screenshot('pwned')]{OSC52}{OSC0}": (hostile_conversation(value, tokens=120_000),
+                                                              f"/work/proj {value}")})
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    cwd.mkdir()
+    write_config(home, "auto_checkpoint_idle: 100000d\n")
+    env = {k: v for k, v in cli_env(home).items() if k not in os.environ or os.environ[k] != v}
+    assignments = [f"{k}={v}" for k, v in env.items()]
+    command = shlex.join(["env", "-u", "COLUMNS", "-u", "LINES", *assignments, sys.executable, "-m", "tui.cli.main",
+                          "tui", str(store), "--state-dir", str(tmp_path / "state")])
+    tmux.run("send-keys", "-t", "t", f"cd {shlex.quote(str(cwd))} && PYTHONPATH={shlex.quote(str(ROOT))} {command}",
+             "Enter")
+    # The list, or what the old code did first: write the clipboard (and clear the screen with the CSI).
+    _poll(lambda: tmux.buffers() or ("q Quit" in tmux.screen() and "1 session" in tmux.screen()), "the list", tmux)
+    assert (tmux.buffers(), tmux.title()) == ("", "control")
+    screen = tmux.screen()
+    assert "␛]0;pwned-title␇" in screen and "␛]52;c;SGVsbG" in screen  # shown, not obeyed
+    # First the preview's title (the key, project and model, where a click ran the action), before a click on the
+    # table opens the session; then every row but the footer, whose q quits.
+    title = next(n for n, line in enumerate(screen.splitlines(), start=1) if line.startswith("╭─ a:"))
+    _click_everywhere(tmux, range(title, title + 1))
+    _click_everywhere(tmux, range(1, HEIGHT))
+    tmux.run("send-keys", "-t", "t", "?")
+    _poll(lambda: "ctxscope help" in tmux.screen(), "the help screen after the clicks", tmux)
+    assert (tmux.buffers(), tmux.title()) == ("", "control")
+    assert not [p for p in [*tmp_path.rglob("pwned*"), *Path.home().glob("Downloads/pwned*")]]
