@@ -13,8 +13,8 @@ from engine.stores.discovery import discover_sessions
 from engine.usage.aggregate import aggregate_usage
 from engine.usage.collect import collect_usage
 from engine.usage.model import UsageReport, UsageTotals
+from tui.cli.exit_codes import ExitCode
 from tui.cli.index_cache import stderr_cache
-from tui.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from tui.cli.terminal_output import cell, json_text, spreadsheet_cell
 
 __all__ = ["report", "report_table"]
@@ -73,7 +73,7 @@ def report(args: argparse.Namespace, config: Config) -> int:
         # Both dates are inclusive: reversed, they select nothing, and an empty table reads as "no usage".
         print(f"ctxscope report: --since {args.since} is after --until {args.until}; swap them "
               "(both days are included)", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     discovery = discover_sessions(args.paths or None)
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
@@ -99,4 +99,4 @@ def report(args: argparse.Namespace, config: Config) -> int:
         print("\n" + "; ".join(notes) + ". Cost: recorded by the agent, else OpenClaw's estimate, else list prices "
               f"from the model catalogue ({catalog_info().source.split(' (')[0]}, {catalog_info().retrieved}; "
               "5-minute cache writes); compaction cost = the cache write of the new prefix (part of COST).")
-    return EXIT_FAILED if (problems or discovery.problems) and not usages else EXIT_OK
+    return ExitCode.FAILED if (problems or discovery.problems) and not usages else ExitCode.OK
