@@ -6,6 +6,11 @@ A :class:`CompactionPlan` names the layer, the cut (``firstKeptEntryId``), what 
 tokens before → after, the exact summary, the files read/modified, the cache cost, the degradation report and
 guard decision, and every warning. ``blocked`` lists the reasons a controller must refuse it; a plan with no
 blocking reason is applied exactly as shown (the controller re-plans only if the agent moved the leaf).
+
+The plan is composed of the planning stages' values (:mod:`engine.compaction.plan_parts`); the flat attributes
+(``plan.summary``, ``plan.tokens_summarized``, …) read them, and :meth:`CompactionPlan.to_dict` is laid out by
+:data:`~engine.compaction.plan_json.PLAN_JSON`. A changed summary (LLM, hand edit) replaces the ``draft``,
+``figures`` and ``verdict`` values with :func:`dataclasses.replace`.
 """
 
 from __future__ import annotations
