@@ -3,9 +3,12 @@
 Each stage computes one value of :mod:`engine.compaction.plan_parts` from the request, the snapshot, the inputs
 gathered at the edge (:mod:`engine.compaction.plan_inputs`) and the earlier stages' values; none touches the file
 system except through the inputs' :class:`~engine.compaction.plan_inputs.EntryObjects` (each transcript entry
-loaded once). The cut follows pi (:func:`~engine.accounting.context.find_cut_point`: the search starts at the
-previous compaction's first kept entry, never cuts at a tool result, splits turns); everything in the context
-before the cut is folded into the new summary — the previous summary, the messages it kept, and the new span — as
+loaded once) and, for drop-only, :func:`~engine.compaction.layer_summary.layer_summary`'s workspace check (the
+header's ``cwd``, the workspace resolved without following symlinks), which still runs inside the summary stage.
+
+The cut follows pi (:func:`~engine.accounting.context.find_cut_point`: the search starts at the previous
+compaction's first kept entry, never cuts at a tool result, splits turns); everything in the context before the
+cut is folded into the new summary — the previous summary, the messages it kept, and the new span — as
 pi 0.63.1 and later do (docs/pi.md).
 """
 
