@@ -28,6 +28,7 @@ from textual import on
 from engine import Config
 from sim import simulate
 from tui.app import CtxscopeApp
+from tui.cli.exit_codes import ExitCode
 from tui.messages import SessionUpdated
 from tui.screens.session_list import SessionChosen
 
@@ -235,8 +236,8 @@ def _run_with_tui(demo: DemoDir, args: argparse.Namespace, config: Config) -> in
     if crashed is not None:
         print(f"ctxscope demo: the simulated agent stopped early (exit code {crashed}):\n{_log_tail(demo)}",
               file=sys.stderr)
-        return 1
-    return 0
+        return ExitCode.FAILED
+    return ExitCode.OK
 
 
 def run_demo(args: argparse.Namespace, config: Config) -> int:

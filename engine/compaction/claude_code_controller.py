@@ -21,6 +21,7 @@ from engine.agents.claude_code.compaction_records import compaction_records, pre
 from engine.agents.claude_code.reader import ClaudeCodeReader
 from engine.compaction.agent_guard import agent_compaction_problem
 from engine.compaction.plan import CompactionPlan
+from engine.fs.append_where_read import append_where_read
 
 __all__ = ["ClaudeCodeWrite", "claude_code_problem", "write_claude_code_compaction"]
 
@@ -64,15 +65,8 @@ def write_claude_code_compaction(plan: CompactionPlan) -> ClaudeCodeWrite:
     data = orjson.dumps(boundary) + b"\n" + orjson.dumps(summary) + b"\n"
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
-        st = os.fstat(fd)
-        size = reader._cursor.offset
-        if st.st_ino != reader._cursor.inode or st.st_size != size or (size and os.pread(fd, 1, size - 1) != b"\n"):
-            raise ValueError(f"{path.name} changed while the compaction was prepared; plan again")
-        written = os.write(fd, data)
-        if written != len(data):
-            os.ftruncate(fd, size)  # never leave a torn line the agent cannot load
-            raise OSError(f"short write to {path} ({written} of {len(data)} bytes); nothing kept")
-        os.fsync(fd)
+        size = reader.cursor.offset
+        written = append_where_read(fd, path, reader.cursor.inode, size, data)
     finally:
         os.close(fd)
     return ClaudeCodeWrite((boundary["uuid"], summary["uuid"]), leaf.uuid, size, written)

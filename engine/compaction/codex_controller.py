@@ -20,6 +20,7 @@ from engine.agents.codex.reader import CodexReader
 from engine.agents.protocol import ContextItem
 from engine.compaction.agent_guard import agent_compaction_problem
 from engine.compaction.plan import CompactionPlan
+from engine.fs.append_where_read import append_where_read
 
 __all__ = ["codex_problem", "write_codex_compaction"]
 
@@ -72,15 +73,8 @@ def write_codex_compaction(plan: CompactionPlan) -> tuple[int, int]:
         ordinal = reader.records  # lines are numbered from 0
         record = compacted_record(context=context, kept=kept, summary=plan.summary, ordinal=ordinal)
         data = orjson.dumps(record) + b"\n"
-        st = os.fstat(fd)
-        size = reader._cursor.offset
-        if st.st_ino != reader._cursor.inode or st.st_size != size or (size and os.pread(fd, 1, size - 1) != b"\n"):
-            raise ValueError(f"{path.name} changed while the compaction was prepared; plan again")
-        written = os.write(fd, data)
-        if written != len(data):
-            os.ftruncate(fd, size)  # never leave a torn line the agent cannot load
-            raise OSError(f"short write to {path} ({written} of {len(data)} bytes); nothing kept")
-        os.fsync(fd)
+        size = reader.cursor.offset
+        written = append_where_read(fd, path, reader.cursor.inode, size, data)
     finally:
         os.close(fd)
     return size, written

@@ -6,6 +6,11 @@ A :class:`CompactionPlan` names the layer, the cut (``firstKeptEntryId``), what 
 tokens before → after, the exact summary, the files read/modified, the cache cost, the degradation report and
 guard decision, and every warning. ``blocked`` lists the reasons a controller must refuse it; a plan with no
 blocking reason is applied exactly as shown (the controller re-plans only if the agent moved the leaf).
+
+The plan is composed of the planning stages' values (:mod:`engine.compaction.plan_parts`); the flat attributes
+(``plan.summary``, ``plan.tokens_summarized``, …) read them, and :meth:`CompactionPlan.to_dict` is laid out by
+:data:`~engine.compaction.plan_json.PLAN_JSON`. A changed summary (LLM, hand edit) replaces the ``draft``,
+``figures`` and ``verdict`` values with :func:`dataclasses.replace`.
 """
 
 from __future__ import annotations
@@ -19,8 +24,18 @@ from typing import Any
 from engine.checkpoints.inject import checkpoint_message_entry
 from engine.checkpoints.render import RenderedCheckpoint
 from engine.checkpoints.store import LoadedCheckpoint
-from engine.compaction.archive import ArchivedMessage, render_archive_record
 from engine.compaction.degradation import DegradationAssessment, GuardDecision
+from engine.compaction.plan_json import PLAN_JSON, laid_out
+from engine.compaction.plan_parts import (
+    ArchivePlan,
+    MessagePreview,
+    PlanAssessment,
+    PlanFigures,
+    PlannedCut,
+    PlanVerdict,
+    SummaryDraft,
+)
+from engine.compaction.request import CompactionRequest
 from engine.session.cost import RewriteCost
 from engine.stores.source import SessionSource
 
@@ -34,110 +49,170 @@ def not_smaller_reason(layer: str, summary_tokens: int, tokens_summarized: int) 
 
 
 @dataclass(frozen=True, slots=True)
-class MessagePreview:
-    """One message a compaction takes out of the context, for the preview."""
-
-    entry_id: str
-    role: str
-    tokens: int
-    line: int
-    """Line in the transcript (``seq`` for SQLite)."""
-    first_line: str
-    """The start of its text on one line (at most 100 characters)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ArchivePlan:
-    """The drop-only archive record that would be appended before the compaction entry."""
-
-    path: Path
-    """``<workspace>/memory/YYYY-MM-DD.md``."""
-    record_id: str
-    messages: tuple[ArchivedMessage, ...]
-    """The dropped messages, verbatim (redacted when rendered)."""
-    session_key: str
-    created_at: str
-    first_kept_entry_id: str | None
-    tokens: int
-    workspace: Path | None = None
-    """The validated workspace: no symlink below it is followed when the record is written."""
-
-    def record(self) -> bytes:
-        """The complete record, markers included, secrets redacted (rendered on demand: redaction is not free)."""
-        return render_archive_record(
-            self.record_id,
-            self.messages,
-            session_key=self.session_key,
-            created_at=self.created_at,
-            first_kept_entry_id=self.first_kept_entry_id,
-            tokens=self.tokens,
-        )
-
-
-@dataclass(frozen=True, slots=True)
 class CompactionPlan:
     """What a compaction of one session would write, and why it might not (see :attr:`blocked`)."""
 
     source: SessionSource
-    layer: str
-    focus: str | None
+    request: CompactionRequest
+    """What was asked: layer, focus, protected budget, chosen messages, automatic."""
     controller: str
     """``jsonl``, ``gateway`` or ``none``."""
     leaf_id: str | None
     """The leaf the plan was computed for; the jsonl controller re-plans if it moved."""
-    first_kept_entry_id: str | None
-    first_kept_line: int | None
-    split_turn: bool
-    turn_start_entry_id: str | None
-    keep_recent_tokens: int
-    """The protected budget used for the cut (the layer's, or ``--keep-recent``), pi-estimate tokens."""
-    messages_summarized: int
-    """Context messages taken out (the previous summary included)."""
-    messages_kept: int
-    tokens_summarized: int
-    """Tokens of the summarized messages by :attr:`token_method`."""
-    tokens_kept: int
-    summary: str
-    summary_tokens: int
-    checkpoint_tokens: int
-    """Tokens of the rendered checkpoint message appended after the compaction entry (0 when none)."""
-    overhead_tokens: int
-    """Context the transcript does not hold (system prompt, tools): the usage minus the messages, or 0."""
-    tokens_before_estimate: int | None
-    """pi's estimate of the context now (``estimateContextTokens``), written as the entry's ``tokensBefore``;
-    ``None`` where pi's own figure is NaN (a usage record lacks fields, docs/pi.md)."""
-    token_method: str
-    read_files: tuple[str, ...]
-    modified_files: tuple[str, ...]
-    pinned: tuple[str, ...]
-    """Ids of pinned messages before the cut, carried verbatim into the summary."""
-    dropped: tuple[MessagePreview, ...]
-    kept_ids: tuple[str, ...]
-    """Entry ids of the messages kept verbatim after the summary (the protected tail), in order."""
-    cost: RewriteCost | None
-    degradation: DegradationAssessment | None
-    guard: GuardDecision | None
-    warnings: tuple[str, ...]
-    blocked: tuple[str, ...]
-    """Reasons the plan must not be applied (nothing to compact, read-only store, guard refused, …)."""
-    checkpoint: LoadedCheckpoint | None = None
-    rendered_checkpoint: RenderedCheckpoint | None = None
-    archive: ArchivePlan | None = None
+    cut: PlannedCut
+    draft: SummaryDraft
+    figures: PlanFigures
+    assessment: PlanAssessment
+    verdict: PlanVerdict
     openclaw_budget: Mapping[str, Any] | None = None
     """For the gateway controller: OpenClaw's own figures from its store (``contextBudgetStatus``,
     ``totalTokens``); OpenClaw, not ctxscope, chooses the cut and writes the summary."""
-    created_at: str = ""
-    automatic: bool = False
-    summary_source: str = "deterministic"
-    """``deterministic`` (built by :mod:`engine.compaction.summarizer`), ``llm:<model>`` (:mod:`engine.llm.summary`),
-    or either prefixed with ``edited:`` once the user edited it (:mod:`engine.compaction.summary_edit`)."""
-    targets: tuple[str, ...] = ()
-    """The entry ids a prune was asked to shorten (empty: the layer's own choice of tool outputs)."""
-    summary_edited: bool = False
-    """The user edited the summary before applying (audited with the edited text's hash)."""
     model: str | None = None
     provider: str | None = None
     """The session's model and provider, to price the rewrite again when the summary changes."""
+
+    # The plan's figures by their flat names (what the views, the CLI and the controllers read).
+
+    @property
+    def layer(self) -> str:
+        return self.request.layer
+
+    @property
+    def focus(self) -> str | None:
+        return self.request.focus
+
+    @property
+    def automatic(self) -> bool:
+        return self.request.automatic
+
+    @property
+    def created_at(self) -> str:
+        return self.request.created_at
+
+    @property
+    def first_kept_entry_id(self) -> str | None:
+        return self.cut.first_kept_entry_id
+
+    @property
+    def first_kept_line(self) -> int | None:
+        return self.cut.first_kept_line
+
+    @property
+    def split_turn(self) -> bool:
+        return self.cut.split_turn
+
+    @property
+    def turn_start_entry_id(self) -> str | None:
+        return self.cut.turn_start_entry_id
+
+    @property
+    def keep_recent_tokens(self) -> int:
+        return self.cut.keep_recent_tokens
+
+    @property
+    def messages_summarized(self) -> int:
+        """Context messages taken out (the previous summary included)."""
+        return len(self.cut.summarized)
+
+    @property
+    def messages_kept(self) -> int:
+        return len(self.cut.kept)
+
+    @property
+    def kept_ids(self) -> tuple[str, ...]:
+        return self.cut.kept_ids
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return self.cut.targets
+
+    @property
+    def summary(self) -> str:
+        return self.draft.text
+
+    @property
+    def summary_source(self) -> str:
+        return self.draft.source
+
+    @property
+    def summary_edited(self) -> bool:
+        return self.draft.edited
+
+    @property
+    def read_files(self) -> tuple[str, ...]:
+        return self.draft.read_files
+
+    @property
+    def modified_files(self) -> tuple[str, ...]:
+        return self.draft.modified_files
+
+    @property
+    def pinned(self) -> tuple[str, ...]:
+        return self.draft.pinned
+
+    @property
+    def dropped(self) -> tuple[MessagePreview, ...]:
+        return self.draft.dropped
+
+    @property
+    def archive(self) -> ArchivePlan | None:
+        return self.draft.archive
+
+    @property
+    def token_method(self) -> str:
+        return self.figures.token_method
+
+    @property
+    def tokens_summarized(self) -> int:
+        return self.figures.tokens_summarized
+
+    @property
+    def tokens_kept(self) -> int:
+        return self.figures.tokens_kept
+
+    @property
+    def summary_tokens(self) -> int:
+        return self.figures.summary_tokens
+
+    @property
+    def checkpoint_tokens(self) -> int:
+        return self.figures.checkpoint_tokens
+
+    @property
+    def overhead_tokens(self) -> int:
+        return self.figures.overhead_tokens
+
+    @property
+    def tokens_before_estimate(self) -> int | None:
+        return self.figures.tokens_before_estimate
+
+    @property
+    def cost(self) -> RewriteCost | None:
+        return self.figures.cost
+
+    @property
+    def checkpoint(self) -> LoadedCheckpoint | None:
+        return self.figures.checkpoint
+
+    @property
+    def rendered_checkpoint(self) -> RenderedCheckpoint | None:
+        return self.figures.rendered_checkpoint
+
+    @property
+    def degradation(self) -> DegradationAssessment | None:
+        return self.assessment.degradation
+
+    @property
+    def guard(self) -> GuardDecision | None:
+        return self.assessment.guard
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.verdict.warnings
+
+    @property
+    def blocked(self) -> tuple[str, ...]:
+        return self.verdict.blocked
 
     @property
     def summary_sha256(self) -> str:
@@ -156,23 +231,19 @@ class CompactionPlan:
 
     @property
     def tokens_before(self) -> int:
-        """Tokens of the context messages now (summarized + kept), by :attr:`token_method`."""
-        return self.tokens_summarized + self.tokens_kept
+        return self.figures.tokens_before
 
     @property
     def tokens_after(self) -> int:
-        """Estimated tokens of the context messages after: summary + kept (+ checkpoint message)."""
-        return self.summary_tokens + self.tokens_kept + self.checkpoint_tokens
+        return self.figures.tokens_after
 
     @property
     def context_tokens_before(self) -> int:
-        """:attr:`tokens_before` plus the prompt overhead: what the next request would carry now."""
-        return self.tokens_before + self.overhead_tokens
+        return self.figures.context_tokens_before
 
     @property
     def context_tokens_after(self) -> int:
-        """:attr:`tokens_after` plus the prompt overhead."""
-        return self.tokens_after + self.overhead_tokens
+        return self.figures.context_tokens_after
 
     @property
     def applicable(self) -> bool:
@@ -239,82 +310,6 @@ class CompactionPlan:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """The plan as JSON-friendly values (``ctxscope compact --dry-run --json``)."""
-        cost = self.cost
-        degradation = self.degradation
-        return {
-            "session_key": self.session_key,
-            "path": str(self.path),
-            "format": self.source.format,
-            "layer": self.layer,
-            "focus": self.focus,
-            "controller": self.controller,
-            "leaf_id": self.leaf_id,
-            # null where pi's prepareCompaction returns nothing (the path already ends on a compaction).
-            "cut_point": None if self.first_kept_entry_id is None else {
-                "first_kept_entry_id": self.first_kept_entry_id,
-                "first_kept_line": self.first_kept_line,
-                "split_turn": self.split_turn,
-                "turn_start_entry_id": self.turn_start_entry_id,
-                "keep_recent_tokens": self.keep_recent_tokens,
-                "tokens_before": self.tokens_before_estimate,
-            },
-            "keep_recent_tokens": self.keep_recent_tokens,
-            "messages": {"summarized": self.messages_summarized, "kept": self.messages_kept},
-            "tokens": {
-                "method": self.token_method,
-                "summarized": self.tokens_summarized,
-                "kept": self.tokens_kept,
-                "summary": self.summary_tokens,
-                "checkpoint_message": self.checkpoint_tokens,
-                "before": self.tokens_before,
-                "after": self.tokens_after,
-                "overhead": self.overhead_tokens,
-                "context_before": self.context_tokens_before,
-                "context_after": self.context_tokens_after,
-                "agent_estimate_before": self.tokens_before_estimate,
-            },
-            "summary": self.summary,
-            "summary_source": self.summary_source,
-            "summary_edited": self.summary_edited,
-            "read_files": list(self.read_files),
-            "modified_files": list(self.modified_files),
-            "pinned": list(self.pinned),
-            "dropped": [
-                {"entry_id": d.entry_id, "role": d.role, "tokens": d.tokens, "line": d.line, "first_line": d.first_line}
-                for d in self.dropped
-            ],
-            "kept_ids": list(self.kept_ids),
-            "cost": None if cost is None else {
-                "cache_write_cost_usd": cost.cache_write_cost_usd,
-                "tokens_saved_per_turn": cost.tokens_saved_per_turn,
-                "saved_per_turn_usd": cost.saved_per_turn_usd,
-                "break_even_turns": cost.break_even_turns,
-                "price_source": cost.price_source,
-            },
-            "degradation": None if degradation is None else {
-                "level": degradation.report.level,
-                "compaction_count": degradation.report.compaction_count,
-                "information_loss": degradation.report.information_loss,
-                "recommendation": degradation.report.recommendation,
-                "warnings": list(degradation.warnings),
-            },
-            "guard": None if self.guard is None else {
-                "allowed": self.guard.allowed,
-                "reason": self.guard.reason,
-                "needs_confirmation": self.guard.needs_confirmation,
-            },
-            "checkpoint_id": self.checkpoint.ref.checkpoint_id if self.checkpoint else None,
-            "archive": None if self.archive is None else {
-                "path": str(self.archive.path),
-                "record_id": self.archive.record_id,
-                "messages": len(self.archive.messages),
-            },
-            "openclaw_budget": dict(self.openclaw_budget) if self.openclaw_budget is not None else None,
-            "warnings": list(self.warnings),
-            "blocked": list(self.blocked),
-            "applicable": self.applicable,
-            "needs_confirmation": self.needs_confirmation,
-            "automatic": self.automatic,
-            "created_at": self.created_at,
-        }
+        """The plan as JSON-friendly values (``ctxscope compact --dry-run --json``), laid out by
+        :data:`~engine.compaction.plan_json.PLAN_JSON`."""
+        return laid_out(self, PLAN_JSON)

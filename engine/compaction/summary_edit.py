@@ -15,6 +15,7 @@ import dataclasses
 from engine.accounting.tokens import TokenCounter, get_counter
 from engine.capture.redact import redact_secrets
 from engine.compaction.plan import CompactionPlan, not_smaller_reason
+from engine.compaction.plan_parts import PlanVerdict
 from engine.session.cost import rewrite_cost
 
 __all__ = ["with_edited_summary"]
@@ -49,12 +50,12 @@ def with_edited_summary(plan: CompactionPlan, text: str, *, counter: TokenCounte
         checkpoint, rendered, checkpoint_tokens = None, None, 0
     warnings.append(f"{_EDITED} {plan.summary_tokens:,} → {tokens:,} tokens")
     source = plan.summary_source if plan.summary_source.startswith("edited:") else f"edited:{plan.summary_source}"
-    edited = dataclasses.replace(
-        plan, summary=summary, summary_tokens=tokens, checkpoint=checkpoint, rendered_checkpoint=rendered,
-        checkpoint_tokens=checkpoint_tokens, blocked=tuple(blocked), warnings=tuple(warnings),
-        summary_source=source, summary_edited=True,
+    figures = dataclasses.replace(plan.figures, summary_tokens=tokens, checkpoint=checkpoint,
+                                  rendered_checkpoint=rendered, checkpoint_tokens=checkpoint_tokens)
+    if plan.cost is not None:
+        figures = dataclasses.replace(figures, cost=rewrite_cost(
+            plan.model, plan.provider, figures.context_tokens_before, figures.context_tokens_after))
+    return dataclasses.replace(
+        plan, draft=dataclasses.replace(plan.draft, text=summary, source=source, edited=True), figures=figures,
+        verdict=PlanVerdict(tuple(warnings), tuple(blocked)),
     )
-    if plan.cost is None:
-        return edited
-    cost = rewrite_cost(plan.model, plan.provider, edited.context_tokens_before, edited.context_tokens_after)
-    return dataclasses.replace(edited, cost=cost)

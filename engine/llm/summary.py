@@ -89,5 +89,7 @@ def with_llm_summary(
     counter = get_counter()
     notes = (*plan.warnings, f"summary written by {llm.model} ({llm.kind}); a new run would word it differently")
     return dataclasses.replace(
-        plan, summary=summary, summary_tokens=counter.count(summary), warnings=notes, summary_source=f"llm:{llm.model}"
+        plan, draft=dataclasses.replace(plan.draft, text=summary, source=f"llm:{llm.model}"),
+        figures=dataclasses.replace(plan.figures, summary_tokens=counter.count(summary)),
+        verdict=dataclasses.replace(plan.verdict, warnings=notes),
     )

@@ -29,12 +29,11 @@ from engine import (
     resolve_state_dir,
 )
 from engine.config.llm_settings import NEEDS_LLM
+from tui.cli.exit_codes import ExitCode
 from tui.cli.index_cache import stderr_cache
 from tui.cli.read_commands import print_json, resolve_session
 from tui.cli.terminal_output import cell
 from tui.confirm import confirm
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = 0, 1, 2, 3, 4, 5
 
 
 def _source(args: argparse.Namespace) -> SessionSource | None:
@@ -49,13 +48,13 @@ def checkpoint(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope checkpoint SESSION [--enrich]``: capture the session and write a checkpoint now (``manual``)."""
     if args.enrich and config.llm is None:
         print(f"ctxscope: --enrich {NEEDS_LLM}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     if args.enrich and (problem := missing_extra("llm")) is not None:
         print(f"ctxscope: {problem}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     source = _source(args)
     if source is None:
-        return EXIT_NOT_FOUND
+        return ExitCode.NOT_FOUND
     manager = ContextManager(config, auto_checkpoints=False)
     manager.add(source)
     _, events = manager.step(source.follow_key)
@@ -63,7 +62,7 @@ def checkpoint(args: argparse.Namespace, config: Config) -> int:
     if errors:
         for message in errors:
             print(f"ctxscope: {message}", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
     event = manager.write(source.follow_key, "manual", enrich=config.llm if args.enrich else None)
     if args.json:
         print_json({"kind": event.kind, "message": event.message,
@@ -73,14 +72,14 @@ def checkpoint(args: argparse.Namespace, config: Config) -> int:
         print(f"ctxscope: {event.message}", file=sys.stderr)
     else:
         print(event.message)
-    return EXIT_OK if event.kind == "checkpoint" else EXIT_FAILED
+    return ExitCode.OK if event.kind == "checkpoint" else ExitCode.FAILED
 
 
 def history(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope history SESSION``: the session's checkpoints and the compactions in its transcript."""
     source = _source(args)
     if source is None:
-        return EXIT_NOT_FOUND
+        return ExitCode.NOT_FOUND
     state_dir = resolve_state_dir(source.state_dir, config)
     rows: list[dict[str, Any]] = []
     # The files the TUI's Checkpoints tab lists, read the same way (engine/queries/checkpoints.py).
@@ -102,7 +101,7 @@ def history(args: argparse.Namespace, config: Config) -> int:
         indexed = index_source(source, stderr_cache())
     except (TranscriptError, OSError) as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
     compactions = [
         {"entry_id": c.entry_id, "timestamp": c.timestamp, "line": c.line, "tokens_before": c.tokens_before,
          "first_kept_entry_id": c.first_kept_entry_id, "fallback_summary": c.fallback_summary,
@@ -111,7 +110,7 @@ def history(args: argparse.Namespace, config: Config) -> int:
     ]
     if args.json:
         print_json({"key": source.key, "state_dir": str(state_dir), "checkpoints": rows, "compactions": compactions})
-        return EXIT_OK
+        return ExitCode.OK
     print(f"{cell(source.key)}: {len(rows)} checkpoint(s) in {cell(state_dir)}, {len(compactions)} compaction(s) in "
           "the transcript")
     for row in rows:
@@ -127,7 +126,7 @@ def history(args: argparse.Namespace, config: Config) -> int:
         before = f"{c['tokens_before']:,}" if c["tokens_before"] is not None else "?"
         print(f"  compaction {cell(c['entry_id'])}  {cell(c['timestamp'])}  line {c['line']}  {before} tokens "
               f"before{note}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def diff_to_dict(diff: CheckpointDiff) -> dict[str, Any]:
@@ -147,7 +146,7 @@ def diff(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope diff SESSION [A B]``: what changed between two checkpoints (default: the last two)."""
     source = _source(args)
     if source is None:
-        return EXIT_NOT_FOUND
+        return ExitCode.NOT_FOUND
     state_dir = resolve_state_dir(source.state_dir, config)
     refs = {r.checkpoint_id: r for r in list_checkpoints(state_dir, source.identity)}
     ids = sorted(refs, key=lambda cid: refs[cid].number)
@@ -155,18 +154,18 @@ def diff(args: argparse.Namespace, config: Config) -> int:
         wanted = [_normalise_id(args.a), _normalise_id(args.b)]
     elif args.a or args.b:
         print("ctxscope: give two checkpoint ids (A B), or none for the last two", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     else:
         if len(ids) < 2:
             print(f"ctxscope: {source.key} has {len(ids)} checkpoint{'s' if len(ids) != 1 else ''}; a diff needs "
                   f"two. Write one with `ctxscope checkpoint {source.key}`.", file=sys.stderr)
-            return EXIT_FAILED
+            return ExitCode.FAILED
         wanted = ids[-2:]
     missing = [cid for cid in wanted if cid not in refs]
     if missing:
         print(f"ctxscope: no checkpoint {', '.join(missing)} for {source.key} (have: {', '.join(ids) or 'none'})",
               file=sys.stderr)
-        return EXIT_NOT_FOUND
+        return ExitCode.NOT_FOUND
     old_ref, new_ref = refs[wanted[0]], refs[wanted[1]]
     old_cp, new_cp = read_checkpoint(old_ref), read_checkpoint(new_ref)
     structured = diff_checkpoints(old_cp, new_cp)
@@ -174,7 +173,7 @@ def diff(args: argparse.Namespace, config: Config) -> int:
                    a_name=old_ref.checkpoint_id, b_name=new_ref.checkpoint_id)
     if args.json:
         print_json({**diff_to_dict(structured), "raw": raw})
-        return EXIT_OK
+        return ExitCode.OK
     print(f"{cell(source.key)}: {cell(old_ref.checkpoint_id)} ({cell(structured.trigger.old)}) → "
           f"{cell(new_ref.checkpoint_id)} ({cell(structured.trigger.new)})")
     print(f"  tokens {structured.token_delta:+,}  utilization {structured.utilization_delta * 100:+.0f} points  "
@@ -189,7 +188,7 @@ def diff(args: argparse.Namespace, config: Config) -> int:
             print(f"  - {name}: {cell(item)}")
     if args.raw:
         print("\n" + raw)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _normalise_id(value: str) -> str:
@@ -200,30 +199,30 @@ def inject(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope inject SESSION``: append the rendered latest checkpoint as a custom message."""
     source = _source(args)
     if source is None:
-        return EXIT_NOT_FOUND
+        return ExitCode.NOT_FOUND
     state_dir = resolve_state_dir(source.state_dir, config)
     try:
         plan = plan_inject(source, state_dir)
     except InjectRefusedError as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
-        return EXIT_REFUSED
+        return ExitCode.REFUSED
     print(f"Inject {plan.checkpoint.ref.checkpoint_id} into {source.path} "
           f"({plan.rendered.tokens} tokens by {plan.rendered.token_method}):\n")
     print(plan.rendered.text + "\n")
     if args.dry_run:
         print("Dry run: nothing written.")
-        return EXIT_OK
+        return ExitCode.OK
     if not confirm("Append it to the transcript?", yes=args.yes):
-        return EXIT_UNCONFIRMED
+        return ExitCode.UNCONFIRMED
     try:
         result = apply_inject(plan)
     except (LockHeldError, AppendRefusedError) as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
-        return EXIT_REFUSED
+        return ExitCode.REFUSED
     except (AppendError, LockError) as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
     print(f"Appended {', '.join(result.entry_ids)} after {result.parent_id} ({result.bytes_written} bytes).")
     if result.agent_active_warning:
         print(f"Warning: {result.agent_active_warning}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK

@@ -27,10 +27,10 @@ from engine import (
 )
 from engine.compaction.gateway import GatewayOutcome
 from engine.config.llm_settings import NEEDS_LLM
+from tui.cli.exit_codes import ExitCode
 from tui.cli.read_commands import open_session, print_json
 from tui.confirm import confirm
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = 0, 1, 2, 3, 4, 5
 _PREVIEW_ROWS = 8
 
 
@@ -43,7 +43,7 @@ def compact(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope compact SESSION [--layer L] [--focus TEXT] [--keep-recent N] [--dry-run] [--yes] [--json]``."""
     if args.keep_recent is not None and args.keep_recent < 0:
         print("ctxscope: --keep-recent must be >= 0", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     opened = open_session(args, config)
     if isinstance(opened, int):
         return opened
@@ -59,10 +59,10 @@ def compact(args: argparse.Namespace, config: Config) -> int:
     if getattr(args, "llm", False):
         if config.llm is None:
             print(f"ctxscope: --llm {NEEDS_LLM}", file=sys.stderr)
-            return EXIT_USAGE
+            return ExitCode.USAGE
         if (problem := missing_extra("llm")) is not None:
             print(f"ctxscope: {problem}", file=sys.stderr)
-            return EXIT_USAGE
+            return ExitCode.USAGE
         from engine import LLMError
         from engine.llm.summary import with_llm_summary
 
@@ -70,7 +70,7 @@ def compact(args: argparse.Namespace, config: Config) -> int:
             plan = with_llm_summary(plan, snapshot, follower.reader.read_object, config.llm)
         except LLMError as exc:
             print(f"ctxscope: LLM summary failed: {exc}", file=sys.stderr)
-            return EXIT_FAILED
+            return ExitCode.FAILED
     if args.json and (args.dry_run or plan.blocked):
         print_json({"plan": plan.to_dict(), "dry_run": args.dry_run})
     elif not args.json:
@@ -83,22 +83,22 @@ def compact(args: argparse.Namespace, config: Config) -> int:
     if plan.blocked:
         for reason in plan.blocked:
             print(f"ctxscope: refused: {reason}", file=sys.stderr)
-        return EXIT_REFUSED
+        return ExitCode.REFUSED
     if args.dry_run:
         if not args.json:
             print("\nDry run: nothing written.")
-        return EXIT_OK
+        return ExitCode.OK
     question = f"Append this {plan.layer} compaction to {source.path.name}?"
     if plan.controller == "gateway":
         question = f"Ask the OpenClaw gateway to compact {source.key}?"
     if plan.needs_confirmation and plan.guard is not None:
         question = f"{plan.guard.reason} {question}"
     if not confirm(question, yes=args.yes):
-        return EXIT_UNCONFIRMED
+        return ExitCode.UNCONFIRMED
     timeout = args.timeout if getattr(args, "timeout", None) is not None else config.gateway_timeout
     if timeout <= 0:
         print("ctxscope: --timeout must be > 0", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         result = apply_compaction(plan, follower=follower, config=config, state_dir=state_dir,
                                   lock_timeout=args.lock_timeout, gateway_timeout=timeout)
@@ -107,20 +107,20 @@ def compact(args: argparse.Namespace, config: Config) -> int:
             print_json({"plan": plan.to_dict(), "result": {"controller": "gateway",
                                                             "gateway": outcome_to_dict(exc.outcome)}})
         print(f"ctxscope: not compacted: {exc.reason}", file=sys.stderr)
-        return EXIT_REFUSED
+        return ExitCode.REFUSED
     except (CompactionRefusedError, LockHeldError, AppendRefusedError) as exc:
         print(f"ctxscope: refused: {exc}", file=sys.stderr)
-        return EXIT_REFUSED
+        return ExitCode.REFUSED
     except (CompactionError, AppendError, LockError, OSError) as exc:
         print(f"ctxscope: compaction failed: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
     if args.json:
         print_json({"plan": result.plan.to_dict(), "result": result_to_dict(result)})
     else:
         print("\n" + render_result(result))
     for warning in result.warnings:
         print(f"Warning: {warning}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 RESUME_NOTES = {

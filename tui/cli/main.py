@@ -1,12 +1,6 @@
 """The ``ctxscope`` command line (docs/architecture.md, Command line).
 
-Exit codes:
-    0  success
-    1  an operation failed (the message says why)
-    2  usage error (bad arguments, bad config)
-    3  no session matches the given SESSION, or a given PATH does not exist
-    4  refused: read-only store, nothing to compact, lock held by a live process, guard tripped
-    5  not confirmed (declined at the prompt, or no terminal to ask and no ``--yes``)
+Exit codes: :class:`tui.cli.exit_codes.ExitCode` (``ctxscope help-exit-codes``).
 """
 
 from __future__ import annotations
@@ -21,16 +15,16 @@ from pathlib import Path
 from typing import NoReturn
 
 from engine import Config, ConfigError, LockError, TranscriptError, load_config
+from tui.cli.exit_codes import ExitCode, exit_codes_help
 from tui.cli.terminal_output import cell, guarded_output
 
-__all__ = ["EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "main"]
+__all__ = [
+    "EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "ExitCode", "main",
+]
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_NOT_FOUND = 3
-EXIT_REFUSED = 4
-EXIT_UNCONFIRMED = 5
+# The names tests and embedding programs imported before the enum; each is the enum's member.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE
+EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = ExitCode.NOT_FOUND, ExitCode.REFUSED, ExitCode.UNCONFIRMED
 
 Handler = Callable[[argparse.Namespace, Config], int]
 
@@ -83,9 +77,9 @@ def launch(paths: Sequence[Path], config: Config, *, force_polling: bool | None 
             where = ", ".join(cell(p) for p in paths) if paths else DEFAULT_WHERE
             print(f"No sessions found in {where}, and none of it exists to watch.\n"
                   "Try `ctxscope demo` to watch a simulated agent, or `ctxscope tui PATH` on a sessions directory.")
-            return 0
+            return ExitCode.OK
     CtxscopeApp(paths, config, force_polling=force_polling).run()
-    return 0
+    return ExitCode.OK
 
 
 def _run_tui(args: argparse.Namespace, config: Config) -> int:
@@ -147,7 +141,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         # argparse prints the whole usage block first; the one line that matters scrolled past it.
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+        self.exit(ExitCode.USAGE, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -254,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.set_defaults(handler="tui.cli.report_command:report")
 
     codes = sub.add_parser("help-exit-codes", help="list the exit codes")
-    codes.set_defaults(handler=lambda args, config: print(__doc__.split("Exit codes:", 1)[1].rstrip()) or 0)
+    codes.set_defaults(handler=lambda args, config: print("\n" + exit_codes_help()) or ExitCode.OK)
     for command in sub.choices.values():
         # Accepted after the subcommand too; SUPPRESS keeps a value given before it.
         _add_global_options(command, default=argparse.SUPPRESS)
@@ -295,16 +289,16 @@ def _run(args: argparse.Namespace) -> int:
     config_file: Path | None = args.config.expanduser() if args.config is not None else None
     if config_file is not None and not config_file.is_file():
         print(f"ctxscope: config file {config_file} does not exist", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     missing = _missing_path(args)
     if missing is not None:
         print(f"ctxscope: {missing}: no such file or directory", file=sys.stderr)
-        return EXIT_NOT_FOUND
+        return ExitCode.NOT_FOUND
     try:
         config = load_config(config_file)
     except ConfigError as exc:
         print(f"ctxscope: config error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     for warning in config.warnings:
         print(f"ctxscope: {warning}", file=sys.stderr)
     if args.state_dir is not None:
@@ -322,14 +316,14 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return handler(args, config)
     except BrokenPipeError:
-        return EXIT_OK
+        return ExitCode.OK
     except KeyboardInterrupt:
-        return 130
+        return 130  # the shell's status for an interrupt (128 + SIGINT), not one of ctxscope's outcomes
     except (OSError, RuntimeError, TranscriptError, LockError) as exc:
         # Files changing or vanishing under a command (a transcript truncated or replaced mid-read, a state dir
         # that turned read-only, a .lock that is a directory) are reported in one line, never as a traceback.
         print(f"ctxscope: {_one_line(exc)}", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
 
 
 def _one_line(exc: BaseException) -> str:

@@ -26,13 +26,13 @@ from engine import (
     session_cost,
 )
 from engine.session.pi_tree import entry_rows, labels, pi_model, session_tree, thinking_level
+from tui.cli.exit_codes import ExitCode
 from tui.cli.index_cache import stderr_cache
 from tui.cli.terminal_output import cell, json_text
 
 if TYPE_CHECKING:
     from engine import SessionFollower, SessionSnapshot
 
-EXIT_OK, EXIT_FAILED, EXIT_NOT_FOUND = 0, 1, 3
 
 
 def print_json(value: Any) -> None:
@@ -142,9 +142,9 @@ def status(args: argparse.Namespace, config: Config) -> int:
         print_json(rows)
     elif not rows and discovery.problems:
         print(f"No session could be read ({len(discovery.problems)} problem(s) above).", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
     elif not rows and failed:
-        return EXIT_FAILED  # each file given was refused, and the line above says why
+        return ExitCode.FAILED  # each file given was refused, and the line above says why
     elif not rows:
         defaults = "~/.openclaw, ~/.clawdbot, ~/.pi/agent/sessions"
         where = ", ".join(str(p) for p in args.paths) if args.paths else defaults
@@ -154,7 +154,7 @@ def status(args: argparse.Namespace, config: Config) -> int:
         print(_table(header, [_status_row(r) for r in rows]))
         if discovery.archives:
             print(f"\n{len(discovery.archives)} archived transcript(s) not shown (pass one as PATH to read it).")
-    return EXIT_FAILED if (failed or discovery.problems) and not rows else EXIT_OK
+    return ExitCode.FAILED if (failed or discovery.problems) and not rows else ExitCode.OK
 
 
 def resolve_session(args: argparse.Namespace) -> SessionSource:
@@ -178,7 +178,7 @@ def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollo
         source = resolve_session(args)
     except SessionNotFoundError as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
-        return EXIT_NOT_FOUND
+        return ExitCode.NOT_FOUND
     from engine import SessionFollower
 
     follower = SessionFollower(source, config)
@@ -186,10 +186,10 @@ def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollo
         snapshot = follower.refresh()
     except TranscriptError as exc:
         print(f"ctxscope: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
     if not snapshot.is_session:
         print(f"ctxscope: {_not_a_session(source)}", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
     return follower, snapshot
 
 
@@ -264,7 +264,7 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
                                   "unpriced_calls": cost.unpriced_calls}}
     if args.json:
         print_json(result)
-        return EXIT_OK
+        return ExitCode.OK
     rows = result["context"]
     cp = result["cut_point"]
     print(f"{cell(snapshot.source.key)}  ({cell(snapshot.source.path)})")
@@ -293,4 +293,4 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
         for r in rows
     ]
     print(_table(["ENTRY", "ROLE", "TOKENS", "STATE", "TOOLS"], table))
-    return EXIT_OK
+    return ExitCode.OK

@@ -16,8 +16,8 @@ from engine import (
     collect_usage,
     discover_sessions,
 )
+from tui.cli.exit_codes import ExitCode
 from tui.cli.index_cache import stderr_cache
-from tui.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from tui.cli.terminal_output import cell, json_text, spreadsheet_cell
 
 __all__ = ["report", "report_table"]
@@ -76,7 +76,7 @@ def report(args: argparse.Namespace, config: Config) -> int:
         # Both dates are inclusive: reversed, they select nothing, and an empty table reads as "no usage".
         print(f"ctxscope report: --since {args.since} is after --until {args.until}; swap them "
               "(both days are included)", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     discovery = discover_sessions(args.paths or None)
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
@@ -105,4 +105,4 @@ def report(args: argparse.Namespace, config: Config) -> int:
     if problems and usages:
         # A file that could not be read is never a session with no cost: it is named above and the run fails.
         print(f"{len(problems)} file(s) could not be read and are not counted (named above).", file=sys.stderr)
-    return EXIT_FAILED if problems or (discovery.problems and not usages) else EXIT_OK
+    return ExitCode.FAILED if problems or (discovery.problems and not usages) else ExitCode.OK

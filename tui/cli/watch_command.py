@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING
 
 from engine import Config, ContextManager, Refreshed, SessionTracker, SidecarEvent, missing_extra
 from engine.live.activity import ActivityRecorder, HeadReader, compaction_heads, probe_loop_lag
+from tui.cli.exit_codes import ExitCode
 from tui.cli.index_cache import stderr_cache
 from tui.cli.terminal_output import cell
 
 if TYPE_CHECKING:
     from engine.live.metrics_server import MetricsServer
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
 
 
 def _emit(events: Iterable[SidecarEvent]) -> None:
@@ -125,10 +125,10 @@ def watch(args: argparse.Namespace, config: Config) -> int:
     metrics: str | None = getattr(args, "metrics", None)
     if metrics is not None and args.once:
         print("ctxscope: --metrics serves while watch runs; it cannot be combined with --once", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     if metrics is not None and (problem := missing_extra("metrics")) is not None:
         print(f"ctxscope: {problem}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     discovery = tracker.discover()
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
@@ -136,7 +136,7 @@ def watch(args: argparse.Namespace, config: Config) -> int:
     if not tracker.keys and (metrics is None or not watch_targets(tracker.paths)):
         print("ctxscope: no sessions to watch. Pass a sessions directory or transcript, or try `ctxscope demo`.",
               file=sys.stderr)
-        return EXIT_NOT_FOUND
+        return ExitCode.NOT_FOUND
     recorder = ActivityRecorder() if metrics is not None else None
     server: MetricsServer | None = None
     if metrics is not None and recorder is not None:
@@ -146,10 +146,10 @@ def watch(args: argparse.Namespace, config: Config) -> int:
             server = _serve_metrics(metrics, tracker, recorder, config)
         except ListenAddressError as exc:
             print(f"ctxscope: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+            return ExitCode.USAGE
         except OSError as exc:
             print(f"ctxscope: --metrics {metrics}: cannot listen there ({exc})", file=sys.stderr)
-            return EXIT_FAILED
+            return ExitCode.FAILED
     try:
         # The first read comes before "watching": a change made after that line is seen as the session moving,
         # never folded into the first read (where an idle session is only read, docs/checkpoints.md).
@@ -161,12 +161,12 @@ def watch(args: argparse.Namespace, config: Config) -> int:
         if server is not None:
             print(f"metrics at {server.url}", flush=True)
         if args.once:
-            return EXIT_OK
+            return ExitCode.OK
         asyncio.run(_main(tracker, args.force_polling, recorder))
     finally:
         if server is not None:
             server.close()
-    return EXIT_OK
+    return ExitCode.OK
 
 
 async def _main(tracker: SessionTracker, force_polling: bool | None, recorder: ActivityRecorder | None) -> None:

@@ -24,7 +24,7 @@ class ClaudeCodeReader:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._cursor = JsonlCursor(self.path)
+        self.cursor = JsonlCursor(self.path)
         self.records: list[Record] = []
         self.by_uuid: dict[str, Record] = {}
         self.problems: list[LineProblem] = []
@@ -35,7 +35,7 @@ class ClaudeCodeReader:
         Raises:
             OSError: the file cannot be read.
         """
-        lines, reset = self._cursor.read_new()
+        lines, reset = self.cursor.read_new()
         if reset:
             self.records.clear()
             self.by_uuid.clear()

@@ -33,7 +33,7 @@ class CodexReader:
     def __init__(self, path: Path, env: Mapping[str, str] | None = None) -> None:
         self.path = Path(path)
         self._env = dict(env or {})
-        self._cursor = JsonlCursor(self.path)
+        self.cursor = JsonlCursor(self.path)
         self._clear()
 
     def _clear(self) -> None:
@@ -63,7 +63,7 @@ class CodexReader:
         Raises:
             OSError: the file cannot be read.
         """
-        lines, reset = self._cursor.read_new()
+        lines, reset = self.cursor.read_new()
         if reset:
             self._clear()
         for line in lines:
