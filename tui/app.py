@@ -367,6 +367,8 @@ class CtxscopeApp(App[None]):
             self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if isinstance(self.screen, ModalScreen) and action in _SCREEN_KEYS:
+            return False  # a dialog's keys are its own: the screen's do nothing there, so its footer hides them
         if action in CONTROL_ACTIONS:
             return None if self.unavailable(action) else True
         return True
@@ -455,3 +457,7 @@ class CtxscopeApp(App[None]):
         yield from app_commands(self.action_help, self.action_usage, self.run_control,
                                 partial(self.unavailable, screen=screen))
         yield from screen_commands(screen, self.pop_screen)
+
+
+_SCREEN_KEYS = frozenset(b.action for b in CtxscopeApp.BINDINGS if isinstance(b, Binding))
+"""The App's own keys (quit, help, the controls): hidden and inert while a dialog is open."""

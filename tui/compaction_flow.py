@@ -21,7 +21,9 @@ from engine.compaction.controllers import CompactionError, CompactionRefusedErro
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.planner import LAYERS, plan_compaction, select_compaction_layer, tool_output_tokens
 from engine.config.loader import Config
+from engine.fs.audit import record_action
 from engine.fs.jsonl_append import AppendError, AppendRefusedError
+from engine.fs.safe_path import UnsafePathError
 from engine.fs.session_lock import LockError, LockHeldError, LockInfo
 from engine.live.insight import blocking_lock, read_lock
 from engine.live.tracker import SessionTracker
@@ -138,11 +140,32 @@ class CompactionFlow:
         app.push_screen(dialog, partial(self._closed, dialog))
 
     def _closed(self, dialog: CompactDialog, confirmed: bool | None) -> None:
+        """Every close says what came of it: applied (said when written), refused, or cancelled — and a cancel is
+        audited like any other outcome of the user's decision."""
         if confirmed and dialog.plan is not None:
             plan = dialog.plan
             self.own.add(plan.session_key)
             self.app.run_worker(partial(self._apply, plan), thread=True, group="compaction", exit_on_error=False,
                                 name="apply_compaction_plan")
+            return
+        key = dialog.session_key
+        verb = dialog.verb
+        label = self.app.label(key) if key else "the session"
+        self.app.tell(f"{label}: the {verb.lower()} dialog was closed without confirming.",
+                      title=f"{verb} cancelled — nothing written", timeout=6)
+        if key is not None:
+            self.app.run_worker(partial(self._audit_cancel, key, dialog.chosen_layer, dialog.plan), thread=True,
+                                group="compaction", exit_on_error=False, name="audit_cancel")
+
+    def _audit_cancel(self, key: str, layer: str, plan: CompactionPlan | None) -> None:
+        """Record the cancel in the audit log (blocking: a worker)."""
+        try:
+            state_dir = self.app.tracker.state_dir(key)
+            record_action(state_dir, "prune" if layer == "prune" else "compact", key, params={"layer": layer},
+                          plan={"leaf_id": plan.leaf_id} if plan is not None else {}, result="cancelled",
+                          now=self.app.clock())
+        except (OSError, UnsafePathError, KeyError) as exc:
+            self.app.call_from_thread(self.app.tell, f"the cancel could not be audited: {exc}", severity="warning")
 
     def _apply(self, plan: CompactionPlan) -> None:
         """Apply a confirmed plan with its controller (audited by the engine) and report the outcome."""

@@ -11,6 +11,12 @@ and applying it audits the edit. Changing the layer, focus or budget plans
 afresh and replaces an edited text. Confirming is possible only for the plan on screen, when nothing blocks it,
 and — at high or critical degradation — after ticking the explicit confirmation (docs/compaction.md). The dialog
 returns ``True`` when the user confirmed; :attr:`CompactDialog.plan` is then the plan to apply.
+
+The primary button is never disabled: Textual moves the focus off a widget that becomes disabled, and every agent
+write re-plans, so the focus used to land on Cancel and the next Enter cancelled. Confirming (Enter on the button,
+or :data:`CONFIRM_KEY` anywhere) either closes with the plan on screen or keeps the dialog open and says why not.
+A re-plan caused by the agent's write leaves the plan on screen confirmable: applying it is exact (the engine keeps
+that cut and summary when the agent only appended, and refuses otherwise).
 """
 
 from __future__ import annotations
@@ -32,9 +38,13 @@ from textual.worker import get_current_worker
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.summary_edit import with_edited_summary
 from tui.breakpoints import preset_breakpoints
+from tui.widgets.footer import KeyFooter
 from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
 
-__all__ = ["DEBOUNCE_SECONDS", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
+__all__ = ["CONFIRM_KEY", "DEBOUNCE_SECONDS", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
+
+CONFIRM_KEY = "ctrl+s"
+"""Confirms from any field of the dialog (Enter does so only on the primary button: it types in the editor)."""
 
 DEBOUNCE_SECONDS = 0.15
 """Typing pauses this long before the plan is recomputed."""
@@ -61,6 +71,8 @@ class CompactDialog(ModalScreen[bool]):
     """Layer, focus and budget in; the live plan out; confirm applies it, escape cancels."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#apply"
+    """The primary action has the focus from the start, and keeps it: Enter confirms, arrows and Tab move on."""
 
     def __init__(
         self,
@@ -101,6 +113,11 @@ class CompactDialog(ModalScreen[bool]):
         self.plan_changed = False
         """The agent wrote while the dialog was open and the plan came out different: the user should look again."""
         self._first_plan = first_plan
+        self._shown_request: PlanRequest | None = None
+        """The choices the plan on screen answers (a re-plan after the agent wrote keeps it confirmable)."""
+        self.verb = "Prune" if fixed_layer else "Compact"
+        """The primary action's word, on its button and its key in the footer."""
+        self._bindings.bind(CONFIRM_KEY, "confirm", self.verb, key_display="^s", priority=True)
 
     # -- layout --------------------------------------------------------------------------------------------
 
@@ -133,8 +150,10 @@ class CompactDialog(ModalScreen[bool]):
             yield Checkbox("", id="confirm-risk", compact=True)
             with Horizontal(id="compact-buttons"):
                 yield Static(id="plan-status")
+                yield Static(Content.styled(f"^s {self.verb.lower()} · esc cancel", "$text-muted"), id="dialog-keys")
                 yield Button("Cancel", id="cancel", compact=True)
-                yield Button("Compact", id="apply", variant="error", compact=True, disabled=True)
+                yield Button(self.verb, id="apply", variant="error", compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#confirm-risk", Checkbox).display = False
@@ -267,6 +286,7 @@ class CompactDialog(ModalScreen[bool]):
         if request != self._pending:
             return  # the user changed something meanwhile: a newer plan is on its way
         before, self._shown_before_move = self._shown_before_move, None
+        self._shown_request = request
         if before is not None and _figures(before) != _figures(plan):
             self.plan_changed = True
         area = self.query_one("#summary-text", TextArea)
@@ -294,7 +314,7 @@ class CompactDialog(ModalScreen[bool]):
         confirm = self.query_one("#confirm-risk", Checkbox)
         needs = plan.needs_confirmation and plan.applicable
         if needs and plan.guard is not None:
-            confirm.label = f"Compact anyway: {plan.guard.reason}"
+            confirm.label = f"{self.verb} anyway: {plan.guard.reason}"
         confirm.display = needs
         self._update_apply()
 
@@ -314,17 +334,28 @@ class CompactDialog(ModalScreen[bool]):
 
     @property
     def confirmable(self) -> bool:
-        """Whether the plan on screen is current, applicable, and confirmed where the guard asks for it."""
+        """Whether the plan on screen answers the current choices, applies, and is confirmed where the guard asks."""
+        return self.not_confirmable() is None
+
+    def not_confirmable(self) -> str | None:
+        """Why confirming now would not apply the plan on screen, or ``None`` when it would."""
         plan = self.plan
-        if plan is None or self._pending is None or self._pending != self.request() or not plan.applicable:
-            return False
+        if plan is None:
+            return f"no plan: {self.problem}" if self.problem else "no plan yet: wait for the dry run"
+        if self._shown_request is None or self._shown_request != self.request():
+            return "the plan for the changed choices is still being computed: review it, then confirm"
         if self._editing:
-            return False
-        return not plan.needs_confirmation or self.query_one("#confirm-risk", Checkbox).value
+            return "the edited summary is still being counted"
+        if not plan.applicable:
+            return "blocked: " + "; ".join(plan.blocked) if plan.blocked else "this plan cannot be applied"
+        if plan.needs_confirmation and not self.query_one("#confirm-risk", Checkbox).value:
+            return f"tick \"{self.verb} anyway\" first: the risk needs an explicit confirmation"
+        return None
 
     def _update_apply(self) -> None:
-        """Enable confirming only for a confirmable plan; the status line says what is missing."""
-        self.query_one("#apply", Button).disabled = not self.confirmable
+        """The primary button looks ready only for a confirmable plan (never disabled: it keeps the focus); the
+        status line says what is missing."""
+        self.query_one("#apply", Button).set_class(not self.confirmable, "-not-ready")
         current = self._pending is not None and self._pending == self.request()
         if self.plan is not None and current and self.problem is None:
             self._set_status(self._plan_status(self.plan))
@@ -332,9 +363,17 @@ class CompactDialog(ModalScreen[bool]):
     # -- closing -----------------------------------------------------------------------------------------
 
     @on(Button.Pressed, "#apply")
-    def _apply_pressed(self) -> None:
-        if self.confirmable:
+    def action_confirm(self) -> None:
+        """Apply the plan on screen, or stay open and say why it cannot be applied yet."""
+        if self._editing:
+            self._stop_edit_timer()
+            self._apply_edit()  # the text the user sees is the summary they confirm
+        reason = self.not_confirmable()
+        if reason is None:
             self.dismiss(True)
+            return
+        self.app.bell()
+        self._set_status(Content.styled(f"not {self.verb.lower()}ed: {reason}", "bold $text-warning"))
 
     @on(Button.Pressed, "#cancel")
     def _cancel_pressed(self) -> None:

@@ -1,0 +1,151 @@
+"""Issue 28, items 1 and 2: the compaction dialog never loses the user's intent, and its footer shows its own keys.
+
+Each agent write re-plans the open dialog; the primary button must keep the focus through it, a confirm key must
+work from any field, every close must say what came of it, and a cancel must reach the audit log.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.message import Message
+from textual.notifications import Notify
+from textual.pilot import Pilot
+from textual.widgets import Button, Input
+
+from engine.fs.audit import read_audit
+from tests.conftest import SUBAGENT
+from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
+from tests.tui.test_actions import SUBAGENT_KEY, SUBAGENT_LEAF, _appended, _dialog, _keep_recent
+from tests.tui.transcript_lines import append, compaction, decision_exchange
+from tui.dialogs.compact import CompactDialog
+from tui.messages import CompactionApplied, CompactionFailed
+from tui.widgets.footer import KeyFooter
+
+CONFIRM_KEY = "ctrl+s"
+
+
+def _titles(seen: list[Message]) -> list[str]:
+    return [m.notification.title for m in seen if isinstance(m, Notify)]
+
+
+@pytest.fixture
+def subagent(tmp_path: Path) -> Path:
+    return copy_fixtures([SUBAGENT], tmp_path / "sessions") / SUBAGENT.name
+
+
+async def _agent_writes(pilot: Pilot[None], dialog: CompactDialog, subagent: Path, changes: object, parent: str,
+                        prefix: str) -> str:
+    entries, leaf = decision_exchange(parent, 12_000, prefix=prefix)
+    append(subagent, *entries)
+    changes.push(subagent)  # type: ignore[attr-defined]
+    await wait_until(pilot, lambda: dialog.plan is not None and dialog.plan.leaf_id == leaf)
+    return leaf
+
+
+async def test_enter_on_compact_while_the_agent_writes_applies_the_plan(subagent: Path, tmp_path: Path) -> None:
+    original = subagent.read_bytes()
+    seen: list[Message] = []
+    app, changes = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        await _keep_recent(pilot, dialog, 500)
+        dialog.query_one("#apply", Button).focus()
+        await pilot.pause()
+        leaf = SUBAGENT_LEAF
+        for n in range(3):  # three re-plans: the focus stays where the user put it
+            leaf = await _agent_writes(pilot, dialog, subagent, changes, leaf, f"w{n}")
+            assert dialog.focused is dialog.query_one("#apply", Button)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionApplied | CompactionFailed)])
+        assert [m for m in seen if isinstance(m, CompactionApplied)]
+        assert _appended(subagent, original)[-1]["type"] in ("compaction", "custom_message")
+
+
+async def test_the_confirm_key_applies_from_any_field_even_mid_replan(subagent: Path, tmp_path: Path) -> None:
+    seen: list[Message] = []
+    app, changes = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        await _keep_recent(pilot, dialog, 500)
+        shown = dialog.plan
+        dialog.query_one("#focus", Input).focus()
+        # The agent writes and the dialog has not seen it yet: the plan on screen is confirmed and kept exactly.
+        append(subagent, *decision_exchange(SUBAGENT_LEAF, 12_000)[0])
+        await pilot.press(CONFIRM_KEY)
+        await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionApplied | CompactionFailed)])
+        applied = [m.result for m in seen if isinstance(m, CompactionApplied)]
+        assert applied and applied[0].plan is shown and not applied[0].replanned
+        assert any("kept verbatim" in w for w in applied[0].warnings)
+        del changes
+
+
+async def test_a_plan_the_agent_compacted_under_is_refused_and_the_close_says_why(subagent: Path,
+                                                                                tmp_path: Path) -> None:
+    seen: list[Message] = []
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        await _keep_recent(pilot, dialog, 500)
+        append(subagent, compaction("agentcmp", SUBAGENT_LEAF, SUBAGENT_LEAF))  # the agent compacted itself
+        before = subagent.read_bytes()
+        await pilot.press(CONFIRM_KEY)
+        await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionFailed)])
+        assert subagent.read_bytes() == before
+        assert "Compaction refused: nothing written" in _titles(seen)
+
+
+async def test_confirming_a_blocked_plan_keeps_the_dialog_open_and_says_why(subagent: Path, tmp_path: Path) -> None:
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        assert dialog.plan is not None and dialog.plan.blocked  # everything fits the layer's budget
+        await pilot.press(CONFIRM_KEY)
+        await pilot.pause()
+        assert app.screen is dialog
+        assert "not compacted: blocked" in str(dialog.query_one("#plan-status").render())
+
+
+async def test_every_cancel_says_nothing_was_written_and_is_audited(subagent: Path, tmp_path: Path) -> None:
+    seen: list[Message] = []
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await _dialog(pilot, SUBAGENT_KEY, "k")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "Compact cancelled — nothing written" in _titles(seen))
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "p")
+        dialog.query_one("#cancel", Button).press()
+        await pilot.pause()
+        await wait_until(pilot, lambda: "Prune cancelled — nothing written" in _titles(seen))
+        await wait_until(pilot, lambda: len([r for r in read_audit(tmp_path / "state")
+                                             if r.result == "cancelled"]) == 2)
+        audit = [(r.action, r.result, r.params.get("layer")) for r in read_audit(tmp_path / "state")]
+        assert ("compact", "cancelled", "summarize") in audit and ("prune", "cancelled", "prune") in audit
+        del dialog
+
+
+async def test_the_dialogs_footer_shows_its_keys_not_the_screens(subagent: Path, tmp_path: Path) -> None:
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "p")
+        await pilot.pause()
+        footers = dialog.query(KeyFooter)
+        assert footers, "the dialog has no footer of its own"
+        shown = {binding.description for binding, enabled, _ in
+                 (v[1:] for v in dialog.active_bindings.values()) if binding.show and enabled}
+        assert {"Prune", "Cancel"} <= shown
+        assert not shown & {"Quit", "Help", "Checkpoint", "Diff", "Compact"}, shown
+        assert "^s prune" in str(dialog.query_one("#dialog-keys").render())
