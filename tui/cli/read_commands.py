@@ -139,6 +139,30 @@ def status(args: argparse.Namespace, config: Config) -> int:
     return EXIT_FAILED if (failed or discovery.problems) and not rows else EXIT_OK
 
 
+def refuse_named_files(paths: list[Path], config: Config) -> bool:
+    """Whether a file named in ``paths`` is no session (each one said on stderr, as ``status`` says it).
+
+    Directories are not judged here: a file found in one that is no session is left out, not refused.
+    """
+    files = [Path(p).expanduser() for p in paths if Path(p).expanduser().is_file()]
+    if not files:
+        return False
+    discovery = discover_sessions(files)
+    refused = False
+    for problem in discovery.problems:
+        print(f"ctxscope: {problem}", file=sys.stderr)
+        refused = True
+    index = stderr_cache()
+    with index.batch():
+        for source in discovery.sessions:
+            try:
+                _status_of(source, config, False, index)
+            except (TranscriptError, OSError) as exc:  # NotASessionError included
+                print(f"ctxscope: {exc}", file=sys.stderr)
+                refused = True
+    return refused
+
+
 def resolve_session(args: argparse.Namespace) -> SessionSource:
     """The session named by ``args.session``, searched in ``--in`` paths, the path itself, or the defaults.
 
