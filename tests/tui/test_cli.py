@@ -28,7 +28,7 @@ def no_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def launched(monkeypatch: pytest.MonkeyPatch) -> list[CtxscopeApp]:
     apps: list[CtxscopeApp] = []
     monkeypatch.setattr(CtxscopeApp, "run", lambda self, *a, **k: apps.append(self))
-    monkeypatch.setattr(cli, "terminal_missing", lambda: None, raising=False)  # pytest captures stdout: as if in a terminal
+    monkeypatch.setattr(cli, "terminal_missing", lambda: None, raising=False)  # as if in a terminal
     return apps
 
 
