@@ -20,6 +20,7 @@ from engine.checkpoints.inject import checkpoint_message_entry
 from engine.checkpoints.render import RenderedCheckpoint
 from engine.checkpoints.store import LoadedCheckpoint
 from engine.compaction.archive import ArchivedMessage, render_archive_record
+from engine.compaction.budget import ProtectedBudget
 from engine.compaction.degradation import DegradationAssessment, GuardDecision
 from engine.session.cost import RewriteCost
 from engine.stores.source import SessionSource
@@ -137,6 +138,8 @@ class CompactionPlan:
     model: str | None = None
     provider: str | None = None
     """The session's model and provider, to price the rewrite again when the summary changes."""
+    protected: ProtectedBudget | None = None
+    """Where :attr:`keep_recent_tokens` comes from (the layer's setting and the window cap, or ``--keep-recent``)."""
 
     @property
     def summary_sha256(self) -> str:
@@ -256,6 +259,7 @@ class CompactionPlan:
                 "tokens_before": self.tokens_before_estimate,
             },
             "keep_recent_tokens": self.keep_recent_tokens,
+            "protected_budget": self.protected.to_dict() if self.protected is not None else None,
             "messages": {"summarized": self.messages_summarized, "kept": self.messages_kept},
             "tokens": {
                 "method": self.token_method,

@@ -26,6 +26,7 @@ from engine.accounting.tokens import TokenCounter, get_counter
 from engine.capture.redact import redact_secrets
 from engine.checkpoints.render import render_checkpoint
 from engine.checkpoints.store import latest_checkpoint
+from engine.compaction.budget import protected_budget
 from engine.compaction.choice import (
     choose_controller,
     jsonl_problems,
@@ -173,8 +174,8 @@ def plan_compaction(
         if lock is not None and lock.problem is not None:
             blocked.append(lock.problem)
 
-    budget = keep_recent if keep_recent is not None else min(
-        settings.layer(layer).protect_recent, max(1, snapshot.window.tokens // 2))
+    protected = protected_budget(layer, snapshot.window.tokens, settings, keep_recent)
+    budget = protected.tokens
     cut = find_cut_point(path, budget)
     chosen_ids: tuple[str, ...] = ()
     if targets is not None:
@@ -198,8 +199,9 @@ def plan_compaction(
         since = sum(m.entry.pi_tokens for m in view.messages
                     if m.path_index >= cut.boundary_start and m.role != "compactionSummary")
         where = "since the last compaction" if view.compaction is not None else "in the context"
-        own.append(f"nothing to compact: the {since:,} tokens {where} fit in the protected budget of {budget:,}; "
-                   "pass --keep-recent with a smaller budget to compact anyway")
+        own.append(f"nothing to compact: the {since:,} tokens {where} (pi's estimate, the earlier summary aside) "
+                   f"fit in the protected budget of {protected.describe()}; a smaller protected budget (--keep-recent; "
+                   "the dialog's keep recent field) compacts anyway")
 
     counter = get_counter()
     cache: TokenCache = token_cache if token_cache is not None else {}
@@ -294,6 +296,7 @@ def plan_compaction(
         split_turn=cut.is_split_turn and has_cut,
         turn_start_entry_id=path[cut.turn_start_index].id if cut.is_split_turn and has_cut else None,
         keep_recent_tokens=budget,
+        protected=protected,
         messages_summarized=len(summarized),
         messages_kept=len(kept),
         tokens_summarized=tokens_summarized,

@@ -170,7 +170,7 @@ async def test_session_list_shows_degradation_risk_and_spend(tmp_path: Path) -> 
         assert cells(MAIN_KEY) == ("high", "$4.29")
         assert cells("agent:main:openresponses-user:9e983849") == ("medium", "$0.21")
         # 89% full but never compacted: the gauge is high, the degradation risk is not.
-        assert cells("d703a1a9-1b7b-4fb1-b512-c9738b1fe617") == ("low", "$30")
+        assert cells("d703a1a9-1b7b-4fb1-b512-c9738b1fe617") == ("low", "$30.33")  # cents, as the header says
 
 
 async def test_checkpoints_tab_diffs_against_the_previous_or_the_marked_one(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from engine.config.llm_settings import NEEDS_LLM
 from engine.config.loader import Config, resolve_state_dir
 from engine.fs.jsonl_append import AppendError, AppendRefusedError
 from engine.fs.session_lock import LockError, LockHeldError
+from engine.session.compaction_count import compaction_count, own_compactions
 from engine.sidecar import ContextManager
 from engine.stores.discovery import SessionNotFoundError
 from engine.stores.source import SessionSource
@@ -93,10 +94,16 @@ def history(args: argparse.Namespace, config: Config) -> int:
          "from_hook": c.from_hook}
         for c in indexed.compactions
     ]
+    store = (source.store_entry or {}).get("compactionCount")
+    store_count = store if isinstance(store, int) and not isinstance(store, bool) else None
+    own = own_compactions(state_dir, source.key) if store_count is not None else 0
+    total = compaction_count(len(compactions), store_count, own)
     if args.json:
-        print_json({"key": source.key, "state_dir": str(state_dir), "checkpoints": rows, "compactions": compactions})
+        print_json({"key": source.key, "state_dir": str(state_dir), "checkpoints": rows, "compactions": compactions,
+                    "compaction_count": total})
         return EXIT_OK
-    print(f"{source.key}: {len(rows)} checkpoint(s) in {state_dir}, {len(compactions)} compaction(s) in the transcript")
+    where = "" if total == len(compactions) else f" ({len(compactions)} in this transcript)"
+    print(f"{source.key}: {len(rows)} checkpoint(s) in {state_dir}, {total} compaction(s){where}")
     for row in rows:
         if "error" in row:
             print(f"  {row['checkpoint_id']}  unreadable: {row['error']}")

@@ -13,6 +13,8 @@ import orjson
 from engine.accounting.context import CutPoint, find_cut_point
 from engine.accounting.gauge import format_tokens
 from engine.accounting.measure import message_tokens
+from engine.accounting.rounding import money
+from engine.compaction.budget import layer_budgets
 from engine.config.loader import Config
 from engine.index.cache import IndexCache
 from engine.session.cost import session_cost
@@ -207,8 +209,8 @@ def _cut_point(snapshot: SessionSnapshot, keep_recent: int) -> CutPoint | None:
     return find_cut_point(path, keep_recent)
 
 
-def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_recent: int, keep_source: str
-                   ) -> dict[str, Any]:
+def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_recent: int, keep_source: str,
+                   config: Config) -> dict[str, Any]:
     """The ``inspect --json`` object: the status row, pi's session views and the context message by message."""
     view = snapshot.view
     cut = _cut_point(snapshot, keep_recent)
@@ -254,6 +256,7 @@ def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_re
         "thinking_level": thinking_level(view.path, follower.objects.read_object),
         "keep_recent_tokens": keep_recent,
         "keep_recent_source": keep_source,
+        "layer_budgets": {b.layer: b.to_dict() for b in layer_budgets(snapshot.window.tokens, config.compaction)},
         "cut_point": cut_point,
         "context": rows,
     }
@@ -271,7 +274,7 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
         keep_recent, keep_source = snapshot.limits.keep_recent_tokens, snapshot.limits.keep_recent_source
     else:
         keep_recent, keep_source = config.keep_recent_tokens, "ctxscope config"
-    result = inspect_result(follower, snapshot, keep_recent, keep_source)
+    result = inspect_result(follower, snapshot, keep_recent, keep_source, config)
     cost = session_cost(snapshot, now=datetime.now(UTC))
     result = {**result, "spend": {"usd": cost.spend_usd, "source": cost.spend_source, "calls": cost.calls,
                                   "unpriced_calls": cost.unpriced_calls}}
@@ -292,12 +295,16 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     source = f" ({snapshot.limits.line_source})" if snapshot.limits is not None else ""
     print(f"  context {known} tokens ({tokens.source}); agent's estimate {estimate}; "
           f"compacts at {line}{source}; compactions {snapshot.compactions}")
+    budgets = layer_budgets(snapshot.window.tokens, config.compaction)
+    print("  ctxscope protects (compact/prune --layer): "
+          + " · ".join(f"{b.layer} {b.describe()}" for b in budgets))
+    mine = "the agent's own compaction keeps" if args.keep_recent is None else "keep-recent"
     if cp is None:
-        print(f"  keep-recent {keep_recent:,} ({keep_source}): no cut point (the session ends on a compaction)\n")
+        print(f"  {mine} {keep_recent:,} ({keep_source}): no cut point (the session ends on a compaction)\n")
     else:
-        print(f"  keep-recent {keep_recent:,} ({keep_source}): {cp['protected_tokens']:,} protected, "
+        print(f"  {mine} {keep_recent:,} ({keep_source}): {cp['protected_tokens']:,} protected, "
               f"{cp['compactable_tokens']:,} compactable, first kept {cp['first_kept_entry_id'] or '-'}\n")
-    spent = "unknown" if cost.spend_usd is None else f"${cost.spend_usd:,.4f}"
+    spent = "unknown" if cost.spend_usd is None else money(cost.spend_usd)
     print(f"  spend {spent} ({cost.spend_source})" + (f", {cost.unpriced_calls} unpriced calls"
                                                       if cost.unpriced_calls else ""))
     table = [

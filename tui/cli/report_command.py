@@ -9,6 +9,7 @@ from datetime import UTC, datetime, tzinfo
 
 import orjson
 
+from engine.accounting.rounding import money, percent
 from engine.config.loader import Config
 from engine.stores.discovery import discover_sessions
 from engine.usage.aggregate import aggregate_usage
@@ -24,7 +25,7 @@ _SOURCE = {"recorded": "recorded", "estimated": "estimated", "price-table": "tab
 
 
 def _money(value: float) -> str:
-    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
+    return money(value)
 
 
 def _cells(key: str, t: UsageTotals) -> list[str]:
@@ -34,7 +35,7 @@ def _cells(key: str, t: UsageTotals) -> list[str]:
                                                        else "")
     return [key, f"{t.calls:,}", f"{t.input:,}", f"{t.output:,}", f"{t.cache_read:,}", f"{t.cache_write:,}",
             f"{t.tokens:,}", _money(t.cost_usd) + unpriced, _SOURCE[t.cost_source],
-            "-" if hit is None else f"{hit:.1%}", f"{t.compactions:,}", compaction_cost if t.compactions else "-"]
+            percent(hit), f"{t.compactions:,}", compaction_cost if t.compactions else "-"]
 
 
 def report_table(result: UsageReport) -> str:

@@ -48,7 +48,8 @@ def plan_figures(plan: CompactionPlan) -> Content:
              f"{plan.messages_kept:,} kept ({plan.tokens_kept:,})"),
         _row("summary", f"{plan.summary_tokens:,}{extra}"),
         _row("cut", f"from {plan.first_kept_entry_id} (line {plan.first_kept_line}), " if plan.first_kept_entry_id
-             else "no cut, ", f"protect {plan.keep_recent_tokens:,}"),
+             else "no cut, ", "protect " + (plan.protected.describe() if plan.protected is not None
+                                      else f"{plan.keep_recent_tokens:,}")),
         _row("apply", f"via {plan.controller}" + (" (split turn)" if plan.split_turn else "")),
     ]
     cost = plan.cost
