@@ -105,3 +105,13 @@ async def test_the_risk_line_and_the_lost_row_show_one_loss(tmp_path: Path) -> N
 def test_money_is_rounded_one_way() -> None:
     # The list said "$11" where the header and the report said "$10.62".
     assert money(10.62) == "$10.62" and money(1234.5) == "$1,234.50" and money(0.0081) == "$0.0081"
+
+
+def test_two_copies_of_one_session_are_named_by_their_paths(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    first = copy_fixtures([SUBAGENT], tmp_path / "a") / SUBAGENT.name
+    second = copy_fixtures([SUBAGENT], tmp_path / "b") / SUBAGENT.name
+    assert cli.main(["inspect", SUBAGENT_KEY[:6], "--in", str(tmp_path / "a"), "--in", str(tmp_path / "b")]) == 3
+    err = capsys.readouterr().err
+    assert str(first) in err and str(second) in err  # either can then be named by its path
+    assert cli.main(["--state-dir", str(tmp_path / "state"), "inspect", str(second)]) == cli.EXIT_OK
