@@ -149,3 +149,28 @@ async def test_the_dialogs_footer_shows_its_keys_not_the_screens(subagent: Path,
         assert {"Prune", "Cancel"} <= shown
         assert not shown & {"Quit", "Help", "Checkpoint", "Diff", "Compact"}, shown
         assert "^s prune" in str(dialog.query_one("#dialog-keys").render())
+
+
+async def test_the_chosen_layer_and_ticked_boxes_read_in_plain_text(subagent: Path, tmp_path: Path) -> None:
+    # Issue 28 item 3: every radio drew ▐●▌ and both checkbox states ▐X▌, told apart by colour alone.
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        await pilot.pause()
+        radios = {str(b.name): b.render().plain for b in dialog.query("#layer > RadioButton")}
+        assert "●" in radios[dialog.chosen_layer]
+        assert all("●" not in text for name, text in radios.items() if name != dialog.chosen_layer), radios
+        box = dialog.query_one("#confirm-risk")
+        off = box.render().plain
+        box.value = True  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert box.render().plain != off and "X" in box.render().plain and "X" not in off
+        # The cursor highlight never sits on another layer than the chosen one while the set is not focused.
+        layer_set = dialog.query_one("#layer")
+        assert not layer_set.has_focus
+        for button in dialog.query("#layer > RadioButton"):
+            label_bg = button.get_component_styles("toggle--label").background
+            if button.has_class("-selected") and not button.has_class("-on"):
+                assert label_bg.a == 0, button.name

@@ -32,7 +32,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static, TextArea
+from textual.widgets import Button, Checkbox, Input, Label, RadioSet, Static, TextArea
 from textual.worker import get_current_worker
 
 from engine.compaction.plan import CompactionPlan
@@ -40,6 +40,7 @@ from engine.compaction.summary_edit import with_edited_summary
 from tui.breakpoints import preset_breakpoints
 from tui.widgets.footer import KeyFooter
 from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
+from tui.widgets.toggles import StateCheckbox, StateRadioButton
 
 __all__ = ["CONFIRM_KEY", "DEBOUNCE_SECONDS", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
 
@@ -129,7 +130,7 @@ class CompactDialog(ModalScreen[bool]):
             else:
                 with RadioSet(id="layer", compact=True):
                     for name in self._layers:
-                        yield RadioButton(name, value=name == self.chosen_layer, name=name)
+                        yield StateRadioButton(name, value=name == self.chosen_layer, name=name)
             yield Static(self._layer_help(), id="layer-help")
             with Horizontal(id="compact-inputs"):
                 yield Label("focus", classes="input-label")
@@ -147,7 +148,7 @@ class CompactDialog(ModalScreen[bool]):
                     summary.border_title = "Summary"
                     yield TextArea(id="summary-text", soft_wrap=True, compact=True, read_only=True,
                                    highlight_cursor_line=False, placeholder="(no plan yet)")
-            yield Checkbox("", id="confirm-risk", compact=True)
+            yield StateCheckbox("", id="confirm-risk", compact=True)
             with Horizontal(id="compact-buttons"):
                 yield Static(id="plan-status")
                 yield Static(Content.styled(f"^s {self.verb.lower()} · esc cancel", "$text-muted"), id="dialog-keys")
