@@ -447,7 +447,16 @@ class CtxscopeApp(App[None]):
         self.compaction.open(snapshot, "prune", targets=message.entry_ids)
 
     def action_diff(self) -> None:
-        """Show the Checkpoints tab and diff the latest checkpoint against the previous one."""
+        """Show the Checkpoints tab and diff the latest checkpoint against the previous one (from the list, the
+        session under the cursor opens on it: a one-line notice was all the list showed)."""
+        if isinstance(self.screen, SessionListScreen) and self.unavailable("diff") is None:
+            snapshot = self.current_snapshot()
+            if snapshot is not None:
+                self.on_session_chosen(SessionChosen(snapshot.key))
+                if isinstance(self.screen, SessionScreen):
+                    self.call_after_refresh(self.screen.show_latest_diff)  # once the opened screen is mounted
+                self.run_control("diff")
+                return
         if isinstance(self.screen, SessionScreen):
             self.screen.show_latest_diff()
         self.run_control("diff")

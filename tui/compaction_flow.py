@@ -136,7 +136,8 @@ class CompactionFlow:
             plural = "s" if len(targets) != 1 else ""
             title = f"Prune {len(targets)} chosen message{plural} of {app.label(snapshot.key)}"
         dialog = CompactDialog(title=title, layer=layer, layers=LAYERS, planner=planner, fixed_layer=fixed,
-                               debounce=self.debounce, session_key=snapshot.key, first_plan=first)
+                               debounce=self.debounce, session_key=snapshot.key, first_plan=first,
+                               targeted=bool(targets))
         app.push_screen(dialog, partial(self._closed, dialog))
 
     def _closed(self, dialog: CompactDialog, confirmed: bool | None) -> None:

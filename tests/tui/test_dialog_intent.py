@@ -174,3 +174,32 @@ async def test_the_chosen_layer_and_ticked_boxes_read_in_plain_text(subagent: Pa
             label_bg = button.get_component_styles("toggle--label").background
             if button.has_class("-selected") and not button.has_class("-on"):
                 assert label_bg.a == 0, button.name
+
+
+async def test_the_prune_dialog_speaks_of_prune(subagent: Path, tmp_path: Path) -> None:
+    # Issue 28 item 7: "Dropped from the context", a "Summary", "Compact" buttons and a focus field, for a prune.
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "p")
+        await _keep_recent(pilot, dialog, 500)
+        assert str(dialog.query_one("#apply", Button).label) == "Prune"
+        assert not dialog.query_one("#focus").display  # a prune writes no summary: nothing to focus
+        title = str(dialog.query_one("#plan-summary").border_title)
+        assert title.startswith("Pruned span") and "Summary" not in title
+        dropped = str(dialog.query_one("#plan-dropped").render())
+        assert "Dropped" not in dropped and "tool outputs shortened" in dropped
+
+
+async def test_d_on_the_list_opens_the_sessions_checkpoint_diff(subagent: Path, tmp_path: Path) -> None:
+    from tui.screens.session_view import SessionScreen
+    from tui.widgets.tab_bar import TabBar
+
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.query_one(TabBar).active == "checkpoints")

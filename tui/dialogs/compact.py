@@ -86,6 +86,7 @@ class CompactDialog(ModalScreen[bool]):
         debounce: float = DEBOUNCE_SECONDS,
         session_key: str | None = None,
         first_plan: FirstPlan | None = None,
+        targeted: bool = False,
     ) -> None:
         super().__init__(id="compact-dialog")
         preset_breakpoints(self)
@@ -114,6 +115,8 @@ class CompactDialog(ModalScreen[bool]):
         self.plan_changed = False
         """The agent wrote while the dialog was open and the plan came out different: the user should look again."""
         self._first_plan = first_plan
+        self._targeted = targeted
+        """A prune of chosen messages: the cut follows the last of them, no protected budget applies."""
         self._shown_request: PlanRequest | None = None
         """The choices the plan on screen answers (a re-plan after the agent wrote keeps it confirmable)."""
         self.verb = "Prune" if fixed_layer else "Compact"
@@ -133,9 +136,11 @@ class CompactDialog(ModalScreen[bool]):
                         yield StateRadioButton(name, value=name == self.chosen_layer, name=name)
             yield Static(self._layer_help(), id="layer-help")
             with Horizontal(id="compact-inputs"):
-                yield Label("focus", classes="input-label")
+                # A prune writes no summary, so it has no focus; a prune of chosen messages cuts right after the
+                # last of them, so no protected budget applies either (the planner ignores both).
+                yield Label("focus", classes="input-label", id="focus-label")
                 yield Input(placeholder="what the summary must keep (optional)", id="focus", compact=True)
-                yield Label("keep recent", classes="input-label")
+                yield Label("keep recent", classes="input-label", id="keep-recent-label")
                 yield Input(placeholder="layer default", id="keep-recent", type="integer", compact=True)
             with Horizontal(id="compact-body"):
                 with VerticalScroll(id="plan-preview") as preview:
@@ -145,7 +150,7 @@ class CompactDialog(ModalScreen[bool]):
                     yield Static(id="plan-notes")
                     yield Static(id="plan-dropped")
                 with Vertical(id="plan-summary") as summary:
-                    summary.border_title = "Summary"
+                    summary.border_title = self._text_title
                     yield TextArea(id="summary-text", soft_wrap=True, compact=True, read_only=True,
                                    highlight_cursor_line=False, placeholder="(no plan yet)")
             yield StateCheckbox("", id="confirm-risk", compact=True)
@@ -156,8 +161,19 @@ class CompactDialog(ModalScreen[bool]):
                 yield Button(self.verb, id="apply", variant="error", compact=True)
         yield KeyFooter(compact=True)
 
+    @property
+    def _text_title(self) -> str:
+        """What the editable text is: a prune rewrites the span with outputs shortened; it summarizes nothing."""
+        return "Pruned span" if self._fixed else "Summary"
+
     def on_mount(self) -> None:
         self.query_one("#confirm-risk", Checkbox).display = False
+        if self._fixed:
+            for selector in ("#focus-label", "#focus"):
+                self.query_one(selector).display = False
+        if self._targeted:
+            for selector in ("#keep-recent-label", "#keep-recent", "#compact-inputs"):
+                self.query_one(selector).display = False
         first, self._first_plan = self._first_plan, None
         if first is not None and first[0] == self.request():
             self._pending = first[0]
@@ -311,7 +327,8 @@ class CompactDialog(ModalScreen[bool]):
         self.query_one("#plan-notes", Static).update(plan_warnings(plan))
         self.query_one("#plan-dropped", Static).update(plan_dropped(plan))
         state = "edited" if plan.summary_edited else "editable"
-        self.query_one("#plan-summary", Vertical).border_title = f"Summary · {plan.summary_tokens:,} tokens · {state}"
+        self.query_one("#plan-summary", Vertical).border_title = (
+            f"{self._text_title} · {plan.summary_tokens:,} tokens · {state}")
         confirm = self.query_one("#confirm-risk", Checkbox)
         needs = plan.needs_confirmation and plan.applicable
         if needs and plan.guard is not None:

@@ -86,7 +86,13 @@ def plan_dropped(plan: CompactionPlan, limit: int = 40) -> Content:
     """The messages leaving the context, one line each: role, entry id, tokens, the start of the text."""
     if not plan.dropped:
         return Content.styled("Nothing leaves the context.", "$text-muted")
-    lines = [Content.styled(f"Dropped from the context ({len(plan.dropped):,} messages)", "bold")]
+    if plan.layer == "prune":
+        # A prune drops nothing: these messages stay, with their tool outputs cleared or trimmed.
+        chosen = f"; {len(plan.targets):,} chosen" if plan.targets else ""
+        head = f"Rewritten with tool outputs shortened ({len(plan.dropped):,} messages{chosen}); text kept"
+    else:
+        head = f"Dropped from the context ({len(plan.dropped):,} messages)"
+    lines = [Content.styled(head, "bold")]
     for message in plan.dropped[:limit]:
         lines.append(Content.assemble(
             (f"{shorten(message.role, 11):<11} ", "$text-secondary"),
