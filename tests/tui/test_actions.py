@@ -32,6 +32,7 @@ from tui.messages import CheckpointWritten, CompactionApplied, CompactionFailed,
 from tui.screens.session_view import SessionScreen
 from tui.widgets.cards import ContextCard
 from tui.widgets.gauge import GaugeBar
+from tui.widgets.notice_line import NoticeLine
 from tui.widgets.session_table import SessionTable
 
 SUBAGENT_KEY = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
@@ -369,13 +370,14 @@ async def test_notifications_never_cover_the_dialogs_buttons(subagent: Path, tmp
         await settle(pilot)
         dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
         for n in range(3):
-            app.notify(f"something happened {n}", timeout=30)
+            app.tell(f"something happened {n}", title=f"Note {n}", timeout=30)
+        line = dialog.query_one(NoticeLine)
+        await wait_until(pilot, lambda: "something happened 2" in str(line.render()))
         await pilot.pause()
-        await wait_until(pilot, lambda: len(dialog.query(Toast)) >= 3)
-        await pilot.pause()
-        buttons = dialog.query_one("#compact-buttons").region
-        for toast in dialog.query(Toast):
-            assert not toast.region.overlaps(buttons), (toast.region, buttons)
+        assert not dialog.query(Toast)
+        for pane in ("#compact-buttons", "#plan-preview", "#plan-summary"):
+            region = dialog.query_one(pane).region
+            assert not line.region.overlaps(region), (line.region, region)
 
 
 async def test_one_context_size_in_the_gauge_the_overview_the_dialog_and_the_checkpoint(tmp_path: Path) -> None:

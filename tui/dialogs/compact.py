@@ -39,6 +39,7 @@ from engine.compaction.plan import CompactionPlan
 from engine.compaction.summary_edit import with_edited_summary
 from tui.breakpoints import preset_breakpoints
 from tui.widgets.footer import KeyFooter
+from tui.widgets.notice_line import NoticeLine
 from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
 from tui.widgets.toggles import StateCheckbox, StateRadioButton
 
@@ -159,6 +160,7 @@ class CompactDialog(ModalScreen[bool]):
                 yield Static(Content.styled(f"^s {self.verb.lower()} · esc cancel", "$text-muted"), id="dialog-keys")
                 yield Button("Cancel", id="cancel", compact=True)
                 yield Button(self.verb, id="apply", variant="error", compact=True)
+        yield NoticeLine()
         yield KeyFooter(compact=True)
 
     @property

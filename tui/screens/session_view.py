@@ -43,6 +43,7 @@ from tui.widgets.footer import KeyFooter
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.history import HistoryPane
 from tui.widgets.labels import session_label
+from tui.widgets.notice_line import NoticeLine
 from tui.widgets.plot import UtilizationPlot
 from tui.widgets.tab_bar import TabBar
 from tui.widgets.title_bar import TitleBar
@@ -168,6 +169,7 @@ class SessionScreen(Screen[None]):
                 pane = Vertical(id=tab, classes="pane")
                 pane.display = False
                 yield pane
+        yield NoticeLine()
         yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:

@@ -23,6 +23,7 @@ from engine.accounting.rounding import money
 from engine.usage.aggregate import aggregate_usage
 from engine.usage.model import GroupBy, SessionUsage, UsageReport
 from tui.widgets.footer import KeyFooter
+from tui.widgets.notice_line import NoticeLine
 from tui.widgets.usage_bars import Metric, UsageBars
 
 __all__ = ["PANES", "UsageLoader", "UsageScreen"]
@@ -58,6 +59,7 @@ class UsageScreen(Screen[None]):
                 bars = UsageBars(id=f"usage-{by}", classes="usage-pane")
                 bars.border_title = title
                 yield bars
+        yield NoticeLine()
         yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
