@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.config.loader import Config  # noqa: E402
-from sim.simulate import DEMO_WINDOW  # noqa: E402
-from tui.demo import DemoApp, prepare_demo_dir, start_simulator, stop_simulator  # noqa: E402
-from tui.screens.session_view import TABS, SessionScreen  # noqa: E402
+from engine.config.loader import Config
+from sim.simulate import DEMO_WINDOW
+from tui.demo import DemoApp, prepare_demo_dir, start_simulator, stop_simulator
+from tui.screens.session_view import TABS, SessionScreen
 
 
 def _active_pane(screen: object) -> object | None:

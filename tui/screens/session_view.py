@@ -22,7 +22,9 @@ from textual.worker import get_current_worker
 from engine.accounting.consumers import Consumer, top_consumers
 from engine.accounting.timeline import Timeline, utilization_timeline
 from engine.capture.state import CapturedState
+from engine.checkpoints.pins import read_pins, removed_by_retention, set_pins
 from engine.config.loader import Config
+from engine.fs.layout import session_checkpoint_dir
 from engine.live.insight import SessionInsight
 from engine.session.branches import Segment
 from engine.session.cost import session_cost
@@ -329,13 +331,17 @@ class SessionScreen(Screen[None]):
             return
         worker = get_current_worker()
         problem: str | None = None
+        pinned: frozenset[str] = frozenset()
+        removed: tuple[str, ...] = ()
         try:
             self._stored = read_checkpoints(self._state_dir, self.key, self._stored)
+            pinned = read_pins(session_checkpoint_dir(self._state_dir, self.key))
+            removed = removed_by_retention(self._state_dir, self.key)
         except OSError as exc:  # one unreadable pane must not blank the others
             problem = f"Could not read the checkpoints: {exc}"
         if worker.is_cancelled:
             return
-        self.app.call_from_thread(self._show_checkpoints, self._stored, problem)
+        self.app.call_from_thread(self._show_checkpoints, self._stored, problem, pinned, removed)
         if self._active_tab == "decisions":
             self.app.call_from_thread(self.load_decisions, snapshot)
         if self._active_tab == "tree":
@@ -351,8 +357,19 @@ class SessionScreen(Screen[None]):
                 return
             self.app.call_from_thread(self._show_history, pane, items, pane_problem)
 
-    def _show_checkpoints(self, stored: tuple[StoredCheckpoint, ...], problem: str | None) -> None:
-        self._tabs.deliver("checkpoints", lambda: self._each(CheckpointsView, lambda view: view.show(stored, problem)))
+    def _show_checkpoints(self, stored: tuple[StoredCheckpoint, ...], problem: str | None,
+                          pinned: frozenset[str] = frozenset(), removed: tuple[str, ...] = ()) -> None:
+        self._tabs.deliver("checkpoints", lambda: self._each(
+            CheckpointsView, lambda view: view.show(stored, problem, pinned=sorted(pinned), removed=removed)))
+
+    @on(CheckpointsView.MarksChanged)
+    def _marks_changed(self, message: CheckpointsView.MarksChanged) -> None:
+        self._pin(message.marks)
+
+    @work(thread=True, group="pins", exit_on_error=False)
+    def _pin(self, marks: tuple[str, ...]) -> None:
+        """Pin the marked checkpoints against retention (engine/checkpoints/pins.py; atomic, audited)."""
+        set_pins(self._state_dir, self.key, marks)
 
     @on(DataTable.RowSelected, "ContextTable")
     def _context_row_chosen(self, event: DataTable.RowSelected) -> None:
