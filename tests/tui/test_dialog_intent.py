@@ -203,3 +203,38 @@ async def test_d_on_the_list_opens_the_sessions_checkpoint_diff(subagent: Path, 
         await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen))
         screen = app.screen
         await wait_until(pilot, lambda: screen.query_one(TabBar).active == "checkpoints")
+
+
+async def test_an_agent_writing_during_every_plan_never_starves_the_dialog(subagent: Path, tmp_path: Path) -> None:
+    # In the demo each write re-planned and cancelled the plan being computed: "computing the plan…" for as long
+    # as the agent wrote, and nothing to confirm. Here the agent "writes" while each of six plans is computed.
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        await _keep_recent(pilot, dialog, 500)
+        real, calls, confirmable = dialog._planner, [0], []
+
+        def planner(request):  # type: ignore[no-untyped-def]
+            calls[0] += 1
+            if calls[0] <= 6:
+                app.call_from_thread(dialog.session_moved)
+                app.call_from_thread(lambda: confirmable.append(dialog.confirmable))
+            return real(request)
+
+        shown_while_writing: list[object] = []
+        render = dialog._render_plan
+
+        def counted(plan):  # type: ignore[no-untyped-def]
+            if calls[0] <= 6:
+                shown_while_writing.append(plan)
+            render(plan)
+
+        dialog._planner, dialog._render_plan = planner, counted  # type: ignore[method-assign]
+        dialog.session_moved()
+        await wait_until(pilot, lambda: calls[0] >= 6, rounds=4000)
+        assert len(shown_while_writing) >= 3, "plans computed while the agent wrote were thrown away"
+        assert all(confirmable), "the plan on screen stopped being confirmable while the agent wrote"
+        await wait_until(pilot, lambda: calls[0] >= 7 and "ready" in str(dialog.query_one("#plan-status").render()),
+                         rounds=2000)  # once the agent stops, the last write's plan is shown

@@ -118,6 +118,10 @@ class CompactDialog(ModalScreen[bool]):
         self._first_plan = first_plan
         self._targeted = targeted
         """A prune of chosen messages: the cut follows the last of them, no protected budget applies."""
+        self._computing: PlanRequest | None = None
+        """The choices a plan is being computed for (``None`` when none is)."""
+        self._moved_meanwhile = False
+        """The agent wrote while that plan was computed: plan once more when it arrives."""
         self._shown_request: PlanRequest | None = None
         """The choices the plan on screen answers (a re-plan after the agent wrote keeps it confirmable)."""
         self.verb = "Prune" if fixed_layer else "Compact"
@@ -213,9 +217,17 @@ class CompactDialog(ModalScreen[bool]):
         self._schedule()
 
     def session_moved(self) -> None:
-        """The agent wrote to the session: plan again (debounced) and say so if the plan is not the same."""
+        """The agent wrote to the session: plan again (debounced) and say so if the plan is not the same.
+
+        A plan being computed is not cancelled for it (it is for the same choices): the next plan starts when it
+        arrives. Cancelling let an agent that writes faster than a plan takes starve the dialog ("computing the
+        plan…" for as long as it wrote).
+        """
         if self._shown_before_move is None:
             self._shown_before_move = self.plan
+        if self._computing is not None and self._computing == self.request():
+            self._moved_meanwhile = True
+            return
         self._schedule()
 
     @on(Checkbox.Changed, "#confirm-risk")
@@ -276,6 +288,7 @@ class CompactDialog(ModalScreen[bool]):
             self._update_apply()
             return
         self._set_status(Content.styled("computing the plan…", "$text-muted"))
+        self._computing = request
         self.compute_plan(request)
 
     @work(thread=True, exclusive=True, group="compaction_preview", exit_on_error=False)
@@ -292,7 +305,16 @@ class CompactDialog(ModalScreen[bool]):
 
     # -- the preview -------------------------------------------------------------------------------------
 
+    def _computed(self, request: PlanRequest) -> None:
+        """A plan (or its problem) for ``request`` arrived: a write of the agent meanwhile plans once more."""
+        if request == self._computing:
+            self._computing = None
+            if self._moved_meanwhile:
+                self._moved_meanwhile = False
+                self._schedule(wait=False)
+
     def _show_problem(self, request: PlanRequest, problem: str) -> None:
+        self._computed(request)
         if request != self._pending:
             return
         self.plan, self.problem = None, problem
@@ -303,6 +325,7 @@ class CompactDialog(ModalScreen[bool]):
 
     def _show_plan(self, request: PlanRequest, plan: CompactionPlan) -> None:
         if request != self._pending:
+            self._computed(request)
             return  # the user changed something meanwhile: a newer plan is on its way
         before, self._shown_before_move = self._shown_before_move, None
         self._shown_request = request
@@ -315,10 +338,12 @@ class CompactDialog(ModalScreen[bool]):
         area.read_only = False
         if before is not None and edited:
             self._render_plan(with_edited_summary(plan, area.text))  # the user's edit survives the agent's turn
+            self._computed(request)
             return
         if area.text != plan.summary:
             area.load_text(plan.summary)
         self._render_plan(plan)
+        self._computed(request)
 
     def _render_plan(self, plan: CompactionPlan) -> None:
         self.plan = plan
