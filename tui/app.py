@@ -341,9 +341,14 @@ class CtxscopeApp(App[None]):
         """Textual's toasts are never drawn: they floated over the panes. Notices still reach Textual's list
         (tests and ``Notify`` see them); each screen's notice line shows them (tui/widgets/notice_line.py)."""
 
+    def clear_notifications(self) -> None:
+        super().clear_notifications()
+        self.toasts.changed()
+
     def current_notices(self) -> list[Notification]:
-        """The notices the notice lines show."""
-        return self.toasts.current()
+        """The notices the notice lines show (none where Textual's notifications are off: ``run_test`` without
+        them, as the snapshot tests run, where the toasts were not drawn either)."""
+        return [] if self._disable_notifications else self.toasts.current()
 
     def action_notices(self) -> None:
         """List every notice of this run, routine ones included."""

@@ -17,13 +17,18 @@ class Toasts:
 
     def current(self) -> list[Notification]:
         """The notices still current, oldest first (the notice line shows the newest)."""
-        self._visible = [n for n in self._visible if not n.has_expired]
+        shown = self._app._notifications  # Textual's own list: clear_notifications() empties it
+        self._visible = [n for n in self._visible if not n.has_expired and n in shown]
         return list(self._visible)
 
     def dismiss_all(self) -> None:
         """Take every current notice off the screen (``z``)."""
         for notification in self.current():
             self.withdraw(notification)
+
+    def changed(self) -> None:
+        """Show the current notices on every notice line now (after Textual's list was cleared, say)."""
+        self._changed()
 
     def _changed(self) -> None:
         from tui.widgets.notice_line import NoticeLine  # the widget imports nothing of ours; kept out of start-up
