@@ -56,6 +56,7 @@ __all__ = [
     "NotCompactedError",
     "NotedItem",
     "PlotColumn",
+    "ProtectedBudget",
     "Refreshed",
     "Segment",
     "SessionCost",
@@ -74,6 +75,7 @@ __all__ = [
     "Thresholds",
     "Timeline",
     "TranscriptError",
+    "UnsafePathError",
     "UsageReport",
     "UsageTotals",
     "agent_compaction_problem",
@@ -88,6 +90,7 @@ __all__ = [
     "build_context",
     "catalog_info",
     "collect_usage",
+    "compaction_count",
     "context_cut",
     "count_tokens",
     "default_cache",
@@ -102,16 +105,22 @@ __all__ = [
     "inspect_lock",
     "keep_recent_budget",
     "latest_checkpoint",
+    "layer_budgets",
     "list_checkpoints",
     "load_config",
     "measure_rows",
     "message_text",
     "missing_extra",
+    "money",
     "open_reader",
+    "own_compactions",
+    "percent",
     "pi_branch",
+    "pins_of",
     "plan_compaction",
     "plan_inject",
     "plot_columns",
+    "protected_budget",
     "raw_diff",
     "read_checkpoint",
     "read_checkpoints",
@@ -121,12 +130,15 @@ __all__ = [
     "read_outline",
     "read_tail",
     "read_top_consumers",
+    "record_action",
     "redact_secrets",
+    "removed_by_retention",
     "render_checkpoint",
     "resolve_context_window",
     "resolve_state_dir",
     "session_cost",
     "session_metrics",
+    "set_pins",
     "snapshot_session",
     "strip_controls",
     "terminal_safe",
@@ -173,6 +185,7 @@ _HOMES: dict[str, str] = {
     "NotCompactedError": "engine.compaction.controllers",
     "NotedItem": "engine.queries.decisions",
     "PlotColumn": "engine.accounting.timeline",
+    "ProtectedBudget": "engine.compaction.budget",
     "Refreshed": "engine.live.tracker",
     "Segment": "engine.session.branches",
     "SessionCost": "engine.session.cost",
@@ -191,6 +204,7 @@ _HOMES: dict[str, str] = {
     "Thresholds": "engine.accounting.gauge",
     "Timeline": "engine.accounting.timeline",
     "TranscriptError": "engine.stores.transcript",
+    "UnsafePathError": "engine.fs.safe_path",
     "UsageReport": "engine.usage.model",
     "UsageTotals": "engine.usage.model",
     "agent_compaction_problem": "engine.compaction.agent_guard",
@@ -205,6 +219,7 @@ _HOMES: dict[str, str] = {
     "build_context": "engine.accounting.context",
     "catalog_info": "engine.catalog.model_catalog",
     "collect_usage": "engine.usage.collect",
+    "compaction_count": "engine.session.compaction_count",
     "context_cut": "engine.queries.context_rows",
     "count_tokens": "engine.accounting.tokens",
     "default_cache": "engine.index.cache",
@@ -219,16 +234,22 @@ _HOMES: dict[str, str] = {
     "inspect_lock": "engine.fs.session_lock",
     "keep_recent_budget": "engine.queries.context_rows",
     "latest_checkpoint": "engine.checkpoints.store",
+    "layer_budgets": "engine.compaction.budget",
     "list_checkpoints": "engine.checkpoints.store",
     "load_config": "engine.config.loader",
     "measure_rows": "engine.queries.context_rows",
     "message_text": "engine.queries.message",
     "missing_extra": "engine.config.extras",
+    "money": "engine.accounting.rounding",
     "open_reader": "engine.stores.reader",
+    "own_compactions": "engine.session.compaction_count",
+    "percent": "engine.accounting.rounding",
     "pi_branch": "engine.accounting.context",
+    "pins_of": "engine.checkpoints.pins",
     "plan_compaction": "engine.compaction.planner",
     "plan_inject": "engine.checkpoints.inject",
     "plot_columns": "engine.accounting.timeline",
+    "protected_budget": "engine.compaction.budget",
     "raw_diff": "engine.checkpoints.diff",
     "read_checkpoint": "engine.checkpoints.store",
     "read_checkpoints": "engine.queries.checkpoints",
@@ -238,12 +259,15 @@ _HOMES: dict[str, str] = {
     "read_outline": "engine.queries.tree",
     "read_tail": "engine.queries.transcript",
     "read_top_consumers": "engine.queries.context_rows",
+    "record_action": "engine.fs.audit",
     "redact_secrets": "engine.capture.redact",
+    "removed_by_retention": "engine.checkpoints.pins",
     "render_checkpoint": "engine.checkpoints.render",
     "resolve_context_window": "engine.accounting.windows",
     "resolve_state_dir": "engine.config.loader",
     "session_cost": "engine.session.cost",
     "session_metrics": "engine.live.metrics",
+    "set_pins": "engine.checkpoints.pins",
     "snapshot_session": "engine.session.snapshot",
     "strip_controls": "engine.text.terminal",
     "terminal_safe": "engine.text.terminal",
@@ -258,6 +282,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.accounting.context import ContextView, build_context, pi_branch
     from engine.accounting.gauge import GaugeLevel, GaugeReading, Marker, Thresholds, format_tokens, read_gauge
     from engine.accounting.measure import agent_estimate_text
+    from engine.accounting.rounding import money, percent
     from engine.accounting.timeline import PlotColumn, Timeline, plot_columns, utilization_timeline
     from engine.accounting.tokens import count_tokens
     from engine.accounting.windows import ContextWindow, resolve_context_window
@@ -268,9 +293,11 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.checkpoints.diff import CheckpointDiff, diff_checkpoints, raw_diff
     from engine.checkpoints.inject import InjectRefusedError, apply_inject, plan_inject
     from engine.checkpoints.model import Checkpoint
+    from engine.checkpoints.pins import pins_of, removed_by_retention, set_pins
     from engine.checkpoints.render import render_checkpoint
     from engine.checkpoints.store import latest_checkpoint, list_checkpoints, read_checkpoint, write_checkpoint
     from engine.compaction.agent_guard import agent_compaction_problem
+    from engine.compaction.budget import ProtectedBudget, layer_budgets, protected_budget
     from engine.compaction.choice import default_layer
     from engine.compaction.controllers import (
         CompactionError,
@@ -285,8 +312,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.compaction.summary_edit import with_edited_summary
     from engine.config.extras import missing_extra
     from engine.config.loader import Config, ConfigError, load_config, resolve_state_dir
+    from engine.fs.audit import record_action
     from engine.fs.jsonl_append import AppendError, AppendRefusedError
     from engine.fs.lock_info import LockError
+    from engine.fs.safe_path import UnsafePathError
     from engine.fs.session_lock import LockHeldError, LockInfo, inspect_lock
     from engine.index.cache import IndexCache, default_cache
     from engine.index.transcript_index import index_transcript
@@ -310,6 +339,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.queries.tree import read_outline
     from engine.session.agent_glance import agent_glance
     from engine.session.branches import Segment
+    from engine.session.compaction_count import compaction_count, own_compactions
     from engine.session.cost import SessionCost, session_cost
     from engine.session.glance import glance_session
     from engine.session.snapshot import SessionFollower, SessionSnapshot, snapshot_session

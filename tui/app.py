@@ -21,7 +21,7 @@ from typing import ClassVar
 from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.notifications import SeverityLevel
+from textual.notifications import Notification, SeverityLevel
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
@@ -62,6 +62,7 @@ from tui.notices import SIDECAR_TITLES, risk_changed_text, threshold_text
 from tui.notifier import Notifier, worker_failure_title
 from tui.screens.commands import app_commands, screen_commands
 from tui.screens.help import HelpScreen, keys_of
+from tui.screens.notices import NoticesScreen
 from tui.screens.session_list import SessionChosen, SessionListScreen
 from tui.screens.session_view import REPRICE_SECONDS, SessionScreen
 from tui.screens.usage import UsageScreen
@@ -94,6 +95,8 @@ class CtxscopeApp(App[None]):
         Binding("k", "compact", "Compact", tooltip="Preview and apply a compaction"),
         Binding("p", "prune", "Prune", tooltip="Preview and apply pruning of old tool outputs"),
         Binding("d", "diff", "Diff", tooltip="Diff the latest checkpoint against the previous one"),
+        Binding("n", "notices", "Notices", show=False, tooltip="Every notice of this run, routine ones included"),
+        Binding("z", "dismiss_notices", "Dismiss", show=False, tooltip="Take the current notices off the screen"),
     ]
 
     def __init__(
@@ -133,7 +136,9 @@ class CtxscopeApp(App[None]):
         """The latest degradation/cost/lock assessment of every session, by key."""
         self.sessions_loaded = False
         toasts = Toasts(self)
-        self.notifier = Notifier(toasts.show, self.label, withdraw=toasts.withdraw, max_visible=toasts.fit)
+        self.toasts = toasts
+        """The current notices, shown on each screen's notice line (tui/widgets/notice_line.py)."""
+        self.notifier = Notifier(toasts.show, self.label, withdraw=toasts.withdraw)
         """Every notification goes through it: plain text, repeats folded, read errors said once."""
         self._shown_controls: tuple[tuple[str, bool], ...] | None = None
         self.gc_pacing = CollectorPacing()
@@ -263,7 +268,9 @@ class CtxscopeApp(App[None]):
         if not self.sessions_loaded:
             self.notifier.startup_checkpoint(message.event)
             return
-        self.tell(f"{self.label(message.key)}: {message.event.short_message}", title="Checkpoint written")
+        # A checkpoint a trigger wrote is routine: filed in the notices history, and the Audit tab lists it.
+        self.tell(f"{self.label(message.key)}: {message.event.short_message}", title="Checkpoint written",
+                  routine=message.event.trigger != "manual")
 
     def on_sidecar_reported(self, message: SidecarReported) -> None:
         event = message.event
@@ -326,10 +333,32 @@ class CtxscopeApp(App[None]):
     # -- control keys ----------------------------------------------------------------------------------------
 
     def tell(
-        self, text: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None
+        self, text: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
+        routine: bool = False,
     ) -> None:
         """Notify with plain text, an identical notice of the last minute held back (:class:`Notifier`)."""
-        self.notifier.tell(text, title=title, severity=severity, timeout=timeout)
+        self.notifier.tell(text, title=title, severity=severity, timeout=timeout, routine=routine)
+
+    def _refresh_notifications(self) -> None:
+        """Textual's toasts are never drawn: they floated over the panes. Notices still reach Textual's list
+        (tests and ``Notify`` see them); each screen's notice line shows them (tui/widgets/notice_line.py)."""
+
+    def clear_notifications(self) -> None:
+        super().clear_notifications()
+        self.toasts.changed()
+
+    def current_notices(self) -> list[Notification]:
+        """The notices the notice lines show (none where Textual's notifications are off: ``run_test`` without
+        them, as the snapshot tests run, where the toasts were not drawn either)."""
+        return [] if self._disable_notifications else self.toasts.current()
+
+    def action_notices(self) -> None:
+        """List every notice of this run, routine ones included."""
+        self.push_screen(NoticesScreen(self.notifier.history))
+
+    def action_dismiss_notices(self) -> None:
+        """Take the current notices off the notice line (they stay in the history)."""
+        self.toasts.dismiss_all()
 
     def label(self, key: str) -> str:
         """The short name of session ``key`` (its key, or its file name when the key is a path)."""
@@ -369,6 +398,8 @@ class CtxscopeApp(App[None]):
             self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if isinstance(self.screen, ModalScreen) and action in _SCREEN_KEYS:
+            return False  # a dialog's keys are its own: the screen's do nothing there, so its footer hides them
         if action in CONTROL_ACTIONS:
             return None if self.unavailable(action) else True
         return True
@@ -447,7 +478,16 @@ class CtxscopeApp(App[None]):
         self.compaction.open(snapshot, "prune", targets=message.entry_ids)
 
     def action_diff(self) -> None:
-        """Show the Checkpoints tab and diff the latest checkpoint against the previous one."""
+        """Show the Checkpoints tab and diff the latest checkpoint against the previous one (from the list, the
+        session under the cursor opens on it: a one-line notice was all the list showed)."""
+        if isinstance(self.screen, SessionListScreen) and self.unavailable("diff") is None:
+            snapshot = self.current_snapshot()
+            if snapshot is not None:
+                self.on_session_chosen(SessionChosen(snapshot.key))
+                if isinstance(self.screen, SessionScreen):
+                    self.call_after_refresh(self.screen.show_latest_diff)  # once the opened screen is mounted
+                self.run_control("diff")
+                return
         if isinstance(self.screen, SessionScreen):
             self.screen.show_latest_diff()
         self.run_control("diff")
@@ -457,3 +497,9 @@ class CtxscopeApp(App[None]):
         yield from app_commands(self.action_help, self.action_usage, self.run_control,
                                 partial(self.unavailable, screen=screen))
         yield from screen_commands(screen, self.pop_screen)
+
+
+_SCREEN_KEYS = frozenset(b.action for b in CtxscopeApp.BINDINGS if isinstance(b, Binding)) - {
+    "notices", "dismiss_notices"}
+"""The App's own keys (quit, help, the controls): hidden and inert while a dialog is open (the notices' keys work
+everywhere: a dialog has its notice line too)."""

@@ -30,9 +30,11 @@ from engine import (
     SessionFollower,
     SessionSnapshot,
     SessionTracker,
+    UnsafePathError,
     apply_compaction,
     default_layer,
     plan_compaction,
+    record_action,
 )
 from engine.compaction.planner import LAYERS
 from engine.live.insight import blocking_lock, read_lock
@@ -143,15 +145,37 @@ class CompactionFlow:
             plural = "s" if len(targets) != 1 else ""
             title = f"Prune {len(targets)} chosen message{plural} of {app.label(snapshot.key)}"
         dialog = CompactDialog(title=title, layer=layer, layers=LAYERS, planner=planner, fixed_layer=fixed,
-                               debounce=self.debounce, session_key=snapshot.key, first_plan=first)
+                               debounce=self.debounce, session_key=snapshot.key, first_plan=first,
+                               targeted=bool(targets))
         app.push_screen(dialog, partial(self._closed, dialog))
 
     def _closed(self, dialog: CompactDialog, confirmed: bool | None) -> None:
+        """Every close says what came of it: applied (said when written), refused, or cancelled — and a cancel is
+        audited like any other outcome of the user's decision."""
         if confirmed and dialog.plan is not None:
             plan = dialog.plan
             self.own.add(plan.session_key)
             self.app.run_worker(partial(self._apply, plan), thread=True, group="compaction", exit_on_error=False,
                                 name="apply_compaction_plan")
+            return
+        key = dialog.session_key
+        verb = dialog.verb
+        label = self.app.label(key) if key else "the session"
+        self.app.tell(f"{label}: the {verb.lower()} dialog was closed without confirming.",
+                      title=f"{verb} cancelled — nothing written", timeout=6)
+        if key is not None:
+            self.app.run_worker(partial(self._audit_cancel, key, dialog.chosen_layer, dialog.plan), thread=True,
+                                group="compaction", exit_on_error=False, name="audit_cancel")
+
+    def _audit_cancel(self, key: str, layer: str, plan: CompactionPlan | None) -> None:
+        """Record the cancel in the audit log (blocking: a worker)."""
+        try:
+            state_dir = self.app.tracker.state_dir(key)
+            record_action(state_dir, "prune" if layer == "prune" else "compact", key, params={"layer": layer},
+                          plan={"leaf_id": plan.leaf_id} if plan is not None else {}, result="cancelled",
+                          now=self.app.clock())
+        except (OSError, UnsafePathError, KeyError) as exc:
+            self.app.call_from_thread(self.app.tell, f"the cancel could not be audited: {exc}", severity="warning")
 
     def _apply(self, plan: CompactionPlan) -> None:
         """Apply a confirmed plan with its controller (audited by the engine) and report the outcome."""

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from textual.notifications import SeverityLevel
 
-from engine import CompactionResult, SessionInsight, SessionSnapshot, SidecarEvent
+from engine import CompactionResult, SessionInsight, SessionSnapshot, SidecarEvent, percent
 from tui.widgets.levels import LEVEL_TEXT
 
 __all__ = [
@@ -40,8 +40,9 @@ def startup_checkpoints_text(events: Sequence[SidecarEvent], label: Label) -> tu
 def risk_changed_text(key: str, old: SessionInsight, new: SessionInsight, label: Label) -> str:
     """The degradation level moved (usually after a compaction)."""
     report = new.degradation.report
+    share, basis = new.degradation.loss
     return (f"{label(key)}: degradation risk {old.risk} → {new.risk} ({report.compaction_count} compactions, "
-            f"~{report.information_loss:.0%} lost).")
+            f"{percent(share)} lost: {basis}).")
 
 
 def applied_text(result: CompactionResult, label: Label) -> str:

@@ -23,7 +23,10 @@ from textual.worker import Worker
 from engine import SidecarEvent, terminal_safe
 from tui.notices import startup_checkpoints_text
 
-__all__ = ["QUIET_SECONDS", "Notifier", "worker_failure_title"]
+__all__ = ["HISTORY", "QUIET_SECONDS", "Notifier", "Said", "worker_failure_title"]
+
+HISTORY = 500
+"""Notices kept for the history (``n``): the newest."""
 
 QUIET_SECONDS = 60.0
 """How long an identical notification stays held back after it was shown."""
@@ -36,6 +39,19 @@ MAX_VISIBLE = 2
 class Notify(Protocol):
     def __call__(self, message: str, *, title: str, severity: SeverityLevel, timeout: float | None,
                  markup: bool) -> object: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """One notice as the history lists it."""
+
+    at: float
+    """Unix time it was said."""
+    title: str
+    text: str
+    severity: SeverityLevel
+    routine: bool
+    """Filed only (the history and the Audit tab hold it), never shown on the notice line."""
 
 
 @dataclass
@@ -62,10 +78,24 @@ class Notifier:
     _on_screen: dict[tuple[str, str], _OnScreen] = field(default_factory=dict)
     _read_errors: dict[str, str] = field(default_factory=dict)
     _startup: list[SidecarEvent] = field(default_factory=list)
+    history: list[Said] = field(default_factory=list)
+    """Every notice said or filed, oldest first (at most :data:`HISTORY`)."""
+    wall_clock: Callable[[], float] = time.time
+
+    def _file(self, text: str, title: str, severity: SeverityLevel, routine: bool) -> None:
+        self.history.append(Said(self.wall_clock(), title, text, severity, routine))
+        del self.history[:-HISTORY]
 
     def tell(self, text: str, *, title: str = "", severity: SeverityLevel = "information",
-             timeout: float | None = None) -> bool:
-        """Notify with plain text (engine messages and paths may hold ``[``); ``False`` when held back."""
+             timeout: float | None = None, routine: bool = False) -> bool:
+        """Notify with plain text (engine messages and paths may hold ``[``); ``False`` when held back.
+
+        ``routine`` (information the Audit tab already lists, e.g. automatic checkpoints): filed in the history
+        only, never on screen.
+        """
+        if routine and severity == "information":
+            self._file(text, title, severity, True)
+            return False
         key, now = (title, text, severity), self.clock()
         shown = self._shown.get(key)
         if shown is not None and now - shown < self.quiet_seconds:
@@ -85,6 +115,7 @@ class Notifier:
             oldest = next(iter(self._on_screen))
             self.withdraw(self._on_screen.pop(oldest).handle)
         shown_title = f"{title} ×{count}" if count > 1 else title
+        self._file(text, shown_title, severity, False)
         # Plain text, its control characters shown: errors quote names and paths from the session.
         handle = self.notify(terminal_safe(text, one_line=False), title=terminal_safe(shown_title), severity=severity,
                              timeout=timeout, markup=False)

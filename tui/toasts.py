@@ -1,28 +1,44 @@
 """Textual's side of the app's notices (:mod:`tui.notifier` decides what is said): show one and keep its handle,
-take one off the screen, and count how many fit above the session view's plot."""
+take one off the screen, and list the current ones for the notice lines (tui/widgets/notice_line.py)."""
 
 from __future__ import annotations
 
-from textual.app import App, ScreenStackError
+from textual.app import App
 from textual.notifications import Notification, Notify, SeverityLevel
 
-from tui.notifier import MAX_VISIBLE
-from tui.screens.session_view import SessionScreen
-from tui.widgets.plot import UtilizationPlot
-
-__all__ = ["NOTICES_TOP", "NOTICE_ROWS", "Toasts"]
-
-NOTICES_TOP = 9
-"""The row the session view's notices start at, below the gauge (``SessionScreen ToastRack`` in app.tcss)."""
-NOTICE_ROWS = 6
-"""Rows one notice takes: its margin, padding, title and two lines of text."""
-
+__all__ = ["Toasts"]
 
 class Toasts:
     """Notices of ``app`` that can be replaced: :class:`~tui.notifier.Notifier` takes these three methods."""
 
     def __init__(self, app: App[None]) -> None:
         self._app = app
+        self._visible: list[Notification] = []
+
+    def current(self) -> list[Notification]:
+        """The notices still current, oldest first (the notice line shows the newest)."""
+        shown = self._app._notifications  # Textual's own list: clear_notifications() empties it
+        self._visible = [n for n in self._visible if not n.has_expired and n in shown]
+        return list(self._visible)
+
+    def dismiss_all(self) -> None:
+        """Take every current notice off the screen (``z``)."""
+        for notification in self.current():
+            self.withdraw(notification)
+
+    def changed(self) -> None:
+        """Show the current notices on every notice line now (after Textual's list was cleared, say)."""
+        self._changed()
+
+    def _changed(self) -> None:
+        from tui.widgets.notice_line import NoticeLine  # the widget imports nothing of ours; kept out of start-up
+
+        def update() -> None:
+            for screen in self._app.screen_stack:
+                for line in screen.query(NoticeLine):
+                    line.update_notices()
+
+        self._app.call_later(update)
 
     def show(
         self, message: str, *, title: str, severity: SeverityLevel, timeout: float | None, markup: bool
@@ -31,7 +47,10 @@ class Toasts:
         app = self._app
         notification = Notification(message, title, severity,
                                     app.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup=markup)
+        # Textual still records it (its toast is hidden: app.tcss); the notice line shows it, off the panes.
         app.post_message(Notify(notification))
+        self._visible.append(notification)
+        self._changed()
         return notification
 
     def withdraw(self, handle: object) -> None:
@@ -43,16 +62,7 @@ class Toasts:
             if isinstance(handle, Notification) and handle in app._notifications:
                 app._unnotify(handle)
 
+        if handle in self._visible:
+            self._visible.remove(handle)
         app.call_later(withdraw)
-
-    def fit(self) -> int:
-        """Notices that fit between the session view's gauge and its plot (elsewhere nothing is below them)."""
-        try:
-            screen = self._app.screen
-        except ScreenStackError:
-            return MAX_VISIBLE
-        plots = screen.query(UtilizationPlot) if isinstance(screen, SessionScreen) else None
-        plot = plots.first() if plots else None
-        if plot is None or not plot.region:
-            return MAX_VISIBLE
-        return max(1, min(MAX_VISIBLE, (plot.region.y - NOTICES_TOP) // NOTICE_ROWS))
+        self._changed()

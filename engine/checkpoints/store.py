@@ -32,6 +32,7 @@ from engine.checkpoints.legacy_dirs import (
     same_session,
 )
 from engine.checkpoints.model import CHECKPOINT_ID_RE, Checkpoint, CheckpointFormatError, map_text, validate_checkpoint
+from engine.checkpoints.pins import read_pins
 from engine.checkpoints.triggers import SKIP_DELTA
 from engine.checkpoints.yaml_io import dump_checkpoint, load_checkpoint, replace_lone_surrogates
 from engine.fs.atomic import write_atomic
@@ -335,7 +336,7 @@ def write_checkpoint(state_dir: Path, key: str, cp: Checkpoint, *, retention: in
                 write_atomic(directory / LATEST_NAME, orjson.dumps(pointer), sync_dir=False, root=state_dir)
                 with contextlib.suppress(OSError):
                     os.fsync(dir_fd)
-                deleted = _apply_retention(dir_fd, [*numbers, ref.number], retention)
+                deleted = _apply_retention(dir_fd, [*numbers, ref.number], retention, read_pins(directory))
         finally:
             os.close(dir_fd)
     except (OSError, CheckpointFormatError) as exc:
@@ -408,9 +409,12 @@ def _redacted(cp: Checkpoint, key: str, checkpoint_id: str, previous: str | None
     return final, redactions
 
 
-def _apply_retention(dir_fd: int, numbers: list[int], retention: int) -> list[str]:
+def _apply_retention(dir_fd: int, numbers: list[int], retention: int, pinned: frozenset[str] = frozenset()
+                     ) -> list[str]:
+    # The newest ``retention`` unpinned checkpoints are kept, and every pinned one (engine/checkpoints/pins.py).
+    unpinned = [n for n in numbers if f"cp_{n:03d}" not in pinned]
     deleted = []
-    for n in numbers[: max(0, len(numbers) - retention)]:
+    for n in unpinned[: max(0, len(unpinned) - retention)]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(f"cp_{n:03d}.yaml", dir_fd=dir_fd)
             deleted.append(f"cp_{n:03d}")

@@ -125,8 +125,9 @@ def apply_compaction(
         lock_timeout: seconds to wait for a live holder of the session lock before giving up.
         openclaw: the ``openclaw`` executable for the gateway controller (found on ``PATH``).
         gateway_timeout: seconds the gateway may take to compact (passed to ``openclaw gateway call --timeout``).
-        exact: write exactly this plan or nothing: when the agent moved the leaf since planning, refuse instead of
-            planning again (the TUI's confirm button applies the plan on screen; its dialog re-plans live).
+        exact: write exactly this plan or nothing: when the agent only appended on the planned branch, the plan is
+            kept (its cut and summary; the new entries follow the cut); when it moved the leaf otherwise, refuse
+            instead of planning again (the TUI's confirm button applies the plan on screen; its dialog re-plans).
 
     Raises:
         CompactionRefusedError: the plan (or the re-plan after the leaf moved) is blocked; nothing written.
@@ -290,8 +291,10 @@ def _apply_jsonl(
         # The first time the leaf moved, plan again (the protected budget then counts from the new leaf); after
         # a re-check found the file moved, keep the plan when the agent only appended on its branch, so a
         # busy agent cannot starve the compaction.
+        # An exact plan (the one a user confirmed) is kept whenever the agent only appended on its branch: its cut
+        # and summary are the ones shown, and the new entries follow the cut verbatim (said in the warnings).
         current = attempt.plan
-        if leaf_id != current.leaf_id and not (moves and _extends(attempt, leaf_id, config)):
+        if leaf_id != current.leaf_id and not ((moves or exact) and _extends(attempt, leaf_id, config)):
             current = _replan(attempt, plan, leaf_id, config, state_dir, exact=exact)
         return current.entries()
 

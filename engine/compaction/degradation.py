@@ -108,6 +108,15 @@ class DegradationAssessment:
     """Context size right after the latest compaction: its first valid usage, else pi's chars/4 estimate."""
     lost_decisions: tuple[str, ...] = ()
 
+    @property
+    def loss(self) -> tuple[float, str]:
+        """The one information-loss figure every view shows, with its basis: the share of earlier checkpoints'
+        decisions missing (measured) when there is something to compare, else the estimate by compaction count
+        (10% each). Showing both, as before, put "~30% lost" above "lost 0%" for the same session."""
+        if self.lost_decisions_share is not None:
+            return self.lost_decisions_share, "of earlier checkpoints' decisions missing"
+        return self.report.information_loss, f"estimated from {self.report.compaction_count} compactions"
+
 
 @dataclass(frozen=True, slots=True)
 class _Compaction:

@@ -24,6 +24,7 @@ from typing import Any
 from engine.checkpoints.inject import checkpoint_message_entry
 from engine.checkpoints.render import RenderedCheckpoint
 from engine.checkpoints.store import LoadedCheckpoint
+from engine.compaction.budget import ProtectedBudget
 from engine.compaction.degradation import DegradationAssessment, GuardDecision
 from engine.compaction.plan_json import PLAN_JSON, laid_out
 from engine.compaction.plan_parts import (
@@ -108,6 +109,11 @@ class CompactionPlan:
     @property
     def keep_recent_tokens(self) -> int:
         return self.cut.keep_recent_tokens
+
+    @property
+    def protected(self) -> ProtectedBudget | None:
+        """Where :attr:`keep_recent_tokens` comes from (the layer setting and the window cap, or --keep-recent)."""
+        return self.cut.protected
 
     @property
     def messages_summarized(self) -> int:

@@ -56,6 +56,7 @@ PLAN_JSON: Mapping[str, Spec] = {
         "tokens_before": "tokens_before_estimate",
     }, when="first_kept_entry_id"),
     "keep_recent_tokens": "keep_recent_tokens",
+    "protected_budget": lambda p: p.protected.to_dict() if p.protected is not None else None,
     "messages": Section("", {"summarized": "messages_summarized", "kept": "messages_kept"}),
     "tokens": Section("figures", {
         "method": "token_method",

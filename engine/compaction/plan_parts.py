@@ -14,6 +14,7 @@ from engine.accounting.context import ContextMessage
 from engine.checkpoints.render import RenderedCheckpoint
 from engine.checkpoints.store import LoadedCheckpoint
 from engine.compaction.archive import ArchivedMessage, render_archive_record
+from engine.compaction.budget import ProtectedBudget
 from engine.compaction.degradation import DegradationAssessment, DegradationReport, GuardDecision
 from engine.session.cost import RewriteCost
 
@@ -96,6 +97,8 @@ class PlannedCut:
     """What stands in the way of the chosen messages (a targeted prune only)."""
     nothing_to_compact: str | None
     """Why ctxscope's own cut takes nothing out (``None``: it takes something, or the prune is targeted)."""
+    protected: ProtectedBudget | None = None
+    """Where :attr:`keep_recent_tokens` comes from (engine/compaction/budget.py)."""
 
     @property
     def kept_ids(self) -> tuple[str, ...]:

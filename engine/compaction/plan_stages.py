@@ -21,6 +21,7 @@ from typing import Any
 from engine.accounting.context import ContextView, CutPoint, cut_after, find_cut_point, has_pi_cut, pi_branch
 from engine.capture.redact import redact_secrets
 from engine.checkpoints.render import render_checkpoint
+from engine.compaction.budget import protected_budget
 from engine.compaction.degradation import assess_degradation, check_guard, evaluate_degradation
 from engine.compaction.layer_summary import build_span, layer_summary, pins_on_path, preview
 from engine.compaction.plan import not_smaller_reason
@@ -53,8 +54,8 @@ AGENT_ACTIVE_SECONDS = 5.0
 def cut_context(snapshot: SessionSnapshot, request: CompactionRequest, settings: CompactionSettings) -> PlannedCut:
     """The cut stage: pi's cut with the layer's protected budget, or right after the chosen messages."""
     view, path = snapshot.view, snapshot.view.path
-    budget = request.keep_recent if request.keep_recent is not None else min(
-        settings.layer(request.layer).protect_recent, max(1, snapshot.window.tokens // 2))
+    protected = protected_budget(request.layer, snapshot.window.tokens, settings, request.keep_recent)
+    budget = protected.tokens
     cut = find_cut_point(path, budget)
     chosen: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
@@ -79,12 +80,14 @@ def cut_context(snapshot: SessionSnapshot, request: CompactionRequest, settings:
         since = sum(m.entry.pi_tokens for m in view.messages
                     if m.path_index >= cut.boundary_start and m.role != "compactionSummary")
         where = "since the last compaction" if view.compaction is not None else "in the context"
-        nothing = (f"nothing to compact: the {since:,} tokens {where} fit in the protected budget of {budget:,}; "
-                   "pass --keep-recent with a smaller budget to compact anyway")
+        nothing = (f"nothing to compact: the {since:,} tokens {where} (pi's estimate, the earlier summary aside) "
+                   f"fit in the protected budget of {protected.describe()}; a smaller protected budget "
+                   "(--keep-recent; the dialog's keep recent field) compacts anyway")
     first_kept = path[first] if has_cut else None
     split = cut.is_split_turn and has_cut
     return PlannedCut(
         keep_recent_tokens=budget,
+        protected=protected,
         first_kept_entry_id=first_kept.id if first_kept else None,
         first_kept_line=first_kept.line_no if first_kept else None,
         split_turn=split,

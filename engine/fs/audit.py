@@ -29,7 +29,8 @@ class AuditRecord:
     plan: Mapping[str, Any] = field(default_factory=dict)
     """A short summary of the plan that was applied (never transcript text)."""
     result: str = "ok"
-    """``ok``, ``refused``, ``not-compacted`` (the gateway declined), ``failed`` or ``dry-run``."""
+    """``ok``, ``refused``, ``not-compacted`` (the gateway declined), ``failed``, ``dry-run`` or ``cancelled`` (the
+    user closed the preview without confirming: nothing was written)."""
     error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:

@@ -20,10 +20,11 @@ from typing import Any
 
 from engine.accounting.gauge import GaugeReading
 from engine.accounting.windows import ContextWindow
-from engine.config.loader import Config
+from engine.config.loader import Config, resolve_state_dir
 from engine.index.cache import IndexCache
 from engine.index.transcript_index import index_transcript
 from engine.session.agent_limits import AgentLimits, agent_limits
+from engine.session.compaction_count import compaction_count, own_compactions
 from engine.session.quick_gauge import QuickGauge, quick_context_tokens
 from engine.stores.number_bounds import token_count
 from engine.stores.source import SessionSource
@@ -59,10 +60,13 @@ class Glance:
         """False for a file with no header and no entry (empty, or no JSON object at all): pi calls it invalid."""
         return not self.headerless or self.quick.leaf_id is not None
 
+    own_compactions: int = 0
+    """Compactions ctxscope appended itself (audited): in the transcript, never in OpenClaw's counter."""
+
     @property
     def compactions(self) -> int | None:
-        counts = [c for c in (self.compactions_in_file, self.store_compaction_count) if c is not None]
-        return max(counts) if counts else None
+        """The session's compactions (:func:`engine.session.compaction_count.compaction_count`)."""
+        return compaction_count(self.compactions_in_file, self.store_compaction_count, self.own_compactions)
 
     def to_status(self) -> dict[str, Any]:
         """The ``ctxscope status --json`` row; same keys as
@@ -157,6 +161,8 @@ def glance_session(source: SessionSource, config: Config | None = None, index: I
         model=model,
         compactions_in_file=compactions_in_file,
         store_compaction_count=store_count,
+        own_compactions=own_compactions(resolve_state_dir(source.state_dir, config), source.key)
+        if store_count is not None else 0,
         last_activity=last,
         version=quick.version,
         headerless=quick.headerless,

@@ -19,10 +19,11 @@ from engine.accounting.gauge import GaugeReading
 from engine.accounting.measure import ContextTokens, ObjectSource, measure_context, message_tokens
 from engine.accounting.windows import ContextWindow
 from engine.agents.protocol import AgentReading
-from engine.config.loader import Config
+from engine.config.loader import Config, resolve_state_dir
 from engine.index.cache import IndexCache
 from engine.index.entry_cache import restore_reader, save_reader
 from engine.session.agent_limits import AgentLimits, agent_limits
+from engine.session.compaction_count import compaction_count, own_compactions
 from engine.stores.agent_entries import AgentEntryReader
 from engine.stores.entries import Entry
 from engine.stores.number_bounds import token_count
@@ -69,6 +70,8 @@ class SessionSnapshot:
     """pi would load the file as is: its first entry is a session header with an id (docs/pi.md)."""
     is_session: bool = True
     """False for a file with no header and no entry (empty, or no JSON object at all): pi calls it invalid."""
+    own_compactions: int = 0
+    """Compactions ctxscope appended itself (audited): in the transcript, never in OpenClaw's counter."""
 
     @property
     def key(self) -> str:
@@ -78,8 +81,8 @@ class SessionSnapshot:
 
     @property
     def compactions(self) -> int:
-        """Best count of compactions of this session: the store's counter or the file's, whichever is higher."""
-        return max(self.compactions_in_file, self.store_compaction_count or 0)
+        """The session's compactions (:func:`engine.session.compaction_count.compaction_count`)."""
+        return compaction_count(self.compactions_in_file, self.store_compaction_count, self.own_compactions) or 0
 
     @property
     def utilization(self) -> float | None:
@@ -259,6 +262,8 @@ class SessionFollower:
             entries=len(reader.entries),
             compactions_in_file=self._compactions,
             store_compaction_count=token_count(count) if type(count) is int else None,
+            own_compactions=own_compactions(resolve_state_dir(source.state_dir, self.config), source.key)
+            if source.store_entry else 0,
             last_activity=last_activity,
             malformed_lines=tuple(reader.bad_lines),
             version=reader.parser.version,

@@ -409,7 +409,9 @@ def find_session(discovery: Discovery, spec: str) -> SessionSource:
     if len(prefixed) == 1:
         return prefixed[0]
     if prefixed:
-        names = ", ".join(_describe(s) for s in prefixed[:8])
+        # Two copies of one session share its key: only their paths tell them apart, and a path names either.
+        keys = [s.key for s in prefixed]
+        names = ", ".join(f"{s.key} ({s.path})" if keys.count(s.key) > 1 else _describe(s) for s in prefixed[:8])
         raise SessionNotFoundError(f"{spec!r} matches several sessions: {names}. Give the full key or a path.")
     problems = "".join(f"\n  {problem}" for problem in discovery.problems[:5])
     raise SessionNotFoundError(

@@ -172,14 +172,20 @@ def test_an_exact_apply_writes_the_plan_shown_or_nothing(tmp_path: Path) -> None
     session = coding_session(tmp_path / "s.jsonl", turns=8)
     follower, plan = plan_for(session, "summarize", tmp_path / "state", keep_recent=2000)
     append_entries(session, lambda _leaf: turn("agent", 1, random.Random(1)))
+    # The agent only appended on the planned branch: the plan shown is kept (its cut and summary), chained after.
+    result = apply_compaction(plan, follower=follower, state_dir=tmp_path / "state", exact=True)
+    assert not result.replanned and result.plan is plan
+    assert any("kept verbatim" in w for w in result.warnings)
+    # A compaction of the agent's own since the preview changes what the plan cuts: refused, nothing written.
+    follower, fresh = plan_for(session, "summarize", tmp_path / "state", keep_recent=2000)
+    append_entries(session, lambda leaf: [{
+        "type": "compaction", "id": "agentcmp", "parentId": leaf, "timestamp": "2026-05-05T15:04:00.000Z",
+        "summary": "## Goal\nKeep going.", "firstKeptEntryId": leaf, "tokensBefore": 1_000}])
     before = session.read_bytes()
-    with pytest.raises(CompactionRefusedError, match="review the new plan"):
-        apply_compaction(plan, follower=follower, state_dir=tmp_path / "state", exact=True)
+    with pytest.raises(CompactionRefusedError):
+        apply_compaction(fresh, follower=follower, state_dir=tmp_path / "state", exact=True)
     assert session.read_bytes() == before
     assert list(read_audit(tmp_path / "state"))[-1].result == "refused"
-    follower, fresh = plan_for(session, "summarize", tmp_path / "state", keep_recent=2000)
-    result = apply_compaction(fresh, follower=follower, state_dir=tmp_path / "state", exact=True)
-    assert not result.replanned and result.plan is fresh
 
 
 @pytest.mark.reliability

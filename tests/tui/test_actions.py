@@ -32,6 +32,7 @@ from tui.messages import CheckpointWritten, CompactionApplied, CompactionFailed,
 from tui.screens.session_view import SessionScreen
 from tui.widgets.cards import ContextCard
 from tui.widgets.gauge import GaugeBar
+from tui.widgets.notice_line import NoticeLine
 from tui.widgets.session_table import SessionTable
 
 SUBAGENT_KEY = "3003a4e2-a8c1-417d-9ebc-76480d47d0c0"
@@ -128,7 +129,7 @@ async def test_k_previews_the_plan_and_confirming_appends_a_compaction(subagent:
         assert dialog.chosen_layer == "summarize"  # 4% is below every trigger: the default layer
         assert dialog.query_one(RadioSet).pressed_button is not None
         assert dialog.plan is not None and dialog.plan.blocked  # the whole context fits the layer's budget
-        assert dialog.query_one("#apply", Button).disabled
+        assert dialog.query_one("#apply", Button).has_class("-not-ready")
         assert "✗ nothing to compact" in _text(dialog, "#plan-blocked")
         assert "blocked" in _text(dialog, "#plan-status")
 
@@ -141,7 +142,7 @@ async def test_k_previews_the_plan_and_confirming_appends_a_compaction(subagent:
         assert f"{plan.messages_summarized:,} out" in figures and f"{plan.messages_kept:,} kept" in figures
         assert plan.dropped[0].entry_id in _text(dialog, "#plan-dropped")
         assert dialog.query_one("#summary-text", TextArea).text == plan.summary
-        assert not dialog.query_one("#apply", Button).disabled
+        assert not dialog.query_one("#apply", Button).has_class("-not-ready")
 
         await pilot.click("#apply")
         await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionApplied)])
@@ -184,7 +185,7 @@ async def test_the_summary_can_be_edited_before_applying_and_the_edit_is_audited
         assert f"{edited.context_tokens_after:,}" in figures
         assert "edited" in str(dialog.query_one("#plan-summary").border_title)
         assert "summary edited" in _text(dialog, "#plan-status")
-        await wait_until(pilot, lambda: not dialog.query_one("#apply", Button).disabled)
+        await wait_until(pilot, lambda: not dialog.query_one("#apply", Button).has_class("-not-ready"))
         await pilot.click("#apply")
         await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionApplied)])
         entries = _appended(subagent, original)
@@ -213,14 +214,15 @@ async def test_the_dialog_plans_again_when_the_agent_writes_and_says_the_plan_ch
         moved = dialog.plan
         assert moved is not None and moved.context_tokens_before != shown.context_tokens_before
         assert f"{moved.context_tokens_before:,} → {moved.context_tokens_after:,}" in _text(dialog, "#plan-figures")
-        await wait_until(pilot, lambda: not dialog.query_one("#apply", Button).disabled)
+        await wait_until(pilot, lambda: not dialog.query_one("#apply", Button).has_class("-not-ready"))
         await pilot.click("#apply")
         await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionApplied)])
         applied = next(m for m in seen if isinstance(m, CompactionApplied)).result
         assert applied.plan is moved and not applied.replanned  # exactly the plan on screen
 
 
-async def test_a_plan_the_agent_overtook_is_refused_not_silently_replaced(subagent: Path, tmp_path: Path) -> None:
+async def test_a_plan_the_agent_overtook_is_kept_exactly_with_its_new_entries_after_the_cut(subagent: Path,
+                                                                                         tmp_path: Path) -> None:
     seen: list[Message] = []
     app, _ = make_app([subagent.parent], tmp_path / "state")  # no change is pushed: the dialog cannot see it
     app.compaction.debounce = 0
@@ -228,12 +230,14 @@ async def test_a_plan_the_agent_overtook_is_refused_not_silently_replaced(subage
         await settle(pilot)
         dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
         await _keep_recent(pilot, dialog, 500)
-        append(subagent, *decision_exchange(SUBAGENT_LEAF, 40_000)[0])
-        before = subagent.read_bytes()
+        shown = dialog.plan
+        entries, leaf = decision_exchange(SUBAGENT_LEAF, 40_000)
+        append(subagent, *entries)
         await pilot.click("#apply")
-        await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionFailed)])
-        assert subagent.read_bytes() == before
-        assert _said(seen, "review the new plan and confirm again")
+        await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionApplied | CompactionFailed)])
+        applied = next(m for m in seen if isinstance(m, CompactionApplied)).result
+        assert applied.plan is shown and applied.parent_id == leaf  # the cut and summary shown, chained after
+        assert _said(seen, "kept verbatim")  # the close says the context is larger than planned
 
 
 async def test_p_prunes_with_the_layer_fixed(subagent: Path, tmp_path: Path) -> None:
@@ -270,11 +274,11 @@ async def test_high_degradation_needs_the_confirmation_ticked(tmp_path: Path) ->
         assert plan is not None and plan.applicable and plan.needs_confirmation
         confirm = dialog.query_one("#confirm-risk", Checkbox)
         assert confirm.display and "Degradation risk is high" in str(confirm.label)
-        assert dialog.query_one("#apply", Button).disabled and not dialog.confirmable
+        assert dialog.query_one("#apply", Button).has_class("-not-ready") and not dialog.confirmable
         assert "tick the confirmation" in _text(dialog, "#plan-status")
         await pilot.click("#confirm-risk")
         await wait_until(pilot, lambda: confirm.value)
-        assert not dialog.query_one("#apply", Button).disabled and dialog.confirmable
+        assert not dialog.query_one("#apply", Button).has_class("-not-ready") and dialog.confirmable
         assert "ready · summarize via jsonl" in _text(dialog, "#plan-status")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, CompactDialog))
@@ -366,13 +370,14 @@ async def test_notifications_never_cover_the_dialogs_buttons(subagent: Path, tmp
         await settle(pilot)
         dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
         for n in range(3):
-            app.notify(f"something happened {n}", timeout=30)
+            app.tell(f"something happened {n}", title=f"Note {n}", timeout=30)
+        line = dialog.query_one(NoticeLine)
+        await wait_until(pilot, lambda: "something happened 2" in str(line.render()))
         await pilot.pause()
-        await wait_until(pilot, lambda: len(dialog.query(Toast)) >= 3)
-        await pilot.pause()
-        buttons = dialog.query_one("#compact-buttons").region
-        for toast in dialog.query(Toast):
-            assert not toast.region.overlaps(buttons), (toast.region, buttons)
+        assert not dialog.query(Toast)
+        for pane in ("#compact-buttons", "#plan-preview", "#plan-summary"):
+            region = dialog.query_one(pane).region
+            assert not line.region.overlaps(region), (line.region, region)
 
 
 async def test_one_context_size_in_the_gauge_the_overview_the_dialog_and_the_checkpoint(tmp_path: Path) -> None:

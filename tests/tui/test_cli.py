@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,7 @@ def no_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def launched(monkeypatch: pytest.MonkeyPatch) -> list[CtxscopeApp]:
     apps: list[CtxscopeApp] = []
     monkeypatch.setattr(CtxscopeApp, "run", lambda self, *a, **k: apps.append(self))
+    monkeypatch.setattr(cli, "terminal_missing", lambda: None, raising=False)  # as if in a terminal
     return apps
 
 
@@ -117,3 +120,33 @@ def test_bare_ctxscope_opens_before_the_agent_wrote_a_session_when_its_directory
     (no_home / "home" / ".openclaw").mkdir(parents=True)  # OpenClaw installed, no session yet
     assert cli.main([]) == 0
     assert len(launched) == 1
+
+
+def test_tui_without_a_terminal_refuses_at_once_instead_of_running_blind(tmp_path: Path) -> None:
+    # Issue 28 item 13: stdin on /dev/null and output to a file ran the TUI for ten minutes at 81% CPU.
+    sessions = copy_fixtures([SUBAGENT], tmp_path / "sessions")
+    out = tmp_path / "out.txt"
+    with out.open("wb") as sink:
+        try:
+            done = subprocess.run([sys.executable, "-m", "tui.cli.main", "--state-dir", str(tmp_path / "state"), "tui",
+                                   str(sessions)], stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.PIPE,
+                                  timeout=120, cwd=Path(__file__).resolve().parents[2], check=False)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the TUI ran without a terminal")
+    assert done.returncode == cli.EXIT_USAGE
+    assert b"needs a terminal" in done.stderr
+
+
+@pytest.mark.parametrize("content", ["meeting notes, not a session\n", '{"type": "note"}\n'])
+def test_tui_refuses_a_file_that_is_no_session_like_status(
+    no_home: Path, launched: list[CtxscopeApp], capsys: pytest.CaptureFixture[str], content: str
+) -> None:
+    for name in ("notes.txt", "notes.jsonl"):
+        notes = no_home / name
+        notes.write_text(content)
+        assert cli.main(["status", str(notes)]) == cli.EXIT_FAILED
+        status_err = capsys.readouterr().err
+        assert cli.main(["tui", str(notes)]) == cli.EXIT_FAILED
+        said = capsys.readouterr().err
+        assert said and said.splitlines()[0] == status_err.splitlines()[0]  # the same reason, in the same words
+    assert launched == []

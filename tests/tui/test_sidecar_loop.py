@@ -71,7 +71,9 @@ async def test_crossing_the_checkpoint_line_writes_one_and_says_so(tmp_path: Pat
         assert (event.session_key, event.trigger) == (SUBAGENT_KEY, "auto-80pct")
         assert len(_checkpoints(tmp_path / "state")) == 1
         assert [m.level for m in seen if isinstance(m, ThresholdCrossed)] == ["checkpoint"]
-        await wait_until(pilot, lambda: any(t == "Checkpoint written" for t, _ in _notes(seen)))
+        # Routine: filed in the notices history (the Audit tab lists the checkpoint), not shown.
+        await wait_until(pilot, lambda: any(n.title == "Checkpoint written" and n.routine
+                                            for n in app.notifier.history))
         assert any(t == "Threshold crossed" for t, _ in _notes(seen))
 
 
@@ -101,7 +103,8 @@ async def test_a_compaction_by_the_agent_is_detected_and_checkpointed(tmp_path: 
         await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionDetected)])
         await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CheckpointWritten)])
         assert [m.event.trigger for m in seen if isinstance(m, CheckpointWritten)] == ["compaction"]
-        await wait_until(pilot, lambda: {"Compaction detected", "Checkpoint written"} <= {t for t, _ in _notes(seen)})
+        await wait_until(pilot, lambda: "Compaction detected" in {t for t, _ in _notes(seen)}
+                         and "Checkpoint written" in {n.title for n in app.notifier.history})
 
 
 async def test_a_sessions_json_change_updates_window_compactions_and_risk(tmp_path: Path) -> None:

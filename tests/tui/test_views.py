@@ -27,6 +27,7 @@ from tui.widgets.branch_tree import BranchTree
 from tui.widgets.cards import CostCard, RiskCard
 from tui.widgets.checkpoints import CheckpointList, CheckpointsView
 from tui.widgets.context_table import ContextTable
+from tui.widgets.notice_line import NoticeLine
 from tui.widgets.plot import UtilizationPlot, plot_content
 from tui.widgets.session_table import SessionTable
 from tui.widgets.tab_bar import TabBar
@@ -170,7 +171,7 @@ async def test_session_list_shows_degradation_risk_and_spend(tmp_path: Path) -> 
         assert cells(MAIN_KEY) == ("high", "$4.29")
         assert cells("agent:main:openresponses-user:9e983849") == ("medium", "$0.21")
         # 89% full but never compacted: the gauge is high, the degradation risk is not.
-        assert cells("d703a1a9-1b7b-4fb1-b512-c9738b1fe617") == ("low", "$30")
+        assert cells("d703a1a9-1b7b-4fb1-b512-c9738b1fe617") == ("low", "$30.33")  # cents, as the header says
 
 
 async def test_checkpoints_tab_diffs_against_the_previous_or_the_marked_one(tmp_path: Path) -> None:
@@ -355,15 +356,13 @@ async def test_a_burst_of_real_notices_collapses_by_kind_and_stays_off_the_plot(
                  severity="warning", timeout=30)
         app.tell("agent:main:main: medium → high after 3 compactions.", title="Risk level changed",
                  severity="error", timeout=30)
-        await wait_until(pilot, lambda: any("Risk level" in str(t.render()) for t in screen.query(Toast)))
+        line = screen.query_one(NoticeLine)
+        await wait_until(pilot, lambda: "Risk level" in str(line.render()))
         await pilot.pause()
-        toasts = list(screen.query(Toast))
-        texts = [str(t.render()) for t in toasts]
-        assert len(toasts) <= 2, texts
-        assert not any("Checkpoint written" in t for t in texts)  # the oldest kind gave way
+        assert "(+1 more)" in str(line.render())  # the oldest kind gave way: two current, the newest shown
+        assert not [t for t in screen.query(Toast) if t.region]  # nothing floats over the panes
         plot, gauge = screen.query_one(UtilizationPlot).region, screen.query_one("#gauge-box").region
-        for toast in toasts:
-            assert not toast.region.overlaps(plot) and not toast.region.overlaps(gauge), (toast.region, plot, gauge)
+        assert not line.region.overlaps(plot) and not line.region.overlaps(gauge), (line.region, plot, gauge)
 
 
 async def test_repeated_notices_of_one_kind_are_one_notice_with_a_count(tmp_path: Path) -> None:
@@ -374,10 +373,9 @@ async def test_repeated_notices_of_one_kind_are_one_notice_with_a_count(tmp_path
         screen = await _open(pilot, MAIN_KEY)
         for n in range(3):
             app.tell(f"agent:main:main: cp_00{n + 3} (auto-75pct) at 7{n}%", title="Checkpoint written", timeout=30)
-        await wait_until(pilot, lambda: any("×3" in str(t.render()) for t in screen.query(Toast)))
-        await pilot.pause()
-        texts = [str(t.render()) for t in screen.query(Toast) if "Checkpoint written" in str(t.render())]
-        assert len(texts) == 1 and "cp_005" in texts[0], texts
+        line = screen.query_one(NoticeLine)
+        await wait_until(pilot, lambda: "×3" in str(line.render()))
+        assert "cp_005" in str(line.render())
 
 
 async def test_notifications_never_cover_the_plot(tmp_path: Path) -> None:
@@ -388,11 +386,10 @@ async def test_notifications_never_cover_the_plot(tmp_path: Path) -> None:
         screen = await _open(pilot, MAIN_KEY)
         for n in range(3):
             app.notify(f"something happened {n}", timeout=30)
-        await wait_until(pilot, lambda: len(screen.query(Toast)) >= 3)
+        await wait_until(pilot, lambda: len(app._notifications) >= 3)
         await pilot.pause()
-        plot, gauge = screen.query_one(UtilizationPlot).region, screen.query_one("#gauge-box").region
-        for toast in screen.query(Toast):
-            assert not toast.region.overlaps(plot) and not toast.region.overlaps(gauge), (toast.region, plot, gauge)
+        await pilot.pause()
+        assert not screen.query(Toast)  # even Textual's own notify draws nothing over the panes
 
 
 async def test_a_number_key_puts_the_keyboard_in_the_tab_so_enter_and_space_act_at_once(tmp_path: Path) -> None:

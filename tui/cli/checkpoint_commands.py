@@ -19,9 +19,11 @@ from engine import (
     SessionSource,
     TranscriptError,
     apply_inject,
+    compaction_count,
     diff_checkpoints,
     list_checkpoints,
     missing_extra,
+    own_compactions,
     plan_inject,
     raw_diff,
     read_checkpoint,
@@ -108,11 +110,16 @@ def history(args: argparse.Namespace, config: Config) -> int:
          "from_hook": c.from_hook}
         for c in indexed.compactions
     ]
+    store = (source.store_entry or {}).get("compactionCount")
+    store_count = store if isinstance(store, int) and not isinstance(store, bool) else None
+    own = own_compactions(state_dir, source.key) if store_count is not None else 0
+    total = compaction_count(len(compactions), store_count, own)
     if args.json:
-        print_json({"key": source.key, "state_dir": str(state_dir), "checkpoints": rows, "compactions": compactions})
+        print_json({"key": source.key, "state_dir": str(state_dir), "checkpoints": rows, "compactions": compactions,
+                    "compaction_count": total})
         return ExitCode.OK
-    print(f"{cell(source.key)}: {len(rows)} checkpoint(s) in {cell(state_dir)}, {len(compactions)} compaction(s) in "
-          "the transcript")
+    where = "" if total == len(compactions) else f" ({len(compactions)} in this transcript)"
+    print(f"{cell(source.key)}: {len(rows)} checkpoint(s) in {cell(state_dir)}, {total} compaction(s){where}")
     for row in rows:
         if "error" in row:
             print(f"  {cell(row['checkpoint_id'])}  unreadable: {cell(row['error'])}")

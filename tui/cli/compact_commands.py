@@ -230,7 +230,7 @@ def render_plan(plan: CompactionPlan) -> str:
     if plan.controller == "gateway":
         return _render_gateway_plan(plan)
     lines = [f"Compaction plan for {plan.session_key} ({plan.path})",
-             f"  layer {plan.layer}, protecting the last {plan.keep_recent_tokens:,} tokens; "
+             f"  layer {plan.layer}, protecting the last {_protected(plan)} tokens; "
              f"controller {plan.controller}"]
     if plan.focus:
         lines.append(f"  focus: {plan.focus}")
@@ -267,3 +267,8 @@ def render_plan(plan: CompactionPlan) -> str:
         lines.append(f"  warning: {warning}")
     lines += ["", f"--- summary ({plan.summary_tokens:,} tokens) ---", plan.summary, "--- end of summary ---"]
     return "\n".join(lines)
+
+
+def _protected(plan: CompactionPlan) -> str:
+    """The protected budget with where it comes from (engine.compaction.budget), as the dialog and inspect say it."""
+    return plan.protected.describe() if plan.protected is not None else f"{plan.keep_recent_tokens:,}"

@@ -78,11 +78,30 @@ def launch(paths: Sequence[Path], config: Config, *, force_polling: bool | None 
             print(f"No sessions found in {where}, and none of it exists to watch.\n"
                   "Try `ctxscope demo` to watch a simulated agent, or `ctxscope tui PATH` on a sessions directory.")
             return ExitCode.OK
+    refused = terminal_missing()
+    if refused is not None:
+        print(f"ctxscope: {refused}", file=sys.stderr)
+        return ExitCode.USAGE
     CtxscopeApp(paths, config, force_polling=force_polling).run()
     return ExitCode.OK
 
 
+def terminal_missing() -> str | None:
+    """Why the TUI cannot run here, or ``None``: without a terminal on stdin and stdout Textual never sees a key
+    and draws into a file (it ran ten minutes at 81% CPU with stdin on /dev/null)."""
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        return None
+    return ("the TUI needs a terminal (stdin and stdout are not one); for scripts use `ctxscope status`, "
+            "`ctxscope watch` or `ctxscope report`")
+
+
 def _run_tui(args: argparse.Namespace, config: Config) -> int:
+    if args.paths:
+        from tui.cli.read_commands import refuse_named_files  # what `status` refuses, the TUI refuses too
+
+        failed = refuse_named_files(args.paths, config)
+        if failed:
+            return EXIT_FAILED
     if getattr(args, "no_auto_checkpoints", False):
         config = replace(config, auto_checkpoints=False)
     return launch(args.paths, config, force_polling=args.force_polling)

@@ -22,6 +22,8 @@ from engine import (
     find_session,
     format_tokens,
     glance_session,
+    layer_budgets,
+    money,
     pi_branch,
     session_cost,
 )
@@ -157,6 +159,30 @@ def status(args: argparse.Namespace, config: Config) -> int:
     return ExitCode.FAILED if (failed or discovery.problems) and not rows else ExitCode.OK
 
 
+def refuse_named_files(paths: list[Path], config: Config) -> bool:
+    """Whether a file named in ``paths`` is no session (each one said on stderr, as ``status`` says it).
+
+    Directories are not judged here: a file found in one that is no session is left out, not refused.
+    """
+    files = [Path(p).expanduser() for p in paths if Path(p).expanduser().is_file()]
+    if not files:
+        return False
+    discovery = discover_sessions(files)
+    refused = False
+    for problem in discovery.problems:
+        print(f"ctxscope: {problem}", file=sys.stderr)
+        refused = True
+    index = stderr_cache()
+    with index.batch():
+        for source in discovery.sessions:
+            try:
+                _status_of(source, config, False, index)
+            except (TranscriptError, OSError) as exc:  # NotASessionError included
+                print(f"ctxscope: {exc}", file=sys.stderr)
+                refused = True
+    return refused
+
+
 def resolve_session(args: argparse.Namespace) -> SessionSource:
     """The session named by ``args.session``, searched in ``--in`` paths, the path itself, or the defaults.
 
@@ -193,8 +219,8 @@ def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollo
     return follower, snapshot
 
 
-def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_recent: int, keep_source: str
-                   ) -> dict[str, Any]:
+def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_recent: int, keep_source: str,
+                   config: Config) -> dict[str, Any]:
     """The ``inspect --json`` object: the status row, pi's session views and the context message by message."""
     from engine import context_cut, measure_rows  # with the follower: not on the path of `status`
 
@@ -240,6 +266,7 @@ def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_re
         "thinking_level": thinking_level(view.path, follower.objects.read_object),
         "keep_recent_tokens": keep_recent,
         "keep_recent_source": keep_source,
+        "layer_budgets": {b.layer: b.to_dict() for b in layer_budgets(snapshot.window.tokens, config.compaction)},
         "cut_point": cut_point,
         "context": rows,
     }
@@ -258,7 +285,7 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
 
         budget = keep_recent_budget(snapshot, config)
         keep_recent, keep_source = budget.tokens, budget.source
-    result = inspect_result(follower, snapshot, keep_recent, keep_source)
+    result = inspect_result(follower, snapshot, keep_recent, keep_source, config)
     cost = session_cost(snapshot, now=datetime.now(UTC))
     result = {**result, "spend": {"usd": cost.spend_usd, "source": cost.spend_source, "calls": cost.calls,
                                   "unpriced_calls": cost.unpriced_calls}}
@@ -279,12 +306,16 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     source = f" ({snapshot.limits.line_source})" if snapshot.limits is not None else ""
     print(f"  context {known} tokens ({tokens.source}); agent's estimate {estimate}; "
           f"compacts at {line}{source}; compactions {snapshot.compactions}")
+    budgets = layer_budgets(snapshot.window.tokens, config.compaction)
+    print("  ctxscope protects (compact/prune --layer): "
+          + " · ".join(f"{b.layer} {b.describe()}" for b in budgets))
+    mine = "the agent's own compaction keeps" if args.keep_recent is None else "keep-recent"
     if cp is None:
-        print(f"  keep-recent {keep_recent:,} ({keep_source}): no cut point (the session ends on a compaction)\n")
+        print(f"  {mine} {keep_recent:,} ({keep_source}): no cut point (the session ends on a compaction)\n")
     else:
-        print(f"  keep-recent {keep_recent:,} ({keep_source}): {cp['protected_tokens']:,} protected, "
+        print(f"  {mine} {keep_recent:,} ({keep_source}): {cp['protected_tokens']:,} protected, "
               f"{cp['compactable_tokens']:,} compactable, first kept {cell(cp['first_kept_entry_id'] or '-')}\n")
-    spent = "unknown" if cost.spend_usd is None else f"${cost.spend_usd:,.4f}"
+    spent = "unknown" if cost.spend_usd is None else money(cost.spend_usd)
     print(f"  spend {spent} ({cost.spend_source})" + (f", {cost.unpriced_calls} unpriced calls"
                                                       if cost.unpriced_calls else ""))
     table = [

@@ -15,6 +15,8 @@ from engine import (
     catalog_info,
     collect_usage,
     discover_sessions,
+    money,
+    percent,
 )
 from tui.cli.exit_codes import ExitCode
 from tui.cli.index_cache import stderr_cache
@@ -27,7 +29,7 @@ _SOURCE = {"recorded": "recorded", "estimated": "estimated", "price-table": "tab
 
 
 def _money(value: float) -> str:
-    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
+    return money(value)
 
 
 def _cells(key: str, t: UsageTotals) -> list[str]:
@@ -37,7 +39,7 @@ def _cells(key: str, t: UsageTotals) -> list[str]:
                                                        else "")
     return [key, f"{t.calls:,}", f"{t.input:,}", f"{t.output:,}", f"{t.cache_read:,}", f"{t.cache_write:,}",
             f"{t.tokens:,}", _money(t.cost_usd) + unpriced, _SOURCE[t.cost_source],
-            "-" if hit is None else f"{hit:.1%}", f"{t.compactions:,}", compaction_cost if t.compactions else "-"]
+            percent(hit), f"{t.compactions:,}", compaction_cost if t.compactions else "-"]
 
 
 def report_table(result: UsageReport) -> str:

@@ -11,6 +11,12 @@ and applying it audits the edit. Changing the layer, focus or budget plans
 afresh and replaces an edited text. Confirming is possible only for the plan on screen, when nothing blocks it,
 and — at high or critical degradation — after ticking the explicit confirmation (docs/compaction.md). The dialog
 returns ``True`` when the user confirmed; :attr:`CompactDialog.plan` is then the plan to apply.
+
+The primary button is never disabled: Textual moves the focus off a widget that becomes disabled, and every agent
+write re-plans, so the focus used to land on Cancel and the next Enter cancelled. Confirming (Enter on the button,
+or :data:`CONFIRM_KEY` anywhere) either closes with the plan on screen or keeps the dialog open and says why not.
+A re-plan caused by the agent's write leaves the plan on screen confirmable: applying it is exact (the engine keeps
+that cut and summary when the agent only appended, and refuses otherwise).
 """
 
 from __future__ import annotations
@@ -26,15 +32,21 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static, TextArea
+from textual.widgets import Button, Checkbox, Input, Label, RadioSet, Static, TextArea
 from textual.worker import get_current_worker
 
 from engine import CompactionPlan, with_edited_summary
 from tui.breakpoints import preset_breakpoints
 from tui.shown import ShownTextArea, shown
+from tui.widgets.footer import KeyFooter
+from tui.widgets.notice_line import NoticeLine
 from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
+from tui.widgets.toggles import StateCheckbox, StateRadioButton
 
-__all__ = ["DEBOUNCE_SECONDS", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
+__all__ = ["CONFIRM_KEY", "DEBOUNCE_SECONDS", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
+
+CONFIRM_KEY = "ctrl+s"
+"""Confirms from any field of the dialog (Enter does so only on the primary button: it types in the editor)."""
 
 DEBOUNCE_SECONDS = 0.15
 """Typing pauses this long before the plan is recomputed."""
@@ -61,6 +73,8 @@ class CompactDialog(ModalScreen[bool]):
     """Layer, focus and budget in; the live plan out; confirm applies it, escape cancels."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#apply"
+    """The primary action has the focus from the start, and keeps it: Enter confirms, arrows and Tab move on."""
 
     def __init__(
         self,
@@ -73,6 +87,7 @@ class CompactDialog(ModalScreen[bool]):
         debounce: float = DEBOUNCE_SECONDS,
         session_key: str | None = None,
         first_plan: FirstPlan | None = None,
+        targeted: bool = False,
     ) -> None:
         super().__init__(id="compact-dialog")
         preset_breakpoints(self)
@@ -101,6 +116,17 @@ class CompactDialog(ModalScreen[bool]):
         self.plan_changed = False
         """The agent wrote while the dialog was open and the plan came out different: the user should look again."""
         self._first_plan = first_plan
+        self._targeted = targeted
+        """A prune of chosen messages: the cut follows the last of them, no protected budget applies."""
+        self._computing: PlanRequest | None = None
+        """The choices a plan is being computed for (``None`` when none is)."""
+        self._moved_meanwhile = False
+        """The agent wrote while that plan was computed: plan once more when it arrives."""
+        self._shown_request: PlanRequest | None = None
+        """The choices the plan on screen answers (a re-plan after the agent wrote keeps it confirmable)."""
+        self.verb = "Prune" if fixed_layer else "Compact"
+        """The primary action's word, on its button and its key in the footer."""
+        self._bindings.bind(CONFIRM_KEY, "confirm", self.verb, key_display="^s", priority=True)
 
     # -- layout --------------------------------------------------------------------------------------------
 
@@ -112,12 +138,14 @@ class CompactDialog(ModalScreen[bool]):
             else:
                 with RadioSet(id="layer", compact=True):
                     for name in self._layers:
-                        yield RadioButton(name, value=name == self.chosen_layer, name=name)
+                        yield StateRadioButton(name, value=name == self.chosen_layer, name=name)
             yield Static(self._layer_help(), id="layer-help")
             with Horizontal(id="compact-inputs"):
-                yield Label("focus", classes="input-label")
+                # A prune writes no summary, so it has no focus; a prune of chosen messages cuts right after the
+                # last of them, so no protected budget applies either (the planner ignores both).
+                yield Label("focus", classes="input-label", id="focus-label")
                 yield Input(placeholder="what the summary must keep (optional)", id="focus", compact=True)
-                yield Label("keep recent", classes="input-label")
+                yield Label("keep recent", classes="input-label", id="keep-recent-label")
                 yield Input(placeholder="layer default", id="keep-recent", type="integer", compact=True)
             with Horizontal(id="compact-body"):
                 with VerticalScroll(id="plan-preview") as preview:
@@ -127,17 +155,31 @@ class CompactDialog(ModalScreen[bool]):
                     yield Static(id="plan-notes")
                     yield Static(id="plan-dropped")
                 with Vertical(id="plan-summary") as summary:
-                    summary.border_title = "Summary"
+                    summary.border_title = Content(self._text_title)
                     yield ShownTextArea(id="summary-text", soft_wrap=True, compact=True, read_only=True,
                                    highlight_cursor_line=False, placeholder="(no plan yet)")
-            yield Checkbox("", id="confirm-risk", compact=True)
+            yield StateCheckbox("", id="confirm-risk", compact=True)
             with Horizontal(id="compact-buttons"):
                 yield Static(id="plan-status")
+                yield Static(Content.styled(f"^s {self.verb.lower()} · esc cancel", "$text-muted"), id="dialog-keys")
                 yield Button("Cancel", id="cancel", compact=True)
-                yield Button("Compact", id="apply", variant="error", compact=True, disabled=True)
+                yield Button(Content(self.verb), id="apply", variant="error", compact=True)
+        yield NoticeLine()
+        yield KeyFooter(compact=True)
+
+    @property
+    def _text_title(self) -> str:
+        """What the editable text is: a prune rewrites the span with outputs shortened; it summarizes nothing."""
+        return "Pruned span" if self._fixed else "Summary"
 
     def on_mount(self) -> None:
         self.query_one("#confirm-risk", Checkbox).display = False
+        if self._fixed:
+            for selector in ("#focus-label", "#focus"):
+                self.query_one(selector).display = False
+        if self._targeted:
+            for selector in ("#keep-recent-label", "#keep-recent", "#compact-inputs"):
+                self.query_one(selector).display = False
         first, self._first_plan = self._first_plan, None
         if first is not None and first[0] == self.request():
             self._pending = first[0]
@@ -175,9 +217,17 @@ class CompactDialog(ModalScreen[bool]):
         self._schedule()
 
     def session_moved(self) -> None:
-        """The agent wrote to the session: plan again (debounced) and say so if the plan is not the same."""
+        """The agent wrote to the session: plan again (debounced) and say so if the plan is not the same.
+
+        A plan being computed is not cancelled for it (it is for the same choices): the next plan starts when it
+        arrives. Cancelling let an agent that writes faster than a plan takes starve the dialog ("computing the
+        plan…" for as long as it wrote).
+        """
         if self._shown_before_move is None:
             self._shown_before_move = self.plan
+        if self._computing is not None and self._computing == self.request():
+            self._moved_meanwhile = True
+            return
         self._schedule()
 
     @on(Checkbox.Changed, "#confirm-risk")
@@ -238,6 +288,7 @@ class CompactDialog(ModalScreen[bool]):
             self._update_apply()
             return
         self._set_status(Content.styled("computing the plan…", "$text-muted"))
+        self._computing = request
         self.compute_plan(request)
 
     @work(thread=True, exclusive=True, group="compaction_preview", exit_on_error=False)
@@ -254,7 +305,16 @@ class CompactDialog(ModalScreen[bool]):
 
     # -- the preview -------------------------------------------------------------------------------------
 
+    def _computed(self, request: PlanRequest) -> None:
+        """A plan (or its problem) for ``request`` arrived: a write of the agent meanwhile plans once more."""
+        if request == self._computing:
+            self._computing = None
+            if self._moved_meanwhile:
+                self._moved_meanwhile = False
+                self._schedule(wait=False)
+
     def _show_problem(self, request: PlanRequest, problem: str) -> None:
+        self._computed(request)
         if request != self._pending:
             return
         self.plan, self.problem = None, problem
@@ -265,8 +325,10 @@ class CompactDialog(ModalScreen[bool]):
 
     def _show_plan(self, request: PlanRequest, plan: CompactionPlan) -> None:
         if request != self._pending:
+            self._computed(request)
             return  # the user changed something meanwhile: a newer plan is on its way
         before, self._shown_before_move = self._shown_before_move, None
+        self._shown_request = request
         if before is not None and _figures(before) != _figures(plan):
             self.plan_changed = True
         area = self.query_one("#summary-text", TextArea)
@@ -276,10 +338,12 @@ class CompactDialog(ModalScreen[bool]):
         area.read_only = False
         if before is not None and edited:
             self._render_plan(with_edited_summary(plan, area.text))  # the user's edit survives the agent's turn
+            self._computed(request)
             return
         if area.text != plan.summary:
             area.load_text(plan.summary)
         self._render_plan(plan)
+        self._computed(request)
 
     def _render_plan(self, plan: CompactionPlan) -> None:
         self.plan = plan
@@ -291,11 +355,11 @@ class CompactDialog(ModalScreen[bool]):
         self.query_one("#plan-dropped", Static).update(plan_dropped(plan))
         state = "edited" if plan.summary_edited else "editable"
         self.query_one("#plan-summary", Vertical).border_title = shown(
-            f"Summary · {plan.summary_tokens:,} tokens · {state}")
+            f"{self._text_title} · {plan.summary_tokens:,} tokens · {state}")
         confirm = self.query_one("#confirm-risk", Checkbox)
         needs = plan.needs_confirmation and plan.applicable
         if needs and plan.guard is not None:
-            confirm.label = shown(f"Compact anyway: {plan.guard.reason}")
+            confirm.label = shown(f"{self.verb} anyway: {plan.guard.reason}")
         confirm.display = needs
         self._update_apply()
 
@@ -315,17 +379,28 @@ class CompactDialog(ModalScreen[bool]):
 
     @property
     def confirmable(self) -> bool:
-        """Whether the plan on screen is current, applicable, and confirmed where the guard asks for it."""
+        """Whether the plan on screen answers the current choices, applies, and is confirmed where the guard asks."""
+        return self.not_confirmable() is None
+
+    def not_confirmable(self) -> str | None:
+        """Why confirming now would not apply the plan on screen, or ``None`` when it would."""
         plan = self.plan
-        if plan is None or self._pending is None or self._pending != self.request() or not plan.applicable:
-            return False
+        if plan is None:
+            return f"no plan: {self.problem}" if self.problem else "no plan yet: wait for the dry run"
+        if self._shown_request is None or self._shown_request != self.request():
+            return "the plan for the changed choices is still being computed: review it, then confirm"
         if self._editing:
-            return False
-        return not plan.needs_confirmation or self.query_one("#confirm-risk", Checkbox).value
+            return "the edited summary is still being counted"
+        if not plan.applicable:
+            return "blocked: " + "; ".join(plan.blocked) if plan.blocked else "this plan cannot be applied"
+        if plan.needs_confirmation and not self.query_one("#confirm-risk", Checkbox).value:
+            return f"tick \"{self.verb} anyway\" first: the risk needs an explicit confirmation"
+        return None
 
     def _update_apply(self) -> None:
-        """Enable confirming only for a confirmable plan; the status line says what is missing."""
-        self.query_one("#apply", Button).disabled = not self.confirmable
+        """The primary button looks ready only for a confirmable plan (never disabled: it keeps the focus); the
+        status line says what is missing."""
+        self.query_one("#apply", Button).set_class(not self.confirmable, "-not-ready")
         current = self._pending is not None and self._pending == self.request()
         if self.plan is not None and current and self.problem is None:
             self._set_status(self._plan_status(self.plan))
@@ -333,9 +408,17 @@ class CompactDialog(ModalScreen[bool]):
     # -- closing -----------------------------------------------------------------------------------------
 
     @on(Button.Pressed, "#apply")
-    def _apply_pressed(self) -> None:
-        if self.confirmable:
+    def action_confirm(self) -> None:
+        """Apply the plan on screen, or stay open and say why it cannot be applied yet."""
+        if self._editing:
+            self._stop_edit_timer()
+            self._apply_edit()  # the text the user sees is the summary they confirm
+        reason = self.not_confirmable()
+        if reason is None:
             self.dismiss(True)
+            return
+        self.app.bell()
+        self._set_status(Content.styled(f"not {self.verb.lower()}ed: {reason}", "bold $text-warning"))
 
     @on(Button.Pressed, "#cancel")
     def _cancel_pressed(self) -> None:

@@ -19,6 +19,7 @@ from textual.widgets.selection_list import Selection
 
 from engine import Consumer
 from tui.shown import shown
+from tui.widgets.toggles import StateSelectionList
 from tui.widgets.top_consumers import consumer_line
 
 __all__ = ["ChooseConsumersDialog"]
@@ -42,7 +43,7 @@ class ChooseConsumersDialog(ModalScreen[tuple[str, ...] | None]):
             box.border_title = shown(self._title)
             yield Static("Mark the messages to prune (space), then preview (enter). Tool outputs are cleared, other "
                          "messages trimmed to head and tail; everything else stays as it is.", id="choose-help")
-            yield SelectionList[str](
+            yield StateSelectionList(
                 *(Selection(consumer_line(c, what_width=26), c.entry_id, False) for c in self._consumers),
                 id="choose-list",
             )

@@ -20,6 +20,7 @@ from tui.shown import shown
 from tui.widgets.footer import KeyFooter
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.labels import session_label
+from tui.widgets.notice_line import NoticeLine
 from tui.widgets.session_order import SORTS, matches, ordered, project_label
 from tui.widgets.session_table import SessionTable
 from tui.widgets.title_bar import TitleBar
@@ -72,6 +73,7 @@ class SessionListScreen(Screen[None]):
         yield Static(id="list-status")
         with Vertical(id="preview"):
             yield GaugeBar()
+        yield NoticeLine()
         yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:

@@ -36,13 +36,16 @@ from engine import (
     audit_history,
     keep_recent_budget,
     measure_rows,
+    pins_of,
     read_checkpoints,
     read_decisions,
     read_message,
     read_outline,
     read_tail,
     read_top_consumers,
+    removed_by_retention,
     session_cost,
+    set_pins,
     utilization_timeline,
 )
 from tui.breakpoints import preset_breakpoints
@@ -62,6 +65,7 @@ from tui.widgets.footer import KeyFooter
 from tui.widgets.gauge import GaugeBar
 from tui.widgets.history import HistoryPane
 from tui.widgets.labels import session_label
+from tui.widgets.notice_line import NoticeLine
 from tui.widgets.plot import UtilizationPlot
 from tui.widgets.tab_bar import TabBar
 from tui.widgets.title_bar import TitleBar
@@ -187,6 +191,7 @@ class SessionScreen(Screen[None]):
                 pane = Vertical(id=tab, classes="pane")
                 pane.display = False
                 yield pane
+        yield NoticeLine()
         yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
@@ -345,14 +350,19 @@ class SessionScreen(Screen[None]):
             return
         worker = get_current_worker()
         problem: str | None = None
+        pinned: frozenset[str] = frozenset()
+        removed: tuple[str, ...] = ()
         try:
             # Filed under the identity: a copied transcript keeps the header id (docs/checkpoints.md).
-            self._stored = read_checkpoints(self._state_dir, snapshot.source.identity, self._stored)
+            identity = snapshot.source.identity
+            self._stored = read_checkpoints(self._state_dir, identity, self._stored)
+            pinned = pins_of(self._state_dir, identity)
+            removed = removed_by_retention(self._state_dir, identity)
         except OSError as exc:  # one unreadable pane must not blank the others
             problem = f"Could not read the checkpoints: {exc}"
         if worker.is_cancelled:
             return
-        self.app.call_from_thread(self._show_checkpoints, self._stored, problem)
+        self.app.call_from_thread(self._show_checkpoints, self._stored, problem, pinned, removed)
         if self._active_tab == "decisions":
             self.app.call_from_thread(self.load_decisions, snapshot)
         if self._active_tab == "tree":
@@ -368,8 +378,20 @@ class SessionScreen(Screen[None]):
                 return
             self.app.call_from_thread(self._show_history, pane, items, pane_problem)
 
-    def _show_checkpoints(self, stored: tuple[StoredCheckpoint, ...], problem: str | None) -> None:
-        self._tabs.deliver("checkpoints", lambda: self._each(CheckpointsView, lambda view: view.show(stored, problem)))
+    def _show_checkpoints(self, stored: tuple[StoredCheckpoint, ...], problem: str | None,
+                          pinned: frozenset[str] = frozenset(), removed: tuple[str, ...] = ()) -> None:
+        self._tabs.deliver("checkpoints", lambda: self._each(
+            CheckpointsView, lambda view: view.show(stored, problem, pinned=sorted(pinned), removed=removed)))
+
+    @on(CheckpointsView.MarksChanged)
+    def _marks_changed(self, message: CheckpointsView.MarksChanged) -> None:
+        self._pin(message.marks)
+
+    @work(thread=True, group="pins", exit_on_error=False)
+    def _pin(self, marks: tuple[str, ...]) -> None:
+        """Pin the marked checkpoints against retention (engine/checkpoints/pins.py; atomic, audited)."""
+        snapshot = self.snapshot
+        set_pins(self._state_dir, snapshot.source.identity if snapshot is not None else self.key, marks)
 
     @on(DataTable.RowSelected, "ContextTable")
     def _context_row_chosen(self, event: DataTable.RowSelected) -> None:

@@ -19,9 +19,10 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
-from engine import GroupBy, SessionUsage, UsageReport, aggregate_usage
+from engine import GroupBy, SessionUsage, UsageReport, aggregate_usage, money
 from tui.shown import shown
 from tui.widgets.footer import KeyFooter
+from tui.widgets.notice_line import NoticeLine
 from tui.widgets.usage_bars import Metric, UsageBars
 
 __all__ = ["PANES", "UsageLoader", "UsageScreen"]
@@ -57,6 +58,7 @@ class UsageScreen(Screen[None]):
                 bars = UsageBars(id=f"usage-{by}", classes="usage-pane")
                 bars.border_title = title
                 yield bars
+        yield NoticeLine()
         yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
@@ -79,8 +81,8 @@ class UsageScreen(Screen[None]):
         report = reports["day"]
         total = report.total
         status = (f"{report.sessions:,} sessions · {total.calls:,} calls · {total.tokens:,} tokens · "
-                  f"${total.cost_usd:,.2f} ({total.cost_source}) · {total.compactions:,} compactions "
-                  f"(${total.compaction_cost_usd:,.2f} of cache writes) · days in {report.timezone}")
+                  f"{money(total.cost_usd)} ({total.cost_source}) · {total.compactions:,} compactions "
+                  f"({money(total.compaction_cost_usd)} of cache writes) · days in {report.timezone}")
         if report.duplicate_calls:
             status += f" · {report.duplicate_calls:,} copied calls counted once"
         if problems:

@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine import DegradationAssessment, SessionCost, SessionInsight, SessionSnapshot, agent_estimate_text
+from engine import DegradationAssessment, SessionCost, SessionInsight, SessionSnapshot, agent_estimate_text, percent
 from tui.shown import shown
 from tui.widgets.labels import ago, duration, money, shorten_middle
 from tui.widgets.levels import RISK_COLOR
@@ -161,7 +161,7 @@ class RiskCard(Card):
         head = Content.assemble(
             risk_content(report.level),
             f" · {count} compaction{'s' if count != 1 else ''} ({snapshot.view.compactions_on_path} on path)",
-            f" · ~{report.information_loss:.0%} lost" if count else "",
+            f" · {_loss_text(assessment)} lost" if count else "",
         )
         spam: str | Content = _muted("none")
         if assessment.compaction_spam:
@@ -179,10 +179,10 @@ class RiskCard(Card):
                 f"{assessment.post_compaction_tokens:,} tokens, ",
                 ("over the compaction line", "$text-error") if over else ("below the compaction line", ""),
             )
-        share = assessment.lost_decisions_share
-        lost: str | Content = _muted("nothing earlier to compare")
-        if share is not None:
-            lost = Content.styled(f"{share:.0%} of earlier checkpoints' decisions", "$text-warning" if share else "")
+        share, basis = assessment.loss
+        lost: str | Content = _muted("nothing compacted yet")
+        if count or assessment.lost_decisions_share is not None:
+            lost = Content.styled(f"{percent(share)} {basis}", "$text-warning" if share else "")
         advice = report.recommendation.splitlines() if self._whole else card_advice(report.recommendation)
         return _rows([
             ("risk", head),
@@ -261,3 +261,9 @@ class SessionCard(Card):
         if malformed:
             rows.append(("bad lines", Content.styled(str(malformed), "$text-error")))
         return _rows(rows)
+
+
+def _loss_text(assessment: DegradationAssessment) -> str:
+    """The loss figure of the risk line: the same as the "lost" row (measured when possible, else estimated)."""
+    share, _ = assessment.loss
+    return percent(share) if assessment.lost_decisions_share is not None else f"~{percent(share)}"

@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from engine import CheckpointDiff, StoredCheckpoint, diff_checkpoints, format_tokens, raw_diff
@@ -110,6 +111,14 @@ class CheckpointsView(Horizontal):
         """Checkpoint ids marked for comparison (at most two)."""
         self.pair: tuple[str, str] | None = None
         """The ``(older, newer)`` ids the diff panes show."""
+        self._pins_read = False
+
+    class MarksChanged(Message):
+        """The user marked or unmarked a checkpoint: the marked ones are pinned against retention."""
+
+        def __init__(self, marks: tuple[str, ...]) -> None:
+            super().__init__()
+            self.marks = marks
 
     def compose(self) -> ComposeResult:
         with Vertical(id="checkpoint-side"):
@@ -136,13 +145,26 @@ class CheckpointsView(Horizontal):
         key = table.coordinate_to_cell_key(table.cursor_coordinate)[0].value
         return next((c for c in self.stored if c.checkpoint_id == key), None)
 
-    def show(self, stored: Sequence[StoredCheckpoint], problem: str | None = None) -> None:
-        """Replace the list (oldest first as read); keeps the highlighted checkpoint if it still exists."""
+    def show(self, stored: Sequence[StoredCheckpoint], problem: str | None = None, *,
+             pinned: Sequence[str] | None = None, removed: Sequence[str] = ()) -> None:
+        """Replace the list (oldest first as read); keeps the highlighted checkpoint if it still exists.
+
+        ``pinned``: the marks pinned on disk (taken as the marks the first time); ``removed``: what retention
+        deleted, said under the list.
+        """
         table = self.table
         current = self.highlighted
         self.stored = tuple(stored)
         ids = {c.checkpoint_id for c in self.stored}
+        if pinned is not None and not self._pins_read:
+            self._pins_read = True
+            self.marks = sorted(pinned)[-2:]
         self.marks = [m for m in self.marks if m in ids]
+        hint = "space: mark to compare (marked ones are kept) · mark two for any pair"
+        if removed:
+            listed = ", ".join(removed[-4:]) + (f" and {len(removed) - 4} earlier" if len(removed) > 4 else "")
+            hint += f"\nretention removed {listed}"
+        self.query_one("#checkpoint-hint", Static).update(Content.styled(hint, "$text-muted"))
         table.clear()
         for item in reversed(self.stored):
             table.add_row(*self._cells(item), key=item.checkpoint_id)
@@ -179,6 +201,7 @@ class CheckpointsView(Horizontal):
             self.marks.remove(item.checkpoint_id)
         else:
             self.marks = [*self.marks, item.checkpoint_id][-2:]
+        self.post_message(self.MarksChanged(tuple(self.marks)))
         for stored in self.stored:
             self.table.update_cell(stored.checkpoint_id, "mark",
                                    Text("●" if stored.checkpoint_id in self.marks else " "))
@@ -186,6 +209,8 @@ class CheckpointsView(Horizontal):
 
     def show_latest_diff(self) -> None:
         """Highlight the newest checkpoint, clear the marks and show its diff against the previous one."""
+        if self.marks:
+            self.post_message(self.MarksChanged(()))
         self.marks = []
         self.show(self.stored)
         if self.stored:

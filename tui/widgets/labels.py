@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from engine import SessionSource
+from engine import money as rounded_money
 
 __all__ = ["ago", "duration", "money", "session_label", "shorten", "shorten_middle"]
 
@@ -47,16 +48,10 @@ def ago(then: datetime | None, now: datetime) -> str:
 
 
 def money(usd: float | None, *, short: bool = False) -> str:
-    """US dollars: ``$4.29``, ``$0.0081`` (small sums keep two significant digits; ``short``: cents at most)."""
-    if usd is None:
-        return "-"
-    if usd >= 100 or (short and usd >= 10):
-        return f"${usd:,.0f}"
-    if usd >= 0.1 or usd == 0 or (short and usd >= 0.005):
-        return f"${usd:.2f}"
-    if short:
-        return "<1¢"
-    return f"${usd:.2g}" if usd >= 0.0001 else "<$0.0001"
+    """US dollars as every view rounds them (:func:`engine.accounting.rounding.money`); ``short`` is accepted for
+    narrow columns and rounds the same (a list that says "$11" beside a header's "$10.62" reads as two figures)."""
+    del short
+    return rounded_money(usd)
 
 
 def duration(seconds: float) -> str:

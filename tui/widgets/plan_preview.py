@@ -51,7 +51,8 @@ def plan_figures(plan: CompactionPlan) -> Content:
              f"{plan.messages_kept:,} kept ({plan.tokens_kept:,})"),
         _row("summary", f"{plan.summary_tokens:,}{extra}"),
         _row("cut", f"from {plan.first_kept_entry_id} (line {plan.first_kept_line}), " if plan.first_kept_entry_id
-             else "no cut, ", f"protect {plan.keep_recent_tokens:,}"),
+             else "no cut, ", "protect " + (plan.protected.describe() if plan.protected is not None
+                                      else f"{plan.keep_recent_tokens:,}")),
         _row("apply", f"via {plan.controller}" + (" (split turn)" if plan.split_turn else "")),
     ]
     cost = plan.cost
@@ -89,7 +90,13 @@ def plan_dropped(plan: CompactionPlan, limit: int = 40) -> Content:
     """The messages leaving the context, one line each: role, entry id, tokens, the start of the text."""
     if not plan.dropped:
         return Content.styled("Nothing leaves the context.", "$text-muted")
-    lines = [Content.styled(f"Dropped from the context ({len(plan.dropped):,} messages)", "bold")]
+    if plan.layer == "prune":
+        # A prune drops nothing: these messages stay, with their tool outputs cleared or trimmed.
+        chosen = f"; {len(plan.targets):,} chosen" if plan.targets else ""
+        head = f"Rewritten with tool outputs shortened ({len(plan.dropped):,} messages{chosen}); text kept"
+    else:
+        head = f"Dropped from the context ({len(plan.dropped):,} messages)"
+    lines = [Content.styled(head, "bold")]
     for message in plan.dropped[:limit]:
         lines.append(Content.assemble(
             shown(f"{shorten(message.role, 11):<11} ", "$text-secondary"),

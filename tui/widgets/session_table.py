@@ -61,13 +61,14 @@ def metric_cells(row: SessionMetrics) -> dict[str, str]:
     return {
         "m_tokens": _number(row.context_tokens),
         "m_window": _number(row.window_tokens),
-        "m_util": _number(row.utilization, ".3f"),
+        # Rounded as every other view rounds them (engine.accounting.rounding); the exporter keeps full precision.
+        "m_util": "-" if row.utilization is None else f"{row.utilization:.0%}",
         "m_line": _number(row.compaction_line_tokens),
         "m_compactions": _number(row.compactions),
         "m_degradation": "-" if row.degradation is None else f"{row.degradation_level} {row.degradation}",
         "m_checkpoints": _number(row.checkpoints_written),
-        "m_recorded": _number(row.cost_recorded_usd, ".4f"),
-        "m_estimated": _number(row.cost_estimated_usd, ".4f"),
+        "m_recorded": money(row.cost_recorded_usd),
+        "m_estimated": money(row.cost_estimated_usd),
         "m_cache_read": _number(row.cache_read_tokens),
         "m_cache_write": _number(row.cache_write_tokens),
     }

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine import UsageReport, UsageTotals, format_tokens
+from engine import UsageReport, UsageTotals, format_tokens, percent
 from tui.shown import shown
 from tui.widgets.labels import money, shorten_middle
 
@@ -36,7 +36,7 @@ def _figures(t: UsageTotals) -> str:
     unpriced = "+?" if t.unpriced_calls else "  "
     compactions = f"{t.compactions:>3}▲" if t.compactions else "    "
     return (f"{format_tokens(t.tokens):>7} tok {money(t.cost_usd, short=True):>7}{unpriced} "
-            f"{'-' if hit is None else f'{hit:.0%}':>4} hit {compactions}")
+            f"{percent(hit):>5} hit {compactions}")
 
 
 def usage_content(report: UsageReport | None, metric: Metric, width: int, *, rows: int = 40) -> Content:
