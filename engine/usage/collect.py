@@ -69,6 +69,14 @@ def session_usage(source: SessionSource, cache: IndexCache | None = None) -> Ses
         return agent_session_usage(source)
     indexed = index_source(source, cache)
     agent = source.agent_id or ("pi" if source.format == "pi-jsonl" else "openclaw")
+    if indexed.header.headerless and not indexed.calls and not indexed.compactions:
+        # No header, no call, no compaction: nothing pi or OpenClaw would load. Counted, it would read as a
+        # session that cost $0 (docs/usage.md).
+        from engine.usage.agent_usage import UnreadableSessionError
+
+        kind = "a pi" if source.format == "pi-jsonl" else "an OpenClaw"
+        raise UnreadableSessionError(f"not {kind} session ctxscope can read ({indexed.lines} lines, no session "
+                                     "header, no call)")
     return SessionUsage(
         key=source.key,
         agent=agent,

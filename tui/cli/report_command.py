@@ -1,4 +1,5 @@
-"""``ctxscope report``: tokens, cost, cache hits and compactions by day, week, model, project, agent or session."""
+"""``ctxscope report``: tokens, cost, cache hits and compactions by day, week, month, model, project, agent or
+session."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import argparse
 import csv
 import sys
 from datetime import UTC, datetime, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from engine.accounting.rounding import money
 from engine.catalog.model_catalog import catalog_info
 from engine.config.loader import Config
 from engine.stores.discovery import discover_sessions
@@ -24,7 +27,7 @@ _SOURCE = {"recorded": "recorded", "estimated": "estimated", "price-table": "tab
 
 
 def _money(value: float) -> str:
-    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
+    return money(value)
 
 
 def _cells(key: str, t: UsageTotals) -> list[str]:
@@ -63,7 +66,13 @@ def _csv(result: UsageReport) -> None:
                          *(spreadsheet_cell("" if values[f] is None else values[f]) for f in fields)])
 
 
-def _zone(utc: bool) -> tzinfo:
+def _zone(utc: bool, name: str | None) -> tzinfo:
+    """The zone days are cut in. Raises ValueError: ``name`` is no IANA zone this machine knows."""
+    if name is not None:
+        try:
+            return UTC if name == "UTC" else ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError) as exc:  # ValueError: a path-like or empty key
+            raise ValueError(name) from exc
     return UTC if utc else datetime.now().astimezone().tzinfo or UTC
 
 
@@ -74,13 +83,20 @@ def report(args: argparse.Namespace, config: Config) -> int:
         print(f"ctxscope report: --since {args.since} is after --until {args.until}; swap them "
               "(both days are included)", file=sys.stderr)
         return EXIT_USAGE
+    try:
+        tz = _zone(args.utc, args.timezone)
+    except ValueError:
+        print(f"ctxscope report: --timezone {args.timezone!r} is not an IANA time zone (e.g. UTC, Europe/Paris, "
+              "America/New_York)", file=sys.stderr)
+        return EXIT_USAGE
     discovery = discover_sessions(args.paths or None)
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
     usages, problems = collect_usage(discovery, stderr_cache(), archives=not args.no_archives)
     for problem in problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
-    result = aggregate_usage(usages, args.by, tz=_zone(args.utc), since=args.since, until=args.until)
+    result = aggregate_usage(usages, args.by, tz=tz, since=args.since, until=args.until,
+                             recorded_only=args.recorded_only)
     if args.json:
         sys.stdout.write(json_text(result.to_dict()) + "\n")
     elif args.csv:
@@ -96,9 +112,16 @@ def report(args: argparse.Namespace, config: Config) -> int:
                  f"days in {result.timezone}"]
         if result.duplicate_calls:
             notes.append(f"{result.duplicate_calls:,} calls found in more than one file counted once")
-        print("\n" + "; ".join(notes) + ". Cost: recorded by the agent, else OpenClaw's estimate, else list prices "
-              f"from the model catalogue ({catalog_info().source.split(' (')[0]}, {catalog_info().retrieved}; "
-              "5-minute cache writes); compaction cost = the cache write of the new prefix (part of COST).")
+        if result.recorded_only:
+            left_out = result.total.unpriced_calls
+            print("\n" + "; ".join(notes) + ". Cost: only what the agents recorded; estimates (OpenClaw's, list "
+                  f"prices, compactions' cache writes) left out: {left_out:,} call{'s' if left_out != 1 else ''} "
+                  "with no recorded cost count as unpriced.")
+        else:
+            print("\n" + "; ".join(notes) + ". Cost: recorded by the agent, else OpenClaw's estimate, else list "
+                  f"prices from the model catalogue ({catalog_info().source.split(' (')[0]}, "
+                  f"{catalog_info().retrieved}; 5-minute cache writes); compaction cost = the cache write of the new "
+                  "prefix (part of COST).")
     if problems and usages:
         # A file that could not be read is never a session with no cost: it is named above and the run fails.
         print(f"{len(problems)} file(s) could not be read and are not counted (named above).", file=sys.stderr)

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
+from engine.accounting.rounding import money
 from engine.usage.aggregate import aggregate_usage
 from engine.usage.model import GroupBy, SessionUsage, UsageReport
 from tui.shown import shown
@@ -80,8 +81,8 @@ class UsageScreen(Screen[None]):
         report = reports["day"]
         total = report.total
         status = (f"{report.sessions:,} sessions · {total.calls:,} calls · {total.tokens:,} tokens · "
-                  f"${total.cost_usd:,.2f} ({total.cost_source}) · {total.compactions:,} compactions "
-                  f"(${total.compaction_cost_usd:,.2f} of cache writes) · days in {report.timezone}")
+                  f"{money(total.cost_usd)} ({total.cost_source}) · {total.compactions:,} compactions "
+                  f"({money(total.compaction_cost_usd)} of cache writes) · days in {report.timezone}")
         if report.duplicate_calls:
             status += f" · {report.duplicate_calls:,} copied calls counted once"
         if problems:
