@@ -75,7 +75,7 @@ def install_ccusage() -> Path:
 
 def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, bytes]:
     start = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, check=False)
+    proc = subprocess.run(argv, capture_output=True, env=env, check=False)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stderr.decode()[-2000:]}")

@@ -60,19 +60,21 @@ def _claude_session(rng: random.Random, sid: str, day: datetime, cwd: str, turns
         records.append({"type": "queue-operation", "operation": "dequeue", "timestamp": _stamp(moment),
                         "sessionId": sid})
         user = str(uuid.UUID(int=rng.getrandbits(128)))
+        prompt_id = str(uuid.UUID(int=rng.getrandbits(128)))
         records.append({"parentUuid": leaf, **base, "type": "user", "message": {"role": "user", "content": prompt},
-                        "uuid": user, "timestamp": _stamp(moment), "promptId": str(uuid.UUID(int=rng.getrandbits(128)))})
+                        "uuid": user, "timestamp": _stamp(moment), "promptId": prompt_id})
         attachment = str(uuid.UUID(int=rng.getrandbits(128)))
         records.append({"parentUuid": user, **base, "type": "attachment", "uuid": attachment,
-                        "timestamp": _stamp(moment), "attachment": {"type": "date", "date": moment.date().isoformat(),
-                                                                    "rendered": "<system-reminder>date</system-reminder>"}})
+                        "timestamp": _stamp(moment),
+                        "attachment": {"type": "date", "date": moment.date().isoformat(),
+                                       "rendered": "<system-reminder>date</system-reminder>"}})
         leaf = attachment
         for step in range(1 + (turn % 3 == 1)):  # every third turn runs a tool first
             moment += timedelta(seconds=2 + rng.randrange(8))
             write = 200 + rng.randrange(2_000)
-            usage = {"input_tokens": 3 + rng.randrange(20), "cache_creation_input_tokens": write,
-                     "cache_read_input_tokens": context, "output_tokens": 20 + rng.randrange(600),
-                     "service_tier": "standard"}
+            usage: dict[str, Any] = {"input_tokens": 3 + rng.randrange(20), "cache_creation_input_tokens": write,
+                                     "cache_read_input_tokens": context, "output_tokens": 20 + rng.randrange(600),
+                                     "service_tier": "standard"}
             context += write
             spent["input"] += usage["input_tokens"]
             spent["output"] += usage["output_tokens"]

@@ -53,17 +53,25 @@ class SessionSource:
     """The store's own last-activity time (epoch ms), where it records one (SQLite ``last_activity_at``)."""
     cold_archive: bool = False
     """The transcript was moved to OpenClaw's cold storage (SQLite era)."""
-    identity: str = field(init=False, compare=False)
-    """What ctxscope files this session's checkpoints, captured state and live follower under: the key when a
-    store gives it (``sessions.json``, SQLite) or it is the file's path, else the header id qualified by the
-    transcript's real path — a copied file keeps the header id, never the path (docs/checkpoints.md, Session
-    identity)."""
+    _identity: str | None = field(default=None, init=False, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        plain = self.store_entry is not None or self.in_database or self.key == str(self.path)
-        # An archive (``.reset.<time>``, ``.bak``) keeps the identity of the transcript it was renamed from.
-        live = self.path.with_name(_ARCHIVE.sub(".jsonl", self.path.name))
-        object.__setattr__(self, "identity", self.key if plain else file_identity(self.key, live))
+    @property
+    def identity(self) -> str:
+        """What ctxscope files this session's checkpoints, captured state and live follower under: the key when a
+        store gives it (``sessions.json``, SQLite) or it is the file's path, else the header id qualified by the
+        transcript's real path — a copied file keeps the header id, never the path (docs/checkpoints.md, Session
+        identity).
+
+        Worked out on first use: resolving the real path of every file discovery lists was a fifth of a warm
+        ``report`` over a thousand sessions, which never asks for it."""
+        found = self._identity
+        if found is None:
+            plain = self.store_entry is not None or self.in_database or self.key == str(self.path)
+            # An archive (``.reset.<time>``, ``.bak``) keeps the identity of the transcript it was renamed from.
+            live = self.path.with_name(_ARCHIVE.sub(".jsonl", self.path.name))
+            found = self.key if plain else file_identity(self.key, live)
+            object.__setattr__(self, "_identity", found)
+        return found
 
     @property
     def in_database(self) -> bool:

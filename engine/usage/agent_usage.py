@@ -2,11 +2,22 @@
 
 Each request the agent made is one call, keyed by its own identity (Claude Code's message and request ids,
 Codex's response id) so a copy of a file is counted once (docs/usage.md).
+
+A session's usage is kept in the index cache (docs/index.md, Claude Code and Codex) under its path, checked
+against the file's device, inode, size, modification and change times: a report reads again only the files
+that changed since the last one. Unlike pi's index it is not extended in place — a changed file is read whole
+(the agents' readers follow the file from its start: Claude Code's tree, Codex's compactions).
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+import orjson
+
 from engine.agents.protocol import AgentReading
+from engine.index.cache import IndexCache, LoadedIndex
 from engine.index.records import CompactionRecord, UsageRecord
 from engine.session.agent_glance import read_agent_session
 from engine.stores.source import SessionSource
@@ -15,6 +26,8 @@ from engine.usage.model import SessionUsage
 __all__ = ["UnreadableSessionError", "agent_session_usage"]
 
 _PROVIDERS = {"claude-code": "anthropic", "codex": "openai"}
+_VERSION = 1
+"""Raised when what is stored, or the readers' rules that produced it, change: older records are read again."""
 
 
 class UnreadableSessionError(ValueError):
@@ -32,15 +45,69 @@ def _usage_of(source: SessionSource, reading: AgentReading) -> SessionUsage:
                         compactions=compactions, estimated_cost_usd=None, archived=source.kind != "live")
 
 
-def agent_session_usage(source: SessionSource) -> SessionUsage:
-    """The calls and compactions of one Claude Code or Codex session.
+def _shard(path: Path) -> str:
+    """Every session of one agent's tree in one index file: a Codex rollout's ``YYYY/MM/DD`` directories are
+    folded into the ``sessions`` directory above them (a thousand days would be a thousand files)."""
+    parent = path.parent
+    if len(parent.parts) > 3 and all(p.isdigit() for p in parent.parts[-3:]):
+        parent = parent.parent.parent.parent
+    return "agent-usage:" + os.path.abspath(parent)
 
-    Raises:
-        UnreadableSessionError: the file holds no record its agent's reader recognises.
-        OSError: the file cannot be read.
-    """
+
+def _stamp(st: os.stat_result) -> list[int]:
+    return [_VERSION, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _stored(loaded: LoadedIndex, source: SessionSource, stamp: list[int]) -> SessionUsage | None:
+    """The usage stored for ``source`` if the file is still the one it was read from; raises the stored
+    :class:`UnreadableSessionError`."""
+    meta = loaded.section("meta")
+    if not isinstance(meta, dict) or meta.get("stamp") != stamp:
+        return None
+    if meta.get("unreadable") is not None:
+        raise UnreadableSessionError(str(meta["unreadable"]))
+    body = loaded.section("usage")
+    agent, project, calls, compactions = body
+    return SessionUsage(key=source.key, agent=agent, project=project, calls=tuple(map(UsageRecord._make, calls)),
+                        compactions=tuple(map(CompactionRecord._make, compactions)), estimated_cost_usd=None,
+                        archived=source.kind != "live")
+
+
+def _read(source: SessionSource) -> SessionUsage:
     reading = read_agent_session(source)
     if not reading.is_session:
         raise UnreadableSessionError(f"not a {reading.agent} session ctxscope can read ({reading.records} records, "
                                      f"{len(reading.problems)} bad lines)")
     return _usage_of(source, reading)
+
+
+def agent_session_usage(source: SessionSource, cache: IndexCache | None = None) -> SessionUsage:
+    """The calls and compactions of one Claude Code or Codex session (from ``cache`` when the file is unchanged).
+
+    Raises:
+        UnreadableSessionError: the file holds no record its agent's reader recognises.
+        OSError: the file cannot be read.
+    """
+    if cache is None or not cache.enabled:
+        return _read(source)
+    st = os.stat(source.path)
+    key, shard, stamp = "agent-usage:" + os.path.abspath(source.path), _shard(source.path), _stamp(st)
+    loaded = cache.load(key, shard=shard)
+    if isinstance(loaded, LoadedIndex):
+        try:
+            found = _stored(loaded, source, stamp)
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, UnreadableSessionError):
+                raise
+            found = None  # a damaged record of derived data: read the file again
+        if found is not None:
+            return found
+    try:
+        usage = _read(source)
+    except UnreadableSessionError as exc:
+        cache.save(key, {"meta": orjson.dumps({"stamp": stamp, "unreadable": str(exc)})}, shard=shard)
+        raise
+    # Stored under the stat taken before reading: a file that grew meanwhile no longer matches and is read again.
+    body = [usage.agent, usage.project, [list(c) for c in usage.calls], [list(c) for c in usage.compactions]]
+    cache.save(key, {"meta": orjson.dumps({"stamp": stamp}), "usage": orjson.dumps(body)}, shard=shard)
+    return usage

@@ -66,7 +66,7 @@ def session_usage(source: SessionSource, cache: IndexCache | None = None) -> Ses
     if source.format in AGENT_FORMATS:  # Claude Code, Codex (engine/agents)
         from engine.usage.agent_usage import agent_session_usage
 
-        return agent_session_usage(source)
+        return agent_session_usage(source, cache)
     indexed = index_source(source, cache)
     agent = source.agent_id or ("pi" if source.format == "pi-jsonl" else "openclaw")
     if indexed.header.headerless and not indexed.calls and not indexed.compactions:

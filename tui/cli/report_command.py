@@ -4,18 +4,24 @@ session."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import io
+import os
 import sys
 from datetime import UTC, datetime, tzinfo
+from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engine.accounting.rounding import money
 from engine.catalog.model_catalog import catalog_info
 from engine.config.loader import Config
-from engine.stores.discovery import discover_sessions
+from engine.index.cache import IndexCache
+from engine.stores.discovery import default_roots, discover_sessions
 from engine.usage.aggregate import aggregate_usage
 from engine.usage.collect import collect_usage
 from engine.usage.model import UsageReport, UsageTotals
+from engine.usage.report_memo import load_output, report_stamp, save_output
 from tui.cli.index_cache import stderr_cache
 from tui.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from tui.cli.terminal_output import cell, json_text, spreadsheet_cell
@@ -77,7 +83,37 @@ def _zone(utc: bool, name: str | None) -> tzinfo:
 
 
 def report(args: argparse.Namespace, config: Config) -> int:
-    """``ctxscope report``: aggregate every session's calls (each request once) and print them grouped."""
+    """``ctxscope report``: aggregate every session's calls (each request once) and print them grouped; the same
+    output as last time when nothing it reads has changed (:mod:`engine.usage.report_memo`)."""
+    cache = stderr_cache()
+    # Beside the index, not in it: the index directory holds index files only.
+    directory = cache.directory.parent / "reports" if cache.enabled and cache.directory is not None else None
+    roots = [Path(p) for p in args.paths] if args.paths else list(default_roots())
+    try:
+        tz = _zone(args.utc, args.timezone)
+        zone = f"{tz}|{tz.utcoffset(datetime.now())}|{tz.tzname(datetime.now())}"
+    except ValueError:
+        zone = "not a zone"  # the run itself says so
+    options = [f"{k}={v}" for k, v in sorted(vars(args).items()) if k not in ("handler", "paths")]
+    options += [f"zone={zone}", *sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("CTXSCOPE_"))]
+    stamp = report_stamp(roots, options) if directory is not None else None
+    if stamp is not None and directory is not None:
+        stored = load_output(directory, options, stamp)
+        if stored is not None:
+            sys.stdout.write(stored[1].decode())
+            sys.stderr.write(stored[2].decode())
+            return stored[0]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = _report(args, cache)
+    sys.stdout.write(out.getvalue())
+    sys.stderr.write(err.getvalue())
+    if stamp is not None and directory is not None and cache.enabled:  # a run that lost its cache says so once
+        save_output(directory, options, stamp, (code, out.getvalue().encode(), err.getvalue().encode()))
+    return code
+
+
+def _report(args: argparse.Namespace, cache: IndexCache) -> int:
     if args.since is not None and args.until is not None and args.since > args.until:
         # Both dates are inclusive: reversed, they select nothing, and an empty table reads as "no usage".
         print(f"ctxscope report: --since {args.since} is after --until {args.until}; swap them "
@@ -92,7 +128,7 @@ def report(args: argparse.Namespace, config: Config) -> int:
     discovery = discover_sessions(args.paths or None)
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
-    usages, problems = collect_usage(discovery, stderr_cache(), archives=not args.no_archives)
+    usages, problems = collect_usage(discovery, cache, archives=not args.no_archives)
     for problem in problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
     result = aggregate_usage(usages, args.by, tz=tz, since=args.since, until=args.until,
