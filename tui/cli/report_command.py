@@ -11,20 +11,19 @@ import os
 import sys
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engine.accounting.rounding import money
-from engine.catalog.model_catalog import catalog_info
-from engine.config.loader import Config
-from engine.index.cache import IndexCache
-from engine.stores.discovery import default_roots, discover_sessions
-from engine.usage.aggregate import aggregate_usage
-from engine.usage.collect import collect_usage
-from engine.usage.model import UsageReport, UsageTotals
 from engine.usage.report_memo import load_output, report_stamp, save_output
 from tui.cli.index_cache import stderr_cache
 from tui.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from tui.cli.terminal_output import cell, json_text, spreadsheet_cell
+
+if TYPE_CHECKING:  # the engine's usage modules are imported when a report runs, not when its memo answers
+    from engine.config.loader import Config
+    from engine.index.cache import IndexCache
+    from engine.usage.model import UsageReport, UsageTotals
 
 __all__ = ["report", "report_table"]
 
@@ -88,7 +87,12 @@ def report(args: argparse.Namespace, config: Config) -> int:
     cache = stderr_cache()
     # Beside the index, not in it: the index directory holds index files only.
     directory = cache.directory.parent / "reports" if cache.enabled and cache.directory is not None else None
-    roots = [Path(p) for p in args.paths] if args.paths else list(default_roots())
+    if args.paths:
+        roots = [Path(p) for p in args.paths]
+    else:
+        from engine.stores.discovery import default_roots
+
+        roots = list(default_roots())
     try:
         tz = _zone(args.utc, args.timezone)
         zone = f"{tz}|{tz.utcoffset(datetime.now())}|{tz.tzname(datetime.now())}"
@@ -114,6 +118,11 @@ def report(args: argparse.Namespace, config: Config) -> int:
 
 
 def _report(args: argparse.Namespace, cache: IndexCache) -> int:
+    from engine.catalog.model_catalog import catalog_info
+    from engine.stores.discovery import discover_sessions
+    from engine.usage.aggregate import aggregate_usage
+    from engine.usage.collect import collect_usage
+
     if args.since is not None and args.until is not None and args.since > args.until:
         # Both dates are inclusive: reversed, they select nothing, and an empty table reads as "no usage".
         print(f"ctxscope report: --since {args.since} is after --until {args.until}; swap them "
