@@ -12,11 +12,13 @@ that changed since the last one. Unlike pi's index it is not extended in place â
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import orjson
 
-from engine.agents.protocol import AgentReading
+from engine.agents.claude_code.reader import read_usage
+from engine.agents.protocol import AgentCall, AgentCompaction
 from engine.index.cache import IndexCache, LoadedIndex
 from engine.index.records import CompactionRecord, UsageRecord
 from engine.session.agent_glance import read_agent_session
@@ -26,7 +28,7 @@ from engine.usage.model import SessionUsage
 __all__ = ["UnreadableSessionError", "agent_session_usage"]
 
 _PROVIDERS = {"claude-code": "anthropic", "codex": "openai"}
-_VERSION = 1
+_VERSION = 2
 """Raised when what is stored, or the readers' rules that produced it, change: older records are read again."""
 
 
@@ -34,15 +36,16 @@ class UnreadableSessionError(ValueError):
     """A file discovery took for an agent's session holds nothing that agent's reader recognises."""
 
 
-def _usage_of(source: SessionSource, reading: AgentReading) -> SessionUsage:
-    provider = _PROVIDERS.get(reading.agent)
-    calls = tuple(UsageRecord(c.line, c.key, None, c.timestamp, c.model, provider, c.input, c.output, c.cache_read,
-                              c.cache_write, None, None) for c in reading.calls)
-    compactions = tuple(CompactionRecord(c.line_no, f"{reading.agent}:{reading.session_id}:{c.line_no}", c.id,
-                                         c.timestamp, c.tokens_before, None, None, False)
-                        for c in reading.compactions)
-    return SessionUsage(key=source.key, agent=reading.agent, project=reading.cwd or "-", calls=calls,
-                        compactions=compactions, estimated_cost_usd=None, archived=source.kind != "live")
+def _usage_of(source: SessionSource, agent: str, session_id: str | None, cwd: str | None,
+              calls: Iterable[AgentCall], compactions: Iterable[AgentCompaction]) -> SessionUsage:
+    provider = _PROVIDERS.get(agent)
+    return SessionUsage(
+        key=source.key, agent=agent, project=cwd or "-",
+        calls=tuple(UsageRecord(c.line, c.key, None, c.timestamp, c.model, provider, c.input, c.output,
+                                c.cache_read, c.cache_write, None, None) for c in calls),
+        compactions=tuple(CompactionRecord(c.line_no, f"{agent}:{session_id}:{c.line_no}", c.id, c.timestamp,
+                                           c.tokens_before, None, None, False) for c in compactions),
+        estimated_cost_usd=None, archived=source.kind != "live")
 
 
 def _shard(path: Path) -> str:
@@ -74,11 +77,16 @@ def _stored(loaded: LoadedIndex, source: SessionSource, stamp: list[int]) -> Ses
 
 
 def _read(source: SessionSource) -> SessionUsage:
+    if source.format == "claude-code-jsonl":
+        # Only the lines that can hold a call or a compaction are parsed: the same figures as the full reader.
+        quick = read_usage(source.path)
+        if quick is not None:
+            return _usage_of(source, "claude-code", quick.session_id, quick.cwd, quick.calls, quick.compactions)
     reading = read_agent_session(source)
     if not reading.is_session:
         raise UnreadableSessionError(f"not a {reading.agent} session ctxscope can read ({reading.records} records, "
                                      f"{len(reading.problems)} bad lines)")
-    return _usage_of(source, reading)
+    return _usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls, reading.compactions)
 
 
 def agent_session_usage(source: SessionSource, cache: IndexCache | None = None) -> SessionUsage:

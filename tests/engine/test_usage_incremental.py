@@ -20,13 +20,20 @@ from tui.cli.main import EXIT_OK, main
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Every Claude Code or Codex file read in full, in order."""
     seen: list[Path] = []
-    real = agent_usage.read_agent_session
+    real, quick = agent_usage.read_agent_session, agent_usage.read_usage
 
     def counted(source, env=None):  # type: ignore[no-untyped-def]
         seen.append(source.path)
         return real(source, env)
 
+    def counted_quick(path):  # type: ignore[no-untyped-def]
+        found = quick(path)
+        if found is not None:  # else the full reader reads it, and is counted there
+            seen.append(path)
+        return found
+
     monkeypatch.setattr(agent_usage, "read_agent_session", counted)
+    monkeypatch.setattr(agent_usage, "read_usage", counted_quick)
     return seen
 
 

@@ -6,7 +6,9 @@ from the file. The file is opened read-only and never written.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from engine.agents.claude_code.context import context_items, context_path, context_tokens
 from engine.agents.claude_code.limits import compaction_line, window_of
@@ -14,7 +16,7 @@ from engine.agents.claude_code.records import Record, record_of
 from engine.agents.jsonl_cursor import JsonlCursor, Line, LineProblem
 from engine.agents.protocol import AgentCall, AgentCompaction, AgentReading
 
-__all__ = ["ClaudeCodeReader"]
+__all__ = ["ClaudeCodeReader", "UsageReading", "read_usage"]
 
 AGENT = "claude-code"
 
@@ -62,18 +64,8 @@ class ClaudeCodeReader:
         model = next((r.model for r in reversed(self.records) if r.model and r.model != "<synthetic>"), None)
         window = window_of(model)
         first = next((r for r in self.records if r.session_id), None)
-        calls: dict[str, AgentCall] = {}
-        for r in self.records:
-            if r.usage is not None and r.call_key is not None and r.usage.total:
-                # One reply can be written as several records repeating its usage: count it once.
-                calls.setdefault(r.call_key, AgentCall(r.line_no, f"claude:{r.call_key}", r.timestamp, r.model,
-                                                       r.usage.input, r.usage.output, r.usage.cache_read,
-                                                       r.usage.cache_write))
-        compactions = tuple(
-            AgentCompaction(r.line_no, r.uuid, r.boundary.trigger, r.boundary.pre_tokens, r.boundary.post_tokens,
-                            r.timestamp, "claude-code compact_boundary")
-            for r in self.records if r.boundary is not None and not r.sidechain
-        )
+        calls = calls_of(self.records)
+        compactions = compactions_of(self.records)
         with_uuid = [r for r in self.records if r.uuid is not None]
         last_ts = next((r.timestamp for r in reversed(self.records) if r.timestamp), None)
         return AgentReading(
@@ -95,3 +87,69 @@ class ClaudeCodeReader:
             records=len(self.records),
             sidechain=bool(with_uuid) and all(r.sidechain for r in with_uuid),
         )
+
+
+def calls_of(records: Iterable[Record]) -> dict[str, AgentCall]:
+    """Every billed request of ``records`` by its key, in file order."""
+    calls: dict[str, AgentCall] = {}
+    for r in records:
+        if r.usage is not None and r.call_key is not None and r.usage.total:
+            # One reply can be written as several records repeating its usage: count it once.
+            calls.setdefault(r.call_key, AgentCall(r.line_no, f"claude:{r.call_key}", r.timestamp, r.model,
+                                                   r.usage.input, r.usage.output, r.usage.cache_read,
+                                                   r.usage.cache_write))
+    return calls
+
+
+def compactions_of(records: Iterable[Record]) -> tuple[AgentCompaction, ...]:
+    """The main thread's compaction boundaries."""
+    return tuple(
+        AgentCompaction(r.line_no, r.uuid, r.boundary.trigger, r.boundary.pre_tokens, r.boundary.post_tokens,
+                        r.timestamp, "claude-code compact_boundary")
+        for r in records if r.boundary is not None and not r.sidechain
+    )
+
+
+class UsageReading(NamedTuple):
+    """What a usage report needs of one transcript: its calls and compactions, whose session, where."""
+
+    session_id: str | None
+    cwd: str | None
+    calls: tuple[AgentCall, ...]
+    compactions: tuple[AgentCompaction, ...]
+
+
+def _may_count(raw: bytes) -> bool:
+    # A reply (type "assistant", or a message with no type), a compaction boundary, or a line whose keys may be
+    # escaped: only these can hold a call or a compaction. Every other line is counted, not parsed.
+    return b'"assistant"' in raw or b"compact_boundary" in raw or b'"type"' not in raw or b"\\u" in raw
+
+
+def read_usage(path: Path) -> UsageReading | None:
+    """The usage of one transcript from the lines that can hold it — the same calls and compactions as
+    :meth:`ClaudeCodeReader.read_new` — or ``None`` when only a full read can tell whether the file is a session
+    at all (no call and no session id).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    ids: list[str | None] = [None, None]  # the first session id and cwd in file order, as the reader takes them
+
+    def want(raw: bytes) -> bool:
+        if ids[0] is None or ids[1] is None:
+            return True  # parsed: record_of below fills ``ids`` in order
+        return _may_count(raw)
+
+    records: list[Record] = []
+    cursor = JsonlCursor(path, want)
+    for line in cursor.read_lazily():
+        if isinstance(line, Line):
+            record = record_of(line.obj, line_no=line.line_no, offset=line.offset, length=line.length)
+            ids[0] = ids[0] or record.session_id
+            ids[1] = ids[1] or record.cwd
+            records.append(record)
+    session_id, cwd = ids
+    calls = calls_of(records)
+    if session_id is None and not calls:
+        return None
+    return UsageReading(session_id, cwd, tuple(sorted(calls.values())), compactions_of(records))
