@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 
 from engine.agents.claude_code.reader import read_usage
+from engine.agents.codex.reader import CodexReader
 from engine.agents.protocol import AgentCall, AgentCompaction
 from engine.index.cache import IndexCache, LoadedIndex
 from engine.index.records import CompactionRecord, UsageRecord
@@ -82,6 +83,11 @@ def _read(source: SessionSource) -> SessionUsage:
         quick = read_usage(source.path)
         if quick is not None:
             return _usage_of(source, "claude-code", quick.session_id, quick.cwd, quick.calls, quick.compactions)
+    elif source.format == "codex-jsonl":
+        reading = CodexReader(source.path, usage_only=True).read_new()
+        if reading.session_id is not None or reading.calls:
+            return _usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls,
+                             reading.compactions)
     reading = read_agent_session(source)
     if not reading.is_session:
         raise UnreadableSessionError(f"not a {reading.agent} session ctxscope can read ({reading.records} records, "

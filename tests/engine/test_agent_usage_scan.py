@@ -1,5 +1,5 @@
-"""A report's quick pass over a Claude Code file parses only the lines that can hold a call or a compaction, and
-finds exactly what the full reader finds (docs/usage.md)."""
+"""A report's quick pass over a Claude Code or Codex file parses only the lines that can hold a call or a
+compaction, and finds exactly what the full reader finds (docs/usage.md)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from engine.agents.claude_code.reader import ClaudeCodeReader, read_usage
-from sim.agent_corpus import write_claude_code
+from engine.agents.codex.reader import CodexReader
+from sim.agent_corpus import write_claude_code, write_codex
 from tests.conftest import FIXTURES
-from tests.engine._agent_files import claude_session
+from tests.engine._agent_files import claude_session, codex_session
 
 
 def _same(path: Path) -> None:
@@ -49,3 +50,16 @@ def test_a_file_with_no_call_and_no_session_id_is_left_to_the_full_reader(tmp_pa
     path = tmp_path / "junk.jsonl"
     path.write_text('{"x": 1}\n')
     assert read_usage(path) is None
+
+
+def _same_codex(path: Path) -> None:
+    quick, full = CodexReader(path, usage_only=True).read_new(), CodexReader(path).read_new()
+    assert quick.records < full.records or full.records <= 3  # it skipped lines (a fixture has only usage lines)
+    assert (quick.session_id, quick.cwd, quick.calls, quick.compactions) == (
+        full.session_id, full.cwd, full.calls, full.compactions)
+
+
+def test_the_codex_usage_pass_equals_the_reader(tmp_path: Path) -> None:
+    for path in [*sorted((FIXTURES / "codex").glob("*.jsonl")), *write_codex(tmp_path / "gen", 5, turns=4),
+                 codex_session(tmp_path / "home", compacted=True)]:
+        _same_codex(path)

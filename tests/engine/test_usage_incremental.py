@@ -32,6 +32,12 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
             seen.append(path)
         return found
 
+    class CountedCodex(agent_usage.CodexReader):  # type: ignore[misc,name-defined]
+        def __init__(self, path, env=None, *, usage_only=False):  # type: ignore[no-untyped-def]
+            seen.append(path)
+            super().__init__(path, env, usage_only=usage_only)
+
+    monkeypatch.setattr(agent_usage, "CodexReader", CountedCodex)
     monkeypatch.setattr(agent_usage, "read_agent_session", counted)
     monkeypatch.setattr(agent_usage, "read_usage", counted_quick)
     return seen
