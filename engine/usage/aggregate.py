@@ -20,8 +20,7 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from engine.index.records import CompactionRecord, UsageRecord
-from engine.session.cost import DEFAULT_CACHE_TTL_SECONDS, ModelPrice, call_cost, price_for, rewrite_cost
-from engine.stores.entries import Usage
+from engine.session.cost import DEFAULT_CACHE_TTL_SECONDS, ModelPrice, price_for, rewrite_cost
 from engine.stores.timestamps import parse_iso
 from engine.usage.model import GroupBy, SessionUsage, UsageReport, UsageRow, UsageTotals
 
@@ -52,12 +51,22 @@ class _Prices:
 
     def __init__(self) -> None:
         self._known: dict[tuple[str | None, str | None], ModelPrice | None] = {}
+        self._rates: dict[tuple[str | None, str | None], tuple[float, float, float, float] | None] = {}
 
     def __call__(self, model: str | None, provider: str | None) -> ModelPrice | None:
         key = (model, provider)
         if key not in self._known:
             self._known[key] = price_for(model, provider)
         return self._known[key]
+
+    def rates(self, model: str | None, provider: str | None) -> tuple[float, float, float, float] | None:
+        """Input, output, cache-read and cache-write (5-minute) USD per million tokens, or ``None``."""
+        key = (model, provider)
+        if key not in self._rates:
+            price = self(model, provider)
+            self._rates[key] = None if price is None else (
+                price.input, price.output, price.cache_read, price.cache_write(DEFAULT_CACHE_TTL_SECONDS))
+        return self._rates[key]
 
 
 class _Days:
@@ -135,11 +144,12 @@ def call_prices(session: SessionUsage, prices: _Prices | None = None) -> list[tu
 
 
 def _table_cost(call: UsageRecord, prices: _Prices) -> float | None:
-    price = prices(call.model, call.provider)
-    if price is None:
+    rates = prices.rates(call.model, call.provider)
+    if rates is None:
         return None
-    usage = Usage(call.input, call.output, call.cache_read, call.cache_write, 0)
-    return call_cost(usage, price, ttl_seconds=DEFAULT_CACHE_TTL_SECONDS)
+    # call_cost's own sum, term by term in its order (the same float), without a Usage per call.
+    return (call.input * rates[0] + call.output * rates[1] + call.cache_read * rates[2]
+            + call.cache_write * rates[3]) / 1_000_000
 
 
 def _compaction_cost(

@@ -105,19 +105,19 @@ def _junk(path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("where", [
-    ".pi/agent/sessions/--w--/2026-11-27T10-00-00-000Z_abc.jsonl",
-    "oc/agents/main/sessions/abc.jsonl",
-    f".codex/sessions/2026/11/27/rollout-2026-11-27T10-00-00-{SID}.jsonl",
-    f".claude/projects/-w/{SID}.jsonl",
+@pytest.mark.parametrize(("where", "agent"), [
+    (".pi/agent/sessions/--w--/2026-11-27T10-00-00-000Z_abc.jsonl", "a pi"),
+    ("oc/agents/main/sessions/abc.jsonl", "an OpenClaw"),  # agents/<id>/sessions: an OpenClaw state dir
+    (f".codex/sessions/2026/11/27/rollout-2026-11-27T10-00-00-{SID}.jsonl", "a Codex"),
+    (f".claude/projects/-w/{SID}.jsonl", "a Claude Code"),
 ])
 def test_a_file_no_reader_can_read_is_named_never_counted_as_zero(
-    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    where: str, agent: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
     junk = _junk(tmp_path / where)
     assert main(["report", "--json", str(junk)]) == EXIT_FAILED
     out, err = capsys.readouterr()
-    assert f"{junk}: not " in err and "session ctxscope can read" in err
+    assert f"{junk}: not {agent} session ctxscope can read" in err
     assert orjson.loads(out)["sessions"] == 0
 
 
