@@ -9,7 +9,7 @@ definition, not an algorithm: which files to read (discovery), the price table, 
 * its request key is ``message.responseId``, else ``<id>@<timestamp>`` (v1 files: ``id`` = ``v1-<line>``); a key
   seen before (live sessions first, then archives) is skipped;
 * cost: ``usage.cost.total`` when positive, else the table price (5-minute cache writes); a compaction costs the
-  cache write of the prompt of the first call after it.
+  cache write of the prompt of the first call after it, and is grouped with that call (none yet: the call before).
 
 Run: ``python -m bench.usage_reference PATH… [--by day|model]`` prints the reference totals as JSON.
 """
@@ -178,7 +178,11 @@ def reference_report(paths: Iterable[Path], by: str = "day") -> dict[str, Any]:
                 price = price_for(after["model"], after["provider"])
                 prompt = after["parts"][0] + after["parts"][2] + after["parts"][3]
                 cost = prompt * price.cache_write_5m / 1_000_000 if price is not None else 0.0
-            add(_group(by, after, compaction["timestamp"]), {"compactions": 1, "compaction_cost_usd": cost})
+            # With no call after it yet, a compaction is grouped with the call before it (docs/usage.md).
+            before = [c for c in calls if c["line"] <= compaction["line"]]
+            owner = after or (before[-1] if before else calls[-1] if calls else None)
+            add(_group(by, owner, compaction["timestamp"] or (owner or {}).get("timestamp")),
+                {"compactions": 1, "compaction_cost_usd": cost})
     return {"rows": rows, "total": total}
 
 

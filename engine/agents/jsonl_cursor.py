@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,8 +44,11 @@ class LineProblem:
 class JsonlCursor:
     """Where reading one file stopped: offset, line number and the file's identity."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, want: Callable[[bytes], bool] | None = None) -> None:
+        """``want``: parse only the lines it accepts (the raw bytes); the others are counted, never parsed —
+        a usage report needs a tenth of a Claude Code file's lines (docs/usage.md)."""
         self.path = Path(path)
+        self.want = want
         self.offset = 0
         self.line_no = 0
         self.inode: int | None = None
@@ -67,6 +70,25 @@ class JsonlCursor:
                 self.offset, self.line_no = 0, 0
             self.inode, self.mtime = st.st_ino, st.st_mtime
             return list(self._lines(fd, st.st_size)), reset
+        finally:
+            os.close(fd)
+
+    def read_lazily(self) -> Iterator[Line | LineProblem]:
+        """The lines appended since the last call, each parsed when the caller reaches it (so a ``want`` may
+        depend on the lines before). The file is read from the start when it shrank or was replaced.
+
+        Raises:
+            OSError: the file cannot be opened or is not a regular file.
+        """
+        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise OSError(f"{self.path}: not a regular file")
+            if (self.inode is not None and st.st_ino != self.inode) or st.st_size < self.offset:
+                self.offset, self.line_no = 0, 0
+            self.inode, self.mtime = st.st_ino, st.st_mtime
+            yield from self._lines(fd, st.st_size)
         finally:
             os.close(fd)
 
@@ -107,7 +129,7 @@ class JsonlCursor:
         raw = raw.removesuffix(b"\r")
         if offset == 0:
             raw = raw.removeprefix(b"\xef\xbb\xbf")
-        if not raw.strip():
+        if not raw.strip() or (self.want is not None and not self.want(raw)):
             return None
         try:
             obj = orjson.loads(raw)

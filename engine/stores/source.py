@@ -56,17 +56,25 @@ class SessionSource:
     shared_key: bool = field(default=False, compare=False)
     """Another followed transcript has the same :attr:`key` (a copied file keeps its header id): it is followed
     under its :attr:`identity` (set by the tracker)."""
-    identity: str = field(init=False, compare=False)
-    """What ctxscope files this session's checkpoints, captured state and live follower under: the key when a
-    store gives it (``sessions.json``, SQLite) or it is the file's path, else the header id qualified by the
-    transcript's real path — a copied file keeps the header id, never the path (docs/checkpoints.md, Session
-    identity)."""
+    _identity: str | None = field(default=None, init=False, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        plain = self.store_entry is not None or self.in_database or self.key == str(self.path)
-        # An archive (``.reset.<time>``, ``.bak``) keeps the identity of the transcript it was renamed from.
-        live = self.path.with_name(_ARCHIVE.sub(".jsonl", self.path.name))
-        object.__setattr__(self, "identity", self.key if plain else file_identity(self.key, live))
+    @property
+    def identity(self) -> str:
+        """What ctxscope files this session's checkpoints, captured state and live follower under: the key when a
+        store gives it (``sessions.json``, SQLite) or it is the file's path, else the header id qualified by the
+        transcript's real path — a copied file keeps the header id, never the path (docs/checkpoints.md, Session
+        identity).
+
+        Worked out on first use: resolving the real path of every file discovery lists was a fifth of a warm
+        ``report`` over a thousand sessions, which never asks for it."""
+        found = self._identity
+        if found is None:
+            plain = self.store_entry is not None or self.in_database or self.key == str(self.path)
+            # An archive (``.reset.<time>``, ``.bak``) keeps the identity of the transcript it was renamed from.
+            live = self.path.with_name(_ARCHIVE.sub(".jsonl", self.path.name))
+            found = self.key if plain else file_identity(self.key, live)
+            object.__setattr__(self, "_identity", found)
+        return found
 
     @property
     def follow_key(self) -> str:

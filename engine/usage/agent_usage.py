@@ -2,11 +2,25 @@
 
 Each request the agent made is one call, keyed by its own identity (Claude Code's message and request ids,
 Codex's response id) so a copy of a file is counted once (docs/usage.md).
+
+A session's usage is kept in the index cache (docs/index.md, Claude Code and Codex) under its path, checked
+against the file's device, inode, size, modification and change times: a report reads again only the files
+that changed since the last one. Unlike pi's index it is not extended in place — a changed file is read whole
+(the agents' readers follow the file from its start: Claude Code's tree, Codex's compactions).
 """
 
 from __future__ import annotations
 
-from engine.agents.protocol import AgentReading
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import orjson
+
+from engine.agents.claude_code.reader import read_usage
+from engine.agents.codex.reader import CodexReader
+from engine.agents.protocol import AgentCall, AgentCompaction
+from engine.index.cache import IndexCache, LoadedIndex
 from engine.index.records import CompactionRecord, UsageRecord
 from engine.session.agent_glance import read_agent_session
 from engine.stores.source import SessionSource
@@ -15,32 +29,99 @@ from engine.usage.model import SessionUsage
 __all__ = ["UnreadableSessionError", "agent_session_usage"]
 
 _PROVIDERS = {"claude-code": "anthropic", "codex": "openai"}
+_VERSION = 2
+"""Raised when what is stored, or the readers' rules that produced it, change: older records are read again."""
 
 
 class UnreadableSessionError(ValueError):
     """A file discovery took for an agent's session holds nothing that agent's reader recognises."""
 
 
-def _usage_of(source: SessionSource, reading: AgentReading) -> SessionUsage:
-    provider = _PROVIDERS.get(reading.agent)
-    calls = tuple(UsageRecord(c.line, c.key, None, c.timestamp, c.model, provider, c.input, c.output, c.cache_read,
-                              c.cache_write, None, None) for c in reading.calls)
-    compactions = tuple(CompactionRecord(c.line_no, f"{reading.agent}:{reading.session_id}:{c.line_no}", c.id,
-                                         c.timestamp, c.tokens_before, None, None, False)
-                        for c in reading.compactions)
-    return SessionUsage(key=source.key, agent=reading.agent, project=reading.cwd or "-", calls=calls,
-                        compactions=compactions, estimated_cost_usd=None, archived=source.kind != "live")
+def _usage_of(source: SessionSource, agent: str, session_id: str | None, cwd: str | None,
+              calls: Iterable[AgentCall], compactions: Iterable[AgentCompaction]) -> SessionUsage:
+    provider = _PROVIDERS.get(agent)
+    return SessionUsage(
+        key=source.key, agent=agent, project=cwd or "-",
+        calls=tuple(UsageRecord(c.line, c.key, None, c.timestamp, c.model, provider, c.input, c.output,
+                                c.cache_read, c.cache_write, None, None) for c in calls),
+        compactions=tuple(CompactionRecord(c.line_no, f"{agent}:{session_id}:{c.line_no}", c.id, c.timestamp,
+                                           c.tokens_before, None, None, False) for c in compactions),
+        estimated_cost_usd=None, archived=source.kind != "live")
 
 
-def agent_session_usage(source: SessionSource) -> SessionUsage:
-    """The calls and compactions of one Claude Code or Codex session.
+def _shard(path: Path) -> str:
+    """Every session of one agent's tree in one index file: a Codex rollout's ``YYYY/MM/DD`` directories are
+    folded into the ``sessions`` directory above them (a thousand days would be a thousand files)."""
+    parent = path.parent
+    if len(parent.parts) > 3 and all(p.isdigit() for p in parent.parts[-3:]):
+        parent = parent.parent.parent.parent
+    return "agent-usage:" + os.path.abspath(parent)
+
+
+def _stamp(st: os.stat_result) -> list[int]:
+    return [_VERSION, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _stored(loaded: LoadedIndex, source: SessionSource, stamp: list[int]) -> SessionUsage | None:
+    """The usage stored for ``source`` if the file is still the one it was read from; raises the stored
+    :class:`UnreadableSessionError`."""
+    meta = loaded.section("meta")
+    if not isinstance(meta, dict) or meta.get("stamp") != stamp:
+        return None
+    if meta.get("unreadable") is not None:
+        raise UnreadableSessionError(str(meta["unreadable"]))
+    body = loaded.section("usage")
+    agent, project, calls, compactions = body
+    return SessionUsage(key=source.key, agent=agent, project=project, calls=tuple(map(UsageRecord._make, calls)),
+                        compactions=tuple(map(CompactionRecord._make, compactions)), estimated_cost_usd=None,
+                        archived=source.kind != "live")
+
+
+def _read(source: SessionSource) -> SessionUsage:
+    if source.format == "claude-code-jsonl":
+        # Only the lines that can hold a call or a compaction are parsed: the same figures as the full reader.
+        quick = read_usage(source.path)
+        if quick is not None:
+            return _usage_of(source, "claude-code", quick.session_id, quick.cwd, quick.calls, quick.compactions)
+    elif source.format == "codex-jsonl":
+        reading = CodexReader(source.path, usage_only=True).read_new()
+        if reading.session_id is not None or reading.calls:
+            return _usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls,
+                             reading.compactions)
+    reading = read_agent_session(source)
+    if not reading.is_session:
+        raise UnreadableSessionError(f"not a {reading.agent} session ctxscope can read ({reading.records} records, "
+                                     f"{len(reading.problems)} bad lines)")
+    return _usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls, reading.compactions)
+
+
+def agent_session_usage(source: SessionSource, cache: IndexCache | None = None) -> SessionUsage:
+    """The calls and compactions of one Claude Code or Codex session (from ``cache`` when the file is unchanged).
 
     Raises:
         UnreadableSessionError: the file holds no record its agent's reader recognises.
         OSError: the file cannot be read.
     """
-    reading = read_agent_session(source)
-    if not reading.is_session:
-        raise UnreadableSessionError(f"not a {reading.agent} session ctxscope can read ({reading.records} records, "
-                                     f"{len(reading.problems)} bad lines)")
-    return _usage_of(source, reading)
+    if cache is None or not cache.enabled:
+        return _read(source)
+    st = os.stat(source.path)
+    key, shard, stamp = "agent-usage:" + os.path.abspath(source.path), _shard(source.path), _stamp(st)
+    loaded = cache.load(key, shard=shard)
+    if isinstance(loaded, LoadedIndex):
+        try:
+            found = _stored(loaded, source, stamp)
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, UnreadableSessionError):
+                raise
+            found = None  # a damaged record of derived data: read the file again
+        if found is not None:
+            return found
+    try:
+        usage = _read(source)
+    except UnreadableSessionError as exc:
+        cache.save(key, {"meta": orjson.dumps({"stamp": stamp, "unreadable": str(exc)})}, shard=shard)
+        raise
+    # Stored under the stat taken before reading: a file that grew meanwhile no longer matches and is read again.
+    body = [usage.agent, usage.project, [list(c) for c in usage.calls], [list(c) for c in usage.compactions]]
+    cache.save(key, {"meta": orjson.dumps({"stamp": stamp}), "usage": orjson.dumps(body)}, shard=shard)
+    return usage

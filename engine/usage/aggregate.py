@@ -1,4 +1,4 @@
-"""Usage grouped by day, week, model, project, agent or session: pure, from indexed records (``docs/usage.md``).
+"""Usage grouped by day, week, month, model, project, agent or session: pure, from indexed records (``docs/usage.md``).
 
 Each request is counted once. Calls and compactions carry a request key (:mod:`engine.index.records`); the first
 session that holds a key owns it — sessions are taken live ones first, then archives — and every later copy
@@ -7,7 +7,9 @@ session that holds a key owns it — sessions are taken live ones first, then ar
 two branches of pi's tree is one call.
 
 A compaction costs the cache write of the prefix it leaves: the first call after it re-sends that prefix, priced
-at the cache-write rate of that call's model (:func:`engine.session.cost.rewrite_cost`).
+at the cache-write rate of that call's model (:func:`engine.session.cost.rewrite_cost`). A compaction with no
+call after it yet is grouped with the call before it (its model, its day when it has none of its own), so no
+group holds a compaction and no call under "unknown".
 """
 
 from __future__ import annotations
@@ -18,8 +20,7 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from engine.index.records import CompactionRecord, UsageRecord
-from engine.session.cost import DEFAULT_CACHE_TTL_SECONDS, ModelPrice, call_cost, price_for, rewrite_cost
-from engine.stores.entries import Usage
+from engine.session.cost import DEFAULT_CACHE_TTL_SECONDS, ModelPrice, price_for, rewrite_cost
 from engine.stores.timestamps import parse_iso
 from engine.usage.model import GroupBy, SessionUsage, UsageReport, UsageRow, UsageTotals
 
@@ -50,12 +51,22 @@ class _Prices:
 
     def __init__(self) -> None:
         self._known: dict[tuple[str | None, str | None], ModelPrice | None] = {}
+        self._rates: dict[tuple[str | None, str | None], tuple[float, float, float, float] | None] = {}
 
     def __call__(self, model: str | None, provider: str | None) -> ModelPrice | None:
         key = (model, provider)
         if key not in self._known:
             self._known[key] = price_for(model, provider)
         return self._known[key]
+
+    def rates(self, model: str | None, provider: str | None) -> tuple[float, float, float, float] | None:
+        """Input, output, cache-read and cache-write (5-minute) USD per million tokens, or ``None``."""
+        key = (model, provider)
+        if key not in self._rates:
+            price = self(model, provider)
+            self._rates[key] = None if price is None else (
+                price.input, price.output, price.cache_read, price.cache_write(DEFAULT_CACHE_TTL_SECONDS))
+        return self._rates[key]
 
 
 class _Days:
@@ -80,6 +91,18 @@ class _Days:
             return found
         moment = parse_iso(timestamp)
         return moment.astimezone(self.tz).date() if moment is not None else None
+
+
+def _month(day: date) -> str:
+    return f"{day.year:04d}-{day.month:02d}"
+
+
+def _zone_name(tz: tzinfo) -> str:
+    """``UTC``, an IANA zone's own name (``Europe/Paris``), else the zone's abbreviation now."""
+    if tz is UTC:
+        return "UTC"
+    key = getattr(tz, "key", None)  # zoneinfo.ZoneInfo
+    return key if isinstance(key, str) else str(datetime.now(tz).tzname())
 
 
 def _week(day: date) -> str:
@@ -121,18 +144,20 @@ def call_prices(session: SessionUsage, prices: _Prices | None = None) -> list[tu
 
 
 def _table_cost(call: UsageRecord, prices: _Prices) -> float | None:
-    price = prices(call.model, call.provider)
-    if price is None:
+    rates = prices.rates(call.model, call.provider)
+    if rates is None:
         return None
-    usage = Usage(call.input, call.output, call.cache_read, call.cache_write, 0)
-    return call_cost(usage, price, ttl_seconds=DEFAULT_CACHE_TTL_SECONDS)
+    # call_cost's own sum, term by term in its order (the same float), without a Usage per call.
+    return (call.input * rates[0] + call.output * rates[1] + call.cache_read * rates[2]
+            + call.cache_write * rates[3]) / 1_000_000
 
 
 def _compaction_cost(
     compaction: CompactionRecord, lines: Sequence[int], calls: Sequence[UsageRecord]
 ) -> tuple[UsageRecord | None, float | None]:
-    """The first call after ``compaction`` in file order that sent a prompt, and the cache write of that prompt."""
-    i = bisect.bisect_right(lines, compaction.line)
+    """The first call after ``compaction`` in file order that sent a prompt, and the cache write of that prompt;
+    with none yet, the last call before it and no cost (the group it belongs to, not what it cost)."""
+    start = i = bisect.bisect_right(lines, compaction.line)
     while i < len(calls):
         call = calls[i]
         prefix = call.input + call.cache_read + call.cache_write
@@ -140,7 +165,7 @@ def _compaction_cost(
             cost = rewrite_cost(call.model, call.provider, compaction.tokens_before or 0, prefix)
             return call, cost.cache_write_cost_usd
         i += 1
-    return None, None
+    return (calls[start - 1] if start > 0 else calls[-1] if calls else None), None
 
 
 def aggregate_usage(
@@ -150,12 +175,15 @@ def aggregate_usage(
     tz: tzinfo = UTC,
     since: date | None = None,
     until: date | None = None,
+    recorded_only: bool = False,
 ) -> UsageReport:
     """Group the calls and compactions of ``sessions`` by ``by``, each request counted once.
 
     Args:
-        tz: the zone days and weeks are cut in (and ``since``/``until`` read in).
+        tz: the zone days, weeks and months are cut in (and ``since``/``until`` read in).
         since, until: inclusive dates; a call without a time is left out when either is given.
+        recorded_only: cost only what the agents recorded; every other call is counted as unpriced, and
+            compactions (whose cost is always a list-price estimate) are counted but not priced.
     """
     ordered = sorted(sessions, key=lambda s: s.archived)  # stable: live sessions own their requests first
     prices = _Prices()
@@ -165,13 +193,15 @@ def aggregate_usage(
     seen_compactions: set[str] = set()
     duplicates = 0
     filtered = since is not None or until is not None
-    dated = by in ("day", "week") or filtered
+    dated = by in ("day", "week", "month") or filtered
 
     def group_key(session: SessionUsage, model: str | None, day: date | None) -> str:
         if by == "day":
             return day.isoformat() if day else _UNKNOWN
         if by == "week":
             return _week(day) if day else _UNKNOWN
+        if by == "month":
+            return _month(day) if day else _UNKNOWN
         if by == "model":
             return model or _UNKNOWN
         if by == "project":
@@ -196,7 +226,8 @@ def aggregate_usage(
         if any(calls[i].line > calls[i + 1].line for i in range(len(calls) - 1)):
             calls = tuple(sorted(calls, key=lambda c: c.line))
         # Only a session with OpenClaw's estimate needs its calls priced together; the rest are priced one by one.
-        shared = call_prices(replace(session, calls=calls), prices) if session.estimated_cost_usd else None
+        shared = (call_prices(replace(session, calls=calls), prices)
+                  if session.estimated_cost_usd and not recorded_only else None)
         fixed = group_key(session, None, None) if by in ("project", "agent", "session") else None
         for i, call in enumerate(calls):
             key = call.key
@@ -226,6 +257,8 @@ def aggregate_usage(
             recorded = call.cost
             if recorded is not None and recorded > 0:
                 acc.recorded += recorded
+            elif recorded_only:
+                acc.unpriced += 1
             elif shared is not None:
                 priced = shared[i]
                 if priced is None:
@@ -246,13 +279,13 @@ def aggregate_usage(
                 if compaction.key in seen_compactions:
                     continue
                 seen_compactions.add(compaction.key)
-            day = day_of(compaction.timestamp) if dated else None
+            paying, cost = _compaction_cost(compaction, lines, calls)
+            day = day_of(compaction.timestamp or (paying.timestamp if paying else None)) if dated else None
             if filtered and not in_range(day):
                 continue
-            paying, cost = _compaction_cost(compaction, lines, calls)
             acc = acc_for(group_key(session, paying.model if paying else None, day))
             acc.compactions += 1
-            if cost is None:
+            if recorded_only or cost is None:  # a compaction's cost is never recorded, always a list price
                 acc.unpriced_compactions += 1
             else:
                 acc.compaction_cost += cost
@@ -261,9 +294,9 @@ def aggregate_usage(
         for name in _Acc.__slots__:
             setattr(total, name, getattr(total, name) + getattr(acc, name))
     rows = [UsageRow(key, acc.totals()) for key, acc in groups.items()]
-    if by in ("day", "week"):
+    if by in ("day", "week", "month"):
         rows.sort(key=lambda r: (r.key == _UNKNOWN, r.key))
     else:
         rows.sort(key=lambda r: (-r.totals.cost_usd, -r.totals.tokens, r.key))
-    zone = "UTC" if tz is UTC else str(datetime.now(tz).tzname())
-    return UsageReport(by, tuple(rows), total.totals(), len(ordered), duplicates, zone, since, until)
+    return UsageReport(by, tuple(rows), total.totals(), len(ordered), duplicates, _zone_name(tz), since, until,
+                       recorded_only)

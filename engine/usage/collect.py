@@ -44,6 +44,16 @@ def _estimate(store: Mapping[str, Any] | None) -> float | None:
     return value if value else None
 
 
+def _claimed_by(source: SessionSource) -> str:
+    """Whose session a file nothing could read was taken for: where it lies says more than the format discovery
+    fell back to (a Codex rollout or a Claude Code transcript with a damaged first line reads as pi's)."""
+    if source.path.name.startswith("rollout-") and "sessions" in source.path.parts:
+        return "a Codex"
+    if ".claude" in source.path.parts:
+        return "a Claude Code"
+    return "a pi" if source.format == "pi-jsonl" else "an OpenClaw"
+
+
 def index_source(source: SessionSource, cache: IndexCache | None) -> TranscriptIndex:
     """The up-to-date index of one session's transcript, with its calls.
 
@@ -66,9 +76,17 @@ def session_usage(source: SessionSource, cache: IndexCache | None = None) -> Ses
     if source.format in AGENT_FORMATS:  # Claude Code, Codex (engine/agents)
         from engine.usage.agent_usage import agent_session_usage
 
-        return agent_session_usage(source)
+        return agent_session_usage(source, cache)
     indexed = index_source(source, cache)
     agent = source.agent_id or ("pi" if source.format == "pi-jsonl" else "openclaw")
+    if indexed.header.headerless and not indexed.calls and not indexed.compactions:
+        # No header, no call, no compaction: nothing pi or OpenClaw would load. Counted, it would read as a
+        # session that cost $0 (docs/usage.md).
+        from engine.usage.agent_usage import UnreadableSessionError
+
+        kind = _claimed_by(source)
+        raise UnreadableSessionError(f"not {kind} session ctxscope can read ({indexed.lines} lines, no session "
+                                     "header, no call)")
     return SessionUsage(
         key=source.key,
         agent=agent,

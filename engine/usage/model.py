@@ -16,8 +16,8 @@ from engine.index.records import CompactionRecord, UsageRecord
 
 __all__ = ["GROUPINGS", "CostSource", "GroupBy", "SessionUsage", "UsageReport", "UsageRow", "UsageTotals"]
 
-GroupBy = Literal["day", "week", "model", "project", "agent", "session"]
-GROUPINGS: tuple[GroupBy, ...] = ("day", "week", "model", "project", "agent", "session")
+GroupBy = Literal["day", "week", "month", "model", "project", "agent", "session"]
+GROUPINGS: tuple[GroupBy, ...] = ("day", "week", "month", "model", "project", "agent", "session")
 CostSource = Literal["recorded", "estimated", "price-table", "mixed", "unknown", "none"]
 
 
@@ -38,7 +38,8 @@ class UsageTotals:
     cost_table_usd: float = 0.0
     """From the price table (the call's model, 5-minute cache writes)."""
     unpriced_calls: int = 0
-    """Calls with tokens that no source could price (their tokens count, their cost does not)."""
+    """Calls with tokens that no source could price (their tokens count, their cost does not); in a
+    recorded-only report, the calls whose agent recorded no cost (estimates and list prices are left out)."""
     compactions: int = 0
     compaction_cost_usd: float = 0.0
     """Writing each compaction's new prefix to the cache once (the first call after it re-sends the prefix).
@@ -97,7 +98,7 @@ class UsageTotals:
 
 @dataclass(frozen=True, slots=True)
 class UsageRow:
-    """One group of a report: a day, an ISO week, a model, a project, an agent or a session."""
+    """One group of a report: a day, an ISO week, a month, a model, a project, an agent or a session."""
 
     key: str
     totals: UsageTotals
@@ -115,9 +116,11 @@ class UsageReport:
     duplicate_calls: int
     """Calls found in more than one place (forks, copies, archives, an import) and counted once."""
     timezone: str
-    """The zone days and weeks are cut in (``UTC`` or the local zone's name)."""
+    """The zone days, weeks and months are cut in (``UTC``, an IANA name, or the local zone's name)."""
     since: date | None = None
     until: date | None = None
+    recorded_only: bool = False
+    """Costs are only those the agents recorded; estimates and list prices are left out (``unpriced_calls``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -125,6 +128,7 @@ class UsageReport:
             "timezone": self.timezone,
             "since": self.since.isoformat() if self.since else None,
             "until": self.until.isoformat() if self.until else None,
+            "recorded_only": self.recorded_only,
             "sessions": self.sessions,
             "duplicate_calls": self.duplicate_calls,
             "rows": [{self.by: row.key, **row.totals.to_dict()} for row in self.rows],

@@ -92,7 +92,7 @@ def test_a_config_file_that_does_not_exist_is_a_usage_error(no_home: Path, capsy
     assert "does not exist" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv", [["report", "--since", "2026-13-01"], ["report", "--by", "month"], ["compact"],
+@pytest.mark.parametrize("argv", [["report", "--since", "2026-13-01"], ["report", "--by", "fortnight"], ["compact"],
                                   ["bogus"]])
 def test_a_usage_error_is_one_line_that_points_at_the_help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     # argparse printed its usage block first (five lines for report), so the error itself scrolled out of view.

@@ -28,7 +28,7 @@ EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = ExitCode.NOT_FOUND, ExitCode.RE
 
 Handler = Callable[[argparse.Namespace, Config], int]
 
-REPORT_GROUPINGS = ("day", "week", "model", "project", "agent", "session")
+REPORT_GROUPINGS = ("day", "week", "month", "model", "project", "agent", "session")
 """``report --by`` choices: :data:`engine.usage.model.GROUPINGS`, spelled out so that parsing arguments does not
 import the usage engine (tested equal)."""
 
@@ -101,7 +101,7 @@ def _run_tui(args: argparse.Namespace, config: Config) -> int:
 
         failed = refuse_named_files(args.paths, config)
         if failed:
-            return EXIT_FAILED
+            return ExitCode.FAILED
     if getattr(args, "no_auto_checkpoints", False):
         config = replace(config, auto_checkpoints=False)
     return launch(args.paths, config, force_polling=args.force_polling)
@@ -249,7 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
     watch.set_defaults(handler="tui.cli.watch_command:watch")
 
     report = sub.add_parser(
-        "report", help="usage and cost by day, week, model, project, agent or session (every store, each call once)",
+        "report",
+        help="usage and cost by day, week, month, model, project, agent or session (every store, each call once)",
         description="Input, output and cache tokens, cost (recorded by the agent, else OpenClaw's estimate, else the "
                     "price table — the source is shown), cache-hit ratio and compactions with what they cost, over "
                     "every discovered session and archive; a request found in several files is counted once.",
@@ -258,7 +259,13 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--by", choices=REPORT_GROUPINGS, default="day", help="how to group (default: day)")
     report.add_argument("--since", type=_day, metavar="DATE", help="first day included (YYYY-MM-DD)")
     report.add_argument("--until", type=_day, metavar="DATE", help="last day included (YYYY-MM-DD)")
-    report.add_argument("--utc", action="store_true", help="cut days in UTC (default: the local time zone)")
+    zone = report.add_mutually_exclusive_group()
+    zone.add_argument("--utc", action="store_true", help="cut days in UTC (default: the local time zone)")
+    zone.add_argument("-z", "--timezone", metavar="ZONE",
+                      help="cut days, weeks and months in this IANA time zone (e.g. Europe/Paris)")
+    report.add_argument("--recorded-only", action="store_true",
+                        help="cost only what the agents recorded: leave out OpenClaw's estimates and list prices "
+                             "(calls without a recorded cost are counted as unpriced)")
     report.add_argument("--no-archives", action="store_true",
                         help="leave out archived transcripts (resets, deletions, backups, pre-compaction copies)")
     output = report.add_mutually_exclusive_group()

@@ -1,26 +1,27 @@
-"""``ctxscope report``: tokens, cost, cache hits and compactions by day, week, model, project, agent or session."""
+"""``ctxscope report``: tokens, cost, cache hits and compactions by day, week, month, model, project, agent or
+session."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import io
+import os
 import sys
 from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from engine import (
-    Config,
-    UsageReport,
-    UsageTotals,
-    aggregate_usage,
-    catalog_info,
-    collect_usage,
-    discover_sessions,
-    money,
-    percent,
-)
+from engine import money, percent
+from engine.usage.report_memo import load_output, report_stamp, save_output
 from tui.cli.exit_codes import ExitCode
 from tui.cli.index_cache import stderr_cache
 from tui.cli.terminal_output import cell, json_text, spreadsheet_cell
+
+if TYPE_CHECKING:  # the engine's usage modules are imported when a report runs, not when its memo answers
+    from engine import Config, IndexCache, UsageReport, UsageTotals
 
 __all__ = ["report", "report_table"]
 
@@ -68,24 +69,74 @@ def _csv(result: UsageReport) -> None:
                          *(spreadsheet_cell("" if values[f] is None else values[f]) for f in fields)])
 
 
-def _zone(utc: bool) -> tzinfo:
+def _zone(utc: bool, name: str | None) -> tzinfo:
+    """The zone days are cut in. Raises ValueError: ``name`` is no IANA zone this machine knows."""
+    if name is not None:
+        try:
+            return UTC if name == "UTC" else ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError) as exc:  # ValueError: a path-like or empty key
+            raise ValueError(name) from exc
     return UTC if utc else datetime.now().astimezone().tzinfo or UTC
 
 
 def report(args: argparse.Namespace, config: Config) -> int:
-    """``ctxscope report``: aggregate every session's calls (each request once) and print them grouped."""
+    """``ctxscope report``: aggregate every session's calls (each request once) and print them grouped; the same
+    output as last time when nothing it reads has changed (:mod:`engine.usage.report_memo`)."""
+    cache = stderr_cache()
+    # Beside the index, not in it: the index directory holds index files only.
+    directory = cache.directory.parent / "reports" if cache.enabled and cache.directory is not None else None
+    if args.paths:
+        roots = [Path(p) for p in args.paths]
+    else:
+        from engine.stores.discovery import default_roots
+
+        roots = list(default_roots())
+    try:
+        tz = _zone(args.utc, args.timezone)
+        zone = f"{tz}|{tz.utcoffset(datetime.now())}|{tz.tzname(datetime.now())}"
+    except ValueError:
+        zone = "not a zone"  # the run itself says so
+    options = [f"{k}={v}" for k, v in sorted(vars(args).items()) if k not in ("handler", "paths")]
+    options += [f"zone={zone}", *sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("CTXSCOPE_"))]
+    stamp = report_stamp(roots, options) if directory is not None else None
+    if stamp is not None and directory is not None:
+        stored = load_output(directory, options, stamp)
+        if stored is not None:
+            sys.stdout.write(stored[1].decode())
+            sys.stderr.write(stored[2].decode())
+            return stored[0]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = _report(args, cache)
+    sys.stdout.write(out.getvalue())
+    sys.stderr.write(err.getvalue())
+    if stamp is not None and directory is not None and cache.enabled:  # a run that lost its cache says so once
+        save_output(directory, options, stamp, (code, out.getvalue().encode(), err.getvalue().encode()))
+    return code
+
+
+def _report(args: argparse.Namespace, cache: IndexCache) -> int:
+    from engine import aggregate_usage, catalog_info, collect_usage, discover_sessions
+
     if args.since is not None and args.until is not None and args.since > args.until:
         # Both dates are inclusive: reversed, they select nothing, and an empty table reads as "no usage".
         print(f"ctxscope report: --since {args.since} is after --until {args.until}; swap them "
               "(both days are included)", file=sys.stderr)
         return ExitCode.USAGE
+    try:
+        tz = _zone(args.utc, args.timezone)
+    except ValueError:
+        print(f"ctxscope report: --timezone {args.timezone!r} is not an IANA time zone (e.g. UTC, Europe/Paris, "
+              "America/New_York)", file=sys.stderr)
+        return ExitCode.USAGE
     discovery = discover_sessions(args.paths or None)
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
-    usages, problems = collect_usage(discovery, stderr_cache(), archives=not args.no_archives)
+    usages, problems = collect_usage(discovery, cache, archives=not args.no_archives)
     for problem in problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
-    result = aggregate_usage(usages, args.by, tz=_zone(args.utc), since=args.since, until=args.until)
+    result = aggregate_usage(usages, args.by, tz=tz, since=args.since, until=args.until,
+                             recorded_only=args.recorded_only)
     if args.json:
         sys.stdout.write(json_text(result.to_dict()) + "\n")
     elif args.csv:
@@ -101,9 +152,16 @@ def report(args: argparse.Namespace, config: Config) -> int:
                  f"days in {result.timezone}"]
         if result.duplicate_calls:
             notes.append(f"{result.duplicate_calls:,} calls found in more than one file counted once")
-        print("\n" + "; ".join(notes) + ". Cost: recorded by the agent, else OpenClaw's estimate, else list prices "
-              f"from the model catalogue ({catalog_info().source.split(' (')[0]}, {catalog_info().retrieved}; "
-              "5-minute cache writes); compaction cost = the cache write of the new prefix (part of COST).")
+        if result.recorded_only:
+            left_out = result.total.unpriced_calls
+            print("\n" + "; ".join(notes) + ". Cost: only what the agents recorded; estimates (OpenClaw's, list "
+                  f"prices, compactions' cache writes) left out: {left_out:,} call{'s' if left_out != 1 else ''} "
+                  "with no recorded cost count as unpriced.")
+        else:
+            print("\n" + "; ".join(notes) + ". Cost: recorded by the agent, else OpenClaw's estimate, else list "
+                  f"prices from the model catalogue ({catalog_info().source.split(' (')[0]}, "
+                  f"{catalog_info().retrieved}; 5-minute cache writes); compaction cost = the cache write of the new "
+                  "prefix (part of COST).")
     if problems and usages:
         # A file that could not be read is never a session with no cost: it is named above and the run fails.
         print(f"{len(problems)} file(s) could not be read and are not counted (named above).", file=sys.stderr)

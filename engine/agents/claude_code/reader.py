@@ -6,15 +6,21 @@ from the file. The file is opened read-only and never written.
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
+
+import orjson
 
 from engine.agents.claude_code.context import context_items, context_path, context_tokens
 from engine.agents.claude_code.limits import compaction_line, window_of
 from engine.agents.claude_code.records import Record, record_of
-from engine.agents.jsonl_cursor import JsonlCursor, Line, LineProblem
+from engine.agents.jsonl_cursor import MAX_LINE_BYTES, JsonlCursor, Line, LineProblem
 from engine.agents.protocol import AgentCall, AgentCompaction, AgentReading
 
-__all__ = ["ClaudeCodeReader"]
+__all__ = ["ClaudeCodeReader", "UsageReading", "read_usage"]
 
 AGENT = "claude-code"
 
@@ -62,18 +68,8 @@ class ClaudeCodeReader:
         model = next((r.model for r in reversed(self.records) if r.model and r.model != "<synthetic>"), None)
         window = window_of(model)
         first = next((r for r in self.records if r.session_id), None)
-        calls: dict[str, AgentCall] = {}
-        for r in self.records:
-            if r.usage is not None and r.call_key is not None and r.usage.total:
-                # One reply can be written as several records repeating its usage: count it once.
-                calls.setdefault(r.call_key, AgentCall(r.line_no, f"claude:{r.call_key}", r.timestamp, r.model,
-                                                       r.usage.input, r.usage.output, r.usage.cache_read,
-                                                       r.usage.cache_write))
-        compactions = tuple(
-            AgentCompaction(r.line_no, r.uuid, r.boundary.trigger, r.boundary.pre_tokens, r.boundary.post_tokens,
-                            r.timestamp, "claude-code compact_boundary")
-            for r in self.records if r.boundary is not None and not r.sidechain
-        )
+        calls = calls_of(self.records)
+        compactions = compactions_of(self.records)
         with_uuid = [r for r in self.records if r.uuid is not None]
         last_ts = next((r.timestamp for r in reversed(self.records) if r.timestamp), None)
         return AgentReading(
@@ -95,3 +91,102 @@ class ClaudeCodeReader:
             records=len(self.records),
             sidechain=bool(with_uuid) and all(r.sidechain for r in with_uuid),
         )
+
+
+def calls_of(records: Iterable[Record]) -> dict[str, AgentCall]:
+    """Every billed request of ``records`` by its key, in file order."""
+    calls: dict[str, AgentCall] = {}
+    for r in records:
+        if r.usage is not None and r.call_key is not None and r.usage.total:
+            # One reply can be written as several records repeating its usage: count it once.
+            calls.setdefault(r.call_key, AgentCall(r.line_no, f"claude:{r.call_key}", r.timestamp, r.model,
+                                                   r.usage.input, r.usage.output, r.usage.cache_read,
+                                                   r.usage.cache_write))
+    return calls
+
+
+def compactions_of(records: Iterable[Record]) -> tuple[AgentCompaction, ...]:
+    """The main thread's compaction boundaries."""
+    return tuple(
+        AgentCompaction(r.line_no, r.uuid, r.boundary.trigger, r.boundary.pre_tokens, r.boundary.post_tokens,
+                        r.timestamp, "claude-code compact_boundary")
+        for r in records if r.boundary is not None and not r.sidechain
+    )
+
+
+class UsageReading(NamedTuple):
+    """What a usage report needs of one transcript: its calls and compactions, whose session, where."""
+
+    session_id: str | None
+    cwd: str | None
+    calls: tuple[AgentCall, ...]
+    compactions: tuple[AgentCompaction, ...]
+
+
+_WHOLE_FILE_BYTES = 64 << 20
+"""Files up to this size are read in one go and split in C; larger ones line by line through the cursor."""
+
+
+def _may_count(raw: bytes) -> bool:
+    # A reply (type "assistant", or a message with no type), a compaction boundary, or a line whose keys may be
+    # escaped: only these can hold a call or a compaction. Every other line is counted, not parsed.
+    return b'"assistant"' in raw or b"compact_boundary" in raw or b'"type"' not in raw or b"\\u" in raw
+
+
+def _objects(path: Path, ids: list[str | None]) -> Iterator[Line]:
+    """The parsed lines a usage report needs, numbered as :class:`JsonlCursor` numbers them: every line until
+    ``ids`` (filled by the caller) holds a session id and a cwd, then only those :func:`_may_count` accepts."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{path}: not a regular file")
+        data = os.pread(fd, st.st_size, 0) if st.st_size <= _WHOLE_FILE_BYTES else None
+    finally:
+        os.close(fd)
+    if data is None:
+        cursor = JsonlCursor(path, lambda raw: ids[0] is None or ids[1] is None or _may_count(raw))
+        yield from (line for line in cursor.read_lazily() if isinstance(line, Line))
+        return
+    lines = data.split(b"\n")
+    lines.pop()  # the text after the last newline: empty, or a line the agent is still writing
+    offset = 0
+    loads = orjson.loads
+    for number, raw in enumerate(lines, 1):
+        start, offset = offset, offset + len(raw) + 1
+        if (ids[0] is not None and ids[1] is not None and b'"assistant"' not in raw and b"compact_boundary" not in raw
+                and b'"type"' in raw and b"\\u" not in raw):
+            continue  # the common case, decided without a call (the same rule as _may_count)
+        raw = raw.removesuffix(b"\r")
+        if start == 0:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")
+        if not raw.strip() or len(raw) > MAX_LINE_BYTES:
+            continue
+        try:
+            obj = loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            yield Line(number, start, len(raw), obj)
+
+
+def read_usage(path: Path) -> UsageReading | None:
+    """The usage of one transcript from the lines that can hold it — the same calls and compactions as
+    :meth:`ClaudeCodeReader.read_new` — or ``None`` when only a full read can tell whether the file is a session
+    at all (no call and no session id).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    ids: list[str | None] = [None, None]  # the first session id and cwd in file order, as the reader takes them
+    records: list[Record] = []
+    for line in _objects(path, ids):
+        record = record_of(line.obj, line_no=line.line_no, offset=line.offset, length=line.length)
+        ids[0] = ids[0] or record.session_id
+        ids[1] = ids[1] or record.cwd
+        records.append(record)
+    session_id, cwd = ids
+    calls = calls_of(records)
+    if session_id is None and not calls:
+        return None
+    return UsageReading(session_id, cwd, tuple(sorted(calls.values())), compactions_of(records))

@@ -30,10 +30,13 @@ def _str(value: Any) -> str | None:
 class CodexReader:
     """Follows one ``rollout-*.jsonl`` as Codex would resume it."""
 
-    def __init__(self, path: Path, env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, path: Path, env: Mapping[str, str] | None = None, *, usage_only: bool = False) -> None:
+        """``usage_only``: parse only the records a usage report needs (session, model, token counts,
+        compactions); the context, the leaf and the compaction line are then left empty (docs/usage.md)."""
         self.path = Path(path)
         self._env = dict(env or {})
-        self.cursor = JsonlCursor(self.path)
+        self.usage_only = usage_only
+        self.cursor = JsonlCursor(self.path, _usage_line if usage_only else None)
         self._clear()
 
     def _clear(self) -> None:
@@ -170,10 +173,20 @@ class CodexReader:
             agent=AGENT, path=self.path, session_id=self.session_id, cwd=self.cwd, model=self.model,
             agent_version=self.version, context=(self.base, *self.context) if self.base else tuple(self.context),
             context_tokens=tokens, window=window,
-            compaction_line=compaction_line(self._env, self.path), compactions=tuple(self.compactions),
+            compaction_line=(Figure(None, "codex: not read (usage only)") if self.usage_only
+                             else compaction_line(self._env, self.path)),
+            compactions=tuple(self.compactions),
             leaf_id=self.leaf_id,
             calls=calls, problems=tuple(self.problems), last_timestamp=self.last_timestamp, records=self.records,
         )
+
+
+_USAGE_TYPES = (b'"session_meta"', b'"turn_context"', b'"token_usage_record"', b'"token_count"', b'"compacted"')
+
+
+def _usage_line(raw: bytes) -> bool:
+    # The records a call, its model or a compaction come from; a line whose text may be escaped is parsed too.
+    return any(t in raw for t in _USAGE_TYPES) or b"\\u" in raw
 
 
 def _call(line: int, key: str, timestamp: str | None, model: str | None, usage: Mapping[str, Any]) -> AgentCall:
