@@ -258,7 +258,7 @@ def plan_compaction(
     assessment = assess_degradation(snapshot, checkpoints=(latest.checkpoint,) if latest else (), summary_text=summary)
     report = assessment.report
     guard = check_guard(report, automatic=automatic, auto_compactions=auto_compactions,
-                        max_auto_compactions=settings.max_auto_compactions)
+                        max_auto_compactions=settings.max_auto_compactions, loss=assessment.loss)
     if not guard.allowed:
         blocked.append(guard.reason)
     elif guard.needs_confirmation:
