@@ -345,7 +345,7 @@ class CtxscopeApp(App[None]):
 
     def clear_notifications(self) -> None:
         super().clear_notifications()
-        self.toasts.changed()
+        self.toasts.clear()
 
     def current_notices(self) -> list[Notification]:
         """The notices the notice lines show (none where Textual's notifications are off: ``run_test`` without

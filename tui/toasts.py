@@ -17,8 +17,7 @@ class Toasts:
 
     def current(self) -> list[Notification]:
         """The notices still current, oldest first (the notice line shows the newest)."""
-        shown = self._app._notifications  # Textual's own list: clear_notifications() empties it
-        self._visible = [n for n in self._visible if not n.has_expired and n in shown]
+        self._visible = [n for n in self._visible if not n.has_expired]
         return list(self._visible)
 
     def dismiss_all(self) -> None:
@@ -26,8 +25,9 @@ class Toasts:
         for notification in self.current():
             self.withdraw(notification)
 
-    def changed(self) -> None:
-        """Show the current notices on every notice line now (after Textual's list was cleared, say)."""
+    def clear(self) -> None:
+        """Forget every current notice (Textual's list was cleared) and clear the notice lines."""
+        self._visible = []
         self._changed()
 
     def _changed(self) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from engine.accounting.rounding import percent
 from engine.capture.dedup import dedupe, is_semantic_duplicate, normalize
 from engine.checkpoints.model import Checkpoint
 from engine.stores.entries import Entry
@@ -274,11 +275,13 @@ def check_guard(
     automatic: bool,
     auto_compactions: int,
     max_auto_compactions: int = DEFAULT_MAX_AUTO_COMPACTIONS,
+    loss: tuple[float, str] | None = None,
 ) -> GuardDecision:
     """The compaction guard: refuse automatic runs past ``max_auto_compactions``; confirm manual ones at high risk.
 
     Args:
         auto_compactions: automatic compactions already run on this session.
+        loss: :attr:`DegradationAssessment.loss` (the figure the views show); else the count's estimate.
     """
     if automatic:
         if auto_compactions >= max_auto_compactions:
@@ -290,10 +293,11 @@ def check_guard(
             )
         return GuardDecision(True, f"Automatic compaction {auto_compactions + 1} of {max_auto_compactions}.", False)
     if report.level in ("high", "critical"):
+        share, basis = loss or (report.information_loss, f"estimated from {report.compaction_count} compactions")
         return GuardDecision(
             True,
-            f"Degradation risk is {report.level} ({report.compaction_count} compactions, ~"
-            f"{round(report.information_loss * 100)}% information lost); confirm to compact again.",
+            f"Degradation risk is {report.level} ({report.compaction_count} compactions; lost "
+            f"{percent(share)} {basis}); confirm to compact again.",
             True,
         )
     return GuardDecision(True, f"Degradation risk is {report.level}.", False)

@@ -233,7 +233,7 @@ def assess(
                                      summary_text=draft.text)
     report = degradation.report
     guard = check_guard(report, automatic=request.automatic, auto_compactions=request.auto_compactions,
-                        max_auto_compactions=settings.max_auto_compactions)
+                        max_auto_compactions=settings.max_auto_compactions, loss=degradation.loss)
     return PlanAssessment(degradation, guard, evaluate_degradation(report.compaction_count + 1))
 
 

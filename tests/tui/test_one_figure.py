@@ -115,3 +115,20 @@ def test_two_copies_of_one_session_are_named_by_their_paths(tmp_path: Path,
     err = capsys.readouterr().err
     assert str(first) in err and str(second) in err  # either can then be named by its path
     assert cli.main(["--state-dir", str(tmp_path / "state"), "inspect", str(second)]) == cli.EXIT_OK
+
+
+def test_the_guard_says_the_same_loss_as_the_risk_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # "risk HIGH … ~30% lost" in the dialog's guard above "lost 0% of earlier checkpoints' decisions" on the card.
+    from engine.accounting.rounding import percent
+    from engine.compaction.planner import plan_compaction
+    from engine.session.snapshot import SessionFollower
+    from engine.stores.discovery import discover_sessions
+
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    source = next(s for s in discover_sessions([sessions]).sessions if s.key == MAIN_KEY)
+    follower = SessionFollower(source, Config(state_dir=tmp_path / "state"))
+    plan = plan_compaction(follower.refresh(), "summarize", None, keep_recent=2000,
+                           config=Config(state_dir=tmp_path / "state"), load=follower.reader.read_object)
+    assert plan.guard is not None and plan.degradation is not None
+    share, basis = plan.degradation.loss
+    assert f"{percent(share)} {basis}" in plan.guard.reason
