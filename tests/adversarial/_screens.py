@@ -11,7 +11,6 @@ from rich.segment import Segment
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Footer, Input
-from textual.widgets._toast import Toast
 
 from tests.tui.app_factory import make_app, settle, wait_until
 from tui.app import CtxscopeApp
@@ -20,9 +19,11 @@ from tui.dialogs.message_view import MessageView
 from tui.dialogs.prune_chosen import ChooseConsumersDialog
 from tui.dialogs.risk_detail import RiskDetail
 from tui.screens.help import HelpScreen
+from tui.screens.notices import NoticesScreen
 from tui.screens.session_view import TABS, SessionScreen
 from tui.screens.usage import UsageScreen
 from tui.widgets.footer import KeyFooter
+from tui.widgets.notice_line import NoticeLine
 from tui.widgets.tab_bar import TabBar
 
 
@@ -63,10 +64,13 @@ class Walk:
         return [f.where for f in self.frames]
 
 
-async def _toasts_drawn(pilot: Pilot[None]) -> None:
+async def _notices_drawn(pilot: Pilot[None]) -> None:
+    # Notices are drawn on the screen's notice line (tui/widgets/notice_line.py), not as floating toasts.
     app = pilot.app
-    if app._notifications:
-        await wait_until(pilot, lambda: any(t.region.width for t in app.screen.query(Toast)))
+    current = getattr(app, "current_notices", None)
+    if current is not None and current():
+        await wait_until(pilot, lambda: any(line.display and line.region.width
+                                            for line in app.screen.query(NoticeLine)))
         await pilot.pause()
 
 
@@ -127,7 +131,7 @@ async def walk_app(store: Path, state: Path, *, size: tuple[int, int] = (160, 50
     app._broker_event = broker  # type: ignore[method-assign]  # record what a click would run; run nothing
     async with app.run_test(size=size, notifications=True, tooltips=True) as pilot:
         await settle(pilot)
-        await _toasts_drawn(pilot)
+        await _notices_drawn(pilot)
         walk.frames.append(frame(app, "session list"))
         if click is not None:
             walk.clicks += await click_lines(pilot, click)
@@ -149,11 +153,14 @@ async def walk_app(store: Path, state: Path, *, size: tuple[int, int] = (160, 50
         await settle(pilot)
         await pilot.press("c")  # a checkpoint: its toast, then its rows in the Checkpoints tab and the audit log
         await settle(pilot)
-        await _toasts_drawn(pilot)
+        await _notices_drawn(pilot)
         walk.frames.append(frame(app, "session view, checkpoint toast"))
         if click is not None:
             walk.clicks += await click_lines(pilot, click)
             assert app.screen is screen
+        await _modal(pilot, walk, "n", NoticesScreen, "notices")  # every notice of the run, session names in them
+        await pilot.press("z")  # dismissed: the title row (the session's key) is shown again
+        await pilot.pause()
         for n, tab in enumerate(TABS, start=1):
             await pilot.press(str(n))
             await settle(pilot)

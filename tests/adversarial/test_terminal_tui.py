@@ -30,7 +30,7 @@ _WALKED = {"session list", "session list, metrics", "help", "palette", "usage", 
            "session view, overview", "session view, context", "message view", "session view, transcript",
            "session view, checkpoints", "session view, checkpoint rendered", "session view, decisions",
            "session view, tree", "session view, audit", "risk detail", "top consumers", "compact dialog",
-           "compact dialog, summarizing", "palette on a session"}
+           "compact dialog, summarizing", "palette on a session", "notices"}
 _TOKENS = 120_000
 """60% of the window: the app writes a checkpoint when it starts, and its notification names the session."""
 

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui.notifier import Said
+from tui.shown import shown
 from tui.widgets.footer import KeyFooter
 
 __all__ = ["NoticesScreen"]
@@ -40,9 +41,10 @@ class NoticesScreen(ModalScreen[None]):
         for item in reversed(self._said):
             when = datetime.fromtimestamp(item.at).strftime("%H:%M:%S")
             filed = Content.styled("  (filed: routine)", "$text-muted") if item.routine else Content("")
+            # Notices quote keys, names and paths from the session: shown as text, controls made visible.
             lines.append(Content.assemble(
-                (f"{when} ", "$text-muted"), (f"{item.title or item.severity}: ", f"bold {_COLOR[item.severity]}"),
-                item.text, filed))
+                (f"{when} ", "$text-muted"), shown(f"{item.title or item.severity}: ", f"bold {_COLOR[item.severity]}"),
+                shown(item.text, one_line=False), filed))
         with VerticalScroll(id="notices-box"):
             yield Static(Content("\n").join(lines))
         yield KeyFooter(compact=True)

@@ -14,6 +14,8 @@ from textual.content import Content
 from textual.notifications import Notification
 from textual.widgets import Static
 
+from tui.shown import shown
+
 __all__ = ["NoticeLine"]
 
 _SEVERITY = {"information": ("i", "$text-accent"), "warning": ("!", "$text-warning"), "error": ("✗", "$text-error")}
@@ -64,8 +66,9 @@ class NoticeLine(Static):
         more = len(current) - 1
         self.update(Content.assemble(
             (f"{glyph} ", f"bold {color}"),
-            (f"{newest.title}: " if newest.title else "", f"bold {color}"),
-            newest.message.replace("\n", " "),  # plain text: never markup
+            # Any notice may quote session data (app.notify is not only called through the Notifier): text only.
+            shown(f"{newest.title}: " if newest.title else "", f"bold {color}"),
+            shown(newest.message.replace("\n", " ")),
             (f"  (+{more} more)" if more else "", "$text-muted"),
             ("  n notices · z dismiss", "$text-muted"),
         ))
