@@ -123,6 +123,8 @@ async def test_filter_with_no_match_says_so_and_disables_session_keys(sessions: 
         await pilot.press("slash", *"nothing-like-this")
         status = app.screen.query_one("#list-status", Static)
         assert "No session matches" in str(status.render())
+        total = len(app.snapshots)
+        assert app.screen.sub_title == f"0 of {total} session{'s' if total != 1 else ''}"  # never the total alone
         for action in ("force_checkpoint", "compact", "prune", "diff"):
             assert app.check_action(action, ()) is None
         helps = {c.title: c.help for c in app.get_system_commands(app.screen)}

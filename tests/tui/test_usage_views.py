@@ -51,10 +51,23 @@ async def test_u_shows_usage_by_day_model_and_project(tmp_path: Path) -> None:
             assert bars.report is screen.reports[by]
         drawn = str(screen.query_one("#usage-model", UsageBars).render())
         assert "MiniMax-M2.1" in drawn and "kimi-code" in drawn and "TOTAL" in drawn
+        assert all(b.border_subtitle == "bars: cost · m: tokens" for b in screen.query(UsageBars))
         await pilot.press("m")
         assert all(b.metric == "tokens" for b in screen.query(UsageBars))
+        assert all(b.border_subtitle == "bars: tokens · m: cost" for b in screen.query(UsageBars))
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, UsageScreen))
+
+
+async def test_one_session_is_one_session_in_the_usage_status(tmp_path: Path) -> None:
+    sessions = copy_fixtures([SUBAGENT], tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("u")
+        screen = await _usage(pilot)
+        status = str(screen.query_one("#usage-status").render())
+        assert status.startswith("1 session · ") and "1 sessions" not in status
 
 
 async def test_the_palette_offers_the_usage_report(tmp_path: Path) -> None:
@@ -91,6 +104,8 @@ async def test_top_consumers_start_a_prune_of_exactly_the_chosen(tmp_path: Path)
         # What the user sees: the card was blank in the live app (it never received the session's snapshot).
         shown = str(card.render())
         assert f"{tokens[0]:,} tok" in shown and card.border_subtitle == "t: choose and prune", shown
+        # The share is of the messages only (the system prompt aside): the card says of what.
+        assert str(card.border_title) == "Top consumers · % of the context's messages"
         await pilot.press("t")
         await wait_until(pilot, lambda: isinstance(app.screen, ChooseConsumersDialog))
         chooser = app.screen

@@ -100,7 +100,10 @@ class SessionListScreen(Screen[None]):
         # While sessions are still arriving the cursor stays on the top row instead of chasing one session.
         self.table.show(rows, self._clock(), follow_cursor=self.loaded, insights=self.insights)
         self._show_preview()
-        self.sub_title = f"{len(self.snapshots)} session{'s' if len(self.snapshots) != 1 else ''}"
+        total = len(self.snapshots)
+        counted = f"{total} session{'s' if total != 1 else ''}"
+        # A filter says how many of them it shows: "0 of 6 sessions", never the total alone.
+        self.sub_title = f"{len(rows)} of {counted}" if self.filter_text else counted
         self._show_status(len(rows))
 
     def _show_status(self, count: int) -> None:

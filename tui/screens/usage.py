@@ -80,7 +80,8 @@ class UsageScreen(Screen[None]):
             self.query_one(f"#usage-{by}", UsageBars).report = reports[by]
         report = reports["day"]
         total = report.total
-        status = (f"{report.sessions:,} sessions · {total.calls:,} calls · {total.tokens:,} tokens · "
+        status = (f"{report.sessions:,} session{'' if report.sessions == 1 else 's'} · {total.calls:,} calls · "
+                  f"{total.tokens:,} tokens · "
                   f"{money(total.cost_usd)} ({total.cost_source}) · {total.compactions:,} compactions "
                   f"({money(total.compaction_cost_usd)} of cache writes) · days in {report.timezone}")
         if report.duplicate_calls:

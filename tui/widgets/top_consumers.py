@@ -36,7 +36,8 @@ def consumer_line(consumer: Consumer, *, what_width: int = 22) -> Content:
 class TopConsumersCard(Card):
     """Set :attr:`consumers` once they are measured (``None`` while counting)."""
 
-    TITLE = "Top consumers"
+    TITLE = "Top consumers · % of the context's messages"
+    """The share is of the messages' tokens (engine/accounting/consumers.py), the system prompt aside: say so."""
 
     consumers: reactive[tuple[Consumer, ...] | None] = reactive(None, repaint=False)
 

@@ -79,5 +79,10 @@ class UsageBars(Widget):
     report: reactive[UsageReport | None] = reactive(None, layout=True)
     metric: reactive[Metric] = reactive("cost")
 
+    def watch_metric(self, metric: Metric) -> None:
+        # The bars' length is cost or tokens: say which on the pane's frame, and how to switch.
+        other = "tokens" if metric == "cost" else "cost"
+        self.border_subtitle = f"bars: {metric} · m: {other}"
+
     def render(self) -> Content:
         return usage_content(self.report, self.metric, self.size.width)
