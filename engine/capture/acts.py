@@ -15,11 +15,12 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["Act", "Sentence", "UserTurn", "read_user_turn", "sentences"]
+__all__ = ["Act", "Sentence", "UserTurn", "read_user_turn", "says_failure", "sentences"]
 
 Act = str
 """One of ``instructs``, ``prefers``, ``corrects``, ``approves``, ``rejects``, ``defers``, ``asks``,
-``reports`` (a pasted log or error), ``acknowledges`` (thanks, ok)."""
+``reports`` (a pasted log or error, or a statement of how things stand that neither asks nor instructs),
+``acknowledges`` (thanks, ok)."""
 
 _SPLIT: Final = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；;])|\n+")
 _CJK: Final = re.compile(r"[\u3400-\u9fff]")
@@ -60,7 +61,7 @@ _ZH_REQUEST: Final = re.compile(
 )
 _PREFERENCE: Final = re.compile(
     r"^(?:please )?(?:don'?t|do not|avoid|stop|no more)\b"
-    r"|\b(?:don'?t|do not|never)\s+(?!know|see|think|understand|remember|get|mind|care|really|need|have to|even)\w+"
+    r"|\b(?:don'?t|do not|never)\s+(?!know|see|think|understand|remember|get|mind|care|really|need|have|even)\w+"
     r"|\b(?:doesn'?t|does not|won'?t|will not|shouldn'?t|should not|mustn'?t|must not|can'?t|cannot)\s+"
     r"(?:create|use|change|add|include|run|show|touch|modify|call|print|log|depend|break|require|rely|contain"
     r"|mention|name|be|emphasi[sz]e|rewrite|introduce|delete|remove|overwrite|chain)\b"
@@ -121,9 +122,27 @@ _QUESTION_START: Final = re.compile(
 )
 _ZH_QUESTION: Final = re.compile(
     r"(?:吗|呢|么|什么|怎么|为什么|如何|是否|哪)[。]?$|是不是|能不能|有没有|可不可以|会不会|要不要|哪些|哪个|多少"
+    r"|为什么|怎么(?:办|做|回事|修|改|解决|实现|处理)"
 )
 _CODE_LINE: Final = re.compile(r"^\s*(?:[➜$>#]|at |\[\w+\]|\w+:\d+|[{}()\[\];<]|//|/\*|\*|import |from |const |let |"
                                r"def |function |return |\d+ \||[\w./-]+\.\w+:\d+)")
+
+
+_FAILS: Final = re.compile(
+    r"\b(?:still|(?:does|did|is|was|do|are)(?:n'?t| not) (?:\w+ )?(?:work|fix|load|show|appear|change|navigate"
+    r"|open|close|render|run|build|compile)|error|exception|fail(?:s|ed|ing)?|broken|wrong|same (?:error|issue"
+    r"|problem)|no (?:effect|change)|but not)\b"
+    r"|还是|仍然|依然|报错|错误|失败|不行|没有(?:效果|反应|变化)|không",
+    re.I,
+)
+"""A user message that says the last attempt failed ("still returns 404", "that did not fix it", 还是 404)."""
+_WORKS: Final = re.compile(r"\b(?:works?|working|fixed|solved|resolved)\b|成功|好了|可以了|解决了", re.I)
+"""A statement that something now works: the user confirms, and asks for nothing."""
+
+
+def says_failure(text: str) -> bool:
+    """Whether ``text`` says that something still fails or the last attempt did not work."""
+    return bool(_FAILS.search(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,4 +255,9 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
     if short and not agent_offered and parts and (_APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text)) and (
             len(parts) == 1):
         acts = {"acknowledges"}  # "ok go ahead" with nothing offered asks for nothing new
+    if not acts and parts:
+        # Neither asks, instructs nor answers: the user tells the agent how things stand. "Everything works" confirms;
+        # anything else ("there is now an unclosable modal", a pasted result) is a report the agent should act on.
+        confirms = _WORKS.search(flat) and not _FAILS.search(flat) and _words(flat) <= 30 and "\n" not in text.strip()
+        acts.add("acknowledges" if confirms else "reports")
     return UserTurn(text, frozenset(acts), tuple(parts))

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final
 
-from engine.capture.acts import UserTurn, read_user_turn, sentences
+from engine.capture.acts import UserTurn, read_user_turn, says_failure, sentences
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.envelopes import accepted_plan
@@ -81,6 +81,7 @@ _ARTIFACT: Final = re.compile(
 )
 """A concrete thing an instruction names: a file, path, code, quoted text, identifier or amount (in any language:
 Chinese instructions name components and files in Latin script too)."""
+_ABOUT: Final = " (about: "
 _NO_DIRECTION: Final = re.compile(
     r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b",
     re.I,
@@ -114,6 +115,9 @@ class Ledger:
     """The agent called a tool or said something since the last user message."""
     awaiting: int | None = None
     """Index in ``items`` of the decision whose outcome the agent's next report gives (docs/capture.md)."""
+    unconfirmed: int | None = None
+    """Index in ``items`` of the problem the user last reported ("still 404", a pasted error): the agent saying it
+    fixed it does not close it; only the user moving on does (docs/capture.md, Closing)."""
 
     def of_kind(self, kind: str, *, include_done: bool = True) -> tuple[Item, ...]:
         """The items of ``kind``, in the order said (closed ones only with ``include_done``)."""
@@ -170,6 +174,19 @@ def _with_outcome(items: list[Item], index: int | None, agent_text: str) -> None
 
 def _lead(text: str) -> str:
     return clip_words(text, ITEM_CHARS)
+
+
+_PROSE_LINE: Final = re.compile(r"^\s*(?![\[{}\]\"'`|<>#$➜]|\d+[:|]|at )\S.*[^\W\d_].*[^\W\d_]")
+
+
+def _asked(words: str, turn: UserTurn) -> str:
+    """What a message asks, as an item's text: a paste's own prose (the request around the log, which may come
+    after it) when the message is mostly pasted, else the message's lead."""
+    flat = flatten(words)
+    if not turn.has("reports") or len(flat) <= ITEM_CHARS:
+        return _lead(flat)
+    prose = [line for line in words.splitlines() if _PROSE_LINE.match(line) and len(line.split()) >= 5]
+    return _lead(" ".join(" ".join(line.split()) for line in prose)) or _lead(flat)
 
 
 def _direction(turn: UserTurn) -> str:
@@ -283,13 +300,23 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         s.instruction and not s.question and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
         for s in turn.sentences)
     wants = turn.acts & {"instructs", "asks", "reports", "corrects"}
+    unconfirmed: int | None = None
     if wants and not turn.has("acknowledges") and not (turn.acts <= {"approves", "rejects"} and turn.acts):
         # "give me examples" or "explain" is answered by a reply; work needs a report that it is finished.
-        _add(items, Item("open", _lead(flat), "request" if asks_for_work else "question", when, entry_id))
+        text = _asked(words, turn)
+        # A question about why something is so asks for an answer; a failure report asks for a fix.
+        problem = turn.has("corrects") or (bool(says_failure(flat)) and not turn.has("asks"))
+        earlier = next((i for i in reversed(items) if i.kind == "open" and i.source == "request"), None)
+        if problem and earlier is not None and not _ARTIFACT.search(flat) and len(flat.split()) <= 15:
+            # "that did not fix the issue": the problem is the one the earlier request named.
+            text = _lead(f"{flat} (about: {earlier.text.split(_ABOUT)[0]})")
+        if _add(items, Item("open", text, "request" if asks_for_work or problem else "question", when, entry_id)):
+            unconfirmed = len(items) - 1 if problem else None
     if len(items) > MAX_ITEMS:
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
-    return Ledger(tuple(items), "", False, awaiting)
+        unconfirmed = unconfirmed - drop if unconfirmed is not None and unconfirmed >= drop else None
+    return Ledger(tuple(items), "", False, awaiting, unconfirmed)
 
 
 _CHECKED: Final = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[xX✓✔]\]|✅|☑)\s*(?P<rest>\S.*)$")
@@ -348,10 +375,15 @@ def _agent_decisions(items: list[Item], text: str, when: str | None, entry_id: s
             _add(items, Item("decision", whole_item(stated, line), "agent", when, entry_id))
 
 
+_SAYS_NOTHING: Final = re.compile(r"^[\W_]*(?:cancell?ed[\W_]*)?$", re.I)
+"""An agent turn with no words (SpecStory's ``_****_`` marker), or only its record of a reply the user stopped
+("Cancelled"): it answered nothing."""
+
+
 def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
                entry_id: str | None = None) -> Ledger:
     """``ledger`` after an agent message with visible ``text`` (its tool calls set ``acted``)."""
-    if not text.strip():
+    if _SAYS_NOTHING.match(text):
         return replace(ledger, agent_acted=ledger.agent_acted or acted) if acted else ledger
     items = list(ledger.items)
     if "[" in text or ":" in text:
@@ -359,11 +391,12 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
     _agent_decisions(items, text, when, entry_id)
 
     joined = f"{ledger.agent_text}\n\n\n{text}" if ledger.agent_text else text
-    awaiting = ledger.awaiting
+    awaiting, unconfirmed = ledger.awaiting, ledger.unconfirmed
     if len(items) > MAX_ITEMS:
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
-    return Ledger(tuple(items), joined[-8000:], True, awaiting)
+        unconfirmed = unconfirmed - drop if unconfirmed is not None and unconfirmed >= drop else None
+    return Ledger(tuple(items), joined[-8000:], True, awaiting, unconfirmed)
 
 
 def _finished(agent_text: str) -> bool:
@@ -380,7 +413,11 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
     items = list(ledger.items)
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
     if ledger.agent_text and _finished(ledger.agent_text):
+        # A fix for a problem the user reported is not done until the user says so: at the end nobody has.
+        kept = items[ledger.unconfirmed] if ledger.unconfirmed is not None and ledger.unconfirmed < len(items) else None
         _close_requests(items, when)
+        if kept is not None:
+            items[ledger.unconfirmed] = kept
     elif len(ledger.agent_text) >= LONG_RESPONSE_CHARS:
         # A question is answered by a long reply; a request needs a report that it is finished.
         for index, item in enumerate(items):
