@@ -35,7 +35,8 @@ _LEAD: Final = re.compile(
 _IMPERATIVE: Final = re.compile(
     r"^(?:add|adjust|allow|apply|begin|build|change|check|clean|commit|continue|convert|copy|create|define|delete"
     r"|document|drop|do|draw|edit|enable|disable|ensure|explain|extract|find|fix|follow|generate|get|give|go|handle"
-    r"|implement|include|install|integrate|keep|let's|lets|let us|limit|log|look|make|mark|merge|migrate|move|open"
+    r"|implement|include|install|integrate|keep|let's|lets|let us|let(?= )(?! me )|limit|log|look|make|mark|merge"
+    r"|migrate|move|open"
     r"|print|put|read|redesign|refactor|reformat|remove|rename|reorder|replace|restore|revert|rewrite|run|save"
     r"|separate|set|show|simplify|skip|split|start|state|stick|store|study|swap|switch|test|trace|try|turn|draft"
     r"|prepare|plan|review|investigate|describe|list|summarize|ship|deploy|push|bump|port|wire|debug|measure"
@@ -192,14 +193,20 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+_LOG_LINE: Final = re.compile(r"^[A-Z]{3,7}\s+(?:https?://|/)")
+"""A logged HTTP request ("GET https://… 401"), not the verb "get"."""
+
+
 def _read_sentence(text: str) -> Sentence:
+    text = text.replace("’", "'")  # "I’d like" typed with a typographic apostrophe is "I'd like"
     core = _LEAD.sub("", text).strip()
     cjk = bool(_CJK.search(core))
     question = core.endswith(("?", "？")) or (cjk and bool(_ZH_QUESTION.search(core)))
     if not question and not cjk and _QUESTION_START.match(core) and _words(core) <= 25 and not _IMPERATIVE.match(core):
         question = core.lower().startswith(("help me understand", "tell me", "explain"))
-    instruction = bool(_IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
-                       or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core)))
+    instruction = not _LOG_LINE.match(core) and bool(
+        _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
+        or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core)))
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (

@@ -83,9 +83,19 @@ _ARTIFACT: Final = re.compile(
 Chinese instructions name components and files in Latin script too)."""
 _ABOUT: Final = " (about: "
 _NO_DIRECTION: Final = re.compile(
-    r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b",
+    r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b"
+    # Thinking aloud together sets no direction yet: "let's start thinking about …", "help me learn and think …".
+    r"|^(?:let'?s |let us |help me |we should )?(?:start |begin )?(?:think|thinking|learn|brainstorm|explore"
+    r"|discuss|consider)\b",
     re.I,
 )
+_RECORDS: Final = re.compile(
+    r"^(?:\w+ ){0,4}?(?:readme|docs?|documentation|comments?|[\w@/.-]+\.md)\b[^.]{0,80}?(?:$|\bto (?:reflect|explain"
+    r"|make clear|describe|document|match)|\bbased on|\bwhat we(?:'ve| have)|\bhow (?:it|this|to)\b)",
+    re.I,
+)
+"""Writing up what was done ("update @README.md to reflect this", "write docs … to explain how it works") records
+work; it sets no direction of its own (docs/capture.md, Decisions)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +203,8 @@ def _direction(turn: UserTurn) -> str:
     """The sentences of a message that set direction: instructions and preferences that name a concrete thing
     (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes."""
     kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
-            and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))]
+            and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
+            and not _RECORDS.match(_LEAD_WORDS.sub("", s.text).replace("@", ""))]
     joined = " ".join(kept)
     if not joined or not _ARTIFACT.search(joined):
         return ""
@@ -277,7 +288,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     direction = "" if turn.has("reports") else _direction(turn)  # a pasted log's "Use doc() instead" is output
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
-        _add(items, Item("decision", direction or _lead(flat), "deferred", when, entry_id))
+        if direction:  # "nevermind, don't do anything about this now" decides nothing of its own: the open item says it
+            _add(items, Item("decision", direction, "deferred", when, entry_id))
         # What is put off: this message's own request, or -- when it only defers ("don't do anything about this
         # now") -- the request before it, which it answers.
         earlier = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")),
