@@ -199,13 +199,22 @@ def _asked(words: str, turn: UserTurn) -> str:
     return _lead(" ".join(" ".join(line.split()) for line in prose)) or _lead(flat)
 
 
-def _direction(turn: UserTurn) -> str:
+_REFERS_BACK: Final = re.compile(r"\b(?:it|that|this|them|those|these)\b", re.I)
+"""An instruction whose object is in the turn before ("put it back and make it optional")."""
+
+
+def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     """The sentences of a message that set direction: instructions and preferences that name a concrete thing
-    (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes."""
+    (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes. One that
+    names its object only by a pronoun carries what the user asked just before (the thing "it" is)."""
     kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
             and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
             and not _RECORDS.match(_LEAD_WORDS.sub("", s.text).replace("@", ""))]
     joined = " ".join(kept)
+    if joined and not _ARTIFACT.search(joined) and items and _REFERS_BACK.search(joined) and len(joined.split()) <= 15:
+        before = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")), None)
+        if before is not None:
+            return _lead(f"{joined} (re: {clip_words(before.text.split(_ABOUT)[0], 160)})")
     if not joined or not _ARTIFACT.search(joined):
         return ""
     return _lead(joined)
@@ -285,7 +294,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
                 items[stated_by_agent] = decision
             else:
                 _add(items, decision)
-    direction = "" if turn.has("reports") else _direction(turn)  # a pasted log's "Use doc() instead" is output
+    direction = "" if turn.has("reports") else _direction(turn, items)  # a pasted log's "Use doc() instead" is output
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
         if direction:  # "nevermind, don't do anything about this now" decides nothing of its own: the open item says it
