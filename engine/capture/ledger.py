@@ -81,6 +81,7 @@ _ARTIFACT: Final = re.compile(
 )
 """A concrete thing an instruction names: a file, path, code, quoted text, identifier or amount (in any language:
 Chinese instructions name components and files in Latin script too)."""
+_LEAVES_TO_USER: Final = re.compile(r"\byou(?:'d| would)? (?:like|want|prefer)\b|\blet me know\b", re.I)
 _ABOUT: Final = " (about: "
 _NO_DIRECTION: Final = re.compile(
     r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b"
@@ -211,7 +212,9 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
             and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
             and not _RECORDS.match(_LEAD_WORDS.sub("", s.text).replace("@", ""))]
     joined = " ".join(kept)
-    if joined and not _ARTIFACT.search(joined) and items and _REFERS_BACK.search(joined) and len(joined.split()) <= 15:
+    # A yes to the agent's offer ("yes, do these fixes") refers to the offer, which the approval confirms already.
+    if joined and not _ARTIFACT.search(joined) and items and _REFERS_BACK.search(joined) and len(joined.split()) <= 15 \
+            and not turn.has("approves"):
         before = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")), None)
         if before is not None:
             return _lead(f"{joined} (re: {clip_words(before.text.split(_ABOUT)[0], 160)})")
@@ -454,7 +457,10 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
         for step in extract_open_items(last_message):
             known = any(i.kind == "open" and (is_semantic_duplicate(step, i.text) or (
                 i.source == "next_step" and _step_key(step) == _step_key(i.text))) for i in items)
-            if not known and not _GENERIC_OFFER.search(step) and (not offer or not is_semantic_duplicate(step, offer)):
+            # A line of the closing that leaves the choice to the user ("… features you'd like to configure") is
+            # an offer like the closing question, not a step of work still open.
+            if not known and not _GENERIC_OFFER.search(step) and not _LEAVES_TO_USER.search(step) and (
+                    not offer or not is_semantic_duplicate(step, offer)):
                 items.append(Item("open", step, "agent_question", when, None))
     return tuple(items)
 
