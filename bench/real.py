@@ -194,10 +194,10 @@ def parse_split(specs: Sequence[str]) -> dict[str, frozenset[str]]:
             raise ValueError(f"--split wants NAME:owner/repo,owner/repo (one per group): {spec!r}")
         groups[name] = frozenset(r.strip() for r in repos.split(",") if r.strip())
     seen: set[str] = set()
-    for repos in groups.values():
-        if repos & seen:
-            raise ValueError(f"a repository is in two --split groups: {sorted(repos & seen)}")
-        seen |= repos
+    for members in groups.values():
+        if members & seen:
+            raise ValueError(f"a repository is in two --split groups: {sorted(members & seen)}")
+        seen |= members
     return groups
 
 

@@ -438,10 +438,11 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
     if ledger.agent_text and _finished(ledger.agent_text):
         # A fix for a problem the user reported is not done until the user says so: at the end nobody has.
-        kept = items[ledger.unconfirmed] if ledger.unconfirmed is not None and ledger.unconfirmed < len(items) else None
+        held = ledger.unconfirmed if ledger.unconfirmed is not None and ledger.unconfirmed < len(items) else None
+        kept = items[held] if held is not None else None
         _close_requests(items, when)
-        if kept is not None:
-            items[ledger.unconfirmed] = kept
+        if held is not None and kept is not None:
+            items[held] = kept
     elif len(ledger.agent_text) >= LONG_RESPONSE_CHARS:
         # A question is answered by a long reply; a request needs a report that it is finished.
         for index, item in enumerate(items):
