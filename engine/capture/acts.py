@@ -76,6 +76,9 @@ _PREFERENCE: Final = re.compile(
     r"|i(?:'ll| will) (?:\w+ ){0,4}?(?:manually|myself|tell you|let you know|inspect|check (?:it|them) myself))\b",
     re.I,
 )
+_STANDING: Final = re.compile(
+    r"\b(?:in|for|across|to) (?:all|every|each)\b|全部|所有|一律|统一", re.I
+)
 _ONLY_PRONOUN: Final = re.compile(r"\b(?:that|this|it|them|those)\W*$", re.I)
 """A short rule whose object is only a pronoun ("we don't want that") names nothing to keep."""
 _NOT_A_RULE: Final = re.compile(
@@ -211,6 +214,10 @@ def _read_sentence(text: str) -> Sentence:
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (
         _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
+    # An instruction that sets how a whole class of things is ("… camelCase in all .tsx files", 全部放在 @Physics 里)
+    # or picks one thing over another ("use #!/bin/sh instead of powershell") stands beyond this turn.
+    if instruction and not question and not deferral and not preference and _STANDING.search(core):
+        preference = True
     return Sentence(text, question, instruction, preference, deferral)
 
 

@@ -293,3 +293,9 @@ def test_a_closing_line_that_leaves_the_choice_to_the_user_is_not_an_open_step()
                   ("assistant", "I've copied the assets.\n\nNext steps:\n- Check if there are any specific components "
                                 "you'd like to configure\n- Run `npm run build` to verify the production bundle"))
     assert not any("you'd like" in text for text in _open(items))
+
+
+def test_an_instruction_over_a_whole_class_of_things_is_a_standing_rule() -> None:
+    items = _fold(("user", "i want you to change the dash-case class names to camelCase in all .module.css files"))
+    assert [i.text for i in items if i.kind == "constraint"] == [
+        "i want you to change the dash-case class names to camelCase in all .module.css files"]
