@@ -116,7 +116,7 @@ _REJECTION: Final = re.compile(r"^(?:no|nope|nah|don'?t|not now|no thanks|no,? t
 _ZH_REJECTION: Final = re.compile(r"^(?:不|不用|不要|不需要|算了)[。！!]*$")
 _ACK: Final = re.compile(
     r"^(?:(?:thanks?|thank you|thx|ty|great|perfect|nice|cool|awesome|fantastic|it works|works|that works"
-    r"|works now|things work now|bye)\b[\s,.!:;)\-]*)+$",
+    r"|works now|things work now|bye|hi|hello|hey|你好|您好)\b[\s,.!:;)\-]*)+$",
     re.I,
 )
 _QUESTION_START: Final = re.compile(
