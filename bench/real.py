@@ -185,26 +185,56 @@ def _groups(sessions: Sequence[Session]) -> dict[str, list[Session]]:
     return dict(sorted(groups.items()))
 
 
-def _table(sessions: Sequence[Session], arms: dict[str, dict[str, Any]], verbose: bool) -> None:
+def parse_split(specs: Sequence[str]) -> dict[str, frozenset[str]]:
+    """``["fit:owner/a,owner/b", "test:owner/c"]`` -> group name -> repositories (a repository in one group only)."""
+    groups: dict[str, frozenset[str]] = {}
+    for spec in specs:
+        name, sep, repos = spec.partition(":")
+        if not sep or not name or name in groups:
+            raise ValueError(f"--split wants NAME:owner/repo,owner/repo (one per group): {spec!r}")
+        groups[name] = frozenset(r.strip() for r in repos.split(",") if r.strip())
+    seen: set[str] = set()
+    for members in groups.values():
+        if members & seen:
+            raise ValueError(f"a repository is in two --split groups: {sorted(members & seen)}")
+        seen |= members
+    return groups
+
+
+def _side(repository: str, split: dict[str, frozenset[str]] | None) -> str | None:
+    """The pooled group of ``repository``: its --split group (None when in none), else development / other."""
+    if split is None:
+        return "development" if repository in DEV_REPOSITORIES else "other"
+    return next((name for name, repos in split.items() if repository in repos), None)
+
+
+def _table(sessions: Sequence[Session], arms: dict[str, dict[str, Any]], verbose: bool,
+           split: dict[str, frozenset[str]] | None = None, misses_of: str | None = None) -> None:
+    """Per-fold and pooled counts; with ``split`` the pools are its groups (repositories in none: folds only).
+
+    ``misses_of`` limits ``verbose`` to the sessions of that pooled group, so the misses of a held-out group are
+    never printed while the rules are tuned on another (the pooled figures of both still are)."""
     pooled: dict[tuple[str, str, str], Count] = defaultdict(Count)
     misses: dict[str, list[str]] = defaultdict(list)
     print(f"{'fold (repository)':<40} {'kind':<12} {'ctxscope':<28} {'baseline a832a5c':<28}")
     for repository, group in _groups(sessions).items():
-        side = "development" if repository in DEV_REPOSITORIES else "other"
+        side = _side(repository, split)
         for kind in KINDS:
             cells = []
             for arm, predictions in arms.items():
                 fold = Count()
                 for s in group:
-                    found = misses[f"{s.name} {kind}"] if arm == "ctxscope" else None
+                    listed = arm == "ctxscope" and (misses_of is None or side == misses_of)
+                    found = misses[f"{s.name} {kind}"] if listed else None
                     fold.add(score(predictions[str(s.path)][kind], s.labels.get(kind) or [],
                                    s.labels.get(f"acceptable_{kind}") or [], found))
-                pooled[(side, kind, arm)].add(fold)
+                if side is not None:
+                    pooled[(side, kind, arm)].add(fold)
                 pooled[("all", kind, arm)].add(fold)
                 cells.append(fold.cell())
             print(f"{repository[:40]:<40} {kind:<12} {cells[0]:<28} {cells[1]:<28}")
     print()
-    for side in ("development", "other", "all"):
+    for side in (*(split or ("development", "other")), "all"):
         for kind in KINDS:
             if (side, kind, "ctxscope") in pooled:
                 print(f"{'pooled: ' + side:<40} {kind:<12} {pooled[(side, kind, 'ctxscope')].cell():<28} "
@@ -272,7 +302,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="list every FP and FN of ctxscope")
     parser.add_argument("--retention", action="store_true", help="also compact each session 4 times")
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--split", action="append", default=[], metavar="NAME:owner/repo,...",
+                        help="pool these repositories as group NAME (repeat per group, e.g. fit:... and test:...;"
+                             " the folds stay per repository)")
+    parser.add_argument("--misses-of", metavar="NAME",
+                        help="with --verbose: list the misses of this pooled group only (never a held-out one)")
     args = parser.parse_args(argv)
+    split = parse_split(args.split) if args.split else None
+    if args.misses_of is not None and args.misses_of not in (split or ("development", "other")):
+        parser.error(f"--misses-of {args.misses_of!r} names no pooled group")
     sessions = load_corpus(args.data)
     repositories = {s.repository for s in sessions}
     print(f"{len(sessions)} sessions from {len(repositories)} repositories ({args.data}); "
@@ -282,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     with baseline_tree() as old:
         roots = {"ctxscope": ROOT, "baseline": Path(old)}
         arms = {arm: run_driver("real_capture.py", paths, root) for arm, root in roots.items()}
-        _table(sessions, arms, args.verbose)
+        _table(sessions, arms, args.verbose, split, args.misses_of)
         _speed(arms)
         if args.retention:
             _retention(sessions, roots)

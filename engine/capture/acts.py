@@ -15,11 +15,12 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["Act", "Sentence", "UserTurn", "read_user_turn", "sentences"]
+__all__ = ["Act", "Sentence", "UserTurn", "read_user_turn", "says_failure", "sentences"]
 
 Act = str
 """One of ``instructs``, ``prefers``, ``corrects``, ``approves``, ``rejects``, ``defers``, ``asks``,
-``reports`` (a pasted log or error), ``acknowledges`` (thanks, ok)."""
+``reports`` (a pasted log or error, or a statement of how things stand that neither asks nor instructs),
+``acknowledges`` (thanks, ok)."""
 
 _SPLIT: Final = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；;])|\n+")
 _CJK: Final = re.compile(r"[\u3400-\u9fff]")
@@ -34,7 +35,8 @@ _LEAD: Final = re.compile(
 _IMPERATIVE: Final = re.compile(
     r"^(?:add|adjust|allow|apply|begin|build|change|check|clean|commit|continue|convert|copy|create|define|delete"
     r"|document|drop|do|draw|edit|enable|disable|ensure|explain|extract|find|fix|follow|generate|get|give|go|handle"
-    r"|implement|include|install|integrate|keep|let's|lets|let us|limit|log|look|make|mark|merge|migrate|move|open"
+    r"|implement|include|install|integrate|keep|let's|lets|let us|let(?= )(?! me )|limit|log|look|make|mark|merge"
+    r"|migrate|move|open"
     r"|print|put|read|redesign|refactor|reformat|remove|rename|reorder|replace|restore|revert|rewrite|run|save"
     r"|separate|set|show|simplify|skip|split|start|state|stick|store|study|swap|switch|test|trace|try|turn|draft"
     r"|prepare|plan|review|investigate|describe|list|summarize|ship|deploy|push|bump|port|wire|debug|measure"
@@ -60,7 +62,7 @@ _ZH_REQUEST: Final = re.compile(
 )
 _PREFERENCE: Final = re.compile(
     r"^(?:please )?(?:don'?t|do not|avoid|stop|no more)\b"
-    r"|\b(?:don'?t|do not|never)\s+(?!know|see|think|understand|remember|get|mind|care|really|need|have to|even)\w+"
+    r"|\b(?:don'?t|do not|never)\s+(?!know|see|think|understand|remember|get|mind|care|really|need|have|even)\w+"
     r"|\b(?:doesn'?t|does not|won'?t|will not|shouldn'?t|should not|mustn'?t|must not|can'?t|cannot)\s+"
     r"(?:create|use|change|add|include|run|show|touch|modify|call|print|log|depend|break|require|rely|contain"
     r"|mention|name|be|emphasi[sz]e|rewrite|introduce|delete|remove|overwrite|chain)\b"
@@ -73,6 +75,9 @@ _PREFERENCE: Final = re.compile(
     # The user keeps a step for themselves: "i'll test manually", "run it, then i'll tell you".
     r"|i(?:'ll| will) (?:\w+ ){0,4}?(?:manually|myself|tell you|let you know|inspect|check (?:it|them) myself))\b",
     re.I,
+)
+_STANDING: Final = re.compile(
+    r"\b(?:in|for|across|to) (?:all|every|each)\b|全部|所有|一律|统一", re.I
 )
 _ONLY_PRONOUN: Final = re.compile(r"\b(?:that|this|it|them|those)\W*$", re.I)
 """A short rule whose object is only a pronoun ("we don't want that") names nothing to keep."""
@@ -111,7 +116,7 @@ _REJECTION: Final = re.compile(r"^(?:no|nope|nah|don'?t|not now|no thanks|no,? t
 _ZH_REJECTION: Final = re.compile(r"^(?:不|不用|不要|不需要|算了)[。！!]*$")
 _ACK: Final = re.compile(
     r"^(?:(?:thanks?|thank you|thx|ty|great|perfect|nice|cool|awesome|fantastic|it works|works|that works"
-    r"|works now|things work now|bye)\b[\s,.!:;)\-]*)+$",
+    r"|works now|things work now|bye|hi|hello|hey|你好|您好)\b[\s,.!:;)\-]*)+$",
     re.I,
 )
 _QUESTION_START: Final = re.compile(
@@ -121,9 +126,27 @@ _QUESTION_START: Final = re.compile(
 )
 _ZH_QUESTION: Final = re.compile(
     r"(?:吗|呢|么|什么|怎么|为什么|如何|是否|哪)[。]?$|是不是|能不能|有没有|可不可以|会不会|要不要|哪些|哪个|多少"
+    r"|为什么|怎么(?:办|做|回事|修|改|解决|实现|处理)"
 )
 _CODE_LINE: Final = re.compile(r"^\s*(?:[➜$>#]|at |\[\w+\]|\w+:\d+|[{}()\[\];<]|//|/\*|\*|import |from |const |let |"
                                r"def |function |return |\d+ \||[\w./-]+\.\w+:\d+)")
+
+
+_FAILS: Final = re.compile(
+    r"\b(?:still|(?:does|did|is|was|do|are)(?:n'?t| not) (?:\w+ )?(?:work|fix|load|show|appear|change|navigate"
+    r"|open|close|render|run|build|compile)|error|exception|fail(?:s|ed|ing)?|broken|wrong|same (?:error|issue"
+    r"|problem)|no (?:effect|change)|but not)\b"
+    r"|还是|仍然|依然|报错|错误|失败|不行|没有(?:效果|反应|变化)|không",
+    re.I,
+)
+"""A user message that says the last attempt failed ("still returns 404", "that did not fix it", 还是 404)."""
+_WORKS: Final = re.compile(r"\b(?:works?|working|fixed|solved|resolved)\b|成功|好了|可以了|解决了", re.I)
+"""A statement that something now works: the user confirms, and asks for nothing."""
+
+
+def says_failure(text: str) -> bool:
+    """Whether ``text`` says that something still fails or the last attempt did not work."""
+    return bool(_FAILS.search(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,18 +196,28 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+_LOG_LINE: Final = re.compile(r"^[A-Z]{3,7}\s+(?:https?://|/)")
+"""A logged HTTP request ("GET https://… 401"), not the verb "get"."""
+
+
 def _read_sentence(text: str) -> Sentence:
+    text = text.replace("’", "'")  # "I’d like" typed with a typographic apostrophe is "I'd like"
     core = _LEAD.sub("", text).strip()
     cjk = bool(_CJK.search(core))
     question = core.endswith(("?", "？")) or (cjk and bool(_ZH_QUESTION.search(core)))
     if not question and not cjk and _QUESTION_START.match(core) and _words(core) <= 25 and not _IMPERATIVE.match(core):
         question = core.lower().startswith(("help me understand", "tell me", "explain"))
-    instruction = bool(_IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
-                       or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core)))
+    instruction = not _LOG_LINE.match(core) and bool(
+        _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
+        or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core)))
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (
         _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
+    # An instruction that sets how a whole class of things is ("… camelCase in all .tsx files", 全部放在 @Physics 里)
+    # or picks one thing over another ("use #!/bin/sh instead of powershell") stands beyond this turn.
+    if instruction and not question and not deferral and not preference and _STANDING.search(core):
+        preference = True
     return Sentence(text, question, instruction, preference, deferral)
 
 
@@ -236,4 +269,9 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
     if short and not agent_offered and parts and (_APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text)) and (
             len(parts) == 1):
         acts = {"acknowledges"}  # "ok go ahead" with nothing offered asks for nothing new
+    if not acts and parts:
+        # Neither asks, instructs nor answers: the user tells the agent how things stand. "Everything works" confirms;
+        # anything else ("there is now an unclosable modal", a pasted result) is a report the agent should act on.
+        confirms = _WORKS.search(flat) and not _FAILS.search(flat) and _words(flat) <= 30 and "\n" not in text.strip()
+        acts.add("acknowledges" if confirms else "reports")
     return UserTurn(text, frozenset(acts), tuple(parts))

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final
 
-from engine.capture.acts import UserTurn, read_user_turn, sentences
+from engine.capture.acts import UserTurn, read_user_turn, says_failure, sentences
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.envelopes import accepted_plan
@@ -81,10 +81,22 @@ _ARTIFACT: Final = re.compile(
 )
 """A concrete thing an instruction names: a file, path, code, quoted text, identifier or amount (in any language:
 Chinese instructions name components and files in Latin script too)."""
+_LEAVES_TO_USER: Final = re.compile(r"\byou(?:'d| would)? (?:like|want|prefer)\b|\blet me know\b", re.I)
+_ABOUT: Final = " (about: "
 _NO_DIRECTION: Final = re.compile(
-    r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b",
+    r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b"
+    # Thinking aloud together sets no direction yet: "let's start thinking about …", "help me learn and think …".
+    r"|^(?:let'?s |let us |help me |we should )?(?:start |begin )?(?:think|thinking|learn|brainstorm|explore"
+    r"|discuss|consider)\b",
     re.I,
 )
+_RECORDS: Final = re.compile(
+    r"^(?:\w+ ){0,4}?(?:readme|docs?|documentation|comments?|[\w@/.-]+\.md)\b[^.]{0,80}?(?:$|\bto (?:reflect|explain"
+    r"|make clear|describe|document|match)|\bbased on|\bwhat we(?:'ve| have)|\bhow (?:it|this|to)\b)",
+    re.I,
+)
+"""Writing up what was done ("update @README.md to reflect this", "write docs … to explain how it works") records
+work; it sets no direction of its own (docs/capture.md, Decisions)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +126,9 @@ class Ledger:
     """The agent called a tool or said something since the last user message."""
     awaiting: int | None = None
     """Index in ``items`` of the decision whose outcome the agent's next report gives (docs/capture.md)."""
+    unconfirmed: int | None = None
+    """Index in ``items`` of the problem the user last reported ("still 404", a pasted error): the agent saying it
+    fixed it does not close it; only the user moving on does (docs/capture.md, Closing)."""
 
     def of_kind(self, kind: str, *, include_done: bool = True) -> tuple[Item, ...]:
         """The items of ``kind``, in the order said (closed ones only with ``include_done``)."""
@@ -172,12 +187,37 @@ def _lead(text: str) -> str:
     return clip_words(text, ITEM_CHARS)
 
 
-def _direction(turn: UserTurn) -> str:
+_PROSE_LINE: Final = re.compile(r"^\s*(?![\[{}\]\"'`|<>#$➜]|\d+[:|]|at )\S.*[^\W\d_].*[^\W\d_]")
+
+
+def _asked(words: str, turn: UserTurn) -> str:
+    """What a message asks, as an item's text: a paste's own prose (the request around the log, which may come
+    after it) when the message is mostly pasted, else the message's lead."""
+    flat = flatten(words)
+    if not turn.has("reports") or len(flat) <= ITEM_CHARS:
+        return _lead(flat)
+    prose = [line for line in words.splitlines() if _PROSE_LINE.match(line) and len(line.split()) >= 5]
+    return _lead(" ".join(" ".join(line.split()) for line in prose)) or _lead(flat)
+
+
+_REFERS_BACK: Final = re.compile(r"\b(?:it|that|this|them|those|these)\b", re.I)
+"""An instruction whose object is in the turn before ("put it back and make it optional")."""
+
+
+def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     """The sentences of a message that set direction: instructions and preferences that name a concrete thing
-    (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes."""
+    (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes. One that
+    names its object only by a pronoun carries what the user asked just before (the thing "it" is)."""
     kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
-            and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))]
+            and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
+            and not _RECORDS.match(_LEAD_WORDS.sub("", s.text).replace("@", ""))]
     joined = " ".join(kept)
+    # A yes to the agent's offer ("yes, do these fixes") refers to the offer, which the approval confirms already.
+    if joined and not _ARTIFACT.search(joined) and items and _REFERS_BACK.search(joined) and len(joined.split()) <= 15 \
+            and not turn.has("approves"):
+        before = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")), None)
+        if before is not None:
+            return _lead(f"{joined} (re: {clip_words(before.text.split(_ABOUT)[0], 160)})")
     if not joined or not _ARTIFACT.search(joined):
         return ""
     return _lead(joined)
@@ -257,10 +297,11 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
                 items[stated_by_agent] = decision
             else:
                 _add(items, decision)
-    direction = "" if turn.has("reports") else _direction(turn)  # a pasted log's "Use doc() instead" is output
+    direction = "" if turn.has("reports") else _direction(turn, items)  # a pasted log's "Use doc() instead" is output
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
-        _add(items, Item("decision", direction or _lead(flat), "deferred", when, entry_id))
+        if direction:  # "nevermind, don't do anything about this now" decides nothing of its own: the open item says it
+            _add(items, Item("decision", direction, "deferred", when, entry_id))
         # What is put off: this message's own request, or -- when it only defers ("don't do anything about this
         # now") -- the request before it, which it answers.
         earlier = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")),
@@ -283,13 +324,23 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         s.instruction and not s.question and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
         for s in turn.sentences)
     wants = turn.acts & {"instructs", "asks", "reports", "corrects"}
+    unconfirmed: int | None = None
     if wants and not turn.has("acknowledges") and not (turn.acts <= {"approves", "rejects"} and turn.acts):
         # "give me examples" or "explain" is answered by a reply; work needs a report that it is finished.
-        _add(items, Item("open", _lead(flat), "request" if asks_for_work else "question", when, entry_id))
+        text = _asked(words, turn)
+        # A question about why something is so asks for an answer; a failure report asks for a fix.
+        problem = turn.has("corrects") or (bool(says_failure(flat)) and not turn.has("asks"))
+        earlier = next((i for i in reversed(items) if i.kind == "open" and i.source == "request"), None)
+        if problem and earlier is not None and not _ARTIFACT.search(flat) and len(flat.split()) <= 15:
+            # "that did not fix the issue": the problem is the one the earlier request named.
+            text = _lead(f"{flat} (about: {earlier.text.split(_ABOUT)[0]})")
+        if _add(items, Item("open", text, "request" if asks_for_work or problem else "question", when, entry_id)):
+            unconfirmed = len(items) - 1 if problem else None
     if len(items) > MAX_ITEMS:
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
-    return Ledger(tuple(items), "", False, awaiting)
+        unconfirmed = unconfirmed - drop if unconfirmed is not None and unconfirmed >= drop else None
+    return Ledger(tuple(items), "", False, awaiting, unconfirmed)
 
 
 _CHECKED: Final = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[xX✓✔]\]|✅|☑)\s*(?P<rest>\S.*)$")
@@ -348,10 +399,15 @@ def _agent_decisions(items: list[Item], text: str, when: str | None, entry_id: s
             _add(items, Item("decision", whole_item(stated, line), "agent", when, entry_id))
 
 
+_SAYS_NOTHING: Final = re.compile(r"^[\W_]*(?:cancell?ed[\W_]*)?$", re.I)
+"""An agent turn with no words (SpecStory's ``_****_`` marker), or only its record of a reply the user stopped
+("Cancelled"): it answered nothing."""
+
+
 def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
                entry_id: str | None = None) -> Ledger:
     """``ledger`` after an agent message with visible ``text`` (its tool calls set ``acted``)."""
-    if not text.strip():
+    if _SAYS_NOTHING.match(text):
         return replace(ledger, agent_acted=ledger.agent_acted or acted) if acted else ledger
     items = list(ledger.items)
     if "[" in text or ":" in text:
@@ -359,11 +415,12 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
     _agent_decisions(items, text, when, entry_id)
 
     joined = f"{ledger.agent_text}\n\n\n{text}" if ledger.agent_text else text
-    awaiting = ledger.awaiting
+    awaiting, unconfirmed = ledger.awaiting, ledger.unconfirmed
     if len(items) > MAX_ITEMS:
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
-    return Ledger(tuple(items), joined[-8000:], True, awaiting)
+        unconfirmed = unconfirmed - drop if unconfirmed is not None and unconfirmed >= drop else None
+    return Ledger(tuple(items), joined[-8000:], True, awaiting, unconfirmed)
 
 
 def _finished(agent_text: str) -> bool:
@@ -380,7 +437,12 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
     items = list(ledger.items)
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
     if ledger.agent_text and _finished(ledger.agent_text):
+        # A fix for a problem the user reported is not done until the user says so: at the end nobody has.
+        held = ledger.unconfirmed if ledger.unconfirmed is not None and ledger.unconfirmed < len(items) else None
+        kept = items[held] if held is not None else None
         _close_requests(items, when)
+        if held is not None and kept is not None:
+            items[held] = kept
     elif len(ledger.agent_text) >= LONG_RESPONSE_CHARS:
         # A question is answered by a long reply; a request needs a report that it is finished.
         for index, item in enumerate(items):
@@ -396,7 +458,10 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
         for step in extract_open_items(last_message):
             known = any(i.kind == "open" and (is_semantic_duplicate(step, i.text) or (
                 i.source == "next_step" and _step_key(step) == _step_key(i.text))) for i in items)
-            if not known and not _GENERIC_OFFER.search(step) and (not offer or not is_semantic_duplicate(step, offer)):
+            # A line of the closing that leaves the choice to the user ("… features you'd like to configure") is
+            # an offer like the closing question, not a step of work still open.
+            if not known and not _GENERIC_OFFER.search(step) and not _LEAVES_TO_USER.search(step) and (
+                    not offer or not is_semantic_duplicate(step, offer)):
                 items.append(Item("open", step, "agent_question", when, None))
     return tuple(items)
 

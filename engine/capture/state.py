@@ -144,6 +144,7 @@ class CapturedState:
                 "agent_text": self.ledger.agent_text[-4000:],
                 "agent_acted": self.ledger.agent_acted,
                 "awaiting": self.ledger.awaiting,
+                "unconfirmed": self.ledger.unconfirmed,
             },
             "done_items": list(self.done_items),
         }
@@ -182,6 +183,10 @@ class CapturedState:
             awaiting = raw_ledger.get("awaiting")
             if isinstance(awaiting, int) and not isinstance(awaiting, bool) and 0 <= awaiting < len(ledger.items):
                 ledger = replace(ledger, awaiting=awaiting)
+            unconfirmed = raw_ledger.get("unconfirmed")
+            if isinstance(unconfirmed, int) and not isinstance(unconfirmed, bool) and (
+                    0 <= unconfirmed < len(ledger.items)):
+                ledger = replace(ledger, unconfirmed=unconfirmed)
         return cls(
             decisions=decisions,
             open_items=strings("open_items"),

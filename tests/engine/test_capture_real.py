@@ -214,3 +214,88 @@ def test_a_plan_mode_acceptance_is_an_agreed_plan_and_an_open_request() -> None:
     items = ledger_at_end(ledger, "t1")
     assert [(i.kind, i.text) for i in items] == [("decision", "Agreed plan: Move retries into src/net/retry.ts"),
                                                  ("open", "Implement the plan: Move retries into src/net/retry.ts")]
+
+
+# --- round 2: reports, unconfirmed fixes, pronoun objects, write-ups (docs/capture.md) -----------------------------
+
+
+def _fold(*turns: tuple[str, str]) -> tuple[Item, ...]:
+    ledger = Ledger()
+    for n, (role, text) in enumerate(turns):
+        when = f"2026-01-01T00:00:{n:02d}Z"
+        ledger = (fold_user(ledger, text, when, f"e{n}") if role == "user"
+                  else fold_agent(ledger, text, True, when, f"e{n}"))
+    return ledger_at_end(ledger, "2026-01-01T00:01:00Z")
+
+
+def _open(items: tuple[Item, ...]) -> list[str]:
+    return [i.text for i in items if i.kind == "open" and not i.done]
+
+
+def test_a_reported_failure_stays_open_though_the_agent_says_it_fixed_it() -> None:
+    items = _fold(("user", "add the login page under src/app/login/page.tsx"),
+                  ("assistant", "I've added the login page in src/app/login/page.tsx."),
+                  ("user", "the login page still returns 404"),
+                  ("assistant", "I've updated the middleware matcher, the page is now served."))
+    assert _open(items) == ["the login page still returns 404"]
+
+
+def test_an_objectless_complaint_carries_the_request_it_is_about() -> None:
+    items = _fold(("user", "There is now an unclosable modal window in the main app. Review your changes and fix it"),
+                  ("assistant", "I've removed the duplicate modal markup."),
+                  ("user", "that did not fix the issue"),
+                  ("assistant", "Let me look at the modal handlers again."))
+    assert any("unclosable modal" in text and text.startswith("that did not fix") for text in _open(items))
+
+
+def test_a_statement_that_asks_nothing_is_a_report_and_everything_works_confirms() -> None:
+    report = _fold(("assistant", "Use ref.listen in the wrapper."),
+                   ("user", "tôi đã thử idTokenChanges rồi nhưng không có tác dụng"))
+    assert _open(report) == ["tôi đã thử idTokenChanges rồi nhưng không có tác dụng"]
+    fine = _fold(("user", "fix the flaky refill test in tests/refill.py"), ("assistant", "Let me look."),
+                 ("user", "jesus, everything works, you are a monster"))
+    assert _open(fine) == []
+
+
+def test_a_paste_is_asked_for_by_its_own_prose() -> None:
+    paste = "\n".join(f'  "engine{n}": {{\n    "status": "success",\n    "url": "http://example.com/{n}"\n  }},'
+                      for n in range(8))
+    items = _fold(("user", f'search q "x" --json\n{{\n{paste}\n}}\n\n'
+                           'Each engine result should include an extra key "result" with the native detailed form.'))
+    assert any('extra key "result"' in text for text in _open(items))
+
+
+def test_an_instruction_naming_its_object_by_a_pronoun_carries_the_request_before() -> None:
+    items = _fold(("user", "i don't understand what preview will do in our application. for now remove that"),
+                  ("assistant", "I've removed the preview mode."),
+                  ("user", "just kidding. I like that. put it back and make it optional"),
+                  ("assistant", "I've restored preview as an option."))
+    decisions = [i.text for i in items if i.kind == "decision"]
+    assert any(d.startswith("put it back and make it optional (re:") and "preview" in d for d in decisions)
+
+
+def test_writing_up_done_work_and_thinking_aloud_set_no_direction() -> None:
+    items = _fold(("user", "update @README.md to reflect the new directory-based workflow"),
+                  ("assistant", "I've updated the README.md."),
+                  ("user", "let's start thinking about how we'll handle pulling changes from git_sync.ts"),
+                  ("assistant", "Here is how pulling could work: …"))
+    assert [i.text for i in items if i.kind == "decision"] == []
+    assert any(i.kind == "open" and "README" in i.text for i in items)  # the work is still asked for
+
+
+def test_a_cancelled_agent_turn_answers_nothing() -> None:
+    items = _fold(("user", "suppress the INFO log in non-verbose mode in cli.py"), ("assistant", "_****_\n\nCancelled"))
+    assert _open(items) == ["suppress the INFO log in non-verbose mode in cli.py"]
+
+
+def test_a_closing_line_that_leaves_the_choice_to_the_user_is_not_an_open_step() -> None:
+    items = _fold(("user", "wire the Metronic assets into public/"),
+                  ("assistant", "I've copied the assets.\n\nNext steps:\n- Check if there are any specific components "
+                                "you'd like to configure\n- Run `npm run build` to verify the production bundle"))
+    assert not any("you'd like" in text for text in _open(items))
+
+
+def test_an_instruction_over_a_whole_class_of_things_is_a_standing_rule() -> None:
+    items = _fold(("user", "i want you to change the dash-case class names to camelCase in all .module.css files"))
+    assert [i.text for i in items if i.kind == "constraint"] == [
+        "i want you to change the dash-case class names to camelCase in all .module.css files"]
