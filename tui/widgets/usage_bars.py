@@ -82,7 +82,7 @@ class UsageBars(Widget):
     def watch_metric(self, metric: Metric) -> None:
         # The bars' length is cost or tokens: say which on the pane's frame, and how to switch.
         other = "tokens" if metric == "cost" else "cost"
-        self.border_subtitle = f"bars: {metric} · m: {other}"
+        self.border_subtitle = Content(f"bars: {metric} · m: {other}")
 
     def render(self) -> Content:
         return usage_content(self.report, self.metric, self.size.width)
