@@ -37,10 +37,11 @@ from textual.worker import get_current_worker
 
 from engine import CompactionPlan, with_edited_summary
 from tui.breakpoints import preset_breakpoints
-from tui.shown import ShownTextArea, shown
+from tui.shown import shown
 from tui.widgets.footer import KeyFooter
 from tui.widgets.notice_line import NoticeLine
 from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
+from tui.widgets.summary_editor import SummaryEditor
 from tui.widgets.toggles import StateCheckbox, StateRadioButton
 
 __all__ = ["CONFIRM_KEY", "DEBOUNCE_SECONDS", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
@@ -156,8 +157,8 @@ class CompactDialog(ModalScreen[bool]):
                     yield Static(id="plan-dropped")
                 with Vertical(id="plan-summary") as summary:
                     summary.border_title = Content(self._text_title)
-                    yield ShownTextArea(id="summary-text", soft_wrap=True, compact=True, read_only=True,
-                                   highlight_cursor_line=False, placeholder="(no plan yet)")
+                    yield SummaryEditor(id="summary-text", soft_wrap=True, compact=True, read_only=True,
+                                        highlight_cursor_line=False, placeholder="(no plan yet)")
             yield StateCheckbox("", id="confirm-risk", compact=True)
             with Horizontal(id="compact-buttons"):
                 yield Static(id="plan-status")

@@ -37,20 +37,36 @@ class KeyHelp:
 
 
 def keys_of(app: App[None], unavailable: Callable[[str], str | None]) -> list[KeyHelp]:
-    """Every key bound on the app's current screen that has a description (shown in the footer or not), with
-    why a control key cannot run now; generated from the bindings so the help never misses one."""
-    keys: list[KeyHelp] = []
+    """Every ctxscope key bound on the app's current screen that has a description (shown in the footer or not),
+    with why a control key cannot run now; generated from the bindings so the help never misses one.
+
+    Textual's own defaults (tab, ctrl+q, "super+c Copy selected text", a table's "Page Left") are left out: they
+    buried ctxscope's keys under twenty lines. Keys doing the same thing share a line (``↓ j  Move down``)."""
+    lines: dict[tuple[str, str | None], list[str]] = {}
     seen: set[str] = set()
     for active in app.screen.active_bindings.values():
         binding = active.binding
         # The palette's own binding is the line added below, which says what the palette holds (it was listed twice).
         if not binding.description or binding.key in seen or binding.action == "command_palette":
             continue
+        if (binding.key, binding.action) not in _declared_by_ctxscope(active.node):
+            continue
         seen.add(binding.key)
         reason = unavailable(binding.action) if not active.enabled else None
-        keys.append(KeyHelp(app.get_key_display(binding), binding.tooltip or binding.description, reason))
+        lines.setdefault((binding.tooltip or binding.description, reason), []).append(app.get_key_display(binding))
+    keys = [KeyHelp(" ".join(shown_keys), description, reason) for (description, reason), shown_keys in lines.items()]
     keys.append(KeyHelp("ctrl+p", "Command palette: every action by name"))
     return keys
+
+
+def _declared_by_ctxscope(node: object) -> set[tuple[str, str]]:
+    """The (key, action) pairs bound by ``node``'s classes that belong to ctxscope, not those it inherits from
+    Textual."""
+    pairs: set[tuple[str, str]] = set()
+    for cls in type(node).__mro__:
+        if cls.__module__.partition(".")[0] == "tui":
+            pairs.update((b.key, b.action) for b in Binding.make_bindings(cls.__dict__.get("BINDINGS", ())))
+    return pairs
 
 
 class HelpScreen(ModalScreen[None]):
@@ -73,6 +89,8 @@ class HelpScreen(ModalScreen[None]):
             # The reason may name the session or its lock file: shown, never parsed.
             note = shown(f"  — {item.unavailable}", "$text-muted") if item.unavailable else Content("")
             lines.append(Content.assemble((f" {item.key:>{width}}  ", "bold $text-primary"), item.description, note))
+        lines.append(Content.styled(
+            " k is Compact on every screen, so lists move up with ↑; in a dialog's list k moves up.", "$text-muted"))
         lines += [Content(""), Content.styled("Gauge markers", "bold $text-accent")]
         lines += [Content.assemble((f" {glyph}  ", f"bold {color}"), text) for glyph, color, text in _LEGEND]
         lines += [

@@ -9,13 +9,16 @@ refreshes, unless it was on the leaf's segment: then it follows the leaf.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.text import Text
+from textual.binding import BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from engine import Segment
 from tui.shown import shown_text
+from tui.widgets.movement import movement_keys
 
 __all__ = ["BranchTree", "segment_label"]
 
@@ -45,6 +48,10 @@ def segment_label(segment: Segment, *, accent: str = "", muted: str = "") -> Tex
 
 class BranchTree(Tree[str]):
     """Call :meth:`show` with the outline; nodes are keyed by their segment's first entry id."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *movement_keys(up="cursor_up", down="cursor_down", first="scroll_home", last="scroll_end"),
+    ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("Reading…", id=id)

@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from engine import CheckpointDiff, StoredCheckpoint, diff_checkpoints, format_tokens, raw_diff
 from tui.shown import shown, shown_text
+from tui.widgets.movement import movement_keys
 
 __all__ = ["CheckpointList", "CheckpointsView", "diff_content"]
 
@@ -84,6 +85,7 @@ class CheckpointList(DataTable[Text]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "mark", "Mark to compare"),
         Binding("enter", "select_cursor", show=False),
+        *movement_keys(up="cursor_up", down="cursor_down", first="scroll_top", last="scroll_bottom"),
     ]
 
     def on_mount(self) -> None:

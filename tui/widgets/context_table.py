@@ -13,6 +13,7 @@ from textual.widgets import DataTable
 
 from engine import ContextRow
 from tui.shown import shown_text
+from tui.widgets.movement import movement_keys
 
 __all__ = ["ContextTable"]
 
@@ -24,6 +25,7 @@ class ContextTable(DataTable[Text]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select_cursor", "Open message", show=False,
                 tooltip="Show the whole message (redacted) with its tokens and entry id"),
+        *movement_keys(up="cursor_up", down="cursor_down", first="scroll_top", last="scroll_bottom"),
     ]
 
     def on_mount(self) -> None:

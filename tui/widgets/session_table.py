@@ -14,6 +14,7 @@ from engine import SessionInsight, SessionMetrics, SessionSnapshot, default_host
 from tui.shown import shown_text
 from tui.widgets.labels import ago, money, session_label, shorten
 from tui.widgets.levels import LEVEL_COLOR, RISK_COLOR
+from tui.widgets.movement import movement_keys
 from tui.widgets.session_order import project_label
 
 __all__ = ["SessionTable", "metric_cells"]
@@ -77,7 +78,10 @@ def metric_cells(row: SessionMetrics) -> dict[str, str]:
 class SessionTable(DataTable[Text]):
     """Call :meth:`show` with the sessions; rows update in place while their order is unchanged."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select_cursor", "Open")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Open"),
+        *movement_keys(up="cursor_up", down="cursor_down", first="scroll_top", last="scroll_bottom"),
+    ]
 
     def on_mount(self) -> None:
         self.cursor_type = "row"

@@ -7,9 +7,14 @@ itself says it: ``●`` chosen and ``○`` not, ``X`` ticked and a blank not.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.segment import Segment
+from textual.binding import BindingType
 from textual.strip import Strip
 from textual.widgets import Checkbox, RadioButton, SelectionList
+
+from tui.widgets.movement import movement_keys
 
 __all__ = ["StateCheckbox", "StateRadioButton", "StateSelectionList"]
 
@@ -39,6 +44,11 @@ class StateCheckbox(Checkbox):
 
 class StateSelectionList(SelectionList[str]):
     """A :class:`~textual.widgets.SelectionList` whose boxes read ``X`` when marked, blank when not."""
+
+    # Only the top-consumers chooser uses it, a dialog: k moves there (docs/keys.md).
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *movement_keys(up="cursor_up", down="cursor_down", first="first", last="last", in_dialog=True),
+    ]
 
     def render_line(self, y: int) -> Strip:
         line = super().render_line(y)

@@ -19,6 +19,7 @@ from textual.widgets import Static
 
 from engine import TailMessage
 from tui.shown import shown
+from tui.widgets.movement import movement_keys
 
 __all__ = ["TranscriptTail"]
 
@@ -40,8 +41,7 @@ class TranscriptTail(VerticalScroll, can_focus=True):
     """Call :meth:`show` with the tail; it stays scrolled to the end unless the user scrolled up or chose a message."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor(-1)", "Previous message", show=False),
-        Binding("down", "cursor(1)", "Next message", show=False),
+        *movement_keys(up="cursor(-1)", down="cursor(1)", first="cursor_at(0)", last="cursor_at(-1)"),
         Binding("enter", "open", "Open message", tooltip="Show the whole message (redacted) with its tokens"),
     ]
     DEFAULT_CSS = """
@@ -105,6 +105,12 @@ class TranscriptTail(VerticalScroll, can_focus=True):
         for n, block in enumerate(blocks):
             block.set_class(n == self.cursor, "-chosen")
         self.scroll_to_widget(blocks[self.cursor], animate=False)
+
+    def action_cursor_at(self, index: int) -> None:
+        """Choose the first (``0``) or the last (``-1``) message."""
+        if self.messages:
+            self.cursor = index % len(self.messages)
+            self.action_cursor(0)
 
     def action_open(self) -> None:
         if not self.messages:
