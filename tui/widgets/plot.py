@@ -18,6 +18,8 @@ __all__ = ["UtilizationPlot", "plot_content"]
 
 _EIGHTHS = " ▁▂▃▄▅▆▇█"
 _AXIS = 5
+_LINE = "$text-error"
+"""The compaction line's style, the legend's: ``$error 60%`` read 1.96:1 in 256 colours (tests/tui/test_contrast.py)."""
 
 
 def _scale(timeline: Timeline, line: float | None) -> float:
@@ -30,13 +32,13 @@ def _cell(column: PlotColumn, low: float, high: float, line: float | None) -> tu
     value = column.utilization
     on_line = line is not None and low <= line < high
     if value is None:
-        return ("┊", "$error") if column.compaction else ("┈" if on_line else " ", "$error 60%")
+        return ("┊", "$error") if column.compaction else ("┈" if on_line else " ", _LINE)
     color = "$error" if line is not None and value > line else "$primary"
     if value >= high:
         return "█", color
     if value > low:
         return _EIGHTHS[max(1, int((value - low) / (high - low) * 8))], color
-    return ("┈", "$error 60%") if on_line else (" ", "")
+    return ("┈", _LINE) if on_line else (" ", "")
 
 
 def _widen(cell: tuple[str, str], column: PlotColumn, width: int) -> tuple[str, str]:
