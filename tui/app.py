@@ -87,14 +87,15 @@ class CtxscopeApp(App[None]):
     TITLE = "ctxscope"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012 - Textual declares the type
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit"),
-        Binding("question_mark", "help", "Help", key_display="?"),
+        # The footer drops keys from its end when they do not fit (80 columns): the controls come first.
         Binding("c", "force_checkpoint", "Checkpoint", tooltip="Write a checkpoint of the session now"),
         Binding("C", "enriched_checkpoint", "LLM checkpoint", show=False,
                 tooltip="Write a checkpoint with decisions found by the configured LLM"),
         Binding("k", "compact", "Compact", tooltip="Preview and apply a compaction"),
         Binding("p", "prune", "Prune", tooltip="Preview and apply pruning of old tool outputs"),
         Binding("d", "diff", "Diff", tooltip="Diff the latest checkpoint against the previous one"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("q", "quit", "Quit"),
         Binding("n", "notices", "Notices", show=False, tooltip="Every notice of this run, routine ones included"),
         Binding("z", "dismiss_notices", "Dismiss", show=False, tooltip="Take the current notices off the screen"),
     ]

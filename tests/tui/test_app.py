@@ -312,7 +312,7 @@ async def test_c_writes_a_real_checkpoint_and_d_diffs_the_last_two(sessions: Pat
         await settle(pilot)
         listing = screen.query_one(CheckpointList)
         assert [str(row.key.value) for row in listing.ordered_rows] == ["cp_001"]
-        assert listing.get_row("cp_001")[3].plain == "manual"
+        assert listing.get_cell("cp_001", "trigger").plain == "manual"
         await pilot.press("c")
         await wait_until(pilot, lambda: len(_finished(seen)) == 3)
         await pilot.press("d")

@@ -40,7 +40,14 @@ from tui.breakpoints import preset_breakpoints
 from tui.shown import shown
 from tui.widgets.footer import KeyFooter
 from tui.widgets.notice_line import NoticeLine
-from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
+from tui.widgets.plan_preview import (
+    LAYER_HELP,
+    plan_blocked,
+    plan_dropped,
+    plan_figures,
+    plan_warning_count,
+    plan_warnings,
+)
 from tui.widgets.summary_editor import SummaryEditor
 from tui.widgets.toggles import StateCheckbox, StateRadioButton
 
@@ -152,6 +159,7 @@ class CompactDialog(ModalScreen[bool]):
                 with VerticalScroll(id="plan-preview") as preview:
                     preview.border_title = "Dry run"
                     yield Static(id="plan-blocked")
+                    yield Static(id="plan-warned")  # shown at 80 columns only, where the warnings are below the fold
                     yield Static(id="plan-figures")
                     yield Static(id="plan-notes")
                     yield Static(id="plan-dropped")
@@ -351,6 +359,9 @@ class CompactDialog(ModalScreen[bool]):
         blocked = self.query_one("#plan-blocked", Static)
         blocked.update(plan_blocked(plan))
         blocked.display = bool(plan.blocked)
+        warned = self.query_one("#plan-warned", Static)
+        warned.update(plan_warning_count(plan))
+        warned.set_class(not plan.warnings, "-none")
         self.query_one("#plan-figures", Static).update(plan_figures(plan))
         self.query_one("#plan-notes", Static).update(plan_warnings(plan))
         self.query_one("#plan-dropped", Static).update(plan_dropped(plan))

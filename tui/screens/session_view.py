@@ -100,7 +100,10 @@ class SessionScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back"),
-        Binding("t", "top_consumers", "Top consumers", tooltip="Choose among the largest messages and prune them"),
+        # Not in the footer: the Top consumers card says "t: choose and prune", and at 80 columns the place keeps
+        # ? Help in (docs/keys.md).
+        Binding("t", "top_consumers", "Top consumers", show=False,
+                tooltip="Choose among the largest messages and prune them"),
         Binding("r", "risk_detail", "Risk details", show=False,
                 tooltip="The degradation assessment and its advice whole (the card cuts long lines)"),
         Binding("x", "toggle_stale", "Stale items", show=False,

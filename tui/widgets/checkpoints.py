@@ -31,6 +31,16 @@ EMPTY = ("No checkpoints yet. Press c to write one now; ctxscope also writes the
          "line, before the agent compacts and after it did.")
 
 
+NARROW_WIDTH = 100
+"""Below this many terminal columns (the app's ``-narrow`` breakpoint) the list is 39 cells wide."""
+
+
+def trigger_label(trigger: str, *, narrow: bool) -> str:
+    """``trigger`` as the list shows it: whole, but for the one too long for the narrow list, whose last word
+    the gauge's M marker already says (docs/checkpoints.md names every trigger)."""
+    return "pre-compaction" if narrow and trigger == "pre-compaction-margin" else trigger
+
+
 def _when(iso: str) -> str:
     return iso[5:16].replace("T", " ") if len(iso) >= 16 else iso
 
@@ -83,7 +93,7 @@ class CheckpointList(DataTable[Text]):
     # Enter selects nothing here (the highlighted row is what the panes show): no description keeps DataTable's
     # "Select" out of the help.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "mark", "Mark to compare"),
+        Binding("space", "mark", "Mark", tooltip="Mark to compare (marked ones are kept)"),
         Binding("enter", "select_cursor", show=False),
         *movement_keys(up="cursor_up", down="cursor_down", first="scroll_top", last="scroll_bottom"),
     ]
@@ -91,11 +101,27 @@ class CheckpointList(DataTable[Text]):
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.zebra_stripes = True
+        self._drawn_narrow = self.narrow
+        # Written last: at 80 columns it is the one cut (the id and the trigger say which checkpoint it is).
         self.add_column(" ", key="mark")
         self.add_column("Id", key="id")
-        self.add_column("Written", key="when")
         self.add_column("Trigger", key="trigger")
         self.add_column(Text("Tokens", justify="right"), key="tokens")
+        self.add_column("Written", key="when")
+
+    @property
+    def narrow(self) -> bool:
+        """Whether the terminal is narrow: the list is then too narrow for the longest trigger."""
+        return self.app.size.width < NARROW_WIDTH
+
+    def on_resize(self) -> None:
+        if self.narrow != self._drawn_narrow:
+            self._drawn_narrow = self.narrow
+            view = next(a for a in self.ancestors if isinstance(a, CheckpointsView))
+            for item in view.stored:
+                if item.checkpoint is not None and item.checkpoint_id in self.rows:
+                    label = trigger_label(item.checkpoint.meta.trigger, narrow=self._drawn_narrow)
+                    self.update_cell(item.checkpoint_id, "trigger", shown_text(label))
 
     def action_mark(self) -> None:
         """Mark or unmark the highlighted checkpoint for comparison."""
@@ -184,11 +210,12 @@ class CheckpointsView(Horizontal):
     def _cells(self, item: StoredCheckpoint) -> tuple[Text, ...]:
         mark = Text("●" if item.checkpoint_id in self.marks else " ")
         if item.checkpoint is None:
-            return mark, shown_text(item.checkpoint_id), Text("unreadable"), Text(""), Text("")
+            return mark, shown_text(item.checkpoint_id), Text("unreadable"), Text(""), Text("")  # trigger, tokens, when
         meta = item.checkpoint.meta
         usage = meta.token_usage
-        return (mark, shown_text(item.checkpoint_id), shown_text(_when(meta.created_at)), shown_text(meta.trigger),
-                Text(f"{format_tokens(usage.input_tokens)} {usage.utilization:.0%}", justify="right"))
+        return (mark, shown_text(item.checkpoint_id), shown_text(trigger_label(meta.trigger, narrow=self.table.narrow)),
+                Text(f"{format_tokens(usage.input_tokens)} {usage.utilization:.0%}", justify="right"),
+                shown_text(_when(meta.created_at)))
 
     def _set_panes(self, text: Content) -> None:
         for pane in ("#diff-text", "#raw-text", "#rendered-text"):

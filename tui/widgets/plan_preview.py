@@ -11,7 +11,7 @@ from engine import CompactionPlan
 from tui.shown import shown
 from tui.widgets.labels import money, shorten
 
-__all__ = ["LAYER_HELP", "plan_blocked", "plan_dropped", "plan_figures", "plan_warnings"]
+__all__ = ["LAYER_HELP", "plan_blocked", "plan_dropped", "plan_figures", "plan_warning_count", "plan_warnings"]
 
 LAYER_HELP: dict[str, str] = {
     "prune": "old tool outputs cleared or trimmed; user and assistant text kept",
@@ -42,18 +42,14 @@ def _tokens_line(plan: CompactionPlan) -> Content:
 
 
 def plan_figures(plan: CompactionPlan) -> Content:
-    """Tokens before → after, messages summarized/kept, the cut, the cost of the rewrite, files and archive."""
+    """Tokens before → after, messages summarized/kept, the cost of the rewrite, then the summary, the cut, files
+    and archive: the first four lines are what must show without scrolling at 80×24."""
     extra = (f" + checkpoint {plan.checkpoint_tokens:,}" if plan.checkpoint_tokens else "") + (
         f" · prompt {plan.overhead_tokens:,}" if plan.overhead_tokens else "")
     rows = [
         _tokens_line(plan),
         _row("messages", f"{plan.messages_summarized:,} out ({plan.tokens_summarized:,} tokens) · "
              f"{plan.messages_kept:,} kept ({plan.tokens_kept:,})"),
-        _row("summary", f"{plan.summary_tokens:,}{extra}"),
-        _row("cut", f"from {plan.first_kept_entry_id} (line {plan.first_kept_line}), " if plan.first_kept_entry_id
-             else "no cut, ", "protect " + (plan.protected.describe() if plan.protected is not None
-                                      else f"{plan.keep_recent_tokens:,}")),
-        _row("apply", f"via {plan.controller}" + (" (split turn)" if plan.split_turn else "")),
     ]
     cost = plan.cost
     if cost is None or cost.cache_write_cost_usd is None:
@@ -64,6 +60,13 @@ def plan_figures(plan: CompactionPlan) -> Content:
                          f"{money(cost.saved_per_turn_usd)}/turn"))
         rows.append(_row("payback", "never" if cost.break_even_turns is None else
                          f"after {cost.break_even_turns:,.1f} turns"))
+    rows += [
+        _row("summary", f"{plan.summary_tokens:,}{extra}"),
+        _row("cut", f"from {plan.first_kept_entry_id} (line {plan.first_kept_line}), " if plan.first_kept_entry_id
+             else "no cut, ", "protect " + (plan.protected.describe() if plan.protected is not None
+                                      else f"{plan.keep_recent_tokens:,}")),
+        _row("apply", f"via {plan.controller}" + (" (split turn)" if plan.split_turn else "")),
+    ]
     if plan.read_files or plan.modified_files:
         rows.append(_row("files", f"{len(plan.read_files)} read, {len(plan.modified_files)} modified"))
     if plan.pinned:
@@ -84,6 +87,16 @@ def plan_warnings(plan: CompactionPlan) -> Content:
     """Every warning of the plan, in ``$warning``."""
     return Content("\n").join(Content.assemble(("! ", "bold $text-warning"), shown(warning))
                              for warning in plan.warnings)
+
+
+def plan_warning_count(plan: CompactionPlan) -> Content:
+    """One line above the figures where the dialog is too short for the warnings below them (80×24): how many,
+    and the first (the line is cut at the box's edge; every warning is listed whole below the figures)."""
+    if not plan.warnings:
+        return Content("")
+    count = len(plan.warnings)
+    head = f"! {count} warning{'s' if count != 1 else ''} below: "
+    return Content.assemble((head, "bold $text-warning"), shown(plan.warnings[0]))
 
 
 def plan_dropped(plan: CompactionPlan, limit: int = 40) -> Content:

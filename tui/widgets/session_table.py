@@ -79,7 +79,8 @@ class SessionTable(DataTable[Text]):
     """Call :meth:`show` with the sessions; rows update in place while their order is unchanged."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "select_cursor", "Open"),
+        # Enter opening the row is what a list does; at 80 columns its footer place keeps ? Help in.
+        Binding("enter", "select_cursor", "Open", show=False),
         *movement_keys(up="cursor_up", down="cursor_down", first="scroll_top", last="scroll_bottom"),
     ]
 

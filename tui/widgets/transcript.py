@@ -42,7 +42,7 @@ class TranscriptTail(VerticalScroll, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *movement_keys(up="cursor(-1)", down="cursor(1)", first="cursor_at(0)", last="cursor_at(-1)"),
-        Binding("enter", "open", "Open message", tooltip="Show the whole message (redacted) with its tokens"),
+        Binding("enter", "open", "Open", tooltip="Show the whole message (redacted) with its tokens"),
     ]
     DEFAULT_CSS = """
     TranscriptTail > .tail-block { margin-bottom: 1; }
