@@ -19,7 +19,7 @@ __all__ = ["UtilizationPlot", "plot_content"]
 _EIGHTHS = " ▁▂▃▄▅▆▇█"
 _AXIS = 5
 _LINE = "$text-error"
-"""The compaction line's style, the legend's: ``$error 60%`` read 1.96:1 in 256 colours (tests/tui/test_contrast.py)."""
+"""The compaction line's style, the legend's: ``$error 60%`` read 1.96:1 in 256 colours (docs/small-terminals.md)."""
 
 
 def _scale(timeline: Timeline, line: float | None) -> float:
