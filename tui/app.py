@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import gc
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from datetime import UTC, datetime, tzinfo
 from functools import partial
 from pathlib import Path
@@ -21,6 +22,8 @@ from typing import ClassVar
 from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.markup import MarkupError
 from textual.notifications import Notification, SeverityLevel
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable
@@ -66,6 +69,7 @@ from tui.screens.notices import NoticesScreen
 from tui.screens.session_list import SessionChosen, SessionListScreen
 from tui.screens.session_view import REPRICE_SECONDS, SessionScreen
 from tui.screens.usage import UsageScreen
+from tui.textual_compat import ToastsOff, notifications_enabled
 from tui.toasts import Toasts
 from tui.widgets.labels import session_label
 
@@ -76,7 +80,7 @@ Clock = Callable[[], datetime]
 DEFAULT_WHERE = "~/.openclaw, ~/.clawdbot and ~/.pi/agent/sessions"
 
 
-class CtxscopeApp(App[None]):
+class CtxscopeApp(ToastsOff, App[None]):
     """Watch sessions live; ``changes``, ``runners``, ``clock`` and ``manager`` are injectable for tests and the demo.
 
     ``auto_checkpoints=False`` (``auto_checkpoints: false`` in the config, ``ctxscope tui --no-auto-checkpoints``)
@@ -340,9 +344,18 @@ class CtxscopeApp(App[None]):
         """Notify with plain text, an identical notice of the last minute held back (:class:`Notifier`)."""
         self.notifier.tell(text, title=title, severity=severity, timeout=timeout, routine=routine)
 
-    def _refresh_notifications(self) -> None:
-        """Textual's toasts are never drawn: they floated over the panes. Notices still reach Textual's list
-        (tests and ``Notify`` see them); each screen's notice line shows them (tui/widgets/notice_line.py)."""
+    def notify(
+        self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A notification from a screen or from Textual itself (``ctrl+c``'s hint) goes through the
+        :class:`Notifier` to the notice lines like every other: Textual's toasts, where it went, are never drawn
+        (tui/textual_compat.py, ``ToastsOff``). Plain text: markup only styled, and the message may quote session
+        data. Queued, so any thread may call it, as it may Textual's."""
+        if markup:
+            with suppress(MarkupError):  # not markup after all: shown as written
+                message = Content.from_markup(message).plain
+        self.call_later(partial(self.notifier.tell, message, title=title, severity=severity, timeout=timeout))
 
     def clear_notifications(self) -> None:
         super().clear_notifications()
@@ -351,7 +364,7 @@ class CtxscopeApp(App[None]):
     def current_notices(self) -> list[Notification]:
         """The notices the notice lines show (none where Textual's notifications are off: ``run_test`` without
         them, as the snapshot tests run, where the toasts were not drawn either)."""
-        return [] if self._disable_notifications else self.toasts.current()
+        return self.toasts.current() if notifications_enabled(self) else []
 
     def action_notices(self) -> None:
         """List every notice of this run, routine ones included."""

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual._context import NoActiveAppError
 from textual.screen import Screen
+from textual.types import NoActiveAppError
 
 __all__ = ["preset_breakpoints"]
 

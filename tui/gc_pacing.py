@@ -18,7 +18,7 @@ import gc
 import time
 from collections.abc import Callable
 
-from textual._styles_cache import StylesCache  # private: see full_collection (Textual is pinned)
+from tui.textual_compat import forget_style_memo
 
 __all__ = ["EVERY_SECONDS", "IDLE_SECONDS", "LONGEST_SECONDS", "CollectorPacing", "full_collection"]
 
@@ -36,12 +36,10 @@ def full_collection() -> None:
     """Forget Textual's memo of widgets' inner and outer colours, then collect every generation.
 
     Textual (8.2) memoizes ``StylesCache.get_inner_outer`` per style cache, keeping up to 1,024 caches of widgets
-    long gone, with the lines they rendered: after nine opens of a session and its compact dialog, 180,000 objects
-    for the collector to scan (a full collection of 62 ms instead of 12). Recomputing a colour pair is cheap.
+    long gone, with the lines they rendered (textual#6665; tui/textual_compat.py): after nine opens of a session and
+    its compact dialog, 180,000 objects for the collector to scan (a full collection of 62 ms instead of 12).
     """
-    memo = getattr(StylesCache.get_inner_outer, "cache_clear", None)
-    if memo is not None:
-        memo()
+    forget_style_memo()
     gc.collect()
 
 

@@ -4,8 +4,8 @@ A session that keeps failing to read, a sidecar that keeps refusing, a worker th
 stack the same toast over the screen (and over a dialog's buttons) every few seconds. The :class:`Notifier` shows
 a notification, then drops identical ones (same title, text and severity) for ``quiet_seconds``; the next time it
 is shown it says how many were held back. A notice of a kind (title and severity) already on screen replaces it,
-its title counting how many came ("Checkpoint written ×3"), and only as many notices as ``max_visible`` says fit
-are on screen at once (the oldest gives way), so the stack never grows down over the session view's plot. Read
+its title counting how many came ("Checkpoint written ×3"), and only ``max_visible`` notices are current at once
+(the oldest gives way; the notice line shows the newest and counts the others). Read
 errors are said once per session until the session reads again, and the checkpoints written while the sessions are
 first read are said in one notification at the end.
 """
@@ -33,7 +33,7 @@ QUIET_SECONDS = 60.0
 SHOWN_SECONDS = 5.0
 """How long a notice stays on screen unless told otherwise (Textual's default)."""
 MAX_VISIBLE = 2
-"""Notices on screen at once: two fit between the session view's gauge and its plot at 120×36."""
+"""Notices current at once (the notice line shows the newest and how many others there are)."""
 
 
 class Notify(Protocol):
@@ -72,7 +72,7 @@ class Notifier:
     quiet_seconds: float = QUIET_SECONDS
     withdraw: Callable[[object], None] = lambda handle: None
     max_visible: Callable[[], int] = lambda: MAX_VISIBLE
-    """How many notices fit on the current screen (the app measures the room above the session view's plot)."""
+    """How many notices may be current at once."""
     _shown: dict[tuple[str, str, str], float] = field(default_factory=dict)
     _held: dict[tuple[str, str, str], int] = field(default_factory=dict)
     _on_screen: dict[tuple[str, str], _OnScreen] = field(default_factory=dict)

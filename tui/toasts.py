@@ -47,22 +47,19 @@ class Toasts:
         app = self._app
         notification = Notification(message, title, severity,
                                     app.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup=markup)
-        # Textual still records it (its toast is hidden: app.tcss); the notice line shows it, off the panes.
+        # Textual still records it (tests' message hooks see the Notify); its toast is never drawn (ToastsOff):
+        # the notice line shows it, off the panes.
         app.post_message(Notify(notification))
         self._visible.append(notification)
         self._changed()
         return notification
 
     def withdraw(self, handle: object) -> None:
-        """Take a notice off the screen; queued behind its own ``Notify``, so it never arrives after this."""
-        app = self._app
+        """Take a notice off the notice lines.
 
-        def withdraw() -> None:
-            # Textual 8.2.8 (pinned) has no public way to dismiss one notification; its Toast does the same on click.
-            if isinstance(handle, Notification) and handle in app._notifications:
-                app._unnotify(handle)
-
+        Textual's own list keeps it until its timeout: nothing draws that list (Textual's toasts are off,
+        tui/textual_compat.py ``ToastsOff``), so no private call is needed to take it out of there too.
+        """
         if handle in self._visible:
             self._visible.remove(handle)
-        app.call_later(withdraw)
         self._changed()

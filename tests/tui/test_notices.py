@@ -66,3 +66,24 @@ async def test_routine_notices_are_filed_not_shown_and_n_lists_every_notice(tmp_
         listed = str(app.screen.query_one("Static").render())
         assert "cp_004 (auto-75pct)" in listed and "near the agent's compaction line" in listed
         assert "filed: routine" in listed
+
+
+async def test_a_screens_own_notify_and_textuals_reach_the_notice_line(tmp_path: Path) -> None:
+    # Textual's toasts are off (tui/textual_compat.py, ToastsOff): a screen's `self.notify` ("The context is still
+    # being measured.", "Sessions sorted by …") and Textual's own (ctrl+c's hint) went to them and were never seen.
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, MAIN_KEY)
+        app.toasts.dismiss_all()
+        await wait_until(pilot, lambda: not _floating(screen))
+        screen.notify("The context is still being measured.", severity="warning")
+        await wait_until(pilot, lambda: any("still being measured" in str(w.render()) for w in _floating(screen)))
+        app.action_help_quit()  # Textual's hint, in markup: shown as its text
+        await wait_until(pilot, lambda: any("to quit the app" in str(w.render()) for w in _floating(screen)))
+        line = str(screen.query_one("#notice-line").render())
+        assert "Press q to quit the app" in line or "Press ctrl+q to quit the app" in line, line
+        assert "[b]" not in line
+        said = [s.text for s in app.notifier.history]
+        assert "The context is still being measured." in said  # in the history too (`n`)

@@ -38,6 +38,7 @@ from textual.worker import get_current_worker
 from engine import CompactionPlan, with_edited_summary
 from tui.breakpoints import preset_breakpoints
 from tui.shown import shown
+from tui.textual_compat import bind_key
 from tui.widgets.footer import KeyFooter
 from tui.widgets.notice_line import NoticeLine
 from tui.widgets.plan_preview import (
@@ -134,7 +135,7 @@ class CompactDialog(ModalScreen[bool]):
         """The choices the plan on screen answers (a re-plan after the agent wrote keeps it confirmable)."""
         self.verb = "Prune" if fixed_layer else "Compact"
         """The primary action's word, on its button and its key in the footer."""
-        self._bindings.bind(CONFIRM_KEY, "confirm", self.verb, key_display="^s", priority=True)
+        bind_key(self, CONFIRM_KEY, "confirm", self.verb, key_display="^s", priority=True)
 
     # -- layout --------------------------------------------------------------------------------------------
 

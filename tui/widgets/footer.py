@@ -14,7 +14,8 @@ from rich.cells import cell_len
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+
+from tui.textual_compat import FooterKey, footer_keys_ready, mark_footer_keys_ready
 
 __all__ = ["KeyFooter"]
 
@@ -30,7 +31,7 @@ class KeyFooter(Footer):
     def compose(self) -> Iterator[Widget]:
         # The keys from the first compose on: Textual's footer starts empty and fills itself on the first bindings
         # refresh, a second mount and layout while the screen opens.
-        self.set_reactive(Footer._bindings_ready, True)
+        mark_footer_keys_ready(self)
         self._shown = self._keys()
         widgets = list(super().compose())
         palette = [w for w in widgets if isinstance(w, FooterKey) and w.has_class("-command-palette")]
@@ -53,7 +54,7 @@ class KeyFooter(Footer):
 
     def _keys(self) -> object:
         """What the footer shows: the screen's keys with their state, or ``None`` before the bindings are ready."""
-        if not self._bindings_ready:
+        if not footer_keys_ready(self):
             return None
         palette = self.app.COMMAND_PALETTE_BINDING
         return (self.compact, self.show_command_palette, self.app.size.width, tuple(
@@ -61,7 +62,7 @@ class KeyFooter(Footer):
             if binding.show or key == palette))
 
     def bindings_changed(self, screen: Screen[object]) -> None:
-        self._bindings_ready = True
+        mark_footer_keys_ready(self)
         if not screen.app.app_focus or not self.is_attached or screen is not self.screen or self._pending:
             return
         self._pending = True
