@@ -8,6 +8,7 @@ is the model's reply. README.md in this folder gives the mapping. Usage:
 
     convert_aider.py HISTORY.md OUT.jsonl --session "2024-08-20 14:08:19" [--cwd D] [--id ID]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,9 @@ THINK_RE = re.compile(r"^</?thinking-content-[0-9a-f]+>\s*$")
 class AiderWriter(Writer):
     """Aider names models the litellm way (`deepseek/deepseek-coder`); the prefix is the provider."""
 
-    def assistant(self, content: list[dict], model: str | None = None, usage: dict | None = None,
-                  ts: datetime | None = None) -> None:
+    def assistant(
+        self, content: list[dict], model: str | None = None, usage: dict | None = None, ts: datetime | None = None
+    ) -> None:
         super().assistant(content, model, usage, ts)
         msg = self.entries[-1]["message"]
         name = msg["model"]
@@ -35,7 +37,8 @@ class AiderWriter(Writer):
 
 
 def _session_lines(path: str, started: str) -> list[str]:
-    lines = open(path, encoding="utf-8").read().split("\n")
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
     out: list[str] | None = None
     for line in lines:
         m = START_RE.match(line)
@@ -54,7 +57,7 @@ def _session_lines(path: str, started: str) -> list[str]:
 
 def _unprefix(line: str, prefix: str) -> str:
     # Aider ends each logged line with two spaces (a markdown line break); that is layout, not text.
-    body = line[len(prefix):]
+    body = line[len(prefix) :]
     body = body[1:] if body.startswith(" ") else body
     return body[:-2] if body.endswith("  ") else body.rstrip()
 
@@ -130,8 +133,11 @@ def convert_aider(src: str, started: str, cwd: str, session_id: str | None = Non
                 continue
             call = "aider-" + _hid(w.header["id"], len(w.entries), n=12)
             first = next(t for t in text.split("\n") if t.strip())
-            w.assistant([{"type": "toolCall", "id": call, "name": "aider", "arguments": {"summary": first}}],
-                        model, dict(ZERO_USAGE))
+            w.assistant(
+                [{"type": "toolCall", "id": call, "name": "aider", "arguments": {"summary": first}}],
+                model,
+                dict(ZERO_USAGE),
+            )
             w.tool_result(call, "aider", text)
         else:
             content = _reply_content(lines)
