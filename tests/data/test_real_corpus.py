@@ -180,3 +180,59 @@ def test_converter_keeps_turns_quoted_inside_nested_fences_and_reads_legacy_titl
     users = [e["message"]["content"][0]["text"] for e in w.entries if e["message"]["role"] == "user"]
     assert users == ["fix it", "thanks"]
     assert w.header["timestamp"] == "2025-02-12T22:20:12.000Z"
+
+
+FRESH = [s for s in SESSIONS if s.get("group") == "fresh"]
+
+
+def test_fresh_group_is_held_out_by_repository() -> None:
+    # The fresh group is measured once, untuned: no repository in it may also feed the development sessions,
+    # or folds grouped by repository would leak tuning into it.
+    fresh_repos = {s["repository"] for s in FRESH}
+    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "fresh"}
+    assert len(FRESH) >= 12 and len(fresh_repos) >= 5
+    assert not fresh_repos & other_repos
+    other_owners = {r.split("/")[0].lower() for r in other_repos}
+    assert not {r.split("/")[0].lower() for r in fresh_repos} & other_owners
+
+
+def _aider_converter(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.syspath_prepend(str(REAL))  # convert_aider reuses the pi writer from convert.py beside it
+    spec = importlib.util.spec_from_file_location("real_corpus_convert_aider", REAL / "convert_aider.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_aider_converter_reads_one_run_and_keeps_harness_output_out_of_the_user_role(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = tmp_path / ".aider.chat.history.md"
+    src.write_text(
+        "\n# aider chat started at 2025-01-01 10:00:00\n\n#### earlier run  \n\nignored\n"
+        "\n# aider chat started at 2025-01-02 09:30:00\n\n"
+        "> Aider v0.86.2  \n> Model: openrouter/x/coder with diff edit format  \n\n"
+        "#### /add a.py  \n\n#### /clear\n\n#### /drop\n\n"
+        "#### fix the header  \n#### and keep it small  \n\n"
+        "Here is the change:\n\n```md\n#### a heading inside the model's fence\n> a quote\n```\n\n"
+        "> Applied edit to a.py  \n> Commit abc1234 fix: header  \n\n"
+        "Now the rest:\n\n```python\nprint(1)\n\n"
+        "#### stop, use bash instead  \n",
+        encoding="utf-8",
+    )
+    conv = _aider_converter(monkeypatch)
+    w = conv.convert_aider(str(src), "2025-01-02 09:30:00", "/unknown")
+    msgs = [e["message"] for e in w.entries]
+    users = [m["content"][0]["text"] for m in msgs if m["role"] == "user"]
+    # One message per typed input: a slash command is one line; a multi-line request is one message.
+    assert users == ["/add a.py", "/clear", "/drop", "fix the header\nand keep it small", "stop, use bash instead"]
+    replies = [b["text"] for m in msgs if m["role"] == "assistant" for b in m["content"] if b["type"] == "text"]
+    assert "#### a heading inside the model's fence\n> a quote" in replies[0]
+    results = [m["content"][0]["text"] for m in msgs if m["role"] == "toolResult"]
+    assert all(m["toolName"] == "aider" for m in msgs if m["role"] == "toolResult")
+    assert "Applied edit to a.py\nCommit abc1234 fix: header" in results
+    models = {m["model"] for m in msgs if m["role"] == "assistant"}
+    assert models == {"openrouter/x/coder"}
+    assert {m["provider"] for m in msgs if m["role"] == "assistant"} == {"openrouter"}
+    assert w.header["timestamp"] == "2025-01-02T09:30:00.000Z"
