@@ -87,3 +87,16 @@ async def test_a_screens_own_notify_and_textuals_reach_the_notice_line(tmp_path:
         assert "[b]" not in line
         said = [s.text for s in app.notifier.history]
         assert "The context is still being measured." in said  # in the history too (`n`)
+
+
+async def test_a_notice_quoting_session_data_keeps_its_brackets(tmp_path: Path) -> None:
+    # An entry id is session data: "[b]x[/b]" in it is text to show, not markup to apply (or to strip).
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, MAIN_KEY)
+        screen.notify("[b]v1-9[/b] is no longer in the context.", severity="warning", markup=False)
+        await wait_until(pilot, lambda: any("no longer in the context" in s.text for s in app.notifier.history))
+        said = [s.text for s in app.notifier.history]
+        assert "[b]v1-9[/b] is no longer in the context." in said, said

@@ -422,7 +422,8 @@ class SessionScreen(Screen[None]):
         if get_current_worker().is_cancelled:
             return
         if message is None:
-            self.app.call_from_thread(self.notify, f"{entry_id} is no longer in the context.", severity="warning")
+            gone = f"{entry_id} is no longer in the context."  # the id is session data: shown as written
+            self.app.call_from_thread(self.notify, gone, severity="warning", markup=False)
         else:
             self.app.call_from_thread(self.app.push_screen, MessageView(message))
 
