@@ -52,6 +52,8 @@ there, here text first, so the twelfth may differ by a few."""
 ASK_CHARS: Final = 400
 """A pending ask longer than this keeps its leading whole sentences and points at its entry."""
 _LOCATION_KEYS: Final = frozenset({"path", "file_path", "filePath", "file", "url", "uri", "cwd", "directory", "dir"})
+_SHORT_ARGUMENT: Final = 200
+"""Tool-call arguments up to this many characters are read for paths and URLs whatever their name."""
 _FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DONE: Final = re.compile(
     r"^(?:[-*+]\s+\[[xX]\]\s+|✅\s*|done[.!]\s+|(?:done|completed|fixed|finished|resolved|shipped)\s*[:–—-]\s+)"
@@ -151,7 +153,13 @@ def _clean(line: str) -> str:
 def _locations(arguments: Mapping[str, Any]) -> list[str]:
     texts: list[str] = []
     for key, value in arguments.items():
-        if isinstance(value, str) and (key in _LOCATION_KEYS or key in ("command", "cmd")) and len(value) <= 4000:
+        if not isinstance(value, str):
+            continue
+        if (key in _LOCATION_KEYS or key in ("command", "cmd")) and len(value) <= 4000:
+            texts.append(value)
+        elif len(value) <= _SHORT_ARGUMENT:
+            # A short argument under another name (a tool's ``summary`` or ``pattern``) still names the file it
+            # works on; long ones (file content, edits) are code, whose paths are imports, not the session's.
             texts.append(value)
     return extract_identifiers(texts, locations_only=True)
 

@@ -63,7 +63,7 @@ _BOILERPLATE: Final = frozenset({
     "---", "**Turn Context (split turn):**",
 })
 _STATUS_PREFIXES: Final = ("Tools used: ", "Last tool call: ", "Status when compacted: ", "Last step before the cut: ",
-                            "Latest user message: ")
+                            "Latest user message: ", "Values quoted in the last messages ")
 _FILE_BLOCK: Final = re.compile(r"<(read-files|modified-files)>\n?(.*?)\n?</\1>", re.DOTALL)
 _BULLET: Final = re.compile(r"^( {0,3})(?:[-*+•]|(\d{1,3})[.)])\s+(.*)$")
 _CHECK: Final = re.compile(r"^\[([ xX])\]\s*(.*)$")
