@@ -27,6 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from engine.capture.acts import read_user_turn
 from engine.capture.decisions import (
     is_real_user_message,
     strip_envelope,
@@ -52,6 +53,8 @@ there, here text first, so the twelfth may differ by a few."""
 ASK_CHARS: Final = 400
 """A pending ask longer than this keeps its leading whole sentences and points at its entry."""
 _LOCATION_KEYS: Final = frozenset({"path", "file_path", "filePath", "file", "url", "uri", "cwd", "directory", "dir"})
+_DIRECTION_CHARS: Final = 500
+"""How much of a long user message's later direction (instructions, rules, deferrals) a clipped item adds."""
 _SHORT_ARGUMENT: Final = 200
 """Tool-call arguments up to this many characters are read for paths and URLs whatever their name."""
 _FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -190,6 +193,36 @@ def _assistant_facts(text: str, entry_id: str, order: int) -> list[SpanFact]:
     return facts
 
 
+def with_directions(item: str, message: str) -> str:
+    """A user item the ledger clipped (``… ``) with the whole sentences of ``message`` after the cut that set
+    direction: instructions, standing rules and deferrals, not questions. A long message often asks first and
+    sets its rules last ("… Also, let's keep the header for now"); the clipped lead alone would lose them."""
+    if not item.endswith(ELLIPSIS) or not message:
+        return item
+    shown = flatten(item.removesuffix(ELLIPSIS))
+    full = flatten(message)
+    if not full.startswith(shown):
+        return item  # the item is a paste's prose or a rewording, not the message's lead
+    lead, extra, used = shown, [], 0
+    for sentence in read_user_turn(message, False).sentences:
+        if not (sentence.instruction or sentence.preference or sentence.deferral) or sentence.question:
+            continue
+        text = flatten(sentence.text)
+        start = full.find(text)
+        if start < 0 or start + len(text) <= len(lead) or used + len(text) > _DIRECTION_CHARS:
+            continue
+        if start < len(lead):
+            lead = full[:start + len(text)]  # the cut fell inside this sentence: show it to its end
+        else:
+            extra.append(text)
+        used += len(text)
+    if lead == shown and not extra:
+        return item
+    rest = full[len(lead):].strip()
+    said = " … ".join([lead, *extra])
+    return said if not rest or (extra and full.endswith(extra[-1])) else f"{said} {ELLIPSIS}"
+
+
 def turn_context(prefix: Sequence[SpanMessage]) -> TurnContext:
     """pi's split-turn block for the turn prefix ``prefix`` (whole sentences, tool calls without long values)."""
     first = next((s for s in prefix if s.parts.role in ("user", "bashExecution", "custom")), None)
@@ -220,6 +253,7 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
     goal = ""
     # The user's side comes from the same ledger as the checkpoint (docs/capture.md): one set of items.
     ledger = Ledger()
+    said: dict[str | None, str] = {}
     orders: dict[str | None, int] = {}
     last_when: str | None = None
     for order, s in enumerate(span):
@@ -229,6 +263,7 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
                 continue
             text = strip_envelope(parts.text)
             texts.append(text)
+            said[entry_id] = text
             words = user_words(text)
             if words:
                 last_when = s.message.entry.timestamp or last_when
@@ -253,6 +288,8 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
     for item in ledger_at_end(ledger, last_when):
         source = item.entry_id or last_agent  # the agent's closing question is said by its last message
         order = orders.get(source, len(span))
+        if item.text.endswith(ELLIPSIS) and source in said:
+            item = replace(item, text=with_directions(item.text, said[source]))
         if item.text.endswith(ELLIPSIS):
             item = replace(item, text=f"{item.text} (full text: entry {source})")
         if item.kind == "decision":

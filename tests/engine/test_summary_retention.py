@@ -1,0 +1,49 @@
+"""What a summary must carry across compactions from real conversations (issue 24, retention): the rules a long
+user message sets after its opening, and no split-turn tool calls piling up as done work."""
+
+from __future__ import annotations
+
+from engine.accounting.context import ContextMessage
+from engine.compaction.span_text import MessageParts, SpanMessage
+from engine.compaction.summarizer import SummaryHeader, structured_summary
+from engine.compaction.summary_extract import redacted_parts, span_facts
+from engine.stores.entries import Entry
+
+_LONG = ("Can you look at the export script and the way it walks the posts folder, and then tell me what it does "
+         "with the front matter of each file and why the dates come out in the wrong zone when it runs in CI on "
+         "the weekly schedule? I have been looking at it for a while and the output is still confusing to me, and "
+         "the log is not much help either because it prints every file twice. Also put the new dates in UTC and "
+         "keep the old posts as they are for now.")
+
+
+def _span(*messages: tuple[str, str]) -> list[SpanMessage]:
+    out = []
+    for n, (role, text) in enumerate(messages):
+        entry = Entry(n + 1, n * 100, 100, "message", f"e{n}", None, None, role=role)
+        out.append(SpanMessage(ContextMessage(entry, role, n), redacted_parts(MessageParts(role, text))))
+    return out
+
+
+def test_a_long_messages_closing_rule_survives_the_clipped_item() -> None:
+    facts = span_facts(_span(("user", _LONG), ("assistant", "Let me read the script.")))
+    said = " ".join(f.text for f in facts.facts)
+    assert "Also put the new dates in UTC and keep the old posts as they are for now." in said
+    assert "I have been looking at it" in said  # the lead stays as it was
+
+
+def test_split_turn_tool_calls_are_not_carried_as_done_work() -> None:
+    turn = _span(("user", "fix the refill test please"),
+                 ("assistant", "Reading it."), ("assistant", "Found the frozen clock."))
+    turn[1] = SpanMessage(turn[1].message, MessageParts("assistant", "Reading it.",
+                                                        tool_calls=(("read", {"path": "tests/test_refill.py"}),)))
+    header = SummaryHeader("summarize", 3, 300, "e3")
+    first = structured_summary(header, turn, fmt="pi", read_files=(), modified_files=(), turn_start=0).text
+    assert 'read(path="tests/test_refill.py")' in first  # pi's split-turn block lists it once
+    earlier = SpanMessage(ContextMessage(Entry(9, 0, 100, "compaction", "c1", None, None,
+                                               role="compactionSummary"), "compactionSummary", 0),
+                          MessageParts("compactionSummary", first))
+    second = structured_summary(header, [earlier, *_span(("user", "now run the whole suite"))], fmt="pi",
+                                read_files=(), modified_files=(), turn_start=None).text
+    done = second.split("### Done\n", 1)[1].split("\n#", 1)[0]
+    assert "read(path=" not in done
+    assert "tests/test_refill.py" in second  # the path it named is still there
