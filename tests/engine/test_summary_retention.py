@@ -47,3 +47,15 @@ def test_split_turn_tool_calls_are_not_carried_as_done_work() -> None:
     done = second.split("### Done\n", 1)[1].split("\n#", 1)[0]
     assert "read(path=" not in done
     assert "tests/test_refill.py" in second  # the path it named is still there
+
+
+def test_the_retention_bench_counts_a_label_only_where_one_item_states_it() -> None:
+    from bench.real_retention import mentions, states
+
+    label = {"keys": [["diff", "automerge"], ["diff-match-patch"]]}
+    scattered = "## Critical Context\n- lines of diffs applied at once\n\n## Key Decisions\n- our own automerge undo plan"
+    assert mentions(scattered, label) and not states(scattered, label)
+    together = "## Key Decisions\n- apply git changes as a text diff that Automerge merges\n  like any edit"
+    assert states(together, label)
+    wrapped = "## Key Decisions\n- apply git changes as a text diff\n  that Automerge merges"
+    assert states(wrapped, label)  # an item's continuation lines are part of it
