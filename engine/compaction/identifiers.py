@@ -64,9 +64,18 @@ _EXTENSIONS: Final = frozenset({
     "env", "xml", "csv", "tsv", "proto", "swift", "ex", "exs", "erl", "vue", "svelte", "dart", "scala", "clj", "r",
     "jl", "pl", "pm", "tf", "tfvars", "gradle", "properties", "dockerfile", "makefile", "mk", "cmake", "nix",
     "ipynb", "png", "jpg", "jpeg", "gif", "svg", "webp", "pdf", "zip", "tar", "gz", "tgz", "whl", "wasm", "so",
-    "dll", "dylib", "exe", "bin", "db", "sqlite", "sqlite3", "parquet", "pem", "crt"
+    "dll", "dylib", "exe", "bin", "db", "sqlite", "sqlite3", "parquet", "pem", "crt",
+    # Media and documents a session works on (a video to transcribe, its subtitles, a slide deck).
+    "mp4", "mov", "mkv", "webm", "avi", "mp3", "wav", "m4a", "flac", "ogg", "srt", "vtt", "ico", "bmp", "tif", "tiff",
+    "woff", "woff2", "ttf", "otf", "docx", "xlsx", "pptx", "odt", "epub", "rtf", "bak", "patch", "diff",
 })
 _BACKTICKS: Final = re.compile(r"`([^`\n]+)`")
+_SHELL_FENCE: Final = re.compile(
+    r"^ {0,3}```(?:bash|sh|shell|zsh|console|terminal|powershell|cmd)?[ \t]*\n(.*?)^ {0,3}```", re.MULTILINE | re.DOTALL
+)
+"""A fenced block with no language or a shell's: its short lines are the commands to run."""
+_SHELL_LINES: Final = 5
+"""Commands read from the head of one fenced block (a long block is a script or output, not commands)."""
 _LEAD: Final = "([{<\"'*“‘«`"
 _TRAIL: Final = ")]}>\"',;:.!?*”’»`"
 _URL: Final = re.compile(r"^(?:https?|wss?|ftp|file|git|ssh|s3|gs|redis|postgres(?:ql)?|mysql|mongodb)://[^\s]+$", re.I)
@@ -138,8 +147,7 @@ def _is_path(token: str) -> bool:
     if token.startswith(("/", "~/", "./", "../", "@")):
         return True
     last = token.rstrip("/").rsplit("/", 1)[-1]
-    extension = _FILE.match(last)
-    return token.count("/") >= 2 or bool(extension and extension.group(1).lower() in _EXTENSIONS)
+    return token.count("/") >= 2 or _is_file(last)
 
 
 def is_identifier(token: str) -> bool:
@@ -209,6 +217,12 @@ def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -
         if not text:
             continue
         rest = text
+        if "```" in text and not locations_only:
+            for block in _SHELL_FENCE.finditer(text):
+                for line in block.group(1).splitlines()[:_SHELL_LINES]:
+                    command = _backtick(line.strip().removeprefix("$ "))
+                    if command is not None and " " in command:
+                        add(command)
         if "`" in text and not locations_only:
             for match in _BACKTICKS.finditer(text):
                 span = _backtick(match.group(1))

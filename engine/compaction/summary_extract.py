@@ -55,6 +55,19 @@ ASK_CHARS: Final = 400
 _LOCATION_KEYS: Final = frozenset({"path", "file_path", "filePath", "file", "url", "uri", "cwd", "directory", "dir"})
 _DIRECTION_CHARS: Final = 500
 """How much of a long user message's later direction (instructions, rules, deferrals) a clipped item adds."""
+_DIRECTING: Final = re.compile(
+    r"\b(?:let'?s|let us|please|keep|for now|i(?:'d| would) like|we should|we(?:'ll| will) (?:use|keep|go))\b",
+    re.IGNORECASE,
+)
+"""Sentences that direct the work although capture reads no instruction in them ("I think let's keep the header
+for now"): a clipped user item keeps them too."""
+_RESTATED_RULE: Final = re.compile(
+    r"\b(?:you said|you asked (?:me )?(?:to|not to|for)|(?:according to|per|following) your (?:instructions?"
+    r"|preferences?|rules?|request)|as you (?:requested|asked|said|instructed|prefer(?:red)?)"
+    r"|since you (?:wanted|want|asked|said|prefer))\b",
+    re.IGNORECASE,
+)
+"""The agent restating a rule the user set ("According to your instructions, I should avoid using '&&'")."""
 _SHORT_ARGUMENT: Final = 200
 """Tool-call arguments up to this many characters are read for paths and URLs whatever their name."""
 _FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -85,7 +98,8 @@ class SpanFact:
 
     kind: str
     """``decisions``, ``constraints``, ``todos``, ``blocked``, ``asks``, ``done`` (a completion statement, matched
-    loosely) or ``closed`` (a request the conversation closed: it closes that very item)."""
+    loosely), ``closed`` (a request the conversation closed: it closes that very item) or ``context`` (a rule the
+    agent restates as the user's)."""
     text: str
     entry_id: str
     order: int
@@ -183,6 +197,10 @@ def _assistant_facts(text: str, entry_id: str, order: int) -> list[SpanFact]:
         if reporting and not line.startswith("#"):
             # A heading keeps the report going; another list header or prose ends it.
             reporting = line.endswith((":", ":**")) and not _OPEN_WORK.search(line)
+        for sentence in _RESTATED_RULE.finditer(line):
+            said = _sentence_around(line, sentence.start(), sentence.end())
+            if said and not said.endswith("?"):
+                facts.append(SpanFact("context", f"Agent, restating the user: {said}", entry_id, order))
         done = _DONE.match(line)
         blocked = _BLOCKED.match(line)
         if done or blocked:
@@ -191,6 +209,14 @@ def _assistant_facts(text: str, entry_id: str, order: int) -> list[SpanFact]:
             claimed.add(rest)
             continue
     return facts
+
+
+def _sentence_around(line: str, start: int, end: int) -> str:
+    """The whole sentence of ``line`` that holds ``line[start:end]``, cleaned of list markers and bold."""
+    left = max(line.rfind(". ", 0, start), line.rfind("! ", 0, start), line.rfind("? ", 0, start))
+    right = min((i for i in (line.find(". ", end), line.find("! ", end), line.find("? ", end)) if i >= 0),
+                default=len(line) - 1)
+    return _clean(line[left + 2 if left >= 0 else 0:right + 1])
 
 
 def with_directions(item: str, message: str) -> str:
@@ -205,7 +231,9 @@ def with_directions(item: str, message: str) -> str:
         return item  # the item is a paste's prose or a rewording, not the message's lead
     lead, extra, used = shown, [], 0
     for sentence in read_user_turn(message, False).sentences:
-        if not (sentence.instruction or sentence.preference or sentence.deferral) or sentence.question:
+        directing = sentence.instruction or sentence.preference or sentence.deferral or _DIRECTING.search(
+            sentence.text)
+        if not directing or sentence.question:
             continue
         text = flatten(sentence.text)
         start = full.find(text)

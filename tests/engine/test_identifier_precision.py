@@ -60,3 +60,10 @@ def test_openclaws_audit_values_are_kept_but_not_listed_as_identifiers() -> None
     assert ":" + stamps[0] not in summary
     assert "/v1/payments" in identifiers
     assert "Values quoted in the last messages" in summary
+
+
+def test_commands_in_a_shell_block_and_media_files_are_identifiers() -> None:
+    text = ("Start it with:\n\n```bash\nnpm run dev\n```\n\nthen transcribe BuildingTnyDocs-Demo.mp4 into "
+            "subtitles.srt.\n\n```python\nvalue = compute(1)\n```")
+    found = extract_identifiers([text])
+    assert found == ["npm run dev", "BuildingTnyDocs-Demo.mp4", "subtitles.srt"]

@@ -53,9 +53,19 @@ def test_the_retention_bench_counts_a_label_only_where_one_item_states_it() -> N
     from bench.real_retention import mentions, states
 
     label = {"keys": [["diff", "automerge"], ["diff-match-patch"]]}
-    scattered = "## Critical Context\n- lines of diffs applied at once\n\n## Key Decisions\n- our own automerge undo plan"
+    scattered = ("## Critical Context\n- lines of diffs applied at once\n\n"
+                 "## Key Decisions\n- our own automerge undo plan")
     assert mentions(scattered, label) and not states(scattered, label)
     together = "## Key Decisions\n- apply git changes as a text diff that Automerge merges\n  like any edit"
     assert states(together, label)
     wrapped = "## Key Decisions\n- apply git changes as a text diff\n  that Automerge merges"
     assert states(wrapped, label)  # an item's continuation lines are part of it
+
+
+def test_a_rule_the_agent_restates_as_the_users_is_kept() -> None:
+    facts = span_facts(_span(("user", "update the toc script and run the tests"),
+                             ("assistant", "According to your instructions, I should avoid using '&&' to chain "
+                                           "commands. Do you want me to run them one by one?")))
+    kept = [f.text for f in facts.facts if f.kind == "context"]
+    assert kept == ["Agent, restating the user: According to your instructions, I should avoid using '&&' to chain "
+                    "commands."]
