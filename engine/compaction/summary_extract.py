@@ -53,6 +53,9 @@ there, here text first, so the twelfth may differ by a few."""
 ASK_CHARS: Final = 400
 """A pending ask longer than this keeps its leading whole sentences and points at its entry."""
 _LOCATION_KEYS: Final = frozenset({"path", "file_path", "filePath", "file", "url", "uri", "cwd", "directory", "dir"})
+_USER_LEAD_CHARS: Final = 800
+"""How much of a long user message a summary item shows as whole sentences (the ledger's item shows 300
+characters): the user's own words are what later turns are measured against."""
 _DIRECTION_CHARS: Final = 500
 """How much of a long user message's later direction (instructions, rules, deferrals) a clipped item adds."""
 _DIRECTING: Final = re.compile(
@@ -220,16 +223,18 @@ def _sentence_around(line: str, start: int, end: int) -> str:
 
 
 def with_directions(item: str, message: str) -> str:
-    """A user item the ledger clipped (``… ``) with the whole sentences of ``message`` after the cut that set
-    direction: instructions, standing rules and deferrals, not questions. A long message often asks first and
-    sets its rules last ("… Also, let's keep the header for now"); the clipped lead alone would lose them."""
+    """A user item the ledger clipped (``… ``) as the message's leading whole sentences (up to
+    :data:`_USER_LEAD_CHARS`), then the later whole sentences that set direction: instructions, standing rules
+    and deferrals, not questions. A long message often asks first and sets its rules last ("… Also, let's keep
+    the header for now"); the clipped lead alone would lose them."""
     if not item.endswith(ELLIPSIS) or not message:
         return item
     shown = flatten(item.removesuffix(ELLIPSIS))
     full = flatten(message)
     if not full.startswith(shown):
         return item  # the item is a paste's prose or a rewording, not the message's lead
-    lead, extra, used = shown, [], 0
+    longer = whole_sentences(message, _USER_LEAD_CHARS).removesuffix(ELLIPSIS).rstrip()
+    lead, extra, used = longer if len(longer) > len(shown) and full.startswith(longer) else shown, [], 0
     for sentence in read_user_turn(message, False).sentences:
         directing = sentence.instruction or sentence.preference or sentence.deferral or _DIRECTING.search(
             sentence.text)
