@@ -71,6 +71,10 @@ _RESTATED_RULE: Final = re.compile(
     re.IGNORECASE,
 )
 """The agent restating a rule the user set ("According to your instructions, I should avoid using '&&'")."""
+_REPORT_ITEMS: Final = 6
+_REPORT_ITEM_CHARS: Final = 240
+"""A closing message's list under its own header: the first items, each short enough to be one fact (a long
+item is an explanation, not a thing built)."""
 _SHORT_ARGUMENT: Final = 200
 """Tool-call arguments up to this many characters are read for paths and URLs whatever their name."""
 _FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -184,33 +188,42 @@ def _locations(arguments: Mapping[str, Any]) -> list[str]:
     return extract_identifiers(texts, locations_only=True)
 
 
-def _assistant_facts(text: str, entry_id: str, order: int) -> list[SpanFact]:
+def _assistant_facts(text: str, entry_id: str, order: int, *, closing: bool = False) -> list[SpanFact]:
+    """Completions and blockers of one agent message; ``closing``: the message ends the agent's turn (the user
+    speaks next), so a list under any header of its own ("The script now supports:") reports what was built."""
     facts: list[SpanFact] = []
-    claimed: set[str] = set()
     reporting = False
+    loose = 0
+    """Items left to take under a header that is no completion header (a closing message's own list)."""
     for line in _prose(text):
-        is_item = bool(_MARKER.match(line))
-        if _DONE_HEADER.match(line):
-            reporting = True
-            continue
-        if reporting and is_item:
-            claimed.add(_clean(line))
-            facts.append(SpanFact("done", _clean(line), entry_id, order))
-            continue
-        if reporting and not line.startswith("#"):
-            # A heading keeps the report going; another list header or prose ends it.
-            reporting = line.endswith((":", ":**")) and not _OPEN_WORK.search(line)
         for sentence in _RESTATED_RULE.finditer(line):
             said = _sentence_around(line, sentence.start(), sentence.end())
             if said and not said.endswith("?"):
                 facts.append(SpanFact("context", f"Agent, restating the user: {said}", entry_id, order))
+        is_item = bool(_MARKER.match(line))
+        if _DONE_HEADER.match(line):
+            reporting, loose = True, 0
+            continue
+        if closing and not is_item and line.endswith((":", ":**")) and not _OPEN_WORK.search(line) \
+                and "?" not in line:
+            reporting, loose = True, _REPORT_ITEMS
+            continue
+        if reporting and is_item:
+            item = _clean(line)
+            if loose == 0 or (len(item) <= _REPORT_ITEM_CHARS and extract_identifiers([line])):
+                facts.append(SpanFact("done", item, entry_id, order))
+            if loose:
+                loose -= 1
+                reporting = loose > 0
+            continue
+        if reporting and not line.startswith("#"):
+            # A heading keeps the report going; another list header or prose ends it.
+            reporting = line.endswith((":", ":**")) and not _OPEN_WORK.search(line)
         done = _DONE.match(line)
         blocked = _BLOCKED.match(line)
         if done or blocked:
             rest = _clean((done or blocked).group("rest"))  # type: ignore[union-attr]
             facts.append(SpanFact("done" if done else "blocked", rest, entry_id, order))
-            claimed.add(rest)
-            continue
     return facts
 
 
@@ -256,6 +269,19 @@ def with_directions(item: str, message: str) -> str:
     return said if not rest or (extra and full.endswith(extra[-1])) else f"{said} {ELLIPSIS}"
 
 
+def _closing_messages(span: Sequence[SpanMessage]) -> set[int]:
+    """Positions of the agent messages after which a real user message comes next (tool results between)."""
+    closing: set[int] = set()
+    last_agent: int | None = None
+    for order, s in enumerate(span):
+        if s.parts.role == "assistant" and s.parts.text.strip():
+            last_agent = order
+        elif s.parts.role == "user" and is_real_user_message(s.parts.text) and last_agent is not None:
+            closing.add(last_agent)
+            last_agent = None
+    return closing
+
+
 def turn_context(prefix: Sequence[SpanMessage]) -> TurnContext:
     """pi's split-turn block for the turn prefix ``prefix`` (whole sentences, tool calls without long values)."""
     first = next((s for s in prefix if s.parts.role in ("user", "bashExecution", "custom")), None)
@@ -289,6 +315,7 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
     said: dict[str | None, str] = {}
     orders: dict[str | None, int] = {}
     last_when: str | None = None
+    closing = _closing_messages(span)
     for order, s in enumerate(span):
         parts, entry_id = s.parts, s.message.entry_id
         if parts.role == "user":
@@ -307,7 +334,7 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             texts.append(parts.text)
             orders[entry_id] = order
             ledger = fold_agent(ledger, parts.text, bool(parts.tool_calls), s.message.entry.timestamp, entry_id)
-            facts += _assistant_facts(parts.text, entry_id, order)
+            facts += _assistant_facts(parts.text, entry_id, order, closing=order in closing)
             found = extract_identifiers([parts.text])
             for _name, args in parts.tool_calls:
                 found += _locations(args)

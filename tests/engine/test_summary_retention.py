@@ -69,3 +69,28 @@ def test_a_rule_the_agent_restates_as_the_users_is_kept() -> None:
     kept = [f.text for f in facts.facts if f.kind == "context"]
     assert kept == ["Agent, restating the user: According to your instructions, I should avoid using '&&' to chain "
                     "commands."]
+
+
+def test_the_list_a_turns_last_message_reports_is_done_work() -> None:
+    report = ("I've updated the script. It now works like this:\n\n"
+              "1. **Default behavior**: inline images with `Part.from_bytes`, no uploads\n"
+              "2. **`--use-files-api`**: uploads through the Files API\n"
+              "3. It is a lot faster now for everyone\n\nTry it on the sample video.")
+    span = _span(("user", "switch to inline images please"), ("assistant", report), ("user", "great, thanks"))
+    done = [f.text for f in span_facts(span).facts if f.kind == "done"]
+    assert "Default behavior: inline images with `Part.from_bytes`, no uploads" in done
+    assert "`--use-files-api`: uploads through the Files API" in done
+    assert not any("faster" in d for d in done)  # names nothing built: an explanation, not a fact
+    # The same list in a message the agent goes on from is not a report yet.
+    middle = _span(("user", "switch to inline images please"), ("assistant", report), ("assistant", "Running it."))
+    assert not [f for f in span_facts(middle).facts if f.kind == "done"]
+
+
+def test_a_split_turns_announcements_are_not_carried_as_done_work() -> None:
+    from engine.compaction.summary_sections import parse_summary
+
+    text = ("## Early Progress\n- Now let me check the provider.\n- I'll update the WebSocket client next.\n"
+            "- Found the frozen clock in conftest.py")
+    kinds = {(i.kind, i.text) for i in parse_summary(text).items}
+    assert ("done", "Found the frozen clock in conftest.py") in kinds
+    assert not any(kind == "done" and ("let me" in said.lower() or "I'll" in said) for kind, said in kinds)
