@@ -12,7 +12,11 @@ every marked statement counts, not only the best one):
   ``- [x] …``), which resolve the TODOs and asks they match;
 * user text (real messages only, envelope stripped) — corrections and standing preferences as constraints
   (``Don't …``, ``Always …``, ``From now on …``); the message itself as a pending ask when it carries at least
-  three content words and is not only such a preference;
+  three content words and is not only such a preference; an item the ledger clipped shows more of the message's
+  leading whole sentences and then its later sentences that set direction (:func:`with_directions`);
+* the agent's closing message of a turn (the user speaks next) — the first items of a list under a header of its
+  own that name a file, flag or symbol, as done work; any agent sentence that restates a user's rule ("according
+  to your instructions …") as a context item;
 * identifiers (:mod:`engine.compaction.identifiers`) from user and assistant text, and paths and URLs from tool
   call arguments and shell commands — never from tool output, which is mostly noise.
 
@@ -193,8 +197,7 @@ def _assistant_facts(text: str, entry_id: str, order: int, *, closing: bool = Fa
     speaks next), so a list under any header of its own ("The script now supports:") reports what was built."""
     facts: list[SpanFact] = []
     reporting = False
-    loose = 0
-    """Items left to take under a header that is no completion header (a closing message's own list)."""
+    loose = 0  # items left to take under a header of the closing message's own (0: a completion header's list)
     for line in _prose(text):
         for sentence in _RESTATED_RULE.finditer(line):
             said = _sentence_around(line, sentence.start(), sentence.end())
