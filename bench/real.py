@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.real_retention import whole_token
+from bench.real_retention import retention_report
 
 KINDS = ("decisions", "constraints", "open_items")
 BASELINE_COMMIT = "a832a5c"
@@ -254,47 +254,24 @@ def _speed(arms: dict[str, dict[str, Any]]) -> None:
               "  (target <= 1 ms)")
 
 
-def _retention(sessions: Sequence[Session], code_roots: dict[str, Path]) -> None:
-    print("\nretention after 4 compactions (final summary; labelled items by key; identifiers exact, case-sensitive,"
-          " and as whole tokens)")
+def _retention(sessions: Sequence[Session], code_roots: dict[str, Path],
+               split: dict[str, frozenset[str]] | None = None) -> None:
+    print("\nretention after 4 compactions (final summary; labelled decisions and constraints stated in one item"
+          " of it, and anywhere in it; identifiers exact, case-sensitive, and as whole tokens)")
     labels = {str(s.path): s.labels for s in sessions}
     arms = {arm: run_driver("real_retention.py", list(labels), root) for arm, root in code_roots.items()}
-    totals: dict[str, dict[str, list[int]]] = {arm: defaultdict(lambda: [0, 0]) for arm in arms}
-    worst: dict[str, float] = {arm: 0.0 for arm in arms}
-    compactions = {arm: sum(r["compactions"] for r in results.values()) for arm, results in arms.items()}
     for arm, results in arms.items():
         for path, result in results.items():
             if result.get("error"):
                 print(f"  {arm} failed on {Path(path).name}: {result['error']} (counted as nothing kept)")
-    for arm, results in arms.items():
-        for path, result in results.items():
-            summary = result["summary"]
-            for kind in ("decisions", "constraints"):
-                items = labels[path].get(kind) or []
-                totals[arm][kind][0] += sum(1 for label in items if matches(summary, label))
-                totals[arm][kind][1] += len(items)
-            idents = labels[path].get("identifiers") or []
-            totals[arm]["identifiers"][0] += sum(1 for i in idents if i in summary)
-            totals[arm]["identifiers"][1] += len(idents)
-            totals[arm]["identifiers, whole token"][0] += sum(1 for i in idents if whole_token(i, summary))
-            totals[arm]["identifiers, whole token"][1] += len(idents)
-            worst[arm] = max(worst[arm], result["summary_tokens"] / max(1, result["window"]))
-    for kind in ("decisions", "constraints", "identifiers", "identifiers, whole token"):
-        cells = [f"{arm} {t[kind][0]}/{t[kind][1]} {100 * t[kind][0] / max(1, t[kind][1]):.0f}%"
-                 for arm, t in totals.items()]
-        print(f"  {kind:<25} " + "   ".join(cells))
-    ran = [p for p in labels if all(not results[p].get("error") for results in arms.values())]
-    if len(ran) < len(labels):
-        cells = []
-        for arm, results in arms.items():
-            kept = sum(1 for p in ran for kind in ("decisions", "constraints")
-                       for label in labels[p].get(kind) or [] if matches(results[p]["summary"], label))
-            total = sum(len(labels[p].get(kind) or []) for p in ran for kind in ("decisions", "constraints"))
-            cells.append(f"{arm} {kept}/{total} {100 * kept / max(1, total):.0f}%")
-        print(f"  decisions+constraints on the {len(ran)} sessions every arm compacted: " + "   ".join(cells))
+    groups: dict[str, list[str]] = defaultdict(list)
+    for s in sessions:
+        side = _side(s.repository, split)
+        if side is not None:
+            groups[side].append(str(s.path))
+    retention_report(labels, arms, {**groups, "all": list(labels)})
+    compactions = {arm: sum(r["compactions"] for r in results.values()) for arm, results in arms.items()}
     print("  compactions applied " + "   ".join(f"{arm} {n} of {4 * len(labels)}" for arm, n in compactions.items()))
-    print("  largest summary " + "   ".join(f"{arm} {100 * w:.2f}% of the window" for arm, w in worst.items())
-          + "  (target <= 3%)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -323,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         _table(sessions, arms, args.verbose, split, args.misses_of)
         _speed(arms)
         if args.retention:
-            _retention(sessions, roots)
+            _retention(sessions, roots, split)
     return 0
 
 

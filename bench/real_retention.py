@@ -23,6 +23,34 @@ KEEP_RECENT = 300
 """Tokens the planner keeps verbatim after each cut: small, so most of each part is summarized."""
 
 
+def summary_items(summary: str) -> list[str]:
+    """The summary's items: each line with the indented lines that continue it (headings are items too, so a
+    term in a heading never pairs with a term in an item under it: they are separate items)."""
+    items: list[str] = []
+    for line in summary.splitlines():
+        if line.startswith(" ") and items and line.strip():
+            items[-1] += " " + line.strip()
+        elif line.strip():
+            items.append(line)
+    return items
+
+
+def _holds(text: str, label: dict[str, Any]) -> bool:
+    lowered = text.lower()
+    return any(all(str(term).lower() in lowered for term in keys) for keys in label.get("keys") or [] if keys)
+
+
+def states(summary: str, label: dict[str, Any]) -> bool:
+    """Whether one item of ``summary`` holds every term of one of ``label``'s key alternatives: the summary states
+    the label there. Terms found in different items ("diff" in one, "automerge" in another) do not count."""
+    return any(_holds(item, label) for item in summary_items(summary))
+
+
+def mentions(summary: str, label: dict[str, Any]) -> bool:
+    """The looser rule of the first rounds: every term anywhere in the summary (an upper bound)."""
+    return _holds(summary, label)
+
+
 def whole_token(token: str, text: str) -> bool:
     """``token`` occurs in ``text`` as a whole token (not inside a longer word or path)."""
     return re.search(r"(?<![\w./@~-])" + re.escape(token) + r"(?![\w/@-])", text) is not None
@@ -76,6 +104,46 @@ def compact_four_times(path: Path) -> dict[str, Any]:
             result = {"summary": plan.summary, "summary_tokens": plan.summary_tokens,
                       "window": snapshot.window.tokens or 0, "compactions": result["compactions"] + 1}
         return result
+
+
+RETAINED = ("decisions", "constraints", "decisions, anywhere", "constraints, anywhere", "identifiers",
+            "identifiers, whole token")
+
+
+def retention_counts(labels: dict[str, Any], result: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """Kept / labelled per measure for one session's final summary: decisions and constraints stated in one item
+    (:func:`states`) and, as before, anywhere (:func:`mentions`); identifiers exact and as whole tokens."""
+    summary = result["summary"]
+    counts: dict[str, tuple[int, int]] = {}
+    for kind in ("decisions", "constraints"):
+        items = labels.get(kind) or []
+        counts[kind] = (sum(1 for label in items if states(summary, label)), len(items))
+        counts[f"{kind}, anywhere"] = (sum(1 for label in items if mentions(summary, label)), len(items))
+    idents = labels.get("identifiers") or []
+    counts["identifiers"] = (sum(1 for i in idents if i in summary), len(idents))
+    counts["identifiers, whole token"] = (sum(1 for i in idents if whole_token(i, summary)), len(idents))
+    return counts
+
+
+def retention_report(labels: dict[str, dict[str, Any]], arms: dict[str, dict[str, dict[str, Any]]],
+                     groups: dict[str, list[str]]) -> None:
+    """Print the pooled retention of each group of sessions (``groups``: name -> session paths), every arm side
+    by side, and the largest summary of the group as a share of the window. Only pooled lines are printed."""
+    for name, paths in groups.items():
+        if not paths:
+            continue
+        print(f"  [{name}: {len(paths)} sessions]")
+        for measure in RETAINED:
+            cells = []
+            for arm, results in arms.items():
+                kept = sum(retention_counts(labels[p], results[p])[measure][0] for p in paths)
+                total = sum(retention_counts(labels[p], results[p])[measure][1] for p in paths)
+                cells.append(f"{arm} {kept}/{total} {100 * kept / max(1, total):.1f}%")
+            print(f"    {measure:<27} " + "   ".join(cells))
+        worst = {arm: max(results[p]["summary_tokens"] / max(1, results[p]["window"]) for p in paths)
+                 for arm, results in arms.items()}
+        print("    largest summary             " + "   ".join(f"{arm} {100 * w:.2f}% of the window"
+                                                          for arm, w in worst.items()) + "  (target <= 3%)")
 
 
 def _safe(path: Path) -> dict[str, Any]:

@@ -2,16 +2,22 @@
 
 A token is what stands between whitespace (or inside one pair of backticks), stripped of the punctuation that
 wraps it in prose. It is kept when it is one of: a URL; a path (``/abs``, ``~/x``, ``./x``, ``a/b/c``, a relative
-path to a file with an extension, ``C:\\x``); a file name with a known extension; a hex id (git SHA, hash,
-UUID) with both digits and letters; ``host:port``; a version (``v1.2``, ``1.2.3``, ``pkg@1.2.3``); a ticket or
-id with a separator (``JIRA-12``, ``cp_012``); a number of six digits or more; a symbol (``snake_case``,
-``camelCase``, ``PascalCase``, ``dotted.name``, ``call()``); a command-line flag (``--dry-run``); or anything
-written in backticks that is a name (``refactor``) or a command (``npm run check``: at most eight words led by a
-lower-case program name, without code punctuation), up to 120 characters.
+path to a file with an extension, ``C:\\x``, segments such as ``[locale]`` included); a file name with a known
+extension, or a dot-file (``.env.example``, ``.githooks``); a hex id (git SHA, hash, UUID) with both digits and
+letters; ``host:port`` (a host with a letter in it, or an IPv4 address: ``00:05`` is a time); a version
+(``v1.2``, ``1.2.3``, ``pkg@1.2.3``); a ticket or id with a separator (``JIRA-12``, ``cp_012``); a number of six
+digits or more right after a word that names an id (``order 246813579``, ``PR 1234567``); a package-style name in
+kebab case with a digit or at least three parts and no small word between them (``gemini-2.5-pro``,
+``diff-match-patch``, not ``step-by-step``); a symbol (``snake_case``, ``camelCase``, ``PascalCase``,
+``dotted.name``, ``call()``); a command-line flag (``--dry-run``); or anything written in backticks that is a
+name (``refactor``) or a command (``npm run check``: at most eight words led by a lower-case program name, without
+code punctuation), up to 120 characters.
 
-Generic tokens that identify nothing in particular (``/dev/null``, ``/tmp``, ``/usr/bin/env``) are skipped. The
-caller passes text that was already redacted and never cut: a token is only ever taken from text as written, so a
-truncated line can never yield a fragment.
+What a continuation cannot use is skipped: a bare number (a count, a timestamp, a byte size), a token that opens
+with ``:`` (the tail of a ``key:value`` pair), a literal (``true``, ``null``), and generic tokens that identify
+nothing in particular (``/dev/null``, ``/tmp``, ``/usr/bin/env``). The caller passes text that was already
+redacted and never cut: a token is only ever taken from text as written, so a truncated line can never yield a
+fragment.
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ GENERIC_IDENTIFIERS: Final = frozenset({
     # Products spelled like a file name (``Node.js v23.4.0`` in an error trace): the ``.js`` is no file here.
     "Node.js", "Vue.js", "Next.js", "Nuxt.js", "React.js", "Express.js", "Three.js", "Chart.js", "D3.js", "Ember.js",
     "Backbone.js", "Angular.js", "AngularJS", "Socket.io",
+    # Literals name a value, not a thing the session works on.
+    "true", "false", "True", "False", "TRUE", "FALSE", "null", "NULL", "None", "none", "undefined", "NaN", "nil",
 })
 """Tokens that look like identifiers but name nothing specific to a session."""
 
@@ -56,22 +64,48 @@ _EXTENSIONS: Final = frozenset({
     "env", "xml", "csv", "tsv", "proto", "swift", "ex", "exs", "erl", "vue", "svelte", "dart", "scala", "clj", "r",
     "jl", "pl", "pm", "tf", "tfvars", "gradle", "properties", "dockerfile", "makefile", "mk", "cmake", "nix",
     "ipynb", "png", "jpg", "jpeg", "gif", "svg", "webp", "pdf", "zip", "tar", "gz", "tgz", "whl", "wasm", "so",
-    "dll", "dylib", "exe", "bin", "db", "sqlite", "sqlite3", "parquet", "pem", "crt"
+    "dll", "dylib", "exe", "bin", "db", "sqlite", "sqlite3", "parquet", "pem", "crt",
+    # Media and documents a session works on (a video to transcribe, its subtitles, a slide deck).
+    "mp4", "mov", "mkv", "webm", "avi", "mp3", "wav", "m4a", "flac", "ogg", "srt", "vtt", "ico", "bmp", "tif", "tiff",
+    "woff", "woff2", "ttf", "otf", "docx", "xlsx", "pptx", "odt", "epub", "rtf", "bak", "patch", "diff",
 })
 _BACKTICKS: Final = re.compile(r"`([^`\n]+)`")
-_LEAD: Final = "([{<\"'*“‘«"
-_TRAIL: Final = ")]}>\"',;:.!?*”’»"
+_SHELL_FENCE: Final = re.compile(
+    r"^ {0,3}```(?:bash|sh|shell|zsh|console|terminal|powershell|cmd)?[ \t]*\n(.*?)^ {0,3}```", re.MULTILINE | re.DOTALL
+)
+"""A fenced block with no language or a shell's: its short lines are the commands to run."""
+_SHELL_LINES: Final = 5
+"""Commands read from the head of one fenced block (a long block is a script or output, not commands)."""
+_LEAD: Final = "([{<\"'*“‘«`"
+_TRAIL: Final = ")]}>\"',;:.!?*”’»`"
 _URL: Final = re.compile(r"^(?:https?|wss?|ftp|file|git|ssh|s3|gs|redis|postgres(?:ql)?|mysql|mongodb)://[^\s]+$", re.I)
+_LINE_REF: Final = re.compile(r":\d+(?::\d+)?$")
+"""A compiler's or grep's line (and column) after a file: ``src/a.ts:131``."""
 _WINDOWS_PATH: Final = re.compile(r"^[A-Za-z]:\\[\w\\. -]+$")
-_PATH: Final = re.compile(r"^(?:~|\.{1,2}|@)?/?[\w@.+~-]+(?:/[\w@.+~-]*)+$")
+_PATH: Final = re.compile(r"^(?:~|\.{1,2}|@)?/?[\w@.+~\[\]-]+(?:/[\w@.+~\[\]-]*)+$")
 _FILE: Final = re.compile(r"^[\w-][\w.-]*\.([A-Za-z0-9]{1,11})$")
 _HEX: Final = re.compile(r"^(?=[0-9a-fA-F-]*\d)(?=[0-9a-fA-F-]*[a-fA-F])[0-9a-fA-F]{7,}(?:-[0-9a-fA-F]{4,})*$")
-_HOST_PORT: Final = re.compile(r"^[A-Za-z0-9][\w.-]*:\d{2,5}$")
+_HOST_PORT: Final = re.compile(
+    r"^(?:[A-Za-z0-9][\w.-]*[A-Za-z][\w.-]*|[A-Za-z][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}):\d{2,5}$"
+)
 _VERSION: Final = re.compile(
     r"^(?:v\d+(?:\.\d+)+|\d+\.\d+\.\d+)(?:[-+][\w.]+)?$|^[\w@/.-]+(?:@|==|>=|<=|~=)v?\d+(?:\.\d+)+[\w.+-]*$"
 )
 _TICKET: Final = re.compile(r"^(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+$")
 _NUMBER: Final = re.compile(r"^\d{6,}$")
+_ID_NOUNS: Final = frozenset({
+    "id", "ids", "order", "orders", "ticket", "issue", "issues", "pr", "pull", "build", "job", "run", "pid",
+    "account", "invoice", "case", "incident", "request", "transaction", "commit", "record", "user", "customer",
+    "merchant", "project", "item", "no", "no.", "number", "ref", "reference",
+})
+"""Words after which a bare number of six digits or more is an id (``order 246813579``), not a count."""
+_DOTFILE: Final = re.compile(r"^\.[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*$")
+_KEBAB: Final = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9][a-z0-9.]*)+$")
+_SMALL_WORDS: Final = frozenset({
+    "a", "an", "the", "to", "of", "by", "in", "on", "for", "and", "or", "at", "as", "with", "from", "per", "vs",
+    "off", "up", "out", "over", "down", "is", "it",
+})
+"""Words that make a hyphenated run prose (``end-to-end``, ``out-of-the-box``), not a package name."""
 _SNAKE: Final = re.compile(r"^_{0,2}[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_{0,2}(?:\(\))?$")
 _CAMEL: Final = re.compile(r"^_?(?:[a-z]+[A-Z]|[A-Z][a-z0-9]+[A-Z])[A-Za-z0-9]*(?:\(\))?$")
 _DOTTED: Final = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?$")
@@ -96,14 +130,24 @@ def _strip(token: str) -> str:
     return token
 
 
+def _is_kebab(token: str) -> bool:
+    """A package-style name (``diff-match-patch``, ``gemini-2.5-pro``): two-part prose compounds (``real-time``)
+    and runs around small words (``step-by-step``) are not."""
+    if not _KEBAB.match(token) or token.endswith("."):
+        return False
+    parts = token.split("-")
+    if any(part in _SMALL_WORDS for part in parts):
+        return False
+    return len(parts) >= 3 or (any(c.isdigit() for c in token) and any(c.isalpha() for c in parts[0] + parts[-1]))
+
+
 def _is_path(token: str) -> bool:
     if not _PATH.match(token) or not any(c.isalpha() for c in token):
         return False
     if token.startswith(("/", "~/", "./", "../", "@")):
         return True
     last = token.rstrip("/").rsplit("/", 1)[-1]
-    extension = _FILE.match(last)
-    return token.count("/") >= 2 or bool(extension and extension.group(1).lower() in _EXTENSIONS)
+    return token.count("/") >= 2 or _is_file(last)
 
 
 def is_identifier(token: str) -> bool:
@@ -112,11 +156,12 @@ def is_identifier(token: str) -> bool:
         return False
     if _URL.match(token):
         return token.split("://", 1)[1] != ""
-    if _WINDOWS_PATH.match(token) or _is_path(token):
+    if _WINDOWS_PATH.match(token) or _is_path(token) or _is_file(token):
         return True
-    if _is_file(token):
+    line_ref = _LINE_REF.search(token)
+    if line_ref and (_is_path(token[:line_ref.start()]) or _is_file(token[:line_ref.start()])):
         return True
-    if _VERSION.match(token) or _HEX.match(token) or _HOST_PORT.match(token) or _NUMBER.match(token):
+    if _VERSION.match(token) or _HEX.match(token) or _HOST_PORT.match(token) or _is_kebab(token):
         return True
     if _FLAG.match(token) or _TICKET.match(token) or _SNAKE.match(token) or _CAMEL.match(token):
         return True
@@ -142,6 +187,8 @@ def _backtick(span: str) -> str | None:
 
 
 def _is_file(token: str) -> bool:
+    if _DOTFILE.match(token) and len(token) >= 4:
+        return True
     file = _FILE.match(token)
     return bool(file and file.group(1).lower() in _EXTENSIONS and not token[0].isdigit())
 
@@ -170,16 +217,24 @@ def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -
         if not text:
             continue
         rest = text
+        if "```" in text and not locations_only:
+            for block in _SHELL_FENCE.finditer(text):
+                for line in block.group(1).splitlines()[:_SHELL_LINES]:
+                    command = _backtick(line.strip().removeprefix("$ "))
+                    if command is not None and " " in command:
+                        add(command)
         if "`" in text and not locations_only:
             for match in _BACKTICKS.finditer(text):
                 span = _backtick(match.group(1))
                 if span is not None:
                     add(span)
             rest = _BACKTICKS.sub(" ", text)
+        previous = ""
         for raw in rest.split():
             token = _strip(raw)
-            if accept(token):
+            if accept(token) or (not locations_only and _NUMBER.match(token) and previous in _ID_NOUNS):
                 add(token)
+            previous = raw.lower().rstrip(":#")
     return found
 
 
@@ -242,7 +297,9 @@ def audit_identifiers(texts: Iterable[str], limit: int = OPENCLAW_AUDIT_IDENTIFI
     OpenClaw joins them and takes the first ``limit`` distinct opaque identifiers (:data:`_OPAQUE`; pure hex
     compared without case, shorter than four characters ignored), and fails a summary that does not contain each
     verbatim. The identifier can be part of a token (the absolute tail of a relative path, a URL glued to
-    punctuation); a summary that holds the whole token holds the part, so the whole token is returned.
+    punctuation); a summary that holds the whole token holds the part, so the whole token is returned when it is an
+    identifier itself (:func:`is_identifier`), else the audit's value alone (``1772441000208``, not the
+    ``:1772441000208`` of a JSON log line).
     """
     text = "\n".join(t for t in (t.strip() for t in texts) if t)
     seen: set[str] = set()
@@ -257,7 +314,8 @@ def audit_identifiers(texts: Iterable[str], limit: int = OPENCLAW_AUDIT_IDENTIFI
         seen.add(value)
         start = match.start(1) if match.group(1) else match.start(2)
         token = _token_around(text, start, start + len(raw))
-        found.append(token if value.upper() in token.upper() else value)
+        whole = value.upper() in token.upper() and (is_identifier(token) or is_location(token))
+        found.append(token if whole else value)
         if len(seen) >= limit:
             break
     return list(dict.fromkeys(found))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from engine.capture.whole_text import whole_sentences
+from engine.compaction.identifiers import is_identifier, is_location
 from engine.compaction.span_text import (
     MessageParts,
     SpanMessage,
@@ -55,6 +56,8 @@ __all__ = [
 SUMMARY_HEADINGS: Final = OPENCLAW_HEADINGS
 """OpenClaw's safeguard summary headings, each once and in this order (its quality audit checks both)."""
 CLEARED: Final = "[Old tool result content cleared]"
+AUDIT_VALUES_PREFIX: Final = "Values quoted in the last messages (kept verbatim for OpenClaw's summary check):"
+"""Opens the status line that carries the plain values OpenClaw's quality audit looks for."""
 
 _KEEP_SHORT_OUTPUT: Final = 200
 """Tool outputs this short (characters) are kept whole: the placeholder would be no shorter."""
@@ -234,18 +237,28 @@ def _targeted_prune(
 def _for_openclaws_audit(items: list[SummaryItem], facts: SpanFacts) -> tuple[list[SummaryItem], tuple[str, ...]]:
     """Items OpenClaw's quality audit needs, and the texts the size budget must keep: the whole tokens holding
     the span's first opaque identifiers, and the latest user message (under the asks when it asks something,
-    else as a status line, so the audit finds its words)."""
+    else as a status line, so the audit finds its words).
+
+    The audit also asks for plain values (a log line's ``1772441000208``, a count such as ``191960``): they are
+    no identifiers a continuation needs, so they go on one status line that says why it is there, not under
+    ``## Exact identifiers`` (docs/compaction.md, OpenClaw's quality audit)."""
     known = {item.text for item in items}
     end = max((item.order for item in items), default=0) + 1
+    names = [token for token in facts.audit_ids if is_identifier(token) or is_location(token)]
+    values = [token for token in facts.audit_ids if token not in names]
     items = items + [SummaryItem(token, "identifiers", order=end + n)
-                     for n, token in enumerate(facts.audit_ids) if token not in known]
-    required = list(facts.audit_ids)
+                     for n, token in enumerate(names) if token not in known]
+    required = list(names)
+    if values:
+        line = f"{AUDIT_VALUES_PREFIX} {', '.join(values)}"
+        items.append(SummaryItem(line, "status", order=end + len(names)))
+        required.append(line)
     latest = facts.latest_user
     if latest:
         ask = next((i for i in items if i.kind in ("asks", "done") and i.text.startswith(latest[:200])), None)
         if ask is None:
             line = f"Latest user message: {whole_sentences(latest, ASK_CHARS)}"
-            items.append(SummaryItem(line, "status", order=end + len(facts.audit_ids)))
+            items.append(SummaryItem(line, "status", order=end + len(facts.audit_ids) + 1))
             ask = items[-1]
         required.append(ask.text)
     return items, tuple(required)

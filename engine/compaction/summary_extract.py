@@ -12,7 +12,11 @@ every marked statement counts, not only the best one):
   ``- [x] …``), which resolve the TODOs and asks they match;
 * user text (real messages only, envelope stripped) — corrections and standing preferences as constraints
   (``Don't …``, ``Always …``, ``From now on …``); the message itself as a pending ask when it carries at least
-  three content words and is not only such a preference;
+  three content words and is not only such a preference; an item the ledger clipped shows more of the message's
+  leading whole sentences and then its later sentences that set direction (:func:`with_directions`);
+* the agent's closing message of a turn (the user speaks next) — the first items of a list under a header of its
+  own that name a file, flag or symbol, as done work; any agent sentence that restates a user's rule ("according
+  to your instructions …") as a context item;
 * identifiers (:mod:`engine.compaction.identifiers`) from user and assistant text, and paths and URLs from tool
   call arguments and shell commands — never from tool output, which is mostly noise.
 
@@ -27,6 +31,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from engine.capture.acts import read_user_turn
 from engine.capture.decisions import (
     is_real_user_message,
     strip_envelope,
@@ -52,6 +57,30 @@ there, here text first, so the twelfth may differ by a few."""
 ASK_CHARS: Final = 400
 """A pending ask longer than this keeps its leading whole sentences and points at its entry."""
 _LOCATION_KEYS: Final = frozenset({"path", "file_path", "filePath", "file", "url", "uri", "cwd", "directory", "dir"})
+_USER_LEAD_CHARS: Final = 800
+"""How much of a long user message a summary item shows as whole sentences (the ledger's item shows 300
+characters): the user's own words are what later turns are measured against."""
+_DIRECTION_CHARS: Final = 500
+"""How much of a long user message's later direction (instructions, rules, deferrals) a clipped item adds."""
+_DIRECTING: Final = re.compile(
+    r"\b(?:let'?s|let us|please|keep|for now|i(?:'d| would) like|we should|we(?:'ll| will) (?:use|keep|go))\b",
+    re.IGNORECASE,
+)
+"""Sentences that direct the work although capture reads no instruction in them ("I think let's keep the header
+for now"): a clipped user item keeps them too."""
+_RESTATED_RULE: Final = re.compile(
+    r"\b(?:you said|you asked (?:me )?(?:to|not to|for)|(?:according to|per|following) your (?:instructions?"
+    r"|preferences?|rules?|request)|as you (?:requested|asked|said|instructed|prefer(?:red)?)"
+    r"|since you (?:wanted|want|asked|said|prefer))\b",
+    re.IGNORECASE,
+)
+"""The agent restating a rule the user set ("According to your instructions, I should avoid using '&&'")."""
+_REPORT_ITEMS: Final = 6
+_REPORT_ITEM_CHARS: Final = 240
+"""A closing message's list under its own header: the first items, each short enough to be one fact (a long
+item is an explanation, not a thing built)."""
+_SHORT_ARGUMENT: Final = 200
+"""Tool-call arguments up to this many characters are read for paths and URLs whatever their name."""
 _FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DONE: Final = re.compile(
     r"^(?:[-*+]\s+\[[xX]\]\s+|✅\s*|done[.!]\s+|(?:done|completed|fixed|finished|resolved|shipped)\s*[:–—-]\s+)"
@@ -80,7 +109,8 @@ class SpanFact:
 
     kind: str
     """``decisions``, ``constraints``, ``todos``, ``blocked``, ``asks``, ``done`` (a completion statement, matched
-    loosely) or ``closed`` (a request the conversation closed: it closes that very item)."""
+    loosely), ``closed`` (a request the conversation closed: it closes that very item) or ``context`` (a rule the
+    agent restates as the user's)."""
     text: str
     entry_id: str
     order: int
@@ -151,23 +181,43 @@ def _clean(line: str) -> str:
 def _locations(arguments: Mapping[str, Any]) -> list[str]:
     texts: list[str] = []
     for key, value in arguments.items():
-        if isinstance(value, str) and (key in _LOCATION_KEYS or key in ("command", "cmd")) and len(value) <= 4000:
+        if not isinstance(value, str):
+            continue
+        if (key in _LOCATION_KEYS or key in ("command", "cmd")) and len(value) <= 4000:
+            texts.append(value)
+        elif len(value) <= _SHORT_ARGUMENT:
+            # A short argument under another name (a tool's ``summary`` or ``pattern``) still names the file it
+            # works on; long ones (file content, edits) are code, whose paths are imports, not the session's.
             texts.append(value)
     return extract_identifiers(texts, locations_only=True)
 
 
-def _assistant_facts(text: str, entry_id: str, order: int) -> list[SpanFact]:
+def _assistant_facts(text: str, entry_id: str, order: int, *, closing: bool = False) -> list[SpanFact]:
+    """Completions and blockers of one agent message; ``closing``: the message ends the agent's turn (the user
+    speaks next), so a list under any header of its own ("The script now supports:") reports what was built."""
     facts: list[SpanFact] = []
-    claimed: set[str] = set()
     reporting = False
+    loose = 0  # items left to take under a header of the closing message's own (0: a completion header's list)
     for line in _prose(text):
+        for sentence in _RESTATED_RULE.finditer(line):
+            said = _sentence_around(line, sentence.start(), sentence.end())
+            if said and not said.endswith("?"):
+                facts.append(SpanFact("context", f"Agent, restating the user: {said}", entry_id, order))
         is_item = bool(_MARKER.match(line))
         if _DONE_HEADER.match(line):
-            reporting = True
+            reporting, loose = True, 0
+            continue
+        if closing and not is_item and line.endswith((":", ":**")) and not _OPEN_WORK.search(line) \
+                and "?" not in line:
+            reporting, loose = True, _REPORT_ITEMS
             continue
         if reporting and is_item:
-            claimed.add(_clean(line))
-            facts.append(SpanFact("done", _clean(line), entry_id, order))
+            item = _clean(line)
+            if loose == 0 or (len(item) <= _REPORT_ITEM_CHARS and extract_identifiers([line])):
+                facts.append(SpanFact("done", item, entry_id, order))
+            if loose:
+                loose -= 1
+                reporting = loose > 0
             continue
         if reporting and not line.startswith("#"):
             # A heading keeps the report going; another list header or prose ends it.
@@ -177,9 +227,62 @@ def _assistant_facts(text: str, entry_id: str, order: int) -> list[SpanFact]:
         if done or blocked:
             rest = _clean((done or blocked).group("rest"))  # type: ignore[union-attr]
             facts.append(SpanFact("done" if done else "blocked", rest, entry_id, order))
-            claimed.add(rest)
-            continue
     return facts
+
+
+def _sentence_around(line: str, start: int, end: int) -> str:
+    """The whole sentence of ``line`` that holds ``line[start:end]``, cleaned of list markers and bold."""
+    left = max(line.rfind(". ", 0, start), line.rfind("! ", 0, start), line.rfind("? ", 0, start))
+    right = min((i for i in (line.find(". ", end), line.find("! ", end), line.find("? ", end)) if i >= 0),
+                default=len(line) - 1)
+    return _clean(line[left + 2 if left >= 0 else 0:right + 1])
+
+
+def with_directions(item: str, message: str) -> str:
+    """A user item the ledger clipped (``… ``) as the message's leading whole sentences (up to
+    :data:`_USER_LEAD_CHARS`), then the later whole sentences that set direction: instructions, standing rules
+    and deferrals, not questions. A long message often asks first and sets its rules last ("… Also, let's keep
+    the header for now"); the clipped lead alone would lose them."""
+    if not item.endswith(ELLIPSIS) or not message:
+        return item
+    shown = flatten(item.removesuffix(ELLIPSIS))
+    full = flatten(message)
+    if not full.startswith(shown):
+        return item  # the item is a paste's prose or a rewording, not the message's lead
+    longer = whole_sentences(message, _USER_LEAD_CHARS).removesuffix(ELLIPSIS).rstrip()
+    lead, extra, used = longer if len(longer) > len(shown) and full.startswith(longer) else shown, [], 0
+    for sentence in read_user_turn(message, False).sentences:
+        directing = sentence.instruction or sentence.preference or sentence.deferral or _DIRECTING.search(
+            sentence.text)
+        if not directing or sentence.question:
+            continue
+        text = flatten(sentence.text)
+        start = full.find(text)
+        if start < 0 or start + len(text) <= len(lead) or used + len(text) > _DIRECTION_CHARS:
+            continue
+        if start < len(lead):
+            lead = full[:start + len(text)]  # the cut fell inside this sentence: show it to its end
+        else:
+            extra.append(text)
+        used += len(text)
+    if lead == shown and not extra:
+        return item
+    rest = full[len(lead):].strip()
+    said = " … ".join([lead, *extra])
+    return said if not rest or (extra and full.endswith(extra[-1])) else f"{said} {ELLIPSIS}"
+
+
+def _closing_messages(span: Sequence[SpanMessage]) -> set[int]:
+    """Positions of the agent messages after which a real user message comes next (tool results between)."""
+    closing: set[int] = set()
+    last_agent: int | None = None
+    for order, s in enumerate(span):
+        if s.parts.role == "assistant" and s.parts.text.strip():
+            last_agent = order
+        elif s.parts.role == "user" and is_real_user_message(s.parts.text) and last_agent is not None:
+            closing.add(last_agent)
+            last_agent = None
+    return closing
 
 
 def turn_context(prefix: Sequence[SpanMessage]) -> TurnContext:
@@ -212,8 +315,10 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
     goal = ""
     # The user's side comes from the same ledger as the checkpoint (docs/capture.md): one set of items.
     ledger = Ledger()
+    said: dict[str | None, str] = {}
     orders: dict[str | None, int] = {}
     last_when: str | None = None
+    closing = _closing_messages(span)
     for order, s in enumerate(span):
         parts, entry_id = s.parts, s.message.entry_id
         if parts.role == "user":
@@ -221,6 +326,7 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
                 continue
             text = strip_envelope(parts.text)
             texts.append(text)
+            said[entry_id] = text
             words = user_words(text)
             if words:
                 last_when = s.message.entry.timestamp or last_when
@@ -231,7 +337,7 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             texts.append(parts.text)
             orders[entry_id] = order
             ledger = fold_agent(ledger, parts.text, bool(parts.tool_calls), s.message.entry.timestamp, entry_id)
-            facts += _assistant_facts(parts.text, entry_id, order)
+            facts += _assistant_facts(parts.text, entry_id, order, closing=order in closing)
             found = extract_identifiers([parts.text])
             for _name, args in parts.tool_calls:
                 found += _locations(args)
@@ -245,6 +351,8 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
     for item in ledger_at_end(ledger, last_when):
         source = item.entry_id or last_agent  # the agent's closing question is said by its last message
         order = orders.get(source, len(span))
+        if item.text.endswith(ELLIPSIS) and source in said:
+            item = replace(item, text=with_directions(item.text, said[source]))
         if item.text.endswith(ELLIPSIS):
             item = replace(item, text=f"{item.text} (full text: entry {source})")
         if item.kind == "decision":

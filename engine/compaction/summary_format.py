@@ -21,7 +21,7 @@ and then the oldest — and a note per kind says how many and where they are kep
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from engine.compaction.identifiers import minimal_identifiers
@@ -181,10 +181,12 @@ def _assemble(parts: SummaryParts, items: Sequence[SummaryItem], identifiers: tu
 
 
 def _compose(parts: SummaryParts, items: Sequence[SummaryItem], fmt: str) -> str:
-    """The summary text; identifiers that the rest of it already holds verbatim are not listed twice."""
+    """The summary text; identifiers that the rest of it already holds verbatim are not listed twice. The split
+    turn's block does not count: the next summary restates it without its tool calls, so an identifier only
+    there would be lost."""
     identifiers = sorted((i for i in items if i.kind == "identifiers"), key=lambda i: i.order)
     rest = [i for i in items if i.kind != "identifiers"]
-    draft = _assemble(parts, rest, (), fmt)
+    draft = _assemble(replace(parts, turn=None), rest, (), fmt)
     kept = set(minimal_identifiers([i.text for i in identifiers], draft))
     return _assemble(parts, rest, tuple(i for i in identifiers if i.text in kept), fmt)
 

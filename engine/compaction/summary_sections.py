@@ -63,7 +63,14 @@ _BOILERPLATE: Final = frozenset({
     "---", "**Turn Context (split turn):**",
 })
 _STATUS_PREFIXES: Final = ("Tools used: ", "Last tool call: ", "Status when compacted: ", "Last step before the cut: ",
-                            "Latest user message: ")
+                            "Latest user message: ", "Values quoted in the last messages ")
+_TOOL_CALL_LINE: Final = re.compile(r"^[A-Za-z_][\w.-]*\(.*\)$")
+"""A tool call on one line, as pi's split-turn progress lists them (``Read(path="src/a.py")``)."""
+_INTENT_LINE: Final = re.compile(
+    r"^(?:(?:now|first|next|ok(?:ay)?|great|perfect|good)[,!.]?\s+)*(?:let me|i'll|i will|i need to|i'm going to)\b",
+    re.IGNORECASE,
+)
+"""An agent's announcement of its next step ("Now let me check the provider"): intent, not work done."""
 _FILE_BLOCK: Final = re.compile(r"<(read-files|modified-files)>\n?(.*?)\n?</\1>", re.DOTALL)
 _BULLET: Final = re.compile(r"^( {0,3})(?:[-*+•]|(\d{1,3})[.)])\s+(.*)$")
 _CHECK: Final = re.compile(r"^\[([ xX])\]\s*(.*)$")
@@ -331,6 +338,10 @@ def _item(block: _Block, kind: str, section: str, source: str) -> SummaryItem | 
     if not flat or flat.lower() in _PLACEHOLDERS or flat in _BOILERPLATE:
         return None
     if kind in ("in_progress", "other") and any(flat.startswith(p) for p in _STATUS_PREFIXES):
+        return SummaryItem(text, "status", section, block.form, source=source)
+    if section.lower() == "early progress" and (_TOOL_CALL_LINE.match(flat) or _INTENT_LINE.match(flat)):
+        # A split turn's tool calls say how the turn went, not what was done: the next summary restates its own
+        # split turn, and the paths they name are carried as identifiers (docs/compaction.md).
         return SummaryItem(text, "status", section, block.form, source=source)
     form = "checked" if block.form == "check" and block.checked else block.form
     if form == "checked" and kind in ("todos", "in_progress", "blocked", "asks"):

@@ -83,11 +83,13 @@ def test_openclaw_sections_and_latest_ask_first_order() -> None:
 def test_split_turn_sections_are_kinds_and_our_boilerplate_is_not_an_item() -> None:
     text = ("## Decisions\n- None.\n\n---\n\n**Turn Context (split turn):**\n\n"
             "## Original Request\nfix the refill test\n\n"
-            "## Early Progress\n- read(path=\"tests/test_refill.py\")\n\n## Context for Suffix\n"
+            "## Early Progress\n- read(path=\"tests/test_refill.py\")\n- Found the frozen clock\n\n"
+            "## Context for Suffix\n"
             "- The kept messages continue this turn from the point of the cut.\n- the fixture clock is frozen")
     kinds = _by_kind(text)
+    # The split turn's tool call is how the turn went (a status line, not carried); what it found is done work.
     assert kinds == {"context": ["fix the refill test", "the fixture clock is frozen"],
-                     "done": ['read(path="tests/test_refill.py")']}
+                     "done": ["Found the frozen clock"], "status": ['read(path="tests/test_refill.py")']}
 
 
 def test_any_other_heading_keeps_its_items_tables_code_and_groups() -> None:

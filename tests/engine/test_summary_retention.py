@@ -1,0 +1,96 @@
+"""What a summary must carry across compactions from real conversations (issue 24, retention): the rules a long
+user message sets after its opening, and no split-turn tool calls piling up as done work."""
+
+from __future__ import annotations
+
+from engine.accounting.context import ContextMessage
+from engine.compaction.span_text import MessageParts, SpanMessage
+from engine.compaction.summarizer import SummaryHeader, structured_summary
+from engine.compaction.summary_extract import redacted_parts, span_facts
+from engine.stores.entries import Entry
+
+_LONG = ("Can you look at the export script and the way it walks the posts folder, and then tell me what it does "
+         "with the front matter of each file and why the dates come out in the wrong zone when it runs in CI on "
+         "the weekly schedule? I have been looking at it for a while and the output is still confusing to me, and "
+         "the log is not much help either because it prints every file twice. Also put the new dates in UTC and "
+         "keep the old posts as they are for now.")
+
+
+def _span(*messages: tuple[str, str]) -> list[SpanMessage]:
+    out = []
+    for n, (role, text) in enumerate(messages):
+        entry = Entry(n + 1, n * 100, 100, "message", f"e{n}", None, None, role=role)
+        out.append(SpanMessage(ContextMessage(entry, role, n), redacted_parts(MessageParts(role, text))))
+    return out
+
+
+def test_a_long_messages_closing_rule_survives_the_clipped_item() -> None:
+    facts = span_facts(_span(("user", _LONG), ("assistant", "Let me read the script.")))
+    said = " ".join(f.text for f in facts.facts)
+    assert "Also put the new dates in UTC and keep the old posts as they are for now." in said
+    assert "I have been looking at it" in said  # the lead stays as it was
+
+
+def test_split_turn_tool_calls_are_not_carried_as_done_work() -> None:
+    turn = _span(("user", "fix the refill test please"),
+                 ("assistant", "Reading it."), ("assistant", "Found the frozen clock."))
+    turn[1] = SpanMessage(turn[1].message, MessageParts("assistant", "Reading it.",
+                                                        tool_calls=(("read", {"path": "tests/test_refill.py"}),)))
+    header = SummaryHeader("summarize", 3, 300, "e3")
+    first = structured_summary(header, turn, fmt="pi", read_files=(), modified_files=(), turn_start=0).text
+    assert 'read(path="tests/test_refill.py")' in first  # pi's split-turn block lists it once
+    earlier = SpanMessage(ContextMessage(Entry(9, 0, 100, "compaction", "c1", None, None,
+                                               role="compactionSummary"), "compactionSummary", 0),
+                          MessageParts("compactionSummary", first))
+    second = structured_summary(header, [earlier, *_span(("user", "now run the whole suite"))], fmt="pi",
+                                read_files=(), modified_files=(), turn_start=None).text
+    done = second.split("### Done\n", 1)[1].split("\n#", 1)[0]
+    assert "read(path=" not in done
+    assert "tests/test_refill.py" in second  # the path it named is still there
+
+
+def test_the_retention_bench_counts_a_label_only_where_one_item_states_it() -> None:
+    from bench.real_retention import mentions, states
+
+    label = {"keys": [["diff", "automerge"], ["diff-match-patch"]]}
+    scattered = ("## Critical Context\n- lines of diffs applied at once\n\n"
+                 "## Key Decisions\n- our own automerge undo plan")
+    assert mentions(scattered, label) and not states(scattered, label)
+    together = "## Key Decisions\n- apply git changes as a text diff that Automerge merges\n  like any edit"
+    assert states(together, label)
+    wrapped = "## Key Decisions\n- apply git changes as a text diff\n  that Automerge merges"
+    assert states(wrapped, label)  # an item's continuation lines are part of it
+
+
+def test_a_rule_the_agent_restates_as_the_users_is_kept() -> None:
+    facts = span_facts(_span(("user", "update the toc script and run the tests"),
+                             ("assistant", "According to your instructions, I should avoid using '&&' to chain "
+                                           "commands. Do you want me to run them one by one?")))
+    kept = [f.text for f in facts.facts if f.kind == "context"]
+    assert kept == ["Agent, restating the user: According to your instructions, I should avoid using '&&' to chain "
+                    "commands."]
+
+
+def test_the_list_a_turns_last_message_reports_is_done_work() -> None:
+    report = ("I've updated the script. It now works like this:\n\n"
+              "1. **Default behavior**: inline images with `Part.from_bytes`, no uploads\n"
+              "2. **`--use-files-api`**: uploads through the Files API\n"
+              "3. It is a lot faster now for everyone\n\nTry it on the sample video.")
+    span = _span(("user", "switch to inline images please"), ("assistant", report), ("user", "great, thanks"))
+    done = [f.text for f in span_facts(span).facts if f.kind == "done"]
+    assert "Default behavior: inline images with `Part.from_bytes`, no uploads" in done
+    assert "`--use-files-api`: uploads through the Files API" in done
+    assert not any("faster" in d for d in done)  # names nothing built: an explanation, not a fact
+    # The same list in a message the agent goes on from is not a report yet.
+    middle = _span(("user", "switch to inline images please"), ("assistant", report), ("assistant", "Running it."))
+    assert not [f for f in span_facts(middle).facts if f.kind == "done"]
+
+
+def test_a_split_turns_announcements_are_not_carried_as_done_work() -> None:
+    from engine.compaction.summary_sections import parse_summary
+
+    text = ("## Early Progress\n- Now let me check the provider.\n- I'll update the WebSocket client next.\n"
+            "- Found the frozen clock in conftest.py")
+    kinds = {(i.kind, i.text) for i in parse_summary(text).items}
+    assert ("done", "Found the frozen clock in conftest.py") in kinds
+    assert not any(kind == "done" and ("let me" in said.lower() or "I'll" in said) for kind, said in kinds)
