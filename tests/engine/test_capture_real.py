@@ -299,3 +299,50 @@ def test_an_instruction_over_a_whole_class_of_things_is_a_standing_rule() -> Non
     items = _fold(("user", "i want you to change the dash-case class names to camelCase in all .module.css files"))
     assert [i.text for i in items if i.kind == "constraint"] == [
         "i want you to change the dash-case class names to camelCase in all .module.css files"]
+
+
+# --- round 3: what a yes agrees to, examinations, redacted items (docs/capture.md) --------------------------------
+
+_REDIS_TURN = ("Right now a Redis outage would turn every payment into a 500.\n\nI'll make the limiter fail open with "
+               "a small in-process fallback bucket. It also emits `ratelimit_degraded_total` so we notice.\n\n"
+               "Question: do you want a Prometheus alert when the limiter runs degraded for more than 5 minutes?")
+
+
+def test_a_yes_to_the_agents_question_records_what_was_agreed_not_the_question() -> None:
+    items = _fold(("user", "what happens if redis is down?"), ("assistant", _REDIS_TURN), ("user", "yes"))
+    decisions = [i.text for i in items if i.kind == "decision"]
+    assert decisions and not any(d.rstrip().endswith("?") or "Question:" in d for d in decisions)
+    assert any(d.startswith("A Prometheus alert when the limiter runs degraded") for d in decisions)
+
+
+def test_a_tag_question_agrees_to_the_sentence_before_it() -> None:
+    items = _fold(("user", "review services/payments/idempotency.py once more"),
+                  ("assistant", "Two bugs: the key TTL is 24 s instead of 24 h, and a retry skips the lock.\n\n"
+                                "I'll fix both, because they are small and clearly wrong. OK?"),
+                  ("user", "go for it"))
+    assert [i.text for i in items if i.kind == "decision"] == [
+        "I'll fix both, because they are small and clearly wrong."]
+
+
+def test_asking_for_a_review_sets_no_direction() -> None:
+    items = _fold(("user", "The refill under concurrency worries me. Review ratelimit.py for races."))
+    assert [i.text for i in items if i.kind == "decision"] == []
+    assert any("Review ratelimit.py" in text for text in _open(items))
+
+
+def test_a_pasted_ssh_key_is_redacted_in_every_captured_item(tmp_path: Path) -> None:
+    key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKKU1zEz4tvHsUhj98dHix/xVvQ1ZKc2wrqH/jbocLx9 admin@clawd"
+    lines = [{"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}]
+    for n, (role, text) in enumerate((("user", f"add this deploy key to deploy/keys.txt: {key}"),
+                                      ("assistant", f"I've added `{key}` to deploy/keys.txt."))):
+        lines.append({"type": "message", "id": f"m{n}", "parentId": f"m{n - 1}" if n else None,
+                      "timestamp": f"2026-01-01T00:00:0{n + 1}Z",
+                      "message": {"role": role, "content": [{"type": "text", "text": text}]}})
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    reader = read_transcript(path)
+    state = capture(CapturedState(), list(reader.entries), reader.read_object)
+    texts = [i.text for i in state.items()]
+    assert any("deploy/keys.txt" in t for t in texts)
+    assert not any("AAAAC3NzaC1lZDI1NTE5" in t for t in texts)
+    assert any("ssh-ed25519 [REDACTED:ssh-key] admin@clawd" in t for t in texts)
