@@ -12,7 +12,7 @@ pasted log reports a problem. English and Chinese forms are listed; other langua
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 __all__ = ["Act", "Sentence", "UserTurn", "read_user_turn", "says_failure", "sentences"]
@@ -236,6 +236,25 @@ def _pasted(text: str) -> bool:
     return code / len(lines) >= 0.6
 
 
+_ERROR_HEAD: Final = re.compile(
+    r"^\s*(?:\w+[ \t]+){0,5}?(?:\w*error|exception|traceback|fatal|warning)\b[^:\n]{0,60}:[ \t]*\S", re.I)
+"""A line that quotes an error ("error on user create account: Username cannot be …", "Error: The current project
+could not be installed"): it and the lines right after it are the program's words, not the user's."""
+
+
+def _quoted_output(text: str) -> str:
+    """The quoted error blocks of ``text``, flattened: each from an error line to the next blank line."""
+    blocks: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if not line.strip():
+            inside = False
+        elif inside or _ERROR_HEAD.match(line):
+            inside = True
+            blocks.append(line)
+    return " ".join(" ".join(blocks).split())
+
+
 def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
     """The acts of a user message ``text`` (harness already removed).
 
@@ -243,6 +262,10 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
         agent_offered: the agent's last turn ended by asking or offering something (a proposal to answer).
     """
     parts = [_read_sentence(s) for s in sentences(text)]
+    output = _quoted_output(text) if ":" in text else ""
+    if output:
+        # A quoted error's "cannot be of email format" or "use --no-root" is the program speaking: no rule, no order.
+        parts = [replace(p, instruction=False, preference=False) if p.text in output else p for p in parts]
     acts: set[Act] = set()
     flat = " ".join(text.split())
     first = _LEAD.sub("", parts[0].text).strip() if parts else ""

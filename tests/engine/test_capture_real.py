@@ -346,3 +346,16 @@ def test_a_pasted_ssh_key_is_redacted_in_every_captured_item(tmp_path: Path) -> 
     assert any("deploy/keys.txt" in t for t in texts)
     assert not any("AAAAC3NzaC1lZDI1NTE5" in t for t in texts)
     assert any("ssh-ed25519 [REDACTED:ssh-key] admin@clawd" in t for t in texts)
+
+
+def test_a_quoted_error_sets_no_rule_and_gives_no_order() -> None:
+    items = _fold(("user", "add a sign-up form to src/pages/signup.vue"),
+                  ("assistant", "I've added the sign-up form."),
+                  ("user", "error on user create account: Username cannot be of email format, since user pool is "
+                           "configured for email alias."),
+                  ("assistant", "Let me look at the Cognito call."),
+                  ("user", "Installing the current project: keyframe-blogger (0.1.0)\nError: The current project could "
+                           "not be installed\nIf you do not want to install the current project use --no-root."))
+    assert [i.text for i in items if i.kind in ("constraint", "decision") and i.source != "instruction"] == []
+    assert not any("--no-root" in i.text for i in items if i.kind == "decision")
+    assert any("--no-root" in t for t in _open(items))  # still a problem to fix
