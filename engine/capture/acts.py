@@ -29,7 +29,9 @@ _WORD: Final = re.compile(r"[^\W\d_]+", re.UNICODE)
 _LEAD: Final = re.compile(
     r"^(?:(?:ok(?:ay)?|so|now|also|and|then|great|greatt|fantastic|phenomenal|perfect|nice|cool|good|alright"
     r"|hmm+|well|but|moreover|finally|first|next|kindly|please|pls|lastly|additionally|another thing"
-    r"|small update|one more thing|oh|therefore|hence|thus|instead|just|simply)\b[\s,.!:;—–-]*)+",
+    r"|small update|one more thing|oh|therefore|hence|thus|instead|just|simply)\b[\s,.!:;—–-]*"
+    # Files attached by mention ("@pplx.py @serpapi.py Now add …") stand before the words, not in them.
+    r"|@[^\s@]+\s+)+",
     re.I,
 )
 _IMPERATIVE: Final = re.compile(
@@ -200,6 +202,16 @@ _LOG_LINE: Final = re.compile(r"^[A-Z]{3,7}\s+(?:https?://|/)")
 """A logged HTTP request ("GET https://… 401"), not the verb "get"."""
 
 
+_DESIRED: Final = re.compile(
+    r"^(?:[\"'“‘`]?[^\W\d_][\w'\".#@/`’”-]*\s+){1,8}?(?:should|must|needs? to|has to)\s+"
+    r"(?!work\b|be (?:fine|ok|okay|enough|good)\b|fix\b|solve\b|help\b|do it\b|i\b|we\b)\w+",
+    re.I,
+)
+"""A statement of how a thing is to be ("The 'my videos' section should dynamically display any videos from the
+database", "the page should remain recognizable"): an instruction in the form of a description; not a hope that
+something works ("this should fix it")."""
+
+
 def _read_sentence(text: str) -> Sentence:
     text = text.replace("’", "'")  # "I’d like" typed with a typographic apostrophe is "I'd like"
     core = _LEAD.sub("", text).strip()
@@ -209,6 +221,7 @@ def _read_sentence(text: str) -> Sentence:
         question = core.lower().startswith(("help me understand", "tell me", "explain"))
     instruction = not _LOG_LINE.match(core) and bool(
         _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
+        or (not question and _DESIRED.match(core))
         or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core)))
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.

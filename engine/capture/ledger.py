@@ -233,7 +233,7 @@ def _asked(words: str, turn: UserTurn) -> str:
     """What a message asks, as an item's text: a paste's own prose (the request around the log, which may come
     after it) when the message is mostly pasted, else the message's lead."""
     flat = flatten(words)
-    if not turn.has("reports") or len(flat) <= ITEM_CHARS:
+    if len(flat) <= ITEM_CHARS:
         return _lead(flat)
     prose = [line for line in words.splitlines() if _PROSE_LINE.match(line) and len(line.split()) >= 5]
     return _lead(" ".join(" ".join(line.split()) for line in prose)) or _lead(flat)

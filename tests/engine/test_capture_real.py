@@ -359,3 +359,17 @@ def test_a_quoted_error_sets_no_rule_and_gives_no_order() -> None:
     assert [i.text for i in items if i.kind in ("constraint", "decision") and i.source != "instruction"] == []
     assert not any("--no-root" in i.text for i in items if i.kind == "decision")
     assert any("--no-root" in t for t in _open(items))  # still a problem to fix
+
+
+def test_files_attached_by_mention_stand_before_the_instruction() -> None:
+    items = _fold(("user", "@pplx.py @serpapi.py @tavily.py Now add similar functions to the other engine modules"))
+    assert [i.source for i in items if i.kind == "decision"] == ["instruction"]
+
+
+def test_a_description_of_how_a_thing_is_to_be_is_an_instruction() -> None:
+    items = _fold(("user", "The existing 'My Videos' section shows the prior version. The 'my videos' section should "
+                           "dynamically display any videos from the database"))
+    assert any("should dynamically display" in i.text for i in items if i.kind == "decision")
+    hope = _fold(("user", "I've restarted vite, this should fix the `bootstrap` import"))
+    assert [i for i in hope if i.kind == "decision"] == []
+
