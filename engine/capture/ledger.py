@@ -55,7 +55,7 @@ LONG_RESPONSE_CHARS: Final = 200
 _OFFER: Final = re.compile(
     r"\b(?:would you like|do you want|shall i|should i|want me to|let me know if you(?:'d| would)? (?:like|want)"
     r"|if you(?:'d| would)? like,? i can|i can also|are you ok with|does this (?:plan )?(?:look|sound))\b"
-    r"|要不要|是否需要|需要我|你希望|可以吗|是否继续|要我",
+    r"|要不要|是否需要|需要我|你希望|可以吗|是否继续|要我|如果你(?:愿意|需要|想)",
     re.I,
 )
 _DONE_REPORT: Final = re.compile(
@@ -63,7 +63,7 @@ _DONE_REPORT: Final = re.compile(
     r"|renamed|deleted|refactored|made|replaced|set up|completed|finished|documented)|(?:has|have) been (?:\w+ )?"
     r"(?:updated|added|created|fixed|removed|implemented|changed|written|moved|renamed|deleted|refactored)"
     r"|(?:is|are) now\b|now (?:passes|works|builds)|all set|done[.!]|build (?:now )?passes|tests? (?:now )?pass)"
-    r"|已(?:经)?(?:完成|修改|更新|添加|删除|修复|实现|创建|改为|调整|合并|移动)|完成了|已全部",
+    r"|已(?:经)?[^，。,\n]{0,8}?(?:完成|修改|更新|添加|删除|修复|实现|创建|改为|调整|合并|移动|对调|集成)|完成了|已全部",
     re.I,
 )
 _IN_PROGRESS: Final = re.compile(r"(?:^|\n)\s*(?:let me|let's|i'll|i will|now i'll|next,? i'll|接下来|下一步|我来|我先)"

@@ -373,3 +373,15 @@ def test_a_description_of_how_a_thing_is_to_be_is_an_instruction() -> None:
     hope = _fold(("user", "I've restarted vite, this should fix the `bootstrap` import"))
     assert [i for i in hope if i.kind == "decision"] == []
 
+
+
+def test_a_chinese_report_with_words_between_done_and_its_verb_finishes_the_request() -> None:
+    items = _fold(("user", "帮我将计划的阶段三与阶段四对调一下，先移植运算部分"),
+                  ("assistant", "已按你的要求把计划调整为：先做阶段3，再做阶段4。我已同步更新到计划文件 `plan.md`。"))
+    assert _open(items) == []
+
+
+def test_a_chinese_closing_offer_if_you_wish_stays_open() -> None:
+    items = _fold(("user", "帮我更新 `plan.md` 的阶段顺序"),
+                  ("assistant", "已更新 `plan.md`。如果你愿意，我下一步就开始整理 LSQR/QP 依赖。"))
+    assert any("如果你愿意" in t for t in _open(items))
