@@ -142,6 +142,13 @@ _FAILS: Final = re.compile(
     re.I,
 )
 """A user message that says the last attempt failed ("still returns 404", "that did not fix it", 还是 404)."""
+_DID_STEP: Final = re.compile(
+    r"^(?:i(?:'ve| have)? (?:just |now |already )?(?:copied|ran|run|executed|installed|added|applied|created|moved"
+    r"|deleted|removed|uploaded|restarted|renamed|pasted|set|did|done)|(?:ran|executed|applied|installed)\b)",
+    re.I,
+)
+"""The user reports doing a step themselves ("I copied the assets directory", "ran the command in an external
+window")."""
 _WORKS: Final = re.compile(r"\b(?:works?|working|fixed|solved|resolved)\b|成功|好了|可以了|解决了", re.I)
 """A statement that something now works: the user confirms, and asks for nothing."""
 
@@ -309,5 +316,7 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
         # Neither asks, instructs nor answers: the user tells the agent how things stand. "Everything works" confirms;
         # anything else ("there is now an unclosable modal", a pasted result) is a report the agent should act on.
         confirms = _WORKS.search(flat) and not _FAILS.search(flat) and _words(flat) <= 30 and "\n" not in text.strip()
-        acts.add("acknowledges" if confirms else "reports")
+        # "I copied the assets directory": the user did the step the agent asked for; it asks for nothing new.
+        did_step = _DID_STEP.match(first) and not _FAILS.search(flat) and _words(flat) <= 20
+        acts.add("acknowledges" if confirms or did_step else "reports")
     return UserTurn(text, frozenset(acts), tuple(parts))

@@ -385,3 +385,14 @@ def test_a_chinese_closing_offer_if_you_wish_stays_open() -> None:
     items = _fold(("user", "帮我更新 `plan.md` 的阶段顺序"),
                   ("assistant", "已更新 `plan.md`。如果你愿意，我下一步就开始整理 LSQR/QP 依赖。"))
     assert any("如果你愿意" in t for t in _open(items))
+
+
+def test_the_user_reporting_a_step_they_did_asks_for_nothing_new() -> None:
+    items = _fold(("user", "integrate the Metronic assets into frontend/public"),
+                  ("assistant", "Copy the assets directory from the template into `frontend/public/assets/`, then "
+                                "tell me."),
+                  ("user", "I copied the assets directory"),
+                  ("assistant", "Let me wire the stylesheet into index.html."))
+    assert not any(t == "I copied the assets directory" for t in _open(items))
+    failed = _fold(("assistant", "Run `terraform apply`."), ("user", "ran terraform apply, error attached"))
+    assert _open(failed) == ["ran terraform apply, error attached"]  # a failed step is still a problem
