@@ -209,6 +209,14 @@ _LOG_LINE: Final = re.compile(r"^[A-Z]{3,7}\s+(?:https?://|/)")
 """A logged HTTP request ("GET https://… 401"), not the verb "get"."""
 
 
+_ASKS_TO_DO: Final = re.compile(
+    r"^(?:can|could|would|will) (?:you|we) (?!(?:explain|tell|show|help me understand|describe|see|think)\b)"
+    r"|^(?:can|could) (?:the |this |that |these |those )?[\w.&@/ -]{1,60}? be (?:changed|made|moved|converted|replaced"
+    r"|updated|rewritten|turned)\b|^is it possible to\b",
+    re.I,
+)
+"""A request put as a question ("Can TermsScreen.tsx be changed so that it appears as a popup?", "could you move …
+?"): it asks for work, not for an answer."""
 _DESIRED: Final = re.compile(
     r"^(?:[\"'“‘`]?[^\W\d_][\w'\".#@/`’”-]*\s+){1,8}?(?:should|must|needs? to|has to)\s+"
     r"(?!work\b|be (?:fine|ok|okay|enough|good)\b|fix\b|solve\b|help\b|do it\b|i\b|we\b)\w+",
@@ -230,6 +238,8 @@ def _read_sentence(text: str) -> Sentence:
         _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
         or (not question and _DESIRED.match(core))
         or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core)))
+    if question and not cjk and _ASKS_TO_DO.match(core):
+        question, instruction = False, True
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (

@@ -396,3 +396,12 @@ def test_the_user_reporting_a_step_they_did_asks_for_nothing_new() -> None:
     assert not any(t == "I copied the assets directory" for t in _open(items))
     failed = _fold(("assistant", "Run `terraform apply`."), ("user", "ran terraform apply, error attached"))
     assert _open(failed) == ["ran terraform apply, error attached"]  # a failed step is still a problem
+
+
+def test_a_request_put_as_a_question_asks_for_work() -> None:
+    items = _fold(("user", "Can TermsScreen.css & TermsScreen.tsx be changed so that it appears as a popup on top of "
+                           "SplashScreen?"))
+    assert [i.source for i in items if i.kind == "decision"] == ["instruction"]
+    assert [i.source for i in items if i.kind == "open"] == ["request"]
+    answer = _fold(("user", "can you explain why TermsScreen.tsx re-renders?"))
+    assert [i.source for i in answer] == ["question"]
