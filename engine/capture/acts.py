@@ -322,6 +322,8 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
     if short and not agent_offered and parts and (_APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text)) and (
             len(parts) == 1):
         acts = {"acknowledges"}  # "ok go ahead" with nothing offered asks for nothing new
+    if "approves" in acts and _words(flat) <= 4 and not acts & {"asks", "prefers", "defers"}:
+        acts = {"approves"}  # "ok go ahead", "yes do it": the yes itself, not a new request to "go"
     if not acts and parts:
         # Neither asks, instructs nor answers: the user tells the agent how things stand. "Everything works" confirms;
         # anything else ("there is now an unclosable modal", a pasted result) is a report the agent should act on.

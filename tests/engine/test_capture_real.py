@@ -405,3 +405,10 @@ def test_a_request_put_as_a_question_asks_for_work() -> None:
     assert [i.source for i in items if i.kind == "open"] == ["request"]
     answer = _fold(("user", "can you explain why TermsScreen.tsx re-renders?"))
     assert [i.source for i in answer] == ["question"]
+
+
+def test_a_bare_yes_to_an_offer_is_not_a_new_request() -> None:
+    items = _fold(("user", "review services/payments/idempotency.py"),
+                  ("assistant", "Two bugs in the TTL and the lock.\n\nI'll fix both, because they are small. OK?"),
+                  ("user", "ok go ahead"))
+    assert not any(i.text == "ok go ahead" for i in items)
