@@ -12,7 +12,7 @@ pasted log reports a problem. English and Chinese forms are listed; other langua
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 __all__ = ["Act", "Sentence", "UserTurn", "read_user_turn", "says_failure", "sentences"]
@@ -29,7 +29,9 @@ _WORD: Final = re.compile(r"[^\W\d_]+", re.UNICODE)
 _LEAD: Final = re.compile(
     r"^(?:(?:ok(?:ay)?|so|now|also|and|then|great|greatt|fantastic|phenomenal|perfect|nice|cool|good|alright"
     r"|hmm+|well|but|moreover|finally|first|next|kindly|please|pls|lastly|additionally|another thing"
-    r"|small update|one more thing|oh|therefore|hence|thus|instead|just|simply)\b[\s,.!:;—–-]*)+",
+    r"|small update|one more thing|oh|therefore|hence|thus|instead|just|simply)\b[\s,.!:;—–-]*"
+    # Files attached by mention ("@pplx.py @serpapi.py Now add …") stand before the words, not in them.
+    r"|@[^\s@]+\s+)+",
     re.I,
 )
 _IMPERATIVE: Final = re.compile(
@@ -140,6 +142,13 @@ _FAILS: Final = re.compile(
     re.I,
 )
 """A user message that says the last attempt failed ("still returns 404", "that did not fix it", 还是 404)."""
+_DID_STEP: Final = re.compile(
+    r"^(?:i(?:'ve| have)? (?:just |now |already )?(?:copied|ran|run|executed|installed|added|applied|created|moved"
+    r"|deleted|removed|uploaded|restarted|renamed|pasted|set|did|done)|(?:ran|executed|applied|installed)\b)",
+    re.I,
+)
+"""The user reports doing a step themselves ("I copied the assets directory", "ran the command in an external
+window")."""
 _WORKS: Final = re.compile(r"\b(?:works?|working|fixed|solved|resolved)\b|成功|好了|可以了|解决了", re.I)
 """A statement that something now works: the user confirms, and asks for nothing."""
 
@@ -200,6 +209,24 @@ _LOG_LINE: Final = re.compile(r"^[A-Z]{3,7}\s+(?:https?://|/)")
 """A logged HTTP request ("GET https://… 401"), not the verb "get"."""
 
 
+_ASKS_TO_DO: Final = re.compile(
+    r"^(?:can|could|would|will) (?:you|we) (?!(?:explain|tell|show|help me understand|describe|see|think)\b)"
+    r"|^(?:can|could) (?:the |this |that |these |those )?[\w.&@/ -]{1,60}? be (?:changed|made|moved|converted|replaced"
+    r"|updated|rewritten|turned)\b|^is it possible to\b",
+    re.I,
+)
+"""A request put as a question ("Can TermsScreen.tsx be changed so that it appears as a popup?", "could you move …
+?"): it asks for work, not for an answer."""
+_DESIRED: Final = re.compile(
+    r"^(?:[\"'“‘`]?[^\W\d_][\w'\".#@/`’”-]*\s+){1,8}?(?:should|must|needs? to|has to)\s+"
+    r"(?!work\b|be (?:fine|ok|okay|enough|good)\b|fix\b|solve\b|help\b|do it\b|i\b|we\b)\w+",
+    re.I,
+)
+"""A statement of how a thing is to be ("The 'my videos' section should dynamically display any videos from the
+database", "the page should remain recognizable"): an instruction in the form of a description; not a hope that
+something works ("this should fix it")."""
+
+
 def _read_sentence(text: str) -> Sentence:
     text = text.replace("’", "'")  # "I’d like" typed with a typographic apostrophe is "I'd like"
     core = _LEAD.sub("", text).strip()
@@ -209,7 +236,10 @@ def _read_sentence(text: str) -> Sentence:
         question = core.lower().startswith(("help me understand", "tell me", "explain"))
     instruction = not _LOG_LINE.match(core) and bool(
         _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
+        or (not question and _DESIRED.match(core))
         or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core)))
+    if question and not cjk and _ASKS_TO_DO.match(core):
+        question, instruction = False, True
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (
@@ -236,6 +266,25 @@ def _pasted(text: str) -> bool:
     return code / len(lines) >= 0.6
 
 
+_ERROR_HEAD: Final = re.compile(
+    r"^\s*(?:\w+[ \t]+){0,5}?(?:\w*error|exception|traceback|fatal|warning)\b[^:\n]{0,60}:[ \t]*\S", re.I)
+"""A line that quotes an error ("error on user create account: Username cannot be …", "Error: The current project
+could not be installed"): it and the lines right after it are the program's words, not the user's."""
+
+
+def _quoted_output(text: str) -> str:
+    """The quoted error blocks of ``text``, flattened: each from an error line to the next blank line."""
+    blocks: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if not line.strip():
+            inside = False
+        elif inside or _ERROR_HEAD.match(line):
+            inside = True
+            blocks.append(line)
+    return " ".join(" ".join(blocks).split())
+
+
 def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
     """The acts of a user message ``text`` (harness already removed).
 
@@ -243,6 +292,10 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
         agent_offered: the agent's last turn ended by asking or offering something (a proposal to answer).
     """
     parts = [_read_sentence(s) for s in sentences(text)]
+    output = _quoted_output(text) if ":" in text else ""
+    if output:
+        # A quoted error's "cannot be of email format" or "use --no-root" is the program speaking: no rule, no order.
+        parts = [replace(p, instruction=False, preference=False) if p.text in output else p for p in parts]
     acts: set[Act] = set()
     flat = " ".join(text.split())
     first = _LEAD.sub("", parts[0].text).strip() if parts else ""
@@ -269,9 +322,13 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
     if short and not agent_offered and parts and (_APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text)) and (
             len(parts) == 1):
         acts = {"acknowledges"}  # "ok go ahead" with nothing offered asks for nothing new
+    if "approves" in acts and _words(flat) <= 4 and not acts & {"asks", "prefers", "defers"}:
+        acts = {"approves"}  # "ok go ahead", "yes do it": the yes itself, not a new request to "go"
     if not acts and parts:
         # Neither asks, instructs nor answers: the user tells the agent how things stand. "Everything works" confirms;
         # anything else ("there is now an unclosable modal", a pasted result) is a report the agent should act on.
         confirms = _WORKS.search(flat) and not _FAILS.search(flat) and _words(flat) <= 30 and "\n" not in text.strip()
-        acts.add("acknowledges" if confirms else "reports")
+        # "I copied the assets directory": the user did the step the agent asked for; it asks for nothing new.
+        did_step = _DID_STEP.match(first) and not _FAILS.search(flat) and _words(flat) <= 20
+        acts.add("acknowledges" if confirms or did_step else "reports")
     return UserTurn(text, frozenset(acts), tuple(parts))

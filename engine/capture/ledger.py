@@ -55,7 +55,7 @@ LONG_RESPONSE_CHARS: Final = 200
 _OFFER: Final = re.compile(
     r"\b(?:would you like|do you want|shall i|should i|want me to|let me know if you(?:'d| would)? (?:like|want)"
     r"|if you(?:'d| would)? like,? i can|i can also|are you ok with|does this (?:plan )?(?:look|sound))\b"
-    r"|要不要|是否需要|需要我|你希望|可以吗|是否继续|要我",
+    r"|要不要|是否需要|需要我|你希望|可以吗|是否继续|要我|如果你(?:愿意|需要|想)",
     re.I,
 )
 _DONE_REPORT: Final = re.compile(
@@ -63,7 +63,7 @@ _DONE_REPORT: Final = re.compile(
     r"|renamed|deleted|refactored|made|replaced|set up|completed|finished|documented)|(?:has|have) been (?:\w+ )?"
     r"(?:updated|added|created|fixed|removed|implemented|changed|written|moved|renamed|deleted|refactored)"
     r"|(?:is|are) now\b|now (?:passes|works|builds)|all set|done[.!]|build (?:now )?passes|tests? (?:now )?pass)"
-    r"|已(?:经)?(?:完成|修改|更新|添加|删除|修复|实现|创建|改为|调整|合并|移动)|完成了|已全部",
+    r"|已(?:经)?[^，。,\n]{0,8}?(?:完成|修改|更新|添加|删除|修复|实现|创建|改为|调整|合并|移动|对调|集成)|完成了|已全部",
     re.I,
 )
 _IN_PROGRESS: Final = re.compile(r"(?:^|\n)\s*(?:let me|let's|i'll|i will|now i'll|next,? i'll|接下来|下一步|我来|我先)"
@@ -90,6 +90,13 @@ _NO_DIRECTION: Final = re.compile(
     r"|discuss|consider)\b",
     re.I,
 )
+_EXAMINES: Final = re.compile(
+    r"^(?:review|investigate|inspect|audit|diagnose|analy[sz]e|look (?:into|over)|go over)\b"
+    r"(?!.*\b(?:and|then) (?:then )?(?:fix|implement|change|update|apply|make|add|remove|refactor)\b)",
+    re.I,
+)
+"""Asking for an examination ("Review ratelimit.py for races") sets no direction until its findings are acted on;
+it is still work asked for (an open request)."""
 _RECORDS: Final = re.compile(
     r"^(?:\w+ ){0,4}?(?:readme|docs?|documentation|comments?|[\w@/.-]+\.md)\b[^.]{0,80}?(?:$|\bto (?:reflect|explain"
     r"|make clear|describe|document|match)|\bbased on|\bwhat we(?:'ve| have)|\bhow (?:it|this|to)\b)",
@@ -157,6 +164,38 @@ def agent_offers(text: str) -> str | None:
     return None
 
 
+_ASK_LABEL: Final = re.compile(r"^(?:\*\*)?(?:question|q|ask|proposal)\s*[:：]\s*(?:\*\*)?\s*", re.I)
+_ASKS_LEAVE: Final = re.compile(
+    r"^(?:(?:so|then|and),?\s+)?(?:do you want(?: me)?(?: to)?|would you like(?: me)?(?: to)?|shall i|should i"
+    r"|want me to|are you ok with|is it ok (?:if i|to))\s+", re.I)
+_TAG_QUESTION_WORDS: Final = 4
+"""A closing question this short ("OK?", "Go ahead?", "Sound good?") only asks for a yes to the sentence before."""
+
+
+def agreed(proposal: str) -> str:
+    """What a yes to ``proposal`` agrees to, said as a statement: the agent's question is not the decision
+    (docs/capture.md, Decisions). "Question: do you want a Prometheus alert …?" agrees to "a Prometheus alert …";
+    "I'll fix both. OK?" to "I'll fix both."; a question whose object is only a pronoun keeps the sentence
+    before it, which names the object."""
+    parts = sentences(proposal)
+    if not parts:
+        return proposal
+    *before, asked = parts
+    asked = _ASK_LABEL.sub("", asked)
+    if len(asked.split()) <= _TAG_QUESTION_WORDS and before:
+        return clip_words(" ".join(before), ITEM_CHARS)
+    stated = _ASKS_LEAVE.sub("", asked).rstrip("?？ ")
+    if stated != asked.rstrip("?？ ") and stated:
+        stated = stated[0].upper() + stated[1:]
+        pronoun = bool(_REFERS_BACK.search(stated)) and not _ARTIFACT.search(stated)
+        if before and pronoun and len(stated.split()) < _TAG_QUESTION_WORDS:
+            return clip_words(" ".join(before), ITEM_CHARS)  # "… Would you like me to do that?"
+        if before and (len(stated.split()) < 6 or pronoun):
+            stated = f"{' '.join(before)} {stated}"
+        return clip_words(stated, ITEM_CHARS)
+    return clip_words(" ".join([*before, asked]), ITEM_CHARS)
+
+
 _OUTCOME_CHARS: Final = 200
 """An outcome sentence longer than this is left out rather than cut."""
 OUTCOME_MARK: Final = " → "
@@ -194,7 +233,7 @@ def _asked(words: str, turn: UserTurn) -> str:
     """What a message asks, as an item's text: a paste's own prose (the request around the log, which may come
     after it) when the message is mostly pasted, else the message's lead."""
     flat = flatten(words)
-    if not turn.has("reports") or len(flat) <= ITEM_CHARS:
+    if len(flat) <= ITEM_CHARS:
         return _lead(flat)
     prose = [line for line in words.splitlines() if _PROSE_LINE.match(line) and len(line.split()) >= 5]
     return _lead(" ".join(" ".join(line.split()) for line in prose)) or _lead(flat)
@@ -209,8 +248,8 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes. One that
     names its object only by a pronoun carries what the user asked just before (the thing "it" is)."""
     kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
-            and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
-            and not _RECORDS.match(_LEAD_WORDS.sub("", s.text).replace("@", ""))]
+            and not _NO_DIRECTION.match(lead := _LEAD_WORDS.sub("", s.text)) and not _EXAMINES.match(lead)
+            and not _RECORDS.match(lead.replace("@", ""))]
     joined = " ".join(kept)
     # A yes to the agent's offer ("yes, do these fixes") refers to the offer, which the approval confirms already.
     if joined and not _ARTIFACT.search(joined) and items and _REFERS_BACK.search(joined) and len(joined.split()) <= 15 \
@@ -289,7 +328,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         stated = whole_item(stated, ledger.agent_text) if stated else None
         confirmed = stated or (proposal if turn.has("approves") else None)
         if confirmed:
-            decision = Item("decision", stated or clip_words(confirmed, ITEM_CHARS), "confirmed", when, entry_id)
+            decision = Item("decision", stated or agreed(confirmed), "confirmed", when, entry_id)
             # The agent stated it by label a turn ago: it is now the user's, taken at this reply.
             stated_by_agent = next((n for n in range(len(items) - 1, -1, -1) if items[n].source == "agent"
                                     and _repeats(items[n].text, decision.text)), None)

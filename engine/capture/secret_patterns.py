@@ -99,6 +99,12 @@ RULES: Final[tuple[Rule, ...]] = (
               left=r"(?<![A-Z0-9])"),
     _prefixed("google-api-key", ("AIza",), r"[0-9A-Za-z_-]{35}" + _WORD_END),
     _prefixed("google-oauth", ("ya29.", "GOCSPX-", "1//0"), r"[0-9A-Za-z_-]{20,}"),
+    # An SSH public key is no credential, but it names a machine's or person's key: a summary has no use for its
+    # body, and a pasted one was the whole of a summary ask (docs/capture.md, One set of items). The key type and the
+    # comment stay, so "ssh-ed25519 [REDACTED:ssh-key] admin@host" still says what was pasted.
+    _rule("ssh-key", ("ssh-ed25519 ", "ssh-rsa ", "ssh-dss ", "ecdsa-sha2-", "sk-ssh-ed25519@", "sk-ecdsa-sha2-"),
+          r"(?:sk-)?(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3})(?:@openssh\.com)?\s+" + NOT_MARKER
+          + r"(?P<secret>AAAA[A-Za-z0-9+/]{16,}={0,3})"),
     _prefixed("jwt", ("eyJ",), r"[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
     _prefixed("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
     _prefixed("sendgrid-key", ("SG.",), r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),

@@ -17,6 +17,7 @@ from typing import Any
 from engine.capture.decisions import is_real_user_message, strip_envelope
 from engine.capture.envelopes import user_words
 from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
+from engine.capture.redact import redact_secrets
 from engine.capture.whole_text import clip_words
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_text
@@ -332,7 +333,8 @@ def capture(
                 text = ""  # OpenClaw's assistant text is its own bookkeeping, not a turn to answer
             if text.strip():
                 agent_text = text
-            ledger = fold_agent(ledger, text, called, entry.timestamp, entry.id)
+            # Items are shown (the Decisions tab) before any file is written: they are made of redacted text.
+            ledger = fold_agent(ledger, redact_secrets(text), called, entry.timestamp, entry.id)
         elif entry.role == "toolResult":
             failures.append(ToolFailure(entry.tool_name or "?", entry.timestamp, entry.id,
                                         clip_words(message_text(message)[:4000], 200)))
@@ -345,7 +347,7 @@ def capture(
             if not words:
                 continue
             users += 1
-            ledger = fold_user(ledger, words, entry.timestamp, entry.id)
+            ledger = fold_user(ledger, redact_secrets(words), entry.timestamp, entry.id)
             agent_text = ""
     state = replace(
         state,

@@ -306,3 +306,116 @@ def test_an_instruction_over_a_whole_class_of_things_is_a_standing_rule() -> Non
     items = _fold(("user", "i want you to change the dash-case class names to camelCase in all .module.css files"))
     assert [i.text for i in items if i.kind == "constraint"] == [
         "i want you to change the dash-case class names to camelCase in all .module.css files"]
+
+
+# --- round 3: what a yes agrees to, examinations, redacted items (docs/capture.md) --------------------------------
+
+_REDIS_TURN = ("Right now a Redis outage would turn every payment into a 500.\n\nI'll make the limiter fail open with "
+               "a small in-process fallback bucket. It also emits `ratelimit_degraded_total` so we notice.\n\n"
+               "Question: do you want a Prometheus alert when the limiter runs degraded for more than 5 minutes?")
+
+
+def test_a_yes_to_the_agents_question_records_what_was_agreed_not_the_question() -> None:
+    items = _fold(("user", "what happens if redis is down?"), ("assistant", _REDIS_TURN), ("user", "yes"))
+    decisions = [i.text for i in items if i.kind == "decision"]
+    assert decisions and not any(d.rstrip().endswith("?") or "Question:" in d for d in decisions)
+    assert any(d.startswith("A Prometheus alert when the limiter runs degraded") for d in decisions)
+
+
+def test_a_tag_question_agrees_to_the_sentence_before_it() -> None:
+    items = _fold(("user", "review services/payments/idempotency.py once more"),
+                  ("assistant", "Two bugs: the key TTL is 24 s instead of 24 h, and a retry skips the lock.\n\n"
+                                "I'll fix both, because they are small and clearly wrong. OK?"),
+                  ("user", "go for it"))
+    assert [i.text for i in items if i.kind == "decision"] == [
+        "I'll fix both, because they are small and clearly wrong."]
+
+
+def test_asking_for_a_review_sets_no_direction() -> None:
+    items = _fold(("user", "The refill under concurrency worries me. Review ratelimit.py for races."))
+    assert [i.text for i in items if i.kind == "decision"] == []
+    assert any("Review ratelimit.py" in text for text in _open(items))
+
+
+def test_a_pasted_ssh_key_is_redacted_in_every_captured_item(tmp_path: Path) -> None:
+    key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKKU1zEz4tvHsUhj98dHix/xVvQ1ZKc2wrqH/jbocLx9 admin@clawd"
+    lines = [{"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}]
+    for n, (role, text) in enumerate((("user", f"add this deploy key to deploy/keys.txt: {key}"),
+                                      ("assistant", f"I've added `{key}` to deploy/keys.txt."))):
+        lines.append({"type": "message", "id": f"m{n}", "parentId": f"m{n - 1}" if n else None,
+                      "timestamp": f"2026-01-01T00:00:0{n + 1}Z",
+                      "message": {"role": role, "content": [{"type": "text", "text": text}]}})
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    reader = read_transcript(path)
+    state = capture(CapturedState(), list(reader.entries), reader.read_object)
+    texts = [i.text for i in state.items()]
+    assert any("deploy/keys.txt" in t for t in texts)
+    assert not any("AAAAC3NzaC1lZDI1NTE5" in t for t in texts)
+    assert any("ssh-ed25519 [REDACTED:ssh-key] admin@clawd" in t for t in texts)
+
+
+def test_a_quoted_error_sets_no_rule_and_gives_no_order() -> None:
+    items = _fold(("user", "add a sign-up form to src/pages/signup.vue"),
+                  ("assistant", "I've added the sign-up form."),
+                  ("user", "error on user create account: Username cannot be of email format, since user pool is "
+                           "configured for email alias."),
+                  ("assistant", "Let me look at the Cognito call."),
+                  ("user", "Installing the current project: keyframe-blogger (0.1.0)\nError: The current project could "
+                           "not be installed\nIf you do not want to install the current project use --no-root."))
+    assert [i.text for i in items if i.kind in ("constraint", "decision") and i.source != "instruction"] == []
+    assert not any("--no-root" in i.text for i in items if i.kind == "decision")
+    assert any("--no-root" in t for t in _open(items))  # still a problem to fix
+
+
+def test_files_attached_by_mention_stand_before_the_instruction() -> None:
+    items = _fold(("user", "@pplx.py @serpapi.py @tavily.py Now add similar functions to the other engine modules"))
+    assert [i.source for i in items if i.kind == "decision"] == ["instruction"]
+
+
+def test_a_description_of_how_a_thing_is_to_be_is_an_instruction() -> None:
+    items = _fold(("user", "The existing 'My Videos' section shows the prior version. The 'my videos' section should "
+                           "dynamically display any videos from the database"))
+    assert any("should dynamically display" in i.text for i in items if i.kind == "decision")
+    hope = _fold(("user", "I've restarted vite, this should fix the `bootstrap` import"))
+    assert [i for i in hope if i.kind == "decision"] == []
+
+
+
+def test_a_chinese_report_with_words_between_done_and_its_verb_finishes_the_request() -> None:
+    items = _fold(("user", "帮我将计划的阶段三与阶段四对调一下，先移植运算部分"),
+                  ("assistant", "已按你的要求把计划调整为：先做阶段3，再做阶段4。我已同步更新到计划文件 `plan.md`。"))
+    assert _open(items) == []
+
+
+def test_a_chinese_closing_offer_if_you_wish_stays_open() -> None:
+    items = _fold(("user", "帮我更新 `plan.md` 的阶段顺序"),
+                  ("assistant", "已更新 `plan.md`。如果你愿意，我下一步就开始整理 LSQR/QP 依赖。"))
+    assert any("如果你愿意" in t for t in _open(items))
+
+
+def test_the_user_reporting_a_step_they_did_asks_for_nothing_new() -> None:
+    items = _fold(("user", "integrate the Metronic assets into frontend/public"),
+                  ("assistant", "Copy the assets directory from the template into `frontend/public/assets/`, then "
+                                "tell me."),
+                  ("user", "I copied the assets directory"),
+                  ("assistant", "Let me wire the stylesheet into index.html."))
+    assert not any(t == "I copied the assets directory" for t in _open(items))
+    failed = _fold(("assistant", "Run `terraform apply`."), ("user", "ran terraform apply, error attached"))
+    assert _open(failed) == ["ran terraform apply, error attached"]  # a failed step is still a problem
+
+
+def test_a_request_put_as_a_question_asks_for_work() -> None:
+    items = _fold(("user", "Can TermsScreen.css & TermsScreen.tsx be changed so that it appears as a popup on top of "
+                           "SplashScreen?"))
+    assert [i.source for i in items if i.kind == "decision"] == ["instruction"]
+    assert [i.source for i in items if i.kind == "open"] == ["request"]
+    answer = _fold(("user", "can you explain why TermsScreen.tsx re-renders?"))
+    assert [i.source for i in answer] == ["question"]
+
+
+def test_a_bare_yes_to_an_offer_is_not_a_new_request() -> None:
+    items = _fold(("user", "review services/payments/idempotency.py"),
+                  ("assistant", "Two bugs in the TTL and the lock.\n\nI'll fix both, because they are small. OK?"),
+                  ("user", "ok go ahead"))
+    assert not any(i.text == "ok go ahead" for i in items)

@@ -48,6 +48,8 @@ PLANTED = [
         "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE",
         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE",
     ),
+    ("ssh-key", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKKU1zEz4tvHsUhj98dHix admin@clawd", "NzaC1lZDI1NTE5AAAAIKKU"),
+    ("ssh-key", "authorized_keys: ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7q9Z== me@box", "B3NzaC1yc2EAAAADAQAB"),
     (
         "bearer-token",
         "curl -H 'Authorization: Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0' https://x",

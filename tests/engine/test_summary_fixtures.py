@@ -16,6 +16,7 @@ import orjson
 import pytest
 
 from engine.capture.ledger import OUTCOME_MARK
+from engine.capture.redact import redact_secrets
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.summary_format import OPENCLAW_HEADINGS
 from engine.compaction.summary_sections import item_key, parse_summary
@@ -159,7 +160,8 @@ def test_over_the_budget_whole_items_are_left_out_and_the_summary_says_where_the
     assert note == (f"- +{len(decisions) - len(shown)} decisions not shown (size budget): verbatim in compaction "
                     f"entry {compaction_id} of {session}")
     assert any("left out for size" in w for w in plan.warnings)
-    transcript = session.read_text(encoding="utf-8")
+    # Items are made of redacted text (docs/capture.md, One set of items): compare with the transcript as redacted.
+    transcript = redact_secrets(session.read_text(encoding="utf-8"))
     for item in parse_summary(plan.summary).items:
         # Never a cut decision: a planted one whole, or one the span states -- the user's words and the agent's
         # account of carrying them out (docs/capture.md) each ending where its line ends there.
