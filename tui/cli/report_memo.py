@@ -9,40 +9,52 @@ stamp equals the one stored with the last output, that output is the answer; oth
 through the per-file indexes, so it re-reads only the files that changed — and its output is stored under the
 stamp taken before it read anything (a file that changes meanwhile changes the next stamp).
 
+Two records answer a repeated report. The *output* record is keyed by the parsed options, so any spelling of
+the same report finds it once the command line is parsed. The *invocation* record is keyed by the command line
+as typed, the working directory, the whole environment and the local time zone, and holds what the parsed run
+knew (its roots, options and config file) beside the output as shown: :func:`answer_invocation` checks it before
+the command line, the engine or anything else is imported — a warm report is then Python's start-up and a
+``stat`` of every file (docs/usage.md, Speed).
+
 A root that is a file, not a directory, or a symbolic link met anywhere in the walk (its target lies outside the
 stamp) turns the memo off for that run. Like the index, the memo fails open: any problem reading or writing it
 means the report runs.
+
+This module imports only what Python has loaded at start-up (``os``, ``stat``, ``time``) and ``_blake2`` and
+``_struct`` (``hashlib`` and ``struct`` load OpenSSL and more): it runs before every warm report.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import os
 import stat
-import struct
-from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import Any
+import time
+from _blake2 import blake2b  # what hashlib.blake2b is, without hashlib's OpenSSL load
+from _struct import Struct
 
-from engine.fs.atomic import write_atomic
-from engine.stores.source import SQLITE_NAME
-
-__all__ = ["MemoOutput", "load_output", "report_stamp", "save_output"]
+__all__ = ["MemoOutput", "answer_invocation", "invocation_key", "load_output", "report_stamp", "save_invocation",
+           "save_output"]
 
 _FORMAT = b"ctxscope-report-memo 1\n"
+_INVOCATION_FORMAT = b"ctxscope-report-invocation 1\n"
 _ANCESTORS = 3
 """Levels above a root where an OpenClaw SQLite store beside it is looked for (``agents/<id>/agent/``): its
 presence turns the root's transcripts into legacy files (docs/openclaw.md)."""
-_CODE = (Path(__file__).resolve().parents[1], Path(__file__).resolve().parents[2] / "tui" / "cli")
+SQLITE_NAME = "openclaw-agent.sqlite"
+"""The OpenClaw store's file name, spelled out so that the entry path imports no engine module (tested equal to
+the engine's)."""
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CODE = (os.path.join(os.path.dirname(os.path.dirname(_HERE)), "engine"), _HERE)
 """ctxscope's own engine and command line: an upgrade or an edit changes what a report prints."""
 
 _BYTECODE = frozenset({"__pycache__"})
+_PACK = Struct("<QQQQqq")
+_SIZES = Struct("<iQQ")
 MemoOutput = tuple[int, bytes, bytes]
 """Exit code, stdout and stderr of a report run."""
 
 
-def _walk(root: str, out: Any, pack: struct.Struct, skip: frozenset[str]) -> bool:
+def _walk(root: str, out: blake2b, skip: frozenset[str]) -> bool:
     """Hash every entry under ``root`` in name order but ``skip``; ``False`` on a symbolic link or an unreadable
     directory."""
     try:
@@ -60,20 +72,28 @@ def _walk(root: str, out: Any, pack: struct.Struct, skip: frozenset[str]) -> boo
         except OSError:
             return False
         out.update(entry.path.encode("utf-8", "surrogateescape") + b"\0")
-        out.update(pack.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-        if stat.S_ISDIR(st.st_mode) and not _walk(entry.path, out, pack, skip):
+        out.update(_PACK.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+        if stat.S_ISDIR(st.st_mode) and not _walk(entry.path, out, skip):
             return False
     return True
 
 
-def report_stamp(roots: Sequence[Path], options: Iterable[str]) -> str | None:
-    """The stamp of a report over ``roots`` with ``options`` (everything else that shapes its output), or
-    ``None`` when it cannot be taken safely (a root that is a file or a link, a link inside)."""
-    out = hashlib.blake2b(digest_size=20)
-    pack = struct.Struct("<QQQQqq")
+def report_stamp(roots: list[str], options: list[str], files: tuple[str, ...] = ()) -> str | None:
+    """The stamp of a report over ``roots`` with ``options`` (everything else that shapes its output) and the
+    single ``files`` it also read (the config file), or ``None`` when it cannot be taken safely (a root that is a
+    file or a link, a link inside)."""
+    out = blake2b(digest_size=20)
     for option in options:
         out.update(option.encode("utf-8", "surrogateescape") + b"\0")
-    code = [str(r) for r in _CODE]  # a list: a set's order changes with each process's string hashing
+    for name in files:
+        out.update(b"\3" + name.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            st = os.stat(name)
+        except OSError:
+            out.update(b"absent")
+        else:
+            out.update(_PACK.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    code = list(_CODE)  # a list: a set's order changes with each process's string hashing
     for root in [*code, *(os.path.abspath(r) for r in roots)]:
         out.update(b"\1" + root.encode("utf-8", "surrogateescape") + b"\0")
         try:
@@ -85,9 +105,9 @@ def report_stamp(roots: Sequence[Path], options: Iterable[str]) -> str | None:
         else:
             if not stat.S_ISDIR(st.st_mode):
                 return None
-            out.update(pack.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+            out.update(_PACK.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
             # Bytecode is written on first import: it follows the sources, which are stamped.
-            if not _walk(root, out, pack, _BYTECODE if root in code else frozenset()):
+            if not _walk(root, out, _BYTECODE if root in code else frozenset()):
                 return None
         parent = root
         for _ in range(_ANCESTORS):
@@ -97,39 +117,121 @@ def report_stamp(roots: Sequence[Path], options: Iterable[str]) -> str | None:
             except OSError:
                 out.update(b"\2")
             else:
-                out.update(pack.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+                out.update(_PACK.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
     return out.hexdigest()
 
 
-def _file(directory: Path, options: Iterable[str]) -> Path:
-    name = hashlib.blake2b("\0".join(options).encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
-    return directory / f"{name}.out"
+def _name(parts: list[str] | tuple[str, ...]) -> str:
+    return blake2b("\0".join(parts).encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
 
 
-def load_output(directory: Path, options: Sequence[str], stamp: str) -> MemoOutput | None:
-    """The output stored for ``options`` under ``stamp``, or ``None``."""
+def _file(directory: str | os.PathLike[str], options: list[str] | tuple[str, ...]) -> str:
+    return os.path.join(directory, f"{_name(options)}.out")
+
+
+def _read(path: str) -> bytes | None:
     try:
-        data = _file(directory, options).read_bytes()
+        with open(path, "rb") as stored:
+            return stored.read()
     except OSError:
         return None
-    head = _FORMAT + stamp.encode() + b"\n"
-    if not data.startswith(head):
-        return None
+
+
+def _write(path: str, data: bytes) -> None:
+    """Best effort: a failed write only costs the next run."""
+    from pathlib import Path  # only a run that computed a report writes; it has the engine loaded
+
+    from engine.fs.atomic import write_atomic
+
     try:
-        code, out_len, err_len = struct.unpack_from("<iQQ", data, len(head))
-    except struct.error:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        write_atomic(Path(path), data, durable=False, sync_dir=False)
+    except OSError:
+        pass
+
+
+def load_output(directory: str | os.PathLike[str], options: list[str] | tuple[str, ...],
+                stamp: str) -> MemoOutput | None:
+    """The output stored for ``options`` under ``stamp``, or ``None``."""
+    data = _read(_file(directory, options))
+    head = _FORMAT + stamp.encode() + b"\n"
+    if data is None or not data.startswith(head) or len(data) < len(head) + _SIZES.size:
         return None
-    body = data[len(head) + 20:]
+    code, out_len, err_len = _SIZES.unpack_from(data, len(head))
+    body = data[len(head) + _SIZES.size:]
     if len(body) != out_len + err_len:
         return None
     return code, body[:out_len], body[out_len:]
 
 
-def save_output(directory: Path, options: Sequence[str], stamp: str, output: MemoOutput) -> None:
+def save_output(directory: str | os.PathLike[str], options: list[str] | tuple[str, ...], stamp: str,
+                output: MemoOutput) -> None:
     """Store ``output`` for ``options`` under ``stamp`` (best effort: a failed write only costs the next run)."""
     code, out, err = output
-    path = _file(directory, options)
-    data = _FORMAT + stamp.encode() + b"\n" + struct.pack("<iQQ", code, len(out), len(err)) + out + err
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        write_atomic(path, data, durable=False, sync_dir=False)
+    _write(_file(directory, options),
+           _FORMAT + stamp.encode() + b"\n" + _SIZES.pack(code, len(out), len(err)) + out + err)
+
+
+def reports_dir(env: dict[str, str] | os._Environ[str]) -> str | None:
+    """Where report memos live: ``reports`` beside the index directory of the user's cache
+    (:func:`engine.fs.layout.cache_root`, spelled out here and tested equal), ``None`` when the cache is off
+    (``CTXSCOPE_NO_INDEX``)."""
+    if env.get("CTXSCOPE_NO_INDEX"):
+        return None
+    base = env.get("XDG_CACHE_HOME")
+    if base and os.path.isabs(base):
+        return os.path.join(base, "ctxscope", "reports")
+    home = env.get("HOME") or os.path.expanduser("~")
+    return os.path.join(home, ".cache", "ctxscope", "reports")
+
+
+def invocation_key(argv: list[str] | tuple[str, ...], env: dict[str, str] | os._Environ[str]) -> list[str]:
+    """What a command line as typed means beyond itself: the working directory (relative paths), every
+    environment variable (config, cache and discovery locations) and the local time zone now (a report cuts its
+    days in it; a DST change changes it)."""
+    local = time.localtime()
+    return [str(len(argv)), *argv, os.getcwd(), *sorted(f"{k}={v}" for k, v in env.items()),
+            f"zone={local.tm_zone}|{local.tm_gmtoff}"]
+
+
+def _fields(values: list[str] | tuple[str, ...]) -> bytes:
+    return "\0".join(values).encode("utf-8", "surrogateescape")
+
+
+def save_invocation(directory: str | os.PathLike[str], key: list[str], roots: list[str], options: list[str],
+                    files: tuple[str, ...], stamp: str, output: tuple[int, str, str]) -> None:
+    """Store the output of the report ``key`` names, as shown (``output``: exit code, stdout and the stderr
+    messages, each already one line), with what its stamp was taken over."""
+    code, out, err = output
+    parts = [_fields(roots), _fields(options), _fields(files), stamp.encode(), out.encode("utf-8", "surrogateescape"),
+             err.encode("utf-8", "surrogateescape")]
+    sizes = Struct(f"<i{len(parts)}Q").pack(code, *map(len, parts))
+    _write(os.path.join(directory, f"{_name(key)}.run"), _INVOCATION_FORMAT + sizes + b"".join(parts))
+
+
+def _split(data: bytes) -> list[str]:
+    return data.decode("utf-8", "surrogateescape").split("\0") if data else []
+
+
+def answer_invocation(argv: list[str], env: dict[str, str] | os._Environ[str]) -> tuple[int, str, str] | None:
+    """The exit code, stdout and stderr of the report ``argv`` asks for when the same command line, in the same
+    directory and environment, ran before and nothing its stamp covers changed since; else ``None``."""
+    directory = reports_dir(env)
+    if directory is None:
+        return None
+    data = _read(os.path.join(directory, f"{_name(invocation_key(argv, env))}.run"))
+    sizes = Struct("<i6Q")
+    if data is None or not data.startswith(_INVOCATION_FORMAT) or len(data) < len(_INVOCATION_FORMAT) + sizes.size:
+        return None
+    code, *lengths = sizes.unpack_from(data, len(_INVOCATION_FORMAT))
+    at = len(_INVOCATION_FORMAT) + sizes.size
+    if len(data) != at + sum(lengths):
+        return None
+    parts = []
+    for length in lengths:
+        parts.append(data[at:at + length])
+        at += length
+    roots, options, files = _split(parts[0]), _split(parts[1]), tuple(_split(parts[2]))
+    if report_stamp(roots, options, files) != parts[3].decode("ascii", "replace"):
+        return None
+    return code, parts[4].decode("utf-8", "surrogateescape"), parts[5].decode("utf-8", "surrogateescape")
