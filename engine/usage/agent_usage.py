@@ -26,7 +26,7 @@ from engine.session.agent_glance import read_agent_session
 from engine.stores.source import SessionSource
 from engine.usage.model import SessionUsage
 
-__all__ = ["UnreadableSessionError", "agent_session_usage"]
+__all__ = ["UnreadableSessionError", "agent_session_usage", "usage_of"]
 
 _PROVIDERS = {"claude-code": "anthropic", "codex": "openai"}
 _VERSION = 2
@@ -37,7 +37,7 @@ class UnreadableSessionError(ValueError):
     """A file discovery took for an agent's session holds nothing that agent's reader recognises."""
 
 
-def _usage_of(source: SessionSource, agent: str, session_id: str | None, cwd: str | None,
+def usage_of(source: SessionSource, agent: str, session_id: str | None, cwd: str | None,
               calls: Iterable[AgentCall], compactions: Iterable[AgentCompaction]) -> SessionUsage:
     provider = _PROVIDERS.get(agent)
     return SessionUsage(
@@ -47,6 +47,7 @@ def _usage_of(source: SessionSource, agent: str, session_id: str | None, cwd: st
         compactions=tuple(CompactionRecord(c.line_no, f"{agent}:{session_id}:{c.line_no}", c.id, c.timestamp,
                                            c.tokens_before, None, None, False) for c in compactions),
         estimated_cost_usd=None, archived=source.kind != "live")
+"""The calls and compactions of one agent session as a report counts and prices them."""
 
 
 def _shard(path: Path) -> str:
@@ -82,17 +83,17 @@ def _read(source: SessionSource) -> SessionUsage:
         # Only the lines that can hold a call or a compaction are parsed: the same figures as the full reader.
         quick = read_usage(source.path)
         if quick is not None:
-            return _usage_of(source, "claude-code", quick.session_id, quick.cwd, quick.calls, quick.compactions)
+            return usage_of(source, "claude-code", quick.session_id, quick.cwd, quick.calls, quick.compactions)
     elif source.format == "codex-jsonl":
         reading = CodexReader(source.path, usage_only=True).read_new()
         if reading.session_id is not None or reading.calls:
-            return _usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls,
+            return usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls,
                              reading.compactions)
     reading = read_agent_session(source)
     if not reading.is_session:
         raise UnreadableSessionError(f"not a {reading.agent} session ctxscope can read ({reading.records} records, "
                                      f"{len(reading.problems)} bad lines)")
-    return _usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls, reading.compactions)
+    return usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls, reading.compactions)
 
 
 def agent_session_usage(source: SessionSource, cache: IndexCache | None = None) -> SessionUsage:

@@ -69,7 +69,7 @@ def test_any_change_it_covers_runs_the_report_again(change: str, tmp_path: Path,
         files[0].write_bytes(b"".join(lines) + reply.replace(b'"msg_', b'"msg_x').replace(b'"req_', b'"req_x'))
     elif change == "add":
         extra = tmp_path / "more"
-        new = list(write_claude_code(extra, 1, turns=2, seed=9))[0]
+        new = next(iter(write_claude_code(extra, 1, turns=2, seed=9)))
         new.rename(files[0].parent / "extra-session.jsonl")
     elif change == "remove":
         files[1].unlink()
