@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ from tui.cli import report_memo
 
 _PROBE = """
 import json, sys
+from tui.cli import report_memo
+report_memo._RACY_NS = -(1 << 62)  # the sessions here were written a moment ago: trust their directories' times
 from tui.cli.entry import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
@@ -84,6 +87,18 @@ def test_any_change_it_covers_runs_the_report_again(change: str, tmp_path: Path,
     assert "tui.cli.main" in probe["loaded"]  # not answered from the record
     expected = {"append": calls + 1, "add": calls + each, "remove": calls - each}.get(change, calls)
     assert _total(after) == expected
+
+
+def test_a_directory_changed_just_now_is_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "sessions"
+    list(write_codex(tmp_path, 2, turns=1))
+    # "Just now" moved ten minutes ahead, so the directories written above count as old however slow this run is.
+    monkeypatch.setattr(report_memo, "_RACY_NS", -600_000_000_000)
+    assert report_memo.take_listing([str(root)], ()) is not None
+    day = next(p for p in root.rglob("*") if p.is_file()).parent
+    future = time.time_ns() + 3_600_000_000_000  # a change "now", whatever the clock reads while the test runs
+    os.utime(day, ns=(future, future))
+    assert report_memo.take_listing([str(root)], ()) is None
 
 
 def test_the_entry_paths_spelled_out_names_are_the_engines(tmp_path: Path) -> None:

@@ -16,7 +16,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from engine import money, percent
 from tui.cli.exit_codes import ExitCode
 from tui.cli.index_cache import stderr_cache
-from tui.cli.report_memo import invocation_key, load_output, report_stamp, save_invocation, save_output
+from tui.cli.report_memo import (
+    invocation_key,
+    load_output,
+    report_stamp,
+    save_invocation,
+    save_output,
+    take_listing,
+)
 from tui.cli.terminal_output import cell, guarded_buffers, json_text, spreadsheet_cell
 
 if TYPE_CHECKING:  # the engine's usage modules are imported when a report runs, not when its memo answers
@@ -112,7 +119,7 @@ def report(args: argparse.Namespace, config: Config) -> int:
     global _invocation
     invocation, _invocation = _invocation, None  # one command line, one report
     files = (str(args.config.expanduser() if args.config is not None else _config_file()),)
-    fast = (report_stamp([str(r) for r in roots], options, files) if invocation is not None and directory is not None
+    fast = (take_listing([str(r) for r in roots], files) if invocation is not None and directory is not None
             and args.timezone in (None, "UTC") and not config.warnings else None)
     stored = load_output(directory, options, stamp) if stamp is not None and directory is not None else None
     if stored is None:
@@ -130,8 +137,8 @@ def report(args: argparse.Namespace, config: Config) -> int:
     for message in stored[2].decode().splitlines(keepends=True):
         sys.stderr.write(message)
     if fast is not None and invocation is not None and directory is not None:
-        save_invocation(directory, invocation_key(invocation, os.environ), [os.path.abspath(r) for r in roots],
-                        options, files, fast, (int(stored[0]), stored[1].decode(), stored[2].decode()))
+        save_invocation(directory, invocation_key(invocation, os.environ), fast,
+                        (int(stored[0]), stored[1].decode(), stored[2].decode()))
     return stored[0]
 
 

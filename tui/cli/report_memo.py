@@ -11,10 +11,13 @@ stamp taken before it read anything (a file that changes meanwhile changes the n
 
 Two records answer a repeated report. The *output* record is keyed by the parsed options, so any spelling of
 the same report finds it once the command line is parsed. The *invocation* record is keyed by the command line
-as typed, the working directory, the whole environment and the local time zone, and holds what the parsed run
-knew (its roots, options and config file) beside the output as shown: :func:`answer_invocation` checks it before
-the command line, the engine or anything else is imported — a warm report is then Python's start-up and a
-``stat`` of every file (docs/usage.md, Speed).
+as typed, the working directory, the whole environment and the local time zone, and holds the output as shown
+beside a *listing*: every path under the roots and ctxscope's code, the config file and the OpenClaw stores
+beside the roots, with their status when the report started. :func:`answer_invocation` checks it before the
+command line, the engine or anything else is imported, with one ``stat`` per path and no directory listing: a
+directory's times change whenever an entry is added, removed or renamed in it, so an unchanged directory still
+holds the listed entries. A directory changed in the two seconds before the report could change again within the
+same timestamp tick unseen, so such a listing is not stored (git's "racily clean" entries; docs/usage.md).
 
 A root that is a file, not a directory, or a symbolic link met anywhere in the walk (its target lies outside the
 stamp) turns the memo off for that run. Like the index, the memo fails open: any problem reading or writing it
@@ -33,7 +36,7 @@ from _blake2 import blake2b  # what hashlib.blake2b is, without hashlib's OpenSS
 from _struct import Struct
 
 __all__ = ["MemoOutput", "answer_invocation", "invocation_key", "load_output", "report_stamp", "save_invocation",
-           "save_output"]
+           "save_output", "take_listing"]
 
 _FORMAT = b"ctxscope-report-memo 1\n"
 _INVOCATION_FORMAT = b"ctxscope-report-invocation 1\n"
@@ -198,12 +201,89 @@ def _fields(values: list[str] | tuple[str, ...]) -> bytes:
     return "\0".join(values).encode("utf-8", "surrogateescape")
 
 
-def save_invocation(directory: str | os.PathLike[str], key: list[str], roots: list[str], options: list[str],
-                    files: tuple[str, ...], stamp: str, output: tuple[int, str, str]) -> None:
+_ABSENT = bytes(_PACK.size)
+_RACY_NS = 2_000_000_000
+"""A directory changed this recently may change again within the same timestamp tick, unseen by its times:
+its listing is not trusted (like git's racily clean entries)."""
+
+
+def _stats(tree: list[str], followed: list[str]) -> bytes | None:
+    """The packed status of every path, ``tree`` not following links, ``followed`` following them (a config
+    file kept as a link to dotfiles); ``None`` when one cannot be read."""
+    out = []
+    for paths, look in ((tree, os.lstat), (followed, os.stat)):
+        for path in paths:
+            try:
+                st = look(path)
+            except FileNotFoundError:
+                out.append(_ABSENT)
+                continue
+            except OSError:
+                return None
+            out.append(_PACK.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return b"".join(out)
+
+
+def _listing(root: str, found: list[str], skip: frozenset[str], since_ns: int) -> bool:
+    """Every path under ``root`` into ``found``; ``False`` on a link, an unreadable or a recently changed
+    directory."""
+    try:
+        with os.scandir(root) as listing:
+            entries = list(listing)
+        st = os.lstat(root)
+        if max(st.st_mtime_ns, st.st_ctime_ns) >= since_ns:
+            return False
+    except OSError:
+        return False
+    for entry in entries:
+        if entry.name in skip:
+            continue
+        if entry.is_symlink():
+            return False
+        found.append(entry.path)
+        if entry.is_dir(follow_symlinks=False) and not _listing(entry.path, found, skip, since_ns):
+            return False
+    return True
+
+
+def take_listing(roots: list[str], files: tuple[str, ...]) -> tuple[list[str], list[str], bytes] | None:
+    """What an invocation record is checked against: every path under ``roots`` and ctxscope's code, the
+    OpenClaw stores that may sit beside a root, the ``files`` (config) — and their status now. A directory's
+    times change whenever an entry is added, removed or renamed in it, so checking the status of every listed
+    path also sees a new file (docs/usage.md). ``None`` when it cannot be taken safely (see :func:`report_stamp`,
+    and a directory changed in the last two seconds)."""
+    since_ns = time.time_ns() - _RACY_NS
+    code = list(_CODE)
+    tree: list[str] = []
+    followed = list(files)
+    for root in [*code, *(os.path.abspath(r) for r in roots)]:
+        tree.append(root)
+        try:
+            st = os.lstat(root)
+        except FileNotFoundError:
+            st = None
+        except OSError:
+            return None
+        if st is not None:
+            if not stat.S_ISDIR(st.st_mode):
+                return None
+            if not _listing(root, tree, _BYTECODE if root in code else frozenset(), since_ns):
+                return None
+        parent = root
+        for _ in range(_ANCESTORS):
+            parent = os.path.dirname(parent)
+            followed.append(os.path.join(parent, "agent", SQLITE_NAME))
+    stats = _stats(tree, followed)
+    return None if stats is None else (tree, followed, stats)
+
+
+def save_invocation(directory: str | os.PathLike[str], key: list[str],
+                    listing: tuple[list[str], list[str], bytes], output: tuple[int, str, str]) -> None:
     """Store the output of the report ``key`` names, as shown (``output``: exit code, stdout and the stderr
-    messages, each already one line), with what its stamp was taken over."""
+    messages, each already one line), with the listing (:func:`take_listing`) taken before it ran."""
     code, out, err = output
-    parts = [_fields(roots), _fields(options), _fields(files), stamp.encode(), out.encode("utf-8", "surrogateescape"),
+    tree, followed, stats = listing
+    parts = [_fields(tree), _fields(followed), stats, out.encode("utf-8", "surrogateescape"),
              err.encode("utf-8", "surrogateescape")]
     sizes = Struct(f"<i{len(parts)}Q").pack(code, *map(len, parts))
     _write(os.path.join(directory, f"{_name(key)}.run"), _INVOCATION_FORMAT + sizes + b"".join(parts))
@@ -215,12 +295,12 @@ def _split(data: bytes) -> list[str]:
 
 def answer_invocation(argv: list[str], env: dict[str, str] | os._Environ[str]) -> tuple[int, str, str] | None:
     """The exit code, stdout and stderr of the report ``argv`` asks for when the same command line, in the same
-    directory and environment, ran before and nothing its stamp covers changed since; else ``None``."""
+    directory and environment, ran before and no path of its listing changed since; else ``None``."""
     directory = reports_dir(env)
     if directory is None:
         return None
     data = _read(os.path.join(directory, f"{_name(invocation_key(argv, env))}.run"))
-    sizes = Struct("<i6Q")
+    sizes = Struct("<i5Q")
     if data is None or not data.startswith(_INVOCATION_FORMAT) or len(data) < len(_INVOCATION_FORMAT) + sizes.size:
         return None
     code, *lengths = sizes.unpack_from(data, len(_INVOCATION_FORMAT))
@@ -231,7 +311,6 @@ def answer_invocation(argv: list[str], env: dict[str, str] | os._Environ[str]) -
     for length in lengths:
         parts.append(data[at:at + length])
         at += length
-    roots, options, files = _split(parts[0]), _split(parts[1]), tuple(_split(parts[2]))
-    if report_stamp(roots, options, files) != parts[3].decode("ascii", "replace"):
+    if _stats(_split(parts[0]), _split(parts[1])) != parts[2]:
         return None
-    return code, parts[4].decode("utf-8", "surrogateescape"), parts[5].decode("utf-8", "surrogateescape")
+    return code, parts[3].decode("utf-8", "surrogateescape"), parts[4].decode("utf-8", "surrogateescape")
