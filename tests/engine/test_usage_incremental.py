@@ -26,8 +26,8 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
         seen.append(source.path)
         return real(source, env)
 
-    def counted_quick(path):  # type: ignore[no-untyped-def]
-        found = quick(path)
+    def counted_quick(path, since=None):  # type: ignore[no-untyped-def]
+        found = quick(path, since)
         if found is not None:  # else the full reader reads it, and is counted there
             seen.append(path)
         return found
