@@ -198,7 +198,7 @@ def read_usage(path: Path, since: UsageReading | None = None) -> UsageReading | 
     end = [since.offset, since.lines] if since is not None else [0, 0]
     records: list[Record] = []
     for line in _objects(path, ids, end):
-        record = record_of(line.obj, line_no=line.line_no, offset=line.offset, length=line.length)
+        record = record_of(line.obj, line_no=line.line_no, offset=line.offset, length=line.length, usage_only=True)
         ids[0] = ids[0] or record.session_id
         ids[1] = ids[1] or record.cwd
         records.append(record)
