@@ -19,9 +19,9 @@ from tui.cli.index_cache import stderr_cache
 from tui.cli.report_memo import (
     invocation_key,
     load_output,
-    report_stamp,
     save_invocation,
     save_output,
+    stamp_of,
     take_listing,
 )
 from tui.cli.terminal_output import cell, guarded_buffers, json_text, spreadsheet_cell
@@ -115,11 +115,13 @@ def report(args: argparse.Namespace, config: Config) -> int:
         zone = "not a zone"  # the run itself says so
     options = [f"{k}={v}" for k, v in sorted(vars(args).items()) if k not in ("handler", "paths")]
     options += [f"zone={zone}", *sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("CTXSCOPE_"))]
-    stamp = report_stamp([str(r) for r in roots], options) if directory is not None else None
+    files = (str(args.config.expanduser() if args.config is not None else _config_file()),)
+    # One walk of the roots serves both records: the stamp of the output and the invocation's listing.
+    listing = take_listing([str(r) for r in roots], files) if directory is not None else None
+    stamp = stamp_of(listing, options) if listing is not None else None
     global _invocation
     invocation, _invocation = _invocation, None  # one command line, one report
-    files = (str(args.config.expanduser() if args.config is not None else _config_file()),)
-    fast = (take_listing([str(r) for r in roots], files) if invocation is not None and directory is not None
+    fast = (listing if listing is not None and not listing[3] and invocation is not None
             and args.timezone in (None, "UTC") and not config.warnings else None)
     stored = load_output(directory, options, stamp) if stamp is not None and directory is not None else None
     if stored is None:

@@ -35,8 +35,8 @@ import time
 from _blake2 import blake2b  # what hashlib.blake2b is, without hashlib's OpenSSL load
 from _struct import Struct
 
-__all__ = ["MemoOutput", "answer_invocation", "invocation_key", "load_output", "report_stamp", "save_invocation",
-           "save_output", "take_listing"]
+__all__ = ["Listing", "MemoOutput", "answer_invocation", "invocation_key", "load_output", "report_stamp",
+           "save_invocation", "save_output", "stamp_of", "take_listing"]
 
 _FORMAT = b"ctxscope-report-memo 1\n"
 _INVOCATION_FORMAT = b"ctxscope-report-invocation 1\n"
@@ -55,73 +55,6 @@ _PACK = Struct("<QQQQqq")
 _SIZES = Struct("<iQQ")
 MemoOutput = tuple[int, bytes, bytes]
 """Exit code, stdout and stderr of a report run."""
-
-
-def _walk(root: str, out: blake2b, skip: frozenset[str]) -> bool:
-    """Hash every entry under ``root`` in name order but ``skip``; ``False`` on a symbolic link or an unreadable
-    directory."""
-    try:
-        with os.scandir(root) as listing:
-            entries = sorted(listing, key=lambda e: e.name)
-    except OSError:
-        return False
-    for entry in entries:
-        if entry.name in skip:
-            continue
-        if entry.is_symlink():
-            return False
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except OSError:
-            return False
-        out.update(entry.path.encode("utf-8", "surrogateescape") + b"\0")
-        out.update(_PACK.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-        if stat.S_ISDIR(st.st_mode) and not _walk(entry.path, out, skip):
-            return False
-    return True
-
-
-def report_stamp(roots: list[str], options: list[str], files: tuple[str, ...] = ()) -> str | None:
-    """The stamp of a report over ``roots`` with ``options`` (everything else that shapes its output) and the
-    single ``files`` it also read (the config file), or ``None`` when it cannot be taken safely (a root that is a
-    file or a link, a link inside)."""
-    out = blake2b(digest_size=20)
-    for option in options:
-        out.update(option.encode("utf-8", "surrogateescape") + b"\0")
-    for name in files:
-        out.update(b"\3" + name.encode("utf-8", "surrogateescape") + b"\0")
-        try:
-            st = os.stat(name)
-        except OSError:
-            out.update(b"absent")
-        else:
-            out.update(_PACK.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-    code = list(_CODE)  # a list: a set's order changes with each process's string hashing
-    for root in [*code, *(os.path.abspath(r) for r in roots)]:
-        out.update(b"\1" + root.encode("utf-8", "surrogateescape") + b"\0")
-        try:
-            st = os.lstat(root)
-        except FileNotFoundError:
-            out.update(b"absent")
-        except OSError:
-            return None
-        else:
-            if not stat.S_ISDIR(st.st_mode):
-                return None
-            out.update(_PACK.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-            # Bytecode is written on first import: it follows the sources, which are stamped.
-            if not _walk(root, out, _BYTECODE if root in code else frozenset()):
-                return None
-        parent = root
-        for _ in range(_ANCESTORS):
-            parent = os.path.dirname(parent)
-            try:
-                st = os.stat(os.path.join(parent, "agent", SQLITE_NAME))
-            except OSError:
-                out.update(b"\2")
-            else:
-                out.update(_PACK.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-    return out.hexdigest()
 
 
 def _name(parts: list[str] | tuple[str, ...]) -> str:
@@ -224,38 +157,43 @@ def _stats(tree: list[str], followed: list[str]) -> bytes | None:
     return b"".join(out)
 
 
-def _listing(root: str, found: list[str], skip: frozenset[str], since_ns: int) -> bool:
-    """Every path under ``root`` into ``found``; ``False`` on a link, an unreadable or a recently changed
-    directory."""
+def _listing(root: str, found: list[str], skip: frozenset[str], racy: list[bool], since_ns: int) -> bool:
+    """Every path under ``root`` into ``found`` (``racy[0]`` set when a directory changed since ``since_ns``);
+    ``False`` on a symbolic link or an unreadable directory."""
     try:
         with os.scandir(root) as listing:
             entries = list(listing)
         st = os.lstat(root)
-        if max(st.st_mtime_ns, st.st_ctime_ns) >= since_ns:
-            return False
     except OSError:
         return False
+    if max(st.st_mtime_ns, st.st_ctime_ns) >= since_ns:
+        racy[0] = True
     for entry in entries:
         if entry.name in skip:
             continue
         if entry.is_symlink():
             return False
         found.append(entry.path)
-        if entry.is_dir(follow_symlinks=False) and not _listing(entry.path, found, skip, since_ns):
+        if entry.is_dir(follow_symlinks=False) and not _listing(entry.path, found, skip, racy, since_ns):
             return False
     return True
 
 
-def take_listing(roots: list[str], files: tuple[str, ...]) -> tuple[list[str], list[str], bytes] | None:
-    """What an invocation record is checked against: every path under ``roots`` and ctxscope's code, the
-    OpenClaw stores that may sit beside a root, the ``files`` (config) — and their status now. A directory's
-    times change whenever an entry is added, removed or renamed in it, so checking the status of every listed
-    path also sees a new file (docs/usage.md). ``None`` when it cannot be taken safely (see :func:`report_stamp`,
-    and a directory changed in the last two seconds)."""
+Listing = tuple[list[str], list[str], bytes, bool]
+"""The paths walked without following links, those followed, their packed status, and whether a directory
+changed in the last two seconds (:func:`take_listing`)."""
+
+
+def take_listing(roots: list[str], files: tuple[str, ...] = ()) -> Listing | None:
+    """What a report's output is stored against: every path under ``roots`` and ctxscope's code, the OpenClaw
+    stores that may sit beside a root, the ``files`` (config) — and their status now. A directory's times change
+    whenever an entry is added, removed or renamed in it, so checking the status of every listed path also sees a
+    new file (docs/usage.md). ``None`` when it cannot be taken safely: a root that is a file, a link inside."""
     since_ns = time.time_ns() - _RACY_NS
-    code = list(_CODE)
+    code = list(_CODE)  # a list: a set's order changes with each process's string hashing
     tree: list[str] = []
     followed = list(files)
+    racy = [False]
     for root in [*code, *(os.path.abspath(r) for r in roots)]:
         tree.append(root)
         try:
@@ -267,22 +205,39 @@ def take_listing(roots: list[str], files: tuple[str, ...]) -> tuple[list[str], l
         if st is not None:
             if not stat.S_ISDIR(st.st_mode):
                 return None
-            if not _listing(root, tree, _BYTECODE if root in code else frozenset(), since_ns):
+            # Bytecode is written on first import: it follows the sources, which are listed.
+            if not _listing(root, tree, _BYTECODE if root in code else frozenset(), racy, since_ns):
                 return None
         parent = root
         for _ in range(_ANCESTORS):
             parent = os.path.dirname(parent)
             followed.append(os.path.join(parent, "agent", SQLITE_NAME))
     stats = _stats(tree, followed)
-    return None if stats is None else (tree, followed, stats)
+    return None if stats is None else (tree, followed, stats, racy[0])
 
 
-def save_invocation(directory: str | os.PathLike[str], key: list[str],
-                    listing: tuple[list[str], list[str], bytes], output: tuple[int, str, str]) -> None:
+def report_stamp(roots: list[str], options: list[str], files: tuple[str, ...] = ()) -> str | None:
+    """The stamp of a report over ``roots`` with ``options`` (everything else that shapes its output) and the
+    single ``files`` it also read (the config file), or ``None`` when it cannot be taken safely."""
+    listing = take_listing(roots, files)
+    return stamp_of(listing, options) if listing is not None else None
+
+
+def stamp_of(listing: Listing, options: list[str]) -> str:
+    """The stamp of a report with ``options`` over what ``listing`` holds."""
+    out = blake2b(digest_size=20)
+    for option in options:
+        out.update(option.encode("utf-8", "surrogateescape") + b"\0")
+    out.update(_fields(listing[0]) + b"\1" + _fields(listing[1]) + b"\1" + listing[2])
+    return out.hexdigest()
+
+
+def save_invocation(directory: str | os.PathLike[str], key: list[str], listing: Listing,
+                    output: tuple[int, str, str]) -> None:
     """Store the output of the report ``key`` names, as shown (``output``: exit code, stdout and the stderr
     messages, each already one line), with the listing (:func:`take_listing`) taken before it ran."""
     code, out, err = output
-    tree, followed, stats = listing
+    tree, followed, stats, _ = listing
     parts = [_fields(tree), _fields(followed), stats, out.encode("utf-8", "surrogateescape"),
              err.encode("utf-8", "surrogateescape")]
     sizes = Struct(f"<i{len(parts)}Q").pack(code, *map(len, parts))
