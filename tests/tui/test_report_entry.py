@@ -120,3 +120,18 @@ def test_a_report_with_problems_replays_them_one_line_each(tmp_path: Path, env: 
     second, _, err2 = _run(args, env, tmp_path)
     assert second["loaded"] == [] and err2 == err1 and first["code"] == second["code"]
     assert all("name.jsonl" not in line or "bad" in line for line in err1.splitlines())
+
+
+def test_a_reader_that_goes_away_is_no_failure(tmp_path: Path, env: dict[str, str]) -> None:
+    list(write_codex(tmp_path / "codex", 3, turns=2))
+    args = ["report", str(tmp_path / "codex" / "sessions"), "--json", "--utc"]
+    _run(args, env, tmp_path)
+    probe = [sys.executable, "-c", _PROBE, *args]
+    proc = subprocess.Popen(probe, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the answer is written: the write meets a closed pipe
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    assert proc.wait() == 0
+    *messages, loaded = err.splitlines()
+    assert json.loads(loaded) == {"code": 0, "loaded": []} and messages == []

@@ -23,9 +23,16 @@ def main(argv: list[str] | None = None) -> int:
         found = answer_invocation(args, os.environ)
         if found is not None:
             code, out, err = found
-            # Stored as the guarded streams showed it (tui/cli/terminal_output.py): shown again as it is.
-            sys.stdout.write(out)
-            sys.stderr.write(err)
+            try:
+                # Stored as the guarded streams showed it (tui/cli/terminal_output.py): shown again as it is.
+                sys.stdout.write(out)
+                sys.stdout.flush()
+                sys.stderr.write(err)
+            except BrokenPipeError:
+                # The reader went away (`ctxscope report | head`): no failure, as for the full command line; the
+                # exit's own flush must not complain either.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return 0
             return code
         from tui.cli.report_command import expect_invocation
 
