@@ -143,17 +143,18 @@ its listing is not trusted (like git's racily clean entries)."""
 def _stats(tree: list[str], followed: list[str]) -> bytes | None:
     """The packed status of every path, ``tree`` not following links, ``followed`` following them (a config
     file kept as a link to dotfiles); ``None`` when one cannot be read."""
-    out = []
+    out: list[bytes] = []
+    add, pack = out.append, _PACK.pack  # bound once: this loop is most of a warm report's own time
     for paths, look in ((tree, os.lstat), (followed, os.stat)):
         for path in paths:
             try:
                 st = look(path)
             except FileNotFoundError:
-                out.append(_ABSENT)
+                add(_ABSENT)
                 continue
             except OSError:
                 return None
-            out.append(_PACK.pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+            add(pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
     return b"".join(out)
 
 
