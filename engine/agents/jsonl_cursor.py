@@ -102,17 +102,17 @@ class JsonlCursor:
                 break
             pos += len(chunk)
             data = pending + chunk
-            begin = 0
-            while True:
-                nl = data.find(b"\n", begin)
-                if nl < 0:
-                    break
-                item = self._parse(data[begin:nl], start + begin)
+            parts = data.split(b"\n")  # in C: the loop below only walks the lines
+            pending = parts.pop()
+            want = self.want
+            for raw in parts:
+                begin, start = start, start + len(raw) + 1
+                if want is not None and not want(raw):
+                    self.line_no += 1  # counted, never parsed (the rule _parse applies, without the call)
+                    continue
+                item = self._parse(raw, begin)
                 if item is not None:
                     yield item
-                begin = nl + 1
-            start += begin
-            pending = data[begin:]
             self.offset = start
             if len(pending) > MAX_LINE_BYTES:
                 # Skip to the next newline without keeping the line.

@@ -37,6 +37,8 @@ def agent_formats() -> frozenset[str]:
 
 
 _SNIFF_BYTES = 1 << 16
+_FIRST_READ = 1 << 12
+"""A first line is mostly shorter: reading 64 KiB of every file made discovery read most of a small session."""
 
 
 def sniff_format(path: Path) -> tuple[str, str | None] | None:
@@ -48,7 +50,10 @@ def sniff_format(path: Path) -> tuple[str, str | None] | None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
-            first = os.pread(fd, _SNIFF_BYTES, 0).partition(b"\n")[0]
+            head = os.pread(fd, _FIRST_READ, 0)
+            if b"\n" not in head and len(head) == _FIRST_READ:
+                head = os.pread(fd, _SNIFF_BYTES, 0)
+            first = head.partition(b"\n")[0]
         finally:
             os.close(fd)
         obj = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))

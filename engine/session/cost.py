@@ -175,6 +175,10 @@ def session_cost(
         entries: the calls to sum. Default: the snapshot's context path (root → leaf, including everything
             before its compactions); pass the reader's full entry list to include abandoned branches too.
     """
+    if snapshot.agent_calls is not None:  # Claude Code, Codex: priced as `report` prices them
+        from engine.usage.agent_cost import agent_session_cost
+
+        return agent_session_cost(snapshot, now=now, cache_ttl_seconds=cache_ttl_seconds)
     calls = [e for e in (snapshot.view.path if entries is None else entries) if _is_call(e)]
     session_price = price_for(snapshot.model, snapshot.provider)
     spend = recorded = estimated = 0.0

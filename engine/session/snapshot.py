@@ -18,7 +18,7 @@ from engine.accounting.context import ContextMessage, ContextView, build_context
 from engine.accounting.gauge import GaugeReading
 from engine.accounting.measure import ContextTokens, ObjectSource, measure_context, message_tokens
 from engine.accounting.windows import ContextWindow
-from engine.agents.protocol import AgentReading
+from engine.agents.protocol import AgentCall, AgentReading
 from engine.config.loader import Config, resolve_state_dir
 from engine.index.cache import IndexCache
 from engine.index.entry_cache import restore_reader, save_reader
@@ -72,6 +72,8 @@ class SessionSnapshot:
     """False for a file with no header and no entry (empty, or no JSON object at all): pi calls it invalid."""
     own_compactions: int = 0
     """Compactions ctxscope appended itself (audited): in the transcript, never in OpenClaw's counter."""
+    agent_calls: tuple[AgentCall, ...] | None = field(default=None, repr=False)
+    """Claude Code, Codex: the requests the agent made, which its spend is priced from (docs/usage.md)."""
 
     @property
     def key(self) -> str:
@@ -292,7 +294,7 @@ class SessionFollower:
             provider=reading.agent, entries=reading.records, compactions_in_file=len(reading.compactions),
             store_compaction_count=None, last_activity=last_activity, malformed_lines=tuple(self.reader.bad_lines),
             version=3, headerless=False, revision=self._revision, limits=None, project=reading.cwd,
-            pi_loadable=False, is_session=reading.is_session,
+            pi_loadable=False, is_session=reading.is_session, agent_calls=reading.calls,
         )
 
 

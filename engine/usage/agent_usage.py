@@ -5,8 +5,9 @@ Codex's response id) so a copy of a file is counted once (docs/usage.md).
 
 A session's usage is kept in the index cache (docs/index.md, Claude Code and Codex) under its path, checked
 against the file's device, inode, size, modification and change times: a report reads again only the files
-that changed since the last one. Unlike pi's index it is not extended in place — a changed file is read whole
-(the agents' readers follow the file from its start: Claude Code's tree, Codex's compactions).
+that changed since the last one. A file that grew is read from where the last reading stopped, when the bytes
+before that point are the ones read (their digest, as pi's index checks them): the stored reader state — the
+calls so far, the session id and cwd, Codex's model and running totals — continues with the appended lines only.
 """
 
 from __future__ import annotations
@@ -14,22 +15,24 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import orjson
 
-from engine.agents.claude_code.reader import read_usage
+from engine.agents.claude_code.reader import UsageReading, read_usage
 from engine.agents.codex.reader import CodexReader
 from engine.agents.protocol import AgentCall, AgentCompaction
 from engine.index.cache import IndexCache, LoadedIndex
 from engine.index.records import CompactionRecord, UsageRecord
+from engine.index.transcript_index import file_check
 from engine.session.agent_glance import read_agent_session
 from engine.stores.source import SessionSource
 from engine.usage.model import SessionUsage
 
-__all__ = ["UnreadableSessionError", "agent_session_usage"]
+__all__ = ["UnreadableSessionError", "agent_session_usage", "usage_of"]
 
 _PROVIDERS = {"claude-code": "anthropic", "codex": "openai"}
-_VERSION = 2
+_VERSION = 3
 """Raised when what is stored, or the readers' rules that produced it, change: older records are read again."""
 
 
@@ -37,7 +40,7 @@ class UnreadableSessionError(ValueError):
     """A file discovery took for an agent's session holds nothing that agent's reader recognises."""
 
 
-def _usage_of(source: SessionSource, agent: str, session_id: str | None, cwd: str | None,
+def usage_of(source: SessionSource, agent: str, session_id: str | None, cwd: str | None,
               calls: Iterable[AgentCall], compactions: Iterable[AgentCompaction]) -> SessionUsage:
     provider = _PROVIDERS.get(agent)
     return SessionUsage(
@@ -47,6 +50,7 @@ def _usage_of(source: SessionSource, agent: str, session_id: str | None, cwd: st
         compactions=tuple(CompactionRecord(c.line_no, f"{agent}:{session_id}:{c.line_no}", c.id, c.timestamp,
                                            c.tokens_before, None, None, False) for c in compactions),
         estimated_cost_usd=None, archived=source.kind != "live")
+"""The calls and compactions of one agent session as a report counts and prices them."""
 
 
 def _shard(path: Path) -> str:
@@ -77,39 +81,86 @@ def _stored(loaded: LoadedIndex, source: SessionSource, stamp: list[int]) -> Ses
                         archived=source.kind != "live")
 
 
-def _read(source: SessionSource) -> SessionUsage:
+def _check(path: Path, st: os.stat_result, offset: int) -> list[Any] | None:
+    """The digest of the bytes before ``offset`` (:func:`engine.index.transcript_index.file_check`), read from
+    the file ``st`` describes; ``None`` when it is no longer that file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino) or now.st_size < offset:
+            return None
+        return file_check(fd, offset)
+    finally:
+        os.close(fd)
+
+
+def _resumable(loaded: LoadedIndex | None, path: Path, st: os.stat_result) -> dict[str, Any] | None:
+    """The reader state stored for ``path`` when the file is the same one, grown or not, and its bytes up to
+    where that state stopped are unchanged: an agent appends to its transcript (docs/index.md)."""
+    if loaded is None:
+        return None
+    meta = loaded.section("meta")
+    if not isinstance(meta, dict) or not isinstance(meta.get("resume"), dict):
+        return None
+    stamp, check, state = meta.get("stamp"), meta.get("check"), meta["resume"]
+    if not isinstance(stamp, list) or stamp[:3] != _stamp(st)[:3] or not isinstance(check, list) or not check:
+        return None  # another ctxscope version, device or inode
+    offset = check[0]
+    if type(offset) is not int or st.st_size < offset or _check(path, st, offset) != check:
+        return None
+    return dict(state)
+
+
+def _read(source: SessionSource, since: dict[str, Any] | None = None) -> tuple[SessionUsage, dict[str, Any] | None]:
+    """The usage of ``source``, read from where ``since`` stopped when it is given, and the state to resume
+    from next time (``None``: the file was read by the full reader, which does not resume)."""
     if source.format == "claude-code-jsonl":
         # Only the lines that can hold a call or a compaction are parsed: the same figures as the full reader.
-        quick = read_usage(source.path)
+        quick = read_usage(source.path, _claude_since(since) if since is not None else None)
         if quick is not None:
-            return _usage_of(source, "claude-code", quick.session_id, quick.cwd, quick.calls, quick.compactions)
+            state = {"offset": quick.offset, "lines": quick.lines, "session_id": quick.session_id, "cwd": quick.cwd,
+                     "calls": [list(c) for c in quick.calls], "compactions": [list(c) for c in quick.compactions]}
+            return usage_of(source, "claude-code", quick.session_id, quick.cwd, quick.calls,
+                            quick.compactions), state
     elif source.format == "codex-jsonl":
-        reading = CodexReader(source.path, usage_only=True).read_new()
+        reader = (CodexReader.resume(source.path, since) if since is not None
+                  else CodexReader(source.path, usage_only=True))
+        reading = reader.read_new()
         if reading.session_id is not None or reading.calls:
-            return _usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls,
-                             reading.compactions)
+            return usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls,
+                            reading.compactions), reader.usage_state()
     reading = read_agent_session(source)
     if not reading.is_session:
         raise UnreadableSessionError(f"not a {reading.agent} session ctxscope can read ({reading.records} records, "
                                      f"{len(reading.problems)} bad lines)")
-    return _usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls, reading.compactions)
+    return usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls, reading.compactions), None
+
+
+def _claude_since(state: dict[str, Any]) -> UsageReading:
+    """Raises KeyError, TypeError, ValueError: ``state`` is not one :func:`_read` stored."""
+    return UsageReading(state["session_id"], state["cwd"], tuple(AgentCall(*c) for c in state["calls"]),
+                        tuple(AgentCompaction(*c) for c in state["compactions"]), int(state["offset"]),
+                        int(state["lines"]))
 
 
 def agent_session_usage(source: SessionSource, cache: IndexCache | None = None) -> SessionUsage:
-    """The calls and compactions of one Claude Code or Codex session (from ``cache`` when the file is unchanged).
+    """The calls and compactions of one Claude Code or Codex session (from ``cache`` when the file is unchanged,
+    reading only its appended lines when it grew).
 
     Raises:
         UnreadableSessionError: the file holds no record its agent's reader recognises.
         OSError: the file cannot be read.
     """
     if cache is None or not cache.enabled:
-        return _read(source)
+        return _read(source)[0]
     st = os.stat(source.path)
     key, shard, stamp = "agent-usage:" + os.path.abspath(source.path), _shard(source.path), _stamp(st)
     loaded = cache.load(key, shard=shard)
+    since = None
     if isinstance(loaded, LoadedIndex):
         try:
             found = _stored(loaded, source, stamp)
+            since = _resumable(loaded, source.path, st) if found is None else None
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, UnreadableSessionError):
                 raise
@@ -117,11 +168,22 @@ def agent_session_usage(source: SessionSource, cache: IndexCache | None = None) 
         if found is not None:
             return found
     try:
-        usage = _read(source)
+        try:
+            usage, state = _read(source, since)
+        except (KeyError, TypeError, ValueError) as exc:
+            if since is None or isinstance(exc, UnreadableSessionError):
+                raise
+            usage, state = _read(source)  # a damaged reader state: read the whole file
     except UnreadableSessionError as exc:
         cache.save(key, {"meta": orjson.dumps({"stamp": stamp, "unreadable": str(exc)})}, shard=shard)
         raise
-    # Stored under the stat taken before reading: a file that grew meanwhile no longer matches and is read again.
+    # Stored under the stat taken before reading: a file that grew meanwhile no longer matches and is read again
+    # (from where this reading stopped, if the bytes before it are the ones read).
+    meta: dict[str, Any] = {"stamp": stamp}
+    if state is not None:
+        check = _check(source.path, st, state["offset"])
+        if check is not None:
+            meta.update(check=check, resume=state)
     body = [usage.agent, usage.project, [list(c) for c in usage.calls], [list(c) for c in usage.compactions]]
-    cache.save(key, {"meta": orjson.dumps({"stamp": stamp}), "usage": orjson.dumps(body)}, shard=shard)
+    cache.save(key, {"meta": orjson.dumps(meta), "usage": orjson.dumps(body)}, shard=shard)
     return usage

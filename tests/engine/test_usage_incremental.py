@@ -11,9 +11,9 @@ from engine.index.cache import IndexCache
 from engine.stores.discovery import discover_sessions
 from engine.usage import agent_usage
 from engine.usage.collect import collect_usage
-from engine.usage.report_memo import load_output, report_stamp, save_output
 from sim.agent_corpus import write_claude_code, write_codex
 from tui.cli.main import EXIT_OK, main
+from tui.cli.report_memo import load_output, report_stamp, save_output
 
 
 @pytest.fixture
@@ -26,8 +26,8 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
         seen.append(source.path)
         return real(source, env)
 
-    def counted_quick(path):  # type: ignore[no-untyped-def]
-        found = quick(path)
+    def counted_quick(path, since=None):  # type: ignore[no-untyped-def]
+        found = quick(path, since)
         if found is not None:  # else the full reader reads it, and is counted there
             seen.append(path)
         return found
@@ -71,23 +71,23 @@ def test_an_unreadable_agent_file_stays_unreadable_from_the_index(tmp_path: Path
 def test_the_memo_answers_only_while_nothing_under_the_roots_changed(tmp_path: Path) -> None:
     root = tmp_path / "sessions"
     files = list(write_codex(root.parent, 2, turns=1))
-    stamp = report_stamp([root], ["by=day"])
-    assert stamp is not None and stamp == report_stamp([root], ["by=day"])
-    assert report_stamp([root], ["by=model"]) != stamp
+    stamp = report_stamp([str(root)], ["by=day"])
+    assert stamp is not None and stamp == report_stamp([str(root)], ["by=day"])
+    assert report_stamp([str(root)], ["by=model"]) != stamp
     save_output(tmp_path / "memo", ["by=day"], stamp, (0, b"out", b"err"))
     assert load_output(tmp_path / "memo", ["by=day"], stamp) == (0, b"out", b"err")
     with files[0].open("ab") as out:
         out.write(b"\n")
-    assert report_stamp([root], ["by=day"]) != stamp
-    stamp = report_stamp([root], ["by=day"])
+    assert report_stamp([str(root)], ["by=day"]) != stamp
+    stamp = report_stamp([str(root)], ["by=day"])
     (files[0].parent / "new.jsonl").write_text("")
-    assert report_stamp([root], ["by=day"]) != stamp
-    stamp = report_stamp([root], ["by=day"])
+    assert report_stamp([str(root)], ["by=day"]) != stamp
+    stamp = report_stamp([str(root)], ["by=day"])
     files[1].read_bytes()  # reading (a report's own reads) changes nothing stamped
-    assert report_stamp([root], ["by=day"]) == stamp
+    assert report_stamp([str(root)], ["by=day"]) == stamp
     (root / "link.jsonl").symlink_to(files[1])  # a link's target lies outside the stamp: no memo
-    assert report_stamp([root], ["by=day"]) is None
-    assert report_stamp([files[1]], ["by=day"]) is None  # a file root: discovery reads beside it
+    assert report_stamp([str(root)], ["by=day"]) is None
+    assert report_stamp([str(files[1])], ["by=day"]) is None  # a file root: discovery reads beside it
 
 
 def test_a_second_report_prints_the_memo_and_a_change_runs_it_again(

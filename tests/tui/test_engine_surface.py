@@ -28,7 +28,8 @@ DEEP_IMPORTS: dict[str, frozenset[str]] = {
     "engine.stores.discovery": frozenset({"default_roots"}),
     "engine.stores.source": frozenset({"classify_file"}),
     "engine.text.terminal": frozenset({"BIDI_CONTROLS"}),
-    "engine.usage.report_memo": frozenset({"load_output", "report_stamp", "save_output"}),
+    "engine.config.loader": frozenset({"config_path"}),
+    "engine.fs.atomic": frozenset({"write_atomic"}),
     "engine.usage.collect": frozenset({"index_source"}),
 }
 """Module → the names tui/ may import from it directly, beyond ``engine.__all__``."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
-import io
 import os
 import sys
 from datetime import UTC, datetime, tzinfo
@@ -15,15 +14,22 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engine import money, percent
-from engine.usage.report_memo import load_output, report_stamp, save_output
 from tui.cli.exit_codes import ExitCode
 from tui.cli.index_cache import stderr_cache
-from tui.cli.terminal_output import cell, json_text, spreadsheet_cell
+from tui.cli.report_memo import (
+    invocation_key,
+    load_output,
+    save_invocation,
+    save_output,
+    stamp_of,
+    take_listing,
+)
+from tui.cli.terminal_output import cell, guarded_buffers, json_text, spreadsheet_cell
 
 if TYPE_CHECKING:  # the engine's usage modules are imported when a report runs, not when its memo answers
     from engine import Config, IndexCache, UsageReport, UsageTotals
 
-__all__ = ["report", "report_table"]
+__all__ = ["expect_invocation", "report", "report_table"]
 
 _SOURCE = {"recorded": "recorded", "estimated": "estimated", "price-table": "table", "mixed": "mixed",
            "unknown": "unknown", "none": "-"}
@@ -79,9 +85,20 @@ def _zone(utc: bool, name: str | None) -> tzinfo:
     return UTC if utc else datetime.now().astimezone().tzinfo or UTC
 
 
+_invocation: list[str] | None = None
+"""The command line as typed, when the console script ran it (:func:`expect_invocation`)."""
+
+
+def expect_invocation(argv: list[str]) -> None:
+    """The console script is about to run ``argv`` (a report its invocation record did not answer): the report
+    stores one for the next time (:mod:`tui.cli.report_memo`)."""
+    global _invocation
+    _invocation = list(argv)
+
+
 def report(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope report``: aggregate every session's calls (each request once) and print them grouped; the same
-    output as last time when nothing it reads has changed (:mod:`engine.usage.report_memo`)."""
+    output as last time when nothing it reads has changed (:mod:`tui.cli.report_memo`)."""
     cache = stderr_cache()
     # Beside the index, not in it: the index directory holds index files only.
     directory = cache.directory.parent / "reports" if cache.enabled and cache.directory is not None else None
@@ -98,21 +115,39 @@ def report(args: argparse.Namespace, config: Config) -> int:
         zone = "not a zone"  # the run itself says so
     options = [f"{k}={v}" for k, v in sorted(vars(args).items()) if k not in ("handler", "paths")]
     options += [f"zone={zone}", *sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("CTXSCOPE_"))]
-    stamp = report_stamp(roots, options) if directory is not None else None
-    if stamp is not None and directory is not None:
-        stored = load_output(directory, options, stamp)
-        if stored is not None:
-            sys.stdout.write(stored[1].decode())
-            sys.stderr.write(stored[2].decode())
-            return stored[0]
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = _report(args, cache)
-    sys.stdout.write(out.getvalue())
-    sys.stderr.write(err.getvalue())
-    if stamp is not None and directory is not None and cache.enabled:  # a run that lost its cache says so once
-        save_output(directory, options, stamp, (code, out.getvalue().encode(), err.getvalue().encode()))
-    return code
+    files = (str(args.config.expanduser() if args.config is not None else _config_file()),)
+    # One walk of the roots serves both records: the stamp of the output and the invocation's listing.
+    listing = take_listing([str(r) for r in roots], files) if directory is not None else None
+    stamp = stamp_of(listing, options) if listing is not None else None
+    global _invocation
+    invocation, _invocation = _invocation, None  # one command line, one report
+    fast = (listing if listing is not None and not listing[3] and invocation is not None
+            and args.timezone in (None, "UTC") and not config.warnings else None)
+    stored = load_output(directory, options, stamp) if stamp is not None and directory is not None else None
+    if stored is None:
+        # Guarded as they are written (docs/hostile-input.md): what is stored is what the terminal was shown, each
+        # stderr message one line, so a replay by the entry path, which imports no guard, shows the same.
+        out, err, shown_out, shown_err = guarded_buffers()
+        with contextlib.redirect_stdout(shown_out), contextlib.redirect_stderr(shown_err):
+            code = _report(args, cache)
+        stored = (code, out.getvalue().encode(), err.getvalue().encode())
+        if stamp is not None and directory is not None and cache.enabled:  # a run that lost its cache says so once
+            save_output(directory, options, stamp, stored)
+        else:
+            fast = None
+    sys.stdout.write(stored[1].decode())
+    for message in stored[2].decode().splitlines(keepends=True):
+        sys.stderr.write(message)
+    if fast is not None and invocation is not None and directory is not None:
+        save_invocation(directory, invocation_key(invocation, os.environ), fast,
+                        (int(stored[0]), stored[1].decode(), stored[2].decode()))
+    return stored[0]
+
+
+def _config_file() -> Path:
+    from engine.config.loader import config_path
+
+    return config_path()
 
 
 def _report(args: argparse.Namespace, cache: IndexCache) -> int:

@@ -10,6 +10,7 @@ through raw (C1 controls, bidi controls, line separators) as ``\\uXXXX``, which 
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ import orjson
 from engine import terminal_safe
 from engine.text.terminal import BIDI_CONTROLS
 
-__all__ = ["cell", "guarded_output", "json_text", "spreadsheet_cell"]
+__all__ = ["cell", "guarded_buffers", "guarded_output", "json_text", "spreadsheet_cell"]
 
 
 def cell(value: object) -> str:
@@ -66,6 +67,13 @@ class _Guarded:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+def guarded_buffers() -> tuple[io.StringIO, io.StringIO, TextIO, TextIO]:
+    """Two buffers and the guarded streams that write into them (stdout's, then stderr's): text kept as it is
+    shown, to be shown again later."""
+    out, err = io.StringIO(), io.StringIO()
+    return out, err, _Guarded(out, one_line=False), _Guarded(err, one_line=True)  # type: ignore[return-value]
 
 
 @contextmanager

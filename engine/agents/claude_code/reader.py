@@ -115,12 +115,17 @@ def compactions_of(records: Iterable[Record]) -> tuple[AgentCompaction, ...]:
 
 
 class UsageReading(NamedTuple):
-    """What a usage report needs of one transcript: its calls and compactions, whose session, where."""
+    """What a usage report needs of one transcript: its calls and compactions, whose session, where — and where
+    the reading stopped, so that what is appended later can be read alone (:func:`read_usage`'s ``since``)."""
 
     session_id: str | None
     cwd: str | None
     calls: tuple[AgentCall, ...]
     compactions: tuple[AgentCompaction, ...]
+    offset: int = 0
+    """The end of the last complete line read."""
+    lines: int = 0
+    """Lines up to :attr:`offset`."""
 
 
 _WHOLE_FILE_BYTES = 64 << 20
@@ -133,32 +138,37 @@ def _may_count(raw: bytes) -> bool:
     return b'"assistant"' in raw or b"compact_boundary" in raw or b'"type"' not in raw or b"\\u" in raw
 
 
-def _objects(path: Path, ids: list[str | None]) -> Iterator[Line]:
+def _objects(path: Path, ids: list[str | None], end: list[int]) -> Iterator[Line]:
     """The parsed lines a usage report needs, numbered as :class:`JsonlCursor` numbers them: every line until
-    ``ids`` (filled by the caller) holds a session id and a cwd, then only those :func:`_may_count` accepts."""
+    ``ids`` (filled by the caller) holds a session id and a cwd, then only those :func:`_may_count` accepts.
+    ``end`` is ``[offset, lines]``: where to start, then (once exhausted) where the last complete line ends."""
+    start, first_line = end
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise OSError(f"{path}: not a regular file")
-        data = os.pread(fd, st.st_size, 0) if st.st_size <= _WHOLE_FILE_BYTES else None
+        size = max(0, st.st_size - start)
+        data = os.pread(fd, size, start) if size <= _WHOLE_FILE_BYTES else None
     finally:
         os.close(fd)
     if data is None:
         cursor = JsonlCursor(path, lambda raw: ids[0] is None or ids[1] is None or _may_count(raw))
+        cursor.offset, cursor.line_no = start, first_line
         yield from (line for line in cursor.read_lazily() if isinstance(line, Line))
+        end[:] = [cursor.offset, cursor.line_no]
         return
     lines = data.split(b"\n")
     lines.pop()  # the text after the last newline: empty, or a line the agent is still writing
-    offset = 0
+    offset = start
     loads = orjson.loads
-    for number, raw in enumerate(lines, 1):
-        start, offset = offset, offset + len(raw) + 1
+    for number, raw in enumerate(lines, first_line + 1):
+        begin, offset = offset, offset + len(raw) + 1
         if (ids[0] is not None and ids[1] is not None and b'"assistant"' not in raw and b"compact_boundary" not in raw
                 and b'"type"' in raw and b"\\u" not in raw):
             continue  # the common case, decided without a call (the same rule as _may_count)
         raw = raw.removesuffix(b"\r")
-        if start == 0:
+        if begin == 0:
             raw = raw.removeprefix(b"\xef\xbb\xbf")
         if not raw.strip() or len(raw) > MAX_LINE_BYTES:
             continue
@@ -167,26 +177,36 @@ def _objects(path: Path, ids: list[str | None]) -> Iterator[Line]:
         except orjson.JSONDecodeError:
             continue
         if isinstance(obj, dict):
-            yield Line(number, start, len(raw), obj)
+            yield Line(number, begin, len(raw), obj)
+    end[:] = [offset, first_line + len(lines)]
 
 
-def read_usage(path: Path) -> UsageReading | None:
+def read_usage(path: Path, since: UsageReading | None = None) -> UsageReading | None:
     """The usage of one transcript from the lines that can hold it — the same calls and compactions as
     :meth:`ClaudeCodeReader.read_new` — or ``None`` when only a full read can tell whether the file is a session
     at all (no call and no session id).
 
+    Args:
+        since: the reading of the same file up to its :attr:`~UsageReading.offset` (the caller checked that
+            those bytes did not change): only what follows is read, and the result is the whole file's.
+
     Raises:
         OSError: the file cannot be read.
     """
-    ids: list[str | None] = [None, None]  # the first session id and cwd in file order, as the reader takes them
+    # The first session id and cwd in file order, as the reader takes them.
+    ids: list[str | None] = [since.session_id, since.cwd] if since is not None else [None, None]
+    end = [since.offset, since.lines] if since is not None else [0, 0]
     records: list[Record] = []
-    for line in _objects(path, ids):
-        record = record_of(line.obj, line_no=line.line_no, offset=line.offset, length=line.length)
+    for line in _objects(path, ids, end):
+        record = record_of(line.obj, line_no=line.line_no, offset=line.offset, length=line.length, usage_only=True)
         ids[0] = ids[0] or record.session_id
         ids[1] = ids[1] or record.cwd
         records.append(record)
     session_id, cwd = ids
-    calls = calls_of(records)
+    calls = {c.key: c for c in since.calls} if since is not None else {}
+    for call in calls_of(records).values():
+        calls.setdefault(call.key, call)  # a reply repeated later in the file is still counted once
     if session_id is None and not calls:
         return None
-    return UsageReading(session_id, cwd, tuple(sorted(calls.values())), compactions_of(records))
+    compactions = (*since.compactions, *compactions_of(records)) if since is not None else compactions_of(records)
+    return UsageReading(session_id, cwd, tuple(sorted(calls.values())), compactions, end[0], end[1])

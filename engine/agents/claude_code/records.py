@@ -155,12 +155,15 @@ def _role(obj: Mapping[str, Any], kind: str, message: Mapping[str, Any]) -> tupl
     return None, 0
 
 
-def record_of(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int) -> Record:
-    """Reduce one parsed line to a :class:`Record` (never raises on odd values: they read as absent)."""
+def record_of(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int, usage_only: bool = False) -> Record:
+    """Reduce one parsed line to a :class:`Record` (never raises on odd values: they read as absent).
+
+    ``usage_only``: leave the role and the characters unmeasured (``None``, 0) — a usage report reads neither, and
+    measuring every content block was a third of its time on Claude Code files (docs/usage.md)."""
     kind = _str(obj.get("type")) or ("assistant" if isinstance(obj.get("message"), Mapping) else "unknown")
     message = obj.get("message")
     message = message if isinstance(message, Mapping) else {}
-    role, chars = _role(obj, kind, message)
+    role, chars = _role(obj, kind, message) if not usage_only else (None, 0)
     usage = _usage(message.get("usage")) if kind == "assistant" else None
     call_key = None
     if usage is not None:

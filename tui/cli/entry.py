@@ -1,0 +1,42 @@
+"""The ``ctxscope`` console script: a repeated ``report`` is answered before anything else is imported.
+
+A warm report's work is a ``stat`` of every file it covers; importing the command line and the engine took longer
+than that (docs/usage.md, Speed). So this entry looks for the report's invocation record
+(:mod:`tui.cli.report_memo`) first, importing nothing else, and hands every other command line — and a report
+the record cannot answer — to :func:`tui.cli.main.main`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``ctxscope`` console script."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["report"]:
+        from tui.cli.report_memo import answer_invocation
+
+        found = answer_invocation(args, os.environ)
+        if found is not None:
+            code, out, err = found
+            try:
+                # Stored as the guarded streams showed it (tui/cli/terminal_output.py): shown again as it is.
+                sys.stdout.write(out)
+                sys.stdout.flush()
+                sys.stderr.write(err)
+            except BrokenPipeError:
+                # The reader went away (`ctxscope report | head`): no failure, as for the full command line; the
+                # exit's own flush must not complain either.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return 0
+            return code
+        from tui.cli.report_command import expect_invocation
+
+        expect_invocation(args)
+    from tui.cli.main import main as run
+
+    return run(args)
