@@ -297,6 +297,10 @@ def main(argv: list[str] | None = None) -> int:
     with baseline_tree() as old:
         roots = {"ctxscope": ROOT, "baseline": Path(old)}
         arms = {arm: run_driver("real_capture.py", paths, root) for arm, root in roots.items()}
+        for arm, results in arms.items():
+            for path, result in results.items():
+                if result.get("error"):
+                    print(f"  {arm} failed on {Path(path).name}: {result['error']} (counted as nothing captured)")
         _table(sessions, arms, args.verbose, split, args.misses_of)
         _speed(arms)
         if args.retention:
