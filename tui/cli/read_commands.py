@@ -28,7 +28,7 @@ from engine import (
     session_cost,
 )
 from engine.session.pi_tree import entry_rows, labels, pi_model, session_tree, thinking_level
-from tui.cli.exit_codes import ExitCode
+from tui.cli.exit_codes import ExitCode, looks_like_path, missing_path_message
 from tui.cli.index_cache import stderr_cache
 from tui.cli.terminal_output import cell, json_text
 
@@ -198,12 +198,19 @@ def resolve_session(args: argparse.Namespace) -> SessionSource:
     return find_session(discovery, spec)
 
 
+def not_found_message(spec: str, exc: SessionNotFoundError) -> str:
+    """Why SESSION named nothing: a path that does not exist reads as ``status`` says it, else the lookup's words."""
+    if looks_like_path(spec) and not Path(spec).expanduser().exists():
+        return missing_path_message(spec)
+    return str(exc)
+
+
 def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollower, SessionSnapshot] | int:
     """Resolve ``args.session`` and read it: the follower and its snapshot, or an exit code (message printed)."""
     try:
         source = resolve_session(args)
     except SessionNotFoundError as exc:
-        print(f"ctxscope: {exc}", file=sys.stderr)
+        print(f"ctxscope: {not_found_message(args.session, exc)}", file=sys.stderr)
         return ExitCode.NOT_FOUND
     from engine import SessionFollower
 
@@ -272,6 +279,10 @@ def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_re
     }
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def inspect(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope inspect SESSION [--json]``: the context, message by message."""
     opened = open_session(args, config)
@@ -313,8 +324,10 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     if cp is None:
         print(f"  {mine} {keep_recent:,} ({keep_source}): no cut point (the session ends on a compaction)\n")
     else:
-        print(f"  {mine} {keep_recent:,} ({keep_source}): {cp['protected_tokens']:,} protected, "
-              f"{cp['compactable_tokens']:,} compactable, first kept {cell(cp['first_kept_entry_id'] or '-')}\n")
+        kept = sum(1 for r in rows if r["protected"])
+        print(f"  {mine} {keep_recent:,} tokens ({keep_source}): {_count(kept, 'message')} protected "
+              f"({cp['protected_tokens']:,} tokens), {_count(len(rows) - kept, 'message')} compactable "
+              f"({cp['compactable_tokens']:,} tokens), first kept {cell(cp['first_kept_entry_id'] or '-')}\n")
     spent = "unknown" if cost.spend_usd is None else money(cost.spend_usd)
     print(f"  spend {spent} ({cost.spend_source})" + (f", {cost.unpriced_calls} unpriced calls"
                                                       if cost.unpriced_calls else ""))

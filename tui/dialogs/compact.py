@@ -124,15 +124,19 @@ class CompactDialog(ModalScreen[bool]):
         """The agent wrote while that plan was computed: plan once more when it arrives."""
         self._shown_request: PlanRequest | None = None
         """The choices the plan on screen answers (a re-plan after the agent wrote keeps it confirmable)."""
-        self.verb = "Prune" if fixed_layer else "Compact"
-        """The primary action's word, on its button and its key in the footer."""
         self._bindings.bind(CONFIRM_KEY, "confirm", self.verb, key_display="^s", priority=True)
+
+    @property
+    def verb(self) -> str:
+        """The primary action's word, on its button, its key in the footer and the title: the prune layer writes no
+        summary, so choosing it in the compact dialog makes it a prune dialog."""
+        return "Prune" if self._fixed or self.chosen_layer == "prune" else "Compact"
 
     # -- layout --------------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         with Vertical(id="compact-box") as box:
-            box.border_title = shown(self._title)
+            box.border_title = shown(self._titled())
             if self._fixed:
                 yield Static(Content.assemble(("layer ", "$text-muted"), (self.chosen_layer, "bold")), id="layer-fixed")
             else:
@@ -161,7 +165,7 @@ class CompactDialog(ModalScreen[bool]):
             yield StateCheckbox("", id="confirm-risk", compact=True)
             with Horizontal(id="compact-buttons"):
                 yield Static(id="plan-status")
-                yield Static(Content.styled(f"^s {self.verb.lower()} · esc cancel", "$text-muted"), id="dialog-keys")
+                yield Static(self._keys_hint(), id="dialog-keys")
                 yield Button("Cancel", id="cancel", compact=True)
                 yield Button(Content(self.verb), id="apply", variant="error", compact=True)
         yield NoticeLine()
@@ -170,11 +174,32 @@ class CompactDialog(ModalScreen[bool]):
     @property
     def _text_title(self) -> str:
         """What the editable text is: a prune rewrites the span with outputs shortened; it summarizes nothing."""
-        return "Pruned span" if self._fixed else "Summary"
+        return "Pruned span" if self.verb == "Prune" else "Summary"
+
+    def _titled(self) -> str:
+        """The title with the verb of the chosen layer (the flow names the dialog for the layer it opened with)."""
+        for word in ("Compact ", "Prune "):
+            if self._title.startswith(word):
+                return f"{self.verb} {self._title[len(word):]}"
+        return self._title
+
+    def _keys_hint(self) -> Content:
+        return Content.styled(f"^s {self.verb.lower()} · esc cancel", "$text-muted")
+
+    def _relabel(self) -> None:
+        """Say the chosen layer's verb everywhere the dialog names its action."""
+        self.query_one("#compact-box", Vertical).border_title = shown(self._titled())
+        self.query_one("#apply", Button).label = Content(self.verb)
+        self.query_one("#dialog-keys", Static).update(self._keys_hint())
+        self.query_one("#plan-summary", Vertical).border_title = Content(self._text_title)
+        self._bindings.bind(CONFIRM_KEY, "confirm", self.verb, key_display="^s", priority=True)
+        self.refresh_bindings()
+        for selector in ("#focus-label", "#focus"):  # a prune writes no summary: nothing for a focus to steer
+            self.query_one(selector).display = self.verb != "Prune"
 
     def on_mount(self) -> None:
         self.query_one("#confirm-risk", Checkbox).display = False
-        if self._fixed:
+        if self.verb == "Prune":
             for selector in ("#focus-label", "#focus"):
                 self.query_one(selector).display = False
         if self._targeted:
@@ -210,6 +235,7 @@ class CompactDialog(ModalScreen[bool]):
     def _layer_changed(self, event: RadioSet.Changed) -> None:
         self.chosen_layer = event.pressed.name or str(event.pressed.label)
         self.query_one("#layer-help", Static).update(self._layer_help())
+        self._relabel()
         self._schedule(wait=False)  # a choice, not typing: nothing to wait for
 
     @on(Input.Changed, "#focus, #keep-recent")
@@ -367,7 +393,7 @@ class CompactDialog(ModalScreen[bool]):
         if plan.blocked:
             return Content.styled("blocked: nothing will be written", "bold $text-error")
         if plan.needs_confirmation and not self.query_one("#confirm-risk", Checkbox).value:
-            return Content.styled("tick the confirmation to compact", "$text-warning")
+            return Content.styled(f"tick the confirmation to {self.verb.lower()}", "$text-warning")
         edited = " · summary edited" if plan.summary_edited else ""
         ready = Content.styled(f"ready · {plan.layer} via {plan.controller}{edited}", "$text-success")
         if self.plan_changed:
@@ -418,7 +444,8 @@ class CompactDialog(ModalScreen[bool]):
             self.dismiss(True)
             return
         self.app.bell()
-        self._set_status(Content.styled(f"not {self.verb.lower()}ed: {reason}", "bold $text-warning"))
+        done = "pruned" if self.verb == "Prune" else "compacted"
+        self._set_status(Content.styled(f"not {done}: {reason}", "bold $text-warning"))
 
     @on(Button.Pressed, "#cancel")
     def _cancel_pressed(self) -> None:
