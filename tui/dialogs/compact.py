@@ -192,6 +192,7 @@ class CompactDialog(ModalScreen[bool]):
         self.query_one("#apply", Button).label = Content(self.verb)
         self.query_one("#dialog-keys", Static).update(self._keys_hint())
         self.query_one("#plan-summary", Vertical).border_title = Content(self._text_title)
+        self._bindings.key_to_bindings.pop(CONFIRM_KEY, None)  # bind() adds a second binding; the word is replaced
         self._bindings.bind(CONFIRM_KEY, "confirm", self.verb, key_display="^s", priority=True)
         self.refresh_bindings()
         for selector in ("#focus-label", "#focus"):  # a prune writes no summary: nothing for a focus to steer
