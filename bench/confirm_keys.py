@@ -1,0 +1,151 @@
+"""Measure: does confirming the compact dialog by keyboard, while the demo agent writes, apply the compaction?
+
+Issue 28 asks for 10 of 10. Each try is a new ``ctxscope demo`` (pace 1, the installed command) in a private tmux
+server at the given size: wait until the gauge passes ``--at`` percent (so the layer's protected budget leaves
+something to compact), press ``k``, wait until the dry run is on screen, press ``ctrl+s`` once, and read the
+outcome from the audit log the app writes (``ok`` = applied, ``refused``, ``failed``, ``cancelled``) — or, when
+nothing is audited within the deadline, the dialog's status line (the dialog stayed open and says why). Nothing
+is retried; every try is reported with what the screen said.
+
+    .venv/bin/python bench/confirm_keys.py --tries 10 --size 120x36
+    .venv/bin/python bench/confirm_keys.py --tries 10 --size 80x24
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.fs.audit import read_audit
+
+T = TypeVar("T")
+GAUGE = re.compile(r"(\d+)%\s+[\d,]+ / [\d,]+ tokens")
+STATUS = re.compile(r"(ready · \S+ via \S+|plan changed — review|tick the confirmation to \w+|blocked: nothing will be "
+                    r"written|not (?:compacted|pruned): [^\n│]*|no plan)")
+EXITED = re.compile(r"CONFIRM-EXIT=(\d+)")
+
+
+class Terminal:
+    """A private tmux server with one window of the measured size."""
+
+    def __init__(self, name: str, size: tuple[int, int]) -> None:
+        self.base = ["tmux", "-L", name, "-f", os.devnull]
+        self.size = size
+
+    def run(self, *args: str) -> str:
+        return subprocess.run([*self.base, *args], capture_output=True, text=True, check=True, timeout=30).stdout
+
+    def start(self, command: str) -> None:
+        width, height = self.size
+        self.run("new-session", "-d", "-s", "m", "-x", str(width), "-y", str(height), command)
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-J", "-t", "m")
+
+    def press(self, key: str) -> None:
+        self.run("send-keys", "-t", "m", key)
+
+    def close(self) -> None:
+        subprocess.run([*self.base, "kill-server"], capture_output=True, timeout=30)
+
+
+def _poll(probe: Callable[[], T | None], timeout: float) -> T | None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = probe()
+        if found is not None:
+            return found
+        time.sleep(0.2)
+    return None
+
+
+def _utilization(screen: str) -> int | None:
+    found = GAUGE.findall(screen)
+    return int(found[0]) if found else None
+
+
+def one_try(ctxscope: Path, size: tuple[int, int], at: int, index: int, keep: Path | None) -> tuple[str, str]:
+    """One try: (outcome, detail)."""
+    root = Path(tempfile.mkdtemp(prefix="ctxscope-confirm-"))
+    state = root / "demo"
+    command = shlex.join(["env", f"XDG_CONFIG_HOME={root / 'config'}", str(ctxscope), "demo", "--state-dir",
+                          str(state)])
+    terminal = Terminal(f"ctxscope-confirm-{os.getpid()}-{index}", size)
+    terminal.start(f"{command}; echo CONFIRM-EXIT=$?; sleep 300")
+    try:
+        def gauge_at() -> int | None:
+            util = _utilization(terminal.screen())
+            return util if util is not None and util >= at else None
+
+        if _poll(gauge_at, 240) is None:
+            return "no-gauge", f"the gauge did not reach {at}%"
+        terminal.press("k")
+        status = _poll(lambda: (m := STATUS.search(terminal.screen())) and m.group(1), 90)
+        if status is None:
+            return "no-dialog", "no dry run on screen within 90 s"
+        seen_before = status
+        terminal.press("C-s")
+        def outcome() -> str | None:
+            for record in read_audit(state):  # the demo's state dir: its audit log is context/audit.jsonl
+                if record.action in ("compact", "prune") and record.result != "dry-run":
+                    return record.result + (f" ({record.error})" if record.error else "")
+            return None
+
+        result = _poll(outcome, 60)
+        if result is None:
+            last = STATUS.search(terminal.screen())
+            return "dialog-open", f"before: {seen_before}; after: {last.group(1) if last else '(no status)'}"
+        return result.split(" ")[0], f"before: {seen_before}; audit: {result}"
+    finally:
+        if keep is not None:
+            (keep / f"try{index:02}-screen.txt").write_text(terminal.screen(), encoding="utf-8")
+        terminal.press("Escape")
+        terminal.press("q")
+        _poll(lambda: EXITED.search(terminal.screen()), 30)
+        terminal.close()
+        if keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+        else:
+            print(f"  kept {root}", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tries", type=int, default=10)
+    parser.add_argument("--size", default="120x36")
+    parser.add_argument("--at", type=int, default=40, help="press k once the gauge reads this percent (default 40)")
+    parser.add_argument("--keep-screens", type=Path, metavar="DIR", help="save each try's last screen here")
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        print("tmux is not installed", file=sys.stderr)
+        return 2
+    ctxscope = Path(sys.executable).with_name("ctxscope")
+    width, height = (int(n) for n in args.size.split("x"))
+    if args.keep_screens is not None:
+        args.keep_screens.mkdir(parents=True, exist_ok=True)
+    counts: Counter[str] = Counter()
+    for index in range(1, args.tries + 1):
+        started = time.monotonic()
+        outcome, detail = one_try(ctxscope, (width, height), args.at, index, args.keep_screens)
+        counts[outcome] += 1
+        print(f"try {index:2} {args.size}: {outcome:<12} {time.monotonic() - started:5.0f} s  {detail}", flush=True)
+    applied = counts["ok"]
+    print(f"{args.size}: applied {applied} of {args.tries}; " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    return 0 if applied == args.tries else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
