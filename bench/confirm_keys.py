@@ -1,9 +1,9 @@
 """Measure: does confirming the compact dialog by keyboard, while the demo agent writes, apply the compaction?
 
 Issue 28 asks for 10 of 10. Each try is a new ``ctxscope demo`` (pace 1, the installed command) in a private tmux
-server at the given size: wait until the gauge passes ``--at`` percent (so the layer's protected budget leaves
-something to compact), press ``k``, wait until the dry run is on screen, press ``ctrl+s`` once, and read the
-outcome from the audit log the app writes (``ok`` = applied, ``refused``, ``failed``, ``cancelled``) — or, when
+server at the given size: wait until the gauge passes the try's ``--at`` percent (the list is cycled, so the
+dialog opens at different moments of the agent's run, up to its own compaction at 84%), press ``k``, wait until
+the dry run is on screen, press ``ctrl+s`` once, and read the outcome from the audit log the app writes (``ok`` = applied, ``refused``, ``failed``, ``cancelled``) — or, when
 nothing is audited within the deadline, the dialog's status line (the dialog stayed open and says why). Nothing
 is retried; every try is reported with what the screen said.
 
@@ -126,7 +126,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tries", type=int, default=10)
     parser.add_argument("--size", default="120x36")
-    parser.add_argument("--at", type=int, default=40, help="press k once the gauge reads this percent (default 40)")
+    parser.add_argument("--at", default="40,50,60,70,80", metavar="PERCENTS",
+                        help="press k once the gauge reads this percent, cycled over the tries (default: 40,50,…,80)")
     parser.add_argument("--keep-screens", type=Path, metavar="DIR", help="save each try's last screen here")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
@@ -136,14 +137,18 @@ def main() -> int:
     width, height = (int(n) for n in args.size.split("x"))
     if args.keep_screens is not None:
         args.keep_screens.mkdir(parents=True, exist_ok=True)
+    percents = [int(p) for p in args.at.split(",")]
     counts: Counter[str] = Counter()
     for index in range(1, args.tries + 1):
         started = time.monotonic()
-        outcome, detail = one_try(ctxscope, (width, height), args.at, index, args.keep_screens)
+        at = percents[(index - 1) % len(percents)]
+        outcome, detail = one_try(ctxscope, (width, height), at, index, args.keep_screens)
         counts[outcome] += 1
-        print(f"try {index:2} {args.size}: {outcome:<12} {time.monotonic() - started:5.0f} s  {detail}", flush=True)
+        print(f"try {index:2} {args.size} k at {at}%: {outcome:<12} {time.monotonic() - started:4.0f} s  {detail}",
+              flush=True)
     applied = counts["ok"]
-    print(f"{args.size}: applied {applied} of {args.tries}; " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    tally = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    print(f"{args.size}: applied {applied} of {args.tries}; {tally}")
     return 0 if applied == args.tries else 1
 
 
