@@ -3,9 +3,10 @@
 Issue 28 asks for 10 of 10. Each try is a new ``ctxscope demo`` (pace 1, the installed command) in a private tmux
 server at the given size: wait until the gauge passes the try's ``--at`` percent (the list is cycled, so the
 dialog opens at different moments of the agent's run, up to its own compaction at 84%), press ``k``, wait until
-the dry run is on screen, press ``ctrl+s`` once, and read the outcome from the audit log the app writes (``ok`` = applied, ``refused``, ``failed``, ``cancelled``) — or, when
-nothing is audited within the deadline, the dialog's status line (the dialog stayed open and says why). Nothing
-is retried; every try is reported with what the screen said.
+the dry run is on screen, press ``ctrl+s`` once, and read the outcome from the audit log the app writes (``ok`` =
+applied, ``refused``, ``failed``, ``cancelled``) — or, when nothing is audited within the deadline, the dialog's
+status line (the dialog stayed open and says why). Nothing is retried; every try is reported with what the
+screen said.
 
     .venv/bin/python bench/confirm_keys.py --tries 10 --size 120x36
     .venv/bin/python bench/confirm_keys.py --tries 10 --size 80x24
