@@ -28,6 +28,7 @@ from engine import (
     session_cost,
 )
 from engine.session.pi_tree import entry_rows, labels, pi_model, session_tree, thinking_level
+from engine.stores.source import shared_keys
 from tui.cli.exit_codes import ExitCode, looks_like_path, missing_path_message
 from tui.cli.index_cache import stderr_cache
 from tui.cli.terminal_output import cell, json_text
@@ -63,6 +64,8 @@ def _status_row(row: dict[str, Any]) -> list[str]:
         flags.append("legacy JSONL, not read by OpenClaw ≥ 2026.8")
     if row["gauge_level"] in ("near-compaction", "over-compaction"):
         flags.append(row["gauge_level"])
+    if row.get("shared_key"):  # last: the path is long, and it tells this copy from the others
+        flags.append(f"one of several with this key: {row['path']}")
     when = (row["last_activity"] or "-")[:16].replace("T", " ")
     key = row["key"] if len(row["key"]) <= 48 else row["key"][:22] + "…" + row["key"][-25:]
     return [
@@ -128,10 +131,11 @@ def status(args: argparse.Namespace, config: Config) -> int:
     failed = False
     given_files = {Path(p).expanduser().resolve() for p in args.paths or () if Path(p).expanduser().is_file()}
     index = stderr_cache()
+    shared = shared_keys(discovery.sessions)  # copies of one session: each named by its path, as the TUI does
     with index.batch():  # each shard of the index written once, at the end
         for source in discovery.sessions:
             try:
-                rows.append(_status_of(source, config, args.full, index))
+                rows.append({**_status_of(source, config, args.full, index), "shared_key": source.key in shared})
             except NotASessionError as exc:
                 print(f"ctxscope: {exc}", file=sys.stderr)
                 # A file asked for by name that is no session is a failure; one found in a directory is skipped.
@@ -154,6 +158,8 @@ def status(args: argparse.Namespace, config: Config) -> int:
     else:
         header = ["KEY", "MODEL", "TOKENS", "UTIL", "COMPACTS AT", "COMPACTIONS", "LAST ACTIVITY", "NOTES"]
         print(_table(header, [_status_row(r) for r in rows]))
+        print(f"\n{_count(len(rows), 'session')}" + (f", {len(shared)} key(s) held by several files (named by path)"
+                                                     if shared else ""))
         if discovery.archives:
             print(f"\n{len(discovery.archives)} archived transcript(s) not shown (pass one as PATH to read it).")
     return ExitCode.FAILED if (failed or discovery.problems) and not rows else ExitCode.OK
