@@ -131,3 +131,32 @@ async def test_choosing_the_prune_layer_in_the_compact_dialog_speaks_of_prune(su
                  (v[1:] for v in dialog.active_bindings.values()) if binding.show and enabled}
         assert "Prune" in shown and "Compact" not in shown
         assert not dialog.query_one("#focus").display  # a prune writes no summary: no focus to give
+
+
+def _two_copies(tmp_path: Path) -> Path:
+    for folder in ("a", "b"):
+        copy_fixtures([SUBAGENT], tmp_path / "dup" / folder)
+    return tmp_path / "dup"
+
+
+def test_status_names_each_copy_of_a_session_by_its_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 28 item 4: two rows with identical keys, nothing to tell them apart, and no count to compare.
+    dup = _two_copies(tmp_path)
+    assert cli.main(["status", str(dup)]) == ExitCode.OK
+    out = capsys.readouterr().out
+    for folder in ("a", "b"):
+        assert f"one of several with this key: {dup / folder / SUBAGENT.name}" in out
+    assert "2 sessions, 1 key(s) held by several files (named by path)" in out
+    assert cli.main(["status", str(dup), "--json"]) == ExitCode.OK
+    assert '"shared_key": true' in capsys.readouterr().out
+
+
+async def test_the_tui_counts_copies_as_status_does_and_labels_each_with_its_folder(tmp_path: Path) -> None:
+    dup = _two_copies(tmp_path)
+    app, _ = make_app([dup], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await wait_until(pilot, lambda: len(app.snapshots) == 2)
+        assert app.screen.sub_title == "2 sessions"
+        labels = sorted(app.label(key) for key in app.snapshots)
+        assert [label.rsplit(" in ", 1)[1] for label in labels] == ["a/", "b/"]
