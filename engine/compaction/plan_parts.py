@@ -124,9 +124,8 @@ class PlannedCut:
             if message.role != "toolResult":
                 break
             high += message.entry.pi_tokens
-        return (f"keeps {kept:,} tokens by pi's estimate for the {self.keep_recent_tokens:,} protected; any "
-                f"protected budget from {low + 1:,} to {high:,} cuts here (a cut falls only before a user or "
-                "assistant message, never on a tool result)")
+        return (f"keeps {kept:,} for {self.keep_recent_tokens:,} protected (pi's estimate); any budget from "
+                f"{low + 1:,} to {high:,} cuts here, as a cut never falls on a tool result")
 
 
 @dataclass(frozen=True, slots=True)

@@ -177,9 +177,9 @@ class RiskCard(Card):
             over = assessment.over_line_after_compaction
             # Not the gauge's figure: the context the first call after the compaction sent (it can be larger than
             # now, when that call still carried a big tool output), so it is named for what it is.
-            after = Content.assemble(
-                f"{assessment.post_compaction_tokens:,} tokens {assessment.post_compaction_basis}, ",
+            after = Content.assemble(  # the verdict first: at 80 columns the card cuts the end of the row
                 ("over the compaction line", "$text-error") if over else ("below the compaction line", ""),
+                f": {assessment.post_compaction_tokens:,} tokens {assessment.post_compaction_basis}",
             )
         share, basis = assessment.loss
         lost: str | Content = _muted("nothing compacted yet")
