@@ -17,7 +17,8 @@ from engine import SessionFollower, discover_sessions, plan_compaction
 from engine.session.cost import rewrite_cost
 from tests.conftest import SUBAGENT
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
-from tests.tui.test_actions import SUBAGENT_KEY, _dialog
+from tests.tui.test_actions import SUBAGENT_KEY, SUBAGENT_LEAF, _dialog, _keep_recent
+from tests.tui.transcript_lines import append, compaction
 from tui.cli import main as cli
 from tui.cli.compact_commands import render_plan
 from tui.cli.exit_codes import ExitCode
@@ -160,3 +161,23 @@ async def test_the_tui_counts_copies_as_status_does_and_labels_each_with_its_fol
         assert app.screen.sub_title == "2 sessions"
         labels = sorted(app.label(key) for key in app.snapshots)
         assert [label.rsplit(" in ", 1)[1] for label in labels] == ["a/", "b/"]
+
+
+async def test_a_plan_blocked_by_the_agents_own_compaction_says_so(subagent: Path, tmp_path: Path) -> None:
+    # The confirm measured 9/10: one miss was a plan that turned blocked while the agent wrote — the agent had
+    # compacted the session itself. Refusing is right; the dialog must say that this is why.
+    app, changes = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        await _keep_recent(pilot, dialog, 500)
+        assert dialog.plan is not None and not dialog.plan.blocked
+        append(subagent, compaction("agentcmp", SUBAGENT_LEAF, SUBAGENT_LEAF))
+        changes.push(subagent)
+        await wait_until(pilot, lambda: dialog.plan is not None and bool(dialog.plan.blocked))
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is dialog
+        status = str(dialog.query_one("#plan-status").render())
+        assert "the agent compacted the session itself while this dialog was open" in status, status

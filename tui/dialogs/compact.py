@@ -124,6 +124,9 @@ class CompactDialog(ModalScreen[bool]):
         """The agent wrote while that plan was computed: plan once more when it arrives."""
         self._shown_request: PlanRequest | None = None
         """The choices the plan on screen answers (a re-plan after the agent wrote keeps it confirmable)."""
+        self._compactions_at_open: int | None = None
+        """The session's compaction count in the first plan shown: a higher one later means the agent compacted
+        the session itself while the dialog was open."""
         self._bindings.bind(CONFIRM_KEY, "confirm", self.verb, key_display="^s", priority=True)
 
     @property
@@ -374,6 +377,8 @@ class CompactDialog(ModalScreen[bool]):
 
     def _render_plan(self, plan: CompactionPlan) -> None:
         self.plan = plan
+        if self._compactions_at_open is None:
+            self._compactions_at_open = _compactions(plan)
         blocked = self.query_one("#plan-blocked", Static)
         blocked.update(plan_blocked(plan))
         blocked.display = bool(plan.blocked)
@@ -390,7 +395,16 @@ class CompactDialog(ModalScreen[bool]):
         confirm.display = needs
         self._update_apply()
 
+    def agent_compacted(self) -> bool:
+        """The agent compacted the session itself since the dialog opened (its own compaction, not ours)."""
+        counted = _compactions(self.plan) if self.plan is not None else None
+        opened = self._compactions_at_open
+        return counted is not None and opened is not None and counted > opened
+
     def _plan_status(self, plan: CompactionPlan) -> Content:
+        if plan.blocked and self.agent_compacted():
+            return Content.styled("blocked: the agent compacted the session itself meanwhile — nothing will be written",
+                                  "bold $text-error")
         if plan.blocked:
             return Content.styled("blocked: nothing will be written", "bold $text-error")
         if plan.needs_confirmation and not self.query_one("#confirm-risk", Checkbox).value:
@@ -419,7 +433,9 @@ class CompactDialog(ModalScreen[bool]):
         if self._editing:
             return "the edited summary is still being counted"
         if not plan.applicable:
-            return "blocked: " + "; ".join(plan.blocked) if plan.blocked else "this plan cannot be applied"
+            meanwhile = "the agent compacted the session itself while this dialog was open; " if (
+                self.agent_compacted()) else ""
+            return f"blocked: {meanwhile}" + "; ".join(plan.blocked) if plan.blocked else "this plan cannot be applied"
         if plan.needs_confirmation and not self.query_one("#confirm-risk", Checkbox).value:
             return f"tick \"{self.verb} anyway\" first: the risk needs an explicit confirmation"
         return None
@@ -455,6 +471,10 @@ class CompactDialog(ModalScreen[bool]):
     def action_cancel(self) -> None:
         """Close without compacting."""
         self.dismiss(False)
+
+
+def _compactions(plan: CompactionPlan) -> int | None:
+    return plan.degradation.report.compaction_count if plan.degradation is not None else None
 
 
 def _figures(plan: CompactionPlan) -> tuple[object, ...]:
