@@ -11,17 +11,19 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from textual.message import Message
 from textual.widgets import Button, Static
 
 from engine import SessionFollower, discover_sessions, plan_compaction
 from engine.session.cost import rewrite_cost
-from tests.conftest import SUBAGENT
+from tests.conftest import MAIN_SESSION, SESSIONS_JSON, SUBAGENT
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tests.tui.test_actions import SUBAGENT_KEY, SUBAGENT_LEAF, _dialog, _keep_recent
 from tests.tui.transcript_lines import append, compaction
 from tui.cli import main as cli
 from tui.cli.compact_commands import render_plan
 from tui.cli.exit_codes import ExitCode
+from tui.messages import CompactionApplied, CompactionFailed
 from tui.widgets.plan_preview import LAYER_HELP, plan_figures
 from tui.widgets.toggles import StateRadioButton
 
@@ -181,3 +183,30 @@ async def test_a_plan_blocked_by_the_agents_own_compaction_says_so(subagent: Pat
         assert app.screen is dialog
         status = str(dialog.query_one("#plan-status").render())
         assert "the agent compacted the session itself while this dialog was open" in status, status
+
+
+async def test_the_risk_confirmation_is_ticked_by_a_key_and_then_the_confirm_applies(tmp_path: Path) -> None:
+    # The other miss of the 9/10: the dialog stayed open on "tick the confirmation" — a right refusal (the guard asks
+    # for an explicit confirmation at high risk), but the box could only be reached by mouse or two shift+tabs.
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    seen: list[Message] = []
+    app, _ = make_app([sessions], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, "agent:main:main", "k")
+        await _keep_recent(pilot, dialog, 2000)
+        assert dialog.plan is not None and dialog.plan.needs_confirmation
+        dialog.query_one("#apply", Button).focus()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is dialog and "(^t)" in str(dialog.query_one("#plan-status").render())
+        shown = {binding.description for binding, enabled, _ in
+                 (v[1:] for v in dialog.active_bindings.values()) if binding.show and enabled}
+        assert "Tick risk" in shown
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: dialog.confirmable)
+        assert dialog.focused is dialog.query_one("#apply", Button)  # the focus stayed on the primary action
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionApplied | CompactionFailed)])
+        assert [m for m in seen if isinstance(m, CompactionApplied)]

@@ -43,10 +43,14 @@ from tui.widgets.notice_line import NoticeLine
 from tui.widgets.plan_preview import LAYER_HELP, plan_blocked, plan_dropped, plan_figures, plan_warnings
 from tui.widgets.toggles import StateCheckbox, StateRadioButton
 
-__all__ = ["CONFIRM_KEY", "DEBOUNCE_SECONDS", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
+__all__ = ["CONFIRM_KEY", "DEBOUNCE_SECONDS", "RISK_KEY", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
 
 CONFIRM_KEY = "ctrl+s"
 """Confirms from any field of the dialog (Enter does so only on the primary button: it types in the editor)."""
+
+RISK_KEY = "ctrl+t"
+"""Ticks (or unticks) the explicit confirmation a high or critical degradation risk asks for, from any field: the
+box sat two shift+tabs away from the focused button, so a keyboard user's confirm stayed refused."""
 
 DEBOUNCE_SECONDS = 0.15
 """Typing pauses this long before the plan is recomputed."""
@@ -72,7 +76,10 @@ FirstPlan = tuple[PlanRequest, CompactionPlan]
 class CompactDialog(ModalScreen[bool]):
     """Layer, focus and budget in; the live plan out; confirm applies it, escape cancels."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding(RISK_KEY, "tick_risk", "Tick risk", key_display="^t", priority=True),
+    ]
     AUTO_FOCUS = "#apply"
     """The primary action has the focus from the start, and keeps it: Enter confirms, arrows and Tab move on."""
 
@@ -264,6 +271,17 @@ class CompactDialog(ModalScreen[bool]):
     def _confirmation_changed(self) -> None:
         self._update_apply()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "tick_risk":  # shown in the footer only while the plan asks for the confirmation
+            return self.is_mounted and self.query_one("#confirm-risk", Checkbox).display
+        return True
+
+    def action_tick_risk(self) -> None:
+        """Tick or untick the explicit confirmation of a risky compaction (it never confirms by itself)."""
+        box = self.query_one("#confirm-risk", Checkbox)
+        if box.display:
+            box.value = not box.value
+
     # -- editing the summary -----------------------------------------------------------------------------
 
     @on(TextArea.Changed, "#summary-text")
@@ -393,6 +411,7 @@ class CompactDialog(ModalScreen[bool]):
         if needs and plan.guard is not None:
             confirm.label = shown(f"{self.verb} anyway: {plan.guard.reason}")
         confirm.display = needs
+        self.refresh_bindings()
         self._update_apply()
 
     def agent_compacted(self) -> bool:
@@ -408,7 +427,7 @@ class CompactDialog(ModalScreen[bool]):
         if plan.blocked:
             return Content.styled("blocked: nothing will be written", "bold $text-error")
         if plan.needs_confirmation and not self.query_one("#confirm-risk", Checkbox).value:
-            return Content.styled(f"tick the confirmation to {self.verb.lower()}", "$text-warning")
+            return Content.styled(f"tick the confirmation (^t) to {self.verb.lower()}", "$text-warning")
         edited = " · summary edited" if plan.summary_edited else ""
         ready = Content.styled(f"ready · {plan.layer} via {plan.controller}{edited}", "$text-success")
         if self.plan_changed:
@@ -437,7 +456,7 @@ class CompactDialog(ModalScreen[bool]):
                 self.agent_compacted()) else ""
             return f"blocked: {meanwhile}" + "; ".join(plan.blocked) if plan.blocked else "this plan cannot be applied"
         if plan.needs_confirmation and not self.query_one("#confirm-risk", Checkbox).value:
-            return f"tick \"{self.verb} anyway\" first: the risk needs an explicit confirmation"
+            return f"tick \"{self.verb} anyway\" first (^t): the risk needs an explicit confirmation"
         return None
 
     def _update_apply(self) -> None:
