@@ -3,13 +3,16 @@
 Issue 28 asks for 10 of 10. Each try is a new ``ctxscope demo`` (pace 1, the installed command) in a private tmux
 server at the given size: wait until the gauge passes the try's ``--at`` percent (the list is cycled, so the
 dialog opens at different moments of the agent's run, up to its own compaction at 84%), press ``k``, wait until
-the dry run is on screen, press ``ctrl+s`` once, and read the outcome from the audit log the app writes (``ok`` =
-applied, ``refused``, ``failed``, ``cancelled``) — or, when nothing is audited within the deadline, the dialog's
-status line (the dialog stayed open and says why). Nothing is retried; every try is reported with what the
-screen said.
+the dry run is on screen, press ``ctrl+s`` once (and, only when the dialog asks for the explicit risk confirmation,
+``ctrl+t`` then ``ctrl+s``), and read the outcome from the audit log the app writes (``ok`` = applied, ``refused``,
+``failed``, ``cancelled``) — or, when nothing is audited within the deadline, the dialog's status line (the dialog
+stayed open and says why). Nothing is retried; every try is reported with what the screen said. ``--same-demo``
+runs every try in one demo, as a user compacting again and again would: the degradation risk rises with each
+compaction (the agent's own and ours), so later tries meet the guard.
 
     .venv/bin/python bench/confirm_keys.py --tries 10 --size 120x36
     .venv/bin/python bench/confirm_keys.py --tries 10 --size 80x24
+    .venv/bin/python bench/confirm_keys.py --tries 10 --size 120x36 --same-demo
 """
 
 from __future__ import annotations
@@ -78,49 +81,72 @@ def _utilization(screen: str) -> int | None:
     return int(found[0]) if found else None
 
 
-def one_try(ctxscope: Path, size: tuple[int, int], at: int, index: int, keep: Path | None) -> tuple[str, str]:
-    """One try: (outcome, detail)."""
+def _start_demo(ctxscope: Path, size: tuple[int, int], name: str) -> tuple[Terminal, Path, Path]:
     root = Path(tempfile.mkdtemp(prefix="ctxscope-confirm-"))
     state = root / "demo"
     command = shlex.join(["env", f"XDG_CONFIG_HOME={root / 'config'}", str(ctxscope), "demo", "--state-dir",
                           str(state)])
-    terminal = Terminal(f"ctxscope-confirm-{os.getpid()}-{index}", size)
+    terminal = Terminal(name, size)
     terminal.start(f"{command}; echo CONFIRM-EXIT=$?; sleep 300")
-    try:
-        def gauge_at() -> int | None:
-            util = _utilization(terminal.screen())
-            return util if util is not None and util >= at else None
+    return terminal, state, root
 
-        if _poll(gauge_at, 240) is None:
-            return "no-gauge", f"the gauge did not reach {at}%"
-        terminal.press("k")
-        status = _poll(lambda: (m := STATUS.search(terminal.screen())) and m.group(1), 90)
-        if status is None:
-            return "no-dialog", "no dry run on screen within 90 s"
-        seen_before = status
+
+def _stop_demo(terminal: Terminal, root: Path, keep: Path | None, label: str) -> None:
+    if keep is not None:
+        (keep / f"{label}-screen.txt").write_text(terminal.screen(), encoding="utf-8")
+    terminal.press("Escape")
+    terminal.press("q")
+    _poll(lambda: EXITED.search(terminal.screen()), 30)
+    terminal.close()
+    if keep is None:
+        shutil.rmtree(root, ignore_errors=True)
+    else:
+        print(f"  kept {root}", flush=True)
+
+
+def _audited(state: Path) -> list[str]:
+    """The results of the compactions and prunes audited so far (dry runs aside)."""
+    return [record.result + (f" ({record.error})" if record.error else "") for record in read_audit(state)
+            if record.action in ("compact", "prune") and record.result != "dry-run"]
+
+
+def confirm_once(terminal: Terminal, state: Path, at: int) -> tuple[str, str]:
+    """Wait for the gauge, press k, wait for the dry run, confirm with ctrl+s; tick the risk box (ctrl+t) and
+    confirm again only when the dialog asks for it. (outcome, detail)."""
+    before = len(_audited(state))
+
+    def gauge_at() -> int | None:
+        util = _utilization(terminal.screen())
+        return util if util is not None and util >= at else None
+
+    if _poll(gauge_at, 240) is None:
+        return "no-gauge", f"the gauge did not reach {at}%"
+    terminal.press("k")
+    status = _poll(lambda: (m := STATUS.search(terminal.screen())) and m.group(1), 90)
+    if status is None:
+        return "no-dialog", "no dry run on screen within 90 s"
+    terminal.press("C-s")
+    ticked = ""
+    if _poll(lambda: "(^t)" in terminal.screen() or None, 3) is not None:
+        ticked = "; asked for the risk tick: ctrl+t, ctrl+s"
+        terminal.press("C-t")
+        time.sleep(0.5)
         terminal.press("C-s")
-        def outcome() -> str | None:
-            for record in read_audit(state):  # the demo's state dir: its audit log is context/audit.jsonl
-                if record.action in ("compact", "prune") and record.result != "dry-run":
-                    return record.result + (f" ({record.error})" if record.error else "")
-            return None
-
-        result = _poll(outcome, 60)
-        if result is None:
-            last = STATUS.search(terminal.screen())
-            return "dialog-open", f"before: {seen_before}; after: {last.group(1) if last else '(no status)'}"
-        return result.split(" ")[0], f"before: {seen_before}; audit: {result}"
-    finally:
-        if keep is not None:
-            (keep / f"try{index:02}-screen.txt").write_text(terminal.screen(), encoding="utf-8")
+    result = _poll(lambda: (found := _audited(state)[before:]) and found[0], 60)
+    if result is None:
+        last = STATUS.search(terminal.screen())
         terminal.press("Escape")
-        terminal.press("q")
-        _poll(lambda: EXITED.search(terminal.screen()), 30)
-        terminal.close()
-        if keep is None:
-            shutil.rmtree(root, ignore_errors=True)
-        else:
-            print(f"  kept {root}", flush=True)
+        return "dialog-open", f"before: {status}{ticked}; after: {last.group(1) if last else '(no status)'}"
+    return result.split(" ")[0], f"before: {status}{ticked}; audit: {result}"
+
+
+def one_try(ctxscope: Path, size: tuple[int, int], at: int, index: int, keep: Path | None) -> tuple[str, str]:
+    """One try on a new demo: (outcome, detail)."""
+    terminal, state, root = _start_demo(ctxscope, size, f"ctxscope-confirm-{os.getpid()}-{index}")
+    try:
+        return confirm_once(terminal, state, at)
+    finally:
+        _stop_demo(terminal, root, keep, f"try{index:02}")
 
 
 def main() -> int:
@@ -129,6 +155,8 @@ def main() -> int:
     parser.add_argument("--size", default="120x36")
     parser.add_argument("--at", default="40,50,60,70,80", metavar="PERCENTS",
                         help="press k once the gauge reads this percent, cycled over the tries (default: 40,50,…,80)")
+    parser.add_argument("--same-demo", action="store_true",
+                        help="every try in one demo run (the risk rises with each compaction) instead of a new one")
     parser.add_argument("--keep-screens", type=Path, metavar="DIR", help="save each try's last screen here")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
@@ -140,13 +168,21 @@ def main() -> int:
         args.keep_screens.mkdir(parents=True, exist_ok=True)
     percents = [int(p) for p in args.at.split(",")]
     counts: Counter[str] = Counter()
-    for index in range(1, args.tries + 1):
-        started = time.monotonic()
-        at = percents[(index - 1) % len(percents)]
-        outcome, detail = one_try(ctxscope, (width, height), at, index, args.keep_screens)
-        counts[outcome] += 1
-        print(f"try {index:2} {args.size} k at {at}%: {outcome:<12} {time.monotonic() - started:4.0f} s  {detail}",
-              flush=True)
+    shared = _start_demo(ctxscope, (width, height), f"ctxscope-confirm-{os.getpid()}") if args.same_demo else None
+    try:
+        for index in range(1, args.tries + 1):
+            started = time.monotonic()
+            at = percents[(index - 1) % len(percents)]
+            if shared is None:
+                outcome, detail = one_try(ctxscope, (width, height), at, index, args.keep_screens)
+            else:
+                outcome, detail = confirm_once(shared[0], shared[1], at)
+            counts[outcome] += 1
+            print(f"try {index:2} {args.size} k at {at}%: {outcome:<11} {time.monotonic() - started:4.0f} s  "
+                  f"{detail}", flush=True)
+    finally:
+        if shared is not None:
+            _stop_demo(shared[0], shared[2], args.keep_screens, "same-demo")
     applied = counts["ok"]
     tally = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     print(f"{args.size}: applied {applied} of {args.tries}; {tally}")
