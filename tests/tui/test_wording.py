@@ -108,7 +108,7 @@ def test_the_dry_run_says_which_budgets_give_its_cut() -> None:
     same = {_plan("summarize", budget).first_kept_entry_id for budget in (low, high)}
     assert same == {plan.first_kept_entry_id}
     assert {_plan("summarize", b).first_kept_entry_id for b in (low - 1, high + 1)} & same == set()
-    assert note in render_plan(plan) and note in str(plan_figures(plan))
+    assert note in render_plan(plan) and note in str(plan_figures(plan)) and plan.to_dict()["budget_note"] == note
 
 
 @pytest.fixture
