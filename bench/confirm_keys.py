@@ -110,10 +110,16 @@ def _audited(state: Path) -> list[str]:
             if record.action in ("compact", "prune") and record.result != "dry-run"]
 
 
-def confirm_once(terminal: Terminal, state: Path, at: int) -> tuple[str, str]:
+def confirm_once(terminal: Terminal, state: Path, at: int, *, rearm: bool = False) -> tuple[str, str]:
     """Wait for the gauge, press k, wait for the dry run, confirm with ctrl+s; tick the risk box (ctrl+t) and
-    confirm again only when the dialog asks for it. (outcome, detail)."""
+    confirm again only when the dialog asks for it. (outcome, detail).
+
+    ``rearm``: first wait for the gauge to read below ``at`` (the previous try's compaction on screen), so the same
+    demo is not asked again before it has grown back.
+    """
     before = len(_audited(state))
+    if rearm:
+        _poll(lambda: (util := _utilization(terminal.screen())) is not None and util < at or None, 60)
 
     def gauge_at() -> int | None:
         util = _utilization(terminal.screen())
@@ -176,7 +182,7 @@ def main() -> int:
             if shared is None:
                 outcome, detail = one_try(ctxscope, (width, height), at, index, args.keep_screens)
             else:
-                outcome, detail = confirm_once(shared[0], shared[1], at)
+                outcome, detail = confirm_once(shared[0], shared[1], at, rearm=index > 1)
             counts[outcome] += 1
             print(f"try {index:2} {args.size} k at {at}%: {outcome:<11} {time.monotonic() - started:4.0f} s  "
                   f"{detail}", flush=True)
