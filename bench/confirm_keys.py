@@ -119,7 +119,7 @@ def confirm_once(terminal: Terminal, state: Path, at: int, *, rearm: bool = Fals
     """
     before = len(_audited(state))
     if rearm:
-        _poll(lambda: (util := _utilization(terminal.screen())) is not None and util < at or None, 60)
+        _poll(lambda: ((util := _utilization(terminal.screen())) is not None and util < at) or None, 60)
 
     def gauge_at() -> int | None:
         util = _utilization(terminal.screen())
