@@ -37,7 +37,7 @@ from engine.fs.audit import read_audit
 
 T = TypeVar("T")
 GAUGE = re.compile(r"(\d+)%\s+[\d,]+ / [\d,]+ tokens")
-STATUS = re.compile(r"(ready · \S+ via \S+|plan changed — review|tick the confirmation to \w+|blocked: nothing will be "
+STATUS = re.compile(r"(ready · \S+ via \S+|plan changed — review|tick the confirmation(?: \(\^t\))? to \w+|blocked: nothing will be "
                     r"written|not (?:compacted|pruned): [^\n│]*|no plan)")
 EXITED = re.compile(r"CONFIRM-EXIT=(\d+)")
 
