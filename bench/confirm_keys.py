@@ -37,8 +37,8 @@ from engine.fs.audit import read_audit
 
 T = TypeVar("T")
 GAUGE = re.compile(r"(\d+)%\s+[\d,]+ / [\d,]+ tokens")
-STATUS = re.compile(r"(ready · \S+ via \S+|plan changed — review|tick the confirmation(?: \(\^t\))? to \w+|blocked: nothing will be "
-                    r"written|not (?:compacted|pruned): [^\n│]*|no plan)")
+STATUS = re.compile(r"(ready · \S+ via \S+|plan changed — review|tick the confirmation(?: \(\^t\))? to \w+"
+                    r"|blocked: [^\n│]*?nothing will be written|not (?:compacted|pruned): [^\n│]*|no plan)")
 EXITED = re.compile(r"CONFIRM-EXIT=(\d+)")
 
 
