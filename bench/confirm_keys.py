@@ -138,7 +138,7 @@ def confirm_once(terminal: Terminal, state: Path, at: int, *, rearm: bool = Fals
         terminal.press("C-t")
         time.sleep(0.5)
         terminal.press("C-s")
-    result = _poll(lambda: (found := _audited(state)[before:]) and found[0], 60)
+    result = _poll(lambda: found[0] if (found := _audited(state)[before:]) else None, 60)
     if result is None:
         last = STATUS.search(terminal.screen())
         terminal.press("Escape")
