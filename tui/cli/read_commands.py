@@ -158,8 +158,8 @@ def status(args: argparse.Namespace, config: Config) -> int:
     else:
         header = ["KEY", "MODEL", "TOKENS", "UTIL", "COMPACTS AT", "COMPACTIONS", "LAST ACTIVITY", "NOTES"]
         print(_table(header, [_status_row(r) for r in rows]))
-        print(f"\n{_count(len(rows), 'session')}" + (f", {len(shared)} key(s) held by several files (named by path)"
-                                                     if shared else ""))
+        if shared:  # the count the TUI's title gives, with why two rows can carry one key
+            print(f"\n{_count(len(rows), 'session')}, {len(shared)} key(s) held by several files (named by path)")
         if discovery.archives:
             print(f"\n{len(discovery.archives)} archived transcript(s) not shown (pass one as PATH to read it).")
     return ExitCode.FAILED if (failed or discovery.problems) and not rows else ExitCode.OK
