@@ -121,11 +121,17 @@ def confirm_once(terminal: Terminal, state: Path, at: int, *, rearm: bool = Fals
     if rearm:
         _poll(lambda: ((util := _utilization(terminal.screen())) is not None and util < at) or None, 60)
 
-    def gauge_at() -> int | None:
-        util = _utilization(terminal.screen())
+    def gauge_at() -> int | str | None:
+        screen = terminal.screen()
+        if EXITED.search(screen):
+            return "exited"
+        util = _utilization(screen)
         return util if util is not None and util >= at else None
 
-    if _poll(gauge_at, 240) is None:
+    reached = _poll(gauge_at, 240)
+    if reached == "exited":
+        return "app-exited", "the demo exited:\n" + terminal.screen()
+    if reached is None:
         return "no-gauge", f"the gauge did not reach {at}%"
     terminal.press("k")
     status = _poll(lambda: (m := STATUS.search(terminal.screen())) and m.group(1), 90)

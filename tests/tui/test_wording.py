@@ -210,3 +210,16 @@ async def test_the_risk_confirmation_is_ticked_by_a_key_and_then_the_confirm_app
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: [m for m in seen if isinstance(m, CompactionApplied | CompactionFailed)])
         assert [m for m in seen if isinstance(m, CompactionApplied)]
+
+
+async def test_the_risk_key_is_checked_safely_while_the_dialog_is_taken_down(subagent: Path, tmp_path: Path) -> None:
+    # bench/confirm_keys.py --same-demo found it: the footer checked ^t while the closing dialog's widgets were
+    # already gone, and the NoMatches ended the demo.
+    app, _ = make_app([subagent.parent], tmp_path / "state")
+    app.compaction.debounce = 0
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        await dialog.query_one("#confirm-risk").remove()
+        assert dialog.check_action("tick_risk", ()) is False
+        dialog.action_tick_risk()  # nothing to tick: no error either

@@ -271,15 +271,22 @@ class CompactDialog(ModalScreen[bool]):
     def _confirmation_changed(self) -> None:
         self._update_apply()
 
+    def _risk_box(self) -> Checkbox | None:
+        """The risk confirmation while it is asked for; ``None`` otherwise, also while the dialog is composed or
+        taken down (the footer checks the binding then too, and a missing box ended the app)."""
+        boxes = self.query("#confirm-risk").results(Checkbox)
+        box = next(boxes, None)
+        return box if box is not None and box.display else None
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "tick_risk":  # shown in the footer only while the plan asks for the confirmation
-            return self.is_mounted and self.query_one("#confirm-risk", Checkbox).display
+            return self._risk_box() is not None
         return True
 
     def action_tick_risk(self) -> None:
         """Tick or untick the explicit confirmation of a risky compaction (it never confirms by itself)."""
-        box = self.query_one("#confirm-risk", Checkbox)
-        if box.display:
+        box = self._risk_box()
+        if box is not None:
             box.value = not box.value
 
     # -- editing the summary -----------------------------------------------------------------------------
