@@ -91,5 +91,8 @@ def notifications_enabled(app: App[Any]) -> bool:
 
 def bind_key(node: DOMNode, keys: str, action: str, description: str, *, key_display: str | None = None,
              priority: bool = False) -> None:
-    """Bind ``keys`` to ``action`` on this ``node`` only (not its class)."""
+    """Bind ``keys`` to ``action`` on this ``node`` only (not its class), in place of any binding of those keys the
+    node already has (Textual's ``bind`` adds a second one, so a changed description would show twice)."""
+    for key in keys.split(","):
+        node._bindings.key_to_bindings.pop(key.strip(), None)
     node._bindings.bind(keys, action, description, key_display=key_display, priority=priority)

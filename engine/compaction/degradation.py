@@ -107,6 +107,9 @@ class DegradationAssessment:
     """Ids of compactions that summarized nothing new."""
     post_compaction_tokens: int | None = None
     """Context size right after the latest compaction: its first valid usage, else pi's chars/4 estimate."""
+    post_compaction_basis: str | None = None
+    """What :attr:`post_compaction_tokens` is, said beside it (it is not the gauge's figure and can exceed it):
+    ``at the first call after it`` or ``estimated, no call since``."""
     lost_decisions: tuple[str, ...] = ()
 
     @property
@@ -163,15 +166,15 @@ def _spam(compactions: list[_Compaction]) -> tuple[bool, str | None]:
     return bool(reasons), "; ".join(reasons) or None
 
 
-def _post_compaction_tokens(snapshot: SessionSnapshot) -> int | None:
+def _post_compaction_tokens(snapshot: SessionSnapshot) -> tuple[int, str] | None:
     view = snapshot.view
     if view.compaction is None:
         return None
     for entry in view.path[view.compaction_index + 1 :]:
         if entry.has_valid_usage and entry.usage is not None:
-            return entry.usage.context_tokens
+            return entry.usage.context_tokens, "at the first call after it"
     # No call since: estimate what the agent will send, never reuse the stale pre-compaction usage.
-    return sum(m.entry.pi_tokens for m in view.messages)
+    return sum(m.entry.pi_tokens for m in view.messages), "estimated, no call since"
 
 
 # Lines and sentence ends only: a dot inside ``httpx.AsyncClient`` or ``v1.2`` must not split a decision.
@@ -218,7 +221,8 @@ def assess_degradation(
     compactions = _compactions(snapshot.view.path)
     spam, detail = _spam(compactions)
     fallbacks = sum(1 for c in compactions if c.entry.fallback_summary)
-    post = _post_compaction_tokens(snapshot)
+    measured = _post_compaction_tokens(snapshot)
+    post, basis = measured if measured is not None else (None, None)
     line = snapshot.gauge.compaction_line
     over = post is not None and line > 0 and post > line
     share, lost = _lost_decisions(checkpoints, summary_text)
@@ -256,6 +260,7 @@ def assess_degradation(
         warnings=tuple(warnings),
         noop_compactions=noops,
         post_compaction_tokens=post,
+        post_compaction_basis=basis,
         lost_decisions=lost,
     )
 

@@ -116,6 +116,11 @@ class CompactionPlan:
         return self.cut.protected
 
     @property
+    def budget_note(self) -> str | None:
+        """Why the tail kept falls short of the protected budget (:attr:`PlannedCut.budget_note`)."""
+        return self.cut.budget_note
+
+    @property
     def messages_summarized(self) -> int:
         """Context messages taken out (the previous summary included)."""
         return len(self.cut.summarized)

@@ -57,6 +57,7 @@ PLAN_JSON: Mapping[str, Spec] = {
     }, when="first_kept_entry_id"),
     "keep_recent_tokens": "keep_recent_tokens",
     "protected_budget": lambda p: p.protected.to_dict() if p.protected is not None else None,
+    "budget_note": "budget_note",
     "messages": Section("", {"summarized": "messages_summarized", "kept": "messages_kept"}),
     "tokens": Section("figures", {
         "method": "token_method",

@@ -104,6 +104,29 @@ class PlannedCut:
     def kept_ids(self) -> tuple[str, ...]:
         return tuple(m.entry_id for m in self.kept)
 
+    @property
+    def budget_note(self) -> str | None:
+        """What the tail kept comes to against the protected budget, and which budgets give this same cut.
+
+        pi's cut walks back to the message that reaches the budget, then forward to the first place a cut may fall
+        (docs/compaction.md, Protected budget): the message at the cut is kept whole, and tool results just before
+        it go with the summary. Every budget reached inside that stretch cuts at the same place, so two layers'
+        budgets (full 15,000, summarize capped at 16,384) can keep exactly the same messages. ``None`` without a
+        cut of the layer's own.
+        """
+        if self.nothing_to_compact is not None or self.targets or not self.summarized or not self.kept:
+            return None
+        kept = sum(m.entry.pi_tokens for m in self.kept if m.entry.type == "message")
+        first = self.kept[0].entry
+        low = kept - (first.pi_tokens if first.type == "message" else 0)
+        high = kept
+        for message in reversed(self.summarized):  # the tool results the cut moved past (never a cut point)
+            if message.role != "toolResult":
+                break
+            high += message.entry.pi_tokens
+        return (f"keeps {kept:,} for {self.keep_recent_tokens:,} protected (pi's estimate); any budget from "
+                f"{low + 1:,} to {high:,} cuts here, as a cut never falls on a tool result")
+
 
 @dataclass(frozen=True, slots=True)
 class SummaryDraft:

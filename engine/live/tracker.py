@@ -24,7 +24,7 @@ from engine.live.insight import CheckpointCache, SessionInsight, assess_session,
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 from engine.sidecar import ContextManager, ManagedSession, SidecarEvent
 from engine.stores.discovery import discover_sessions, load_store
-from engine.stores.source import Discovery, SessionSource, classify_file
+from engine.stores.source import Discovery, SessionSource, classify_file, shared_keys
 from engine.stores.transcript import TranscriptError
 
 if TYPE_CHECKING:
@@ -152,10 +152,7 @@ class SessionTracker:
         other (docs/checkpoints.md, Session identity). A followed session whose key becomes shared is followed
         again under its identity."""
         sources = list(sources)
-        identities: dict[str, set[str]] = {}
-        for source in [*sources, *(t.source for t in self._sessions.values())]:
-            identities.setdefault(source.key, set()).add(source.identity)
-        shared = {key for key, found in identities.items() if len(found) > 1}
+        shared = shared_keys([*sources, *(t.source for t in self._sessions.values())])
         for key, tracked in list(self._sessions.items()):
             if tracked.source.key in shared and not tracked.source.shared_key:
                 self._remove(key)

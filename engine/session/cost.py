@@ -276,6 +276,18 @@ class RewriteCost:
     """``cache_write_cost_usd / saved_per_turn_usd``; ``None`` when the rewrite saves nothing or prices are unknown."""
     price_source: str | None
 
+    def payback(self) -> str:
+        """When the rewrite pays for itself, in the words every view uses (``after 2.3 turns``, ``never: …``)."""
+        if self.cache_write_cost_usd is None:
+            return "unknown: no price for this model"
+        if self.tokens_saved_per_turn <= 0:
+            return "never: it saves no tokens per turn"
+        if self.break_even_turns is None:
+            return "never: reading these tokens from the cache costs nothing"
+        if self.break_even_turns == 0:
+            return "at once: writing the new prefix costs nothing"
+        return f"after {self.break_even_turns:,.1f} turns"
+
 
 def rewrite_cost(
     model: str | None,

@@ -6,14 +6,17 @@ Read-only; this module knows names and shapes only (see ``docs/formats.md``).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from engine.fs.layout import file_identity
 
-__all__ = ["AGENT_FORMATS", "SQLITE_NAME", "Discovery", "FileKind", "SessionFormat", "SessionSource", "classify_file"]
+__all__ = [
+    "AGENT_FORMATS", "SQLITE_NAME", "Discovery", "FileKind", "SessionFormat", "SessionSource", "classify_file",
+    "shared_keys",
+]
 
 SessionFormat = Literal["openclaw-jsonl", "pi-jsonl", "openclaw-sqlite", "claude-code-jsonl", "codex-jsonl"]
 AGENT_FORMATS: frozenset[SessionFormat] = frozenset({"claude-code-jsonl", "codex-jsonl"})
@@ -116,6 +119,15 @@ class Discovery:
     sidecars: tuple[Path, ...] = ()
     locks: tuple[Path, ...] = ()
     problems: tuple[str, ...] = ()
+
+
+def shared_keys(sources: Iterable[SessionSource]) -> frozenset[str]:
+    """The keys that transcripts of different identities share (a copied file keeps its header id): each such
+    session is one of several, and every view names it by its path (docs/checkpoints.md, Session identity)."""
+    identities: dict[str, set[str]] = {}
+    for source in sources:
+        identities.setdefault(source.key, set()).add(source.identity)
+    return frozenset(key for key, found in identities.items() if len(found) > 1)
 
 
 def classify_file(path: Path) -> FileKind:

@@ -204,3 +204,12 @@ def test_automatic_compaction_refused_after_the_limit() -> None:
 def test_manual_compaction_asks_for_confirmation_at_high_risk(count: int, confirm: bool) -> None:
     decision = check_guard(evaluate_degradation(count), automatic=False, auto_compactions=99)
     assert decision.allowed and decision.needs_confirmation is confirm
+
+
+def test_the_post_compaction_figure_says_what_it_is(tmp_path: Path) -> None:
+    # Issue 28 item 4: "after last 104,948 tokens" beside a gauge at 45,761 read as two figures for one thing. It is
+    # the first call after the compaction (or an estimate when there is none), and says so beside the number.
+    assert assess_degradation(_compacted(tmp_path, 60_000)).post_compaction_basis == "at the first call after it"
+    ended = assess_degradation(_snapshot(ENDS_ON_COMPACTION))
+    assert ended.post_compaction_basis == "estimated, no call since"
+    assert assess_degradation(_snapshot(V1_LEGACY)).post_compaction_basis is None

@@ -26,7 +26,7 @@ DEEP_IMPORTS: dict[str, frozenset[str]] = {
     "engine.llm.summary": frozenset({"with_llm_summary"}),
     "engine.session.pi_tree": frozenset({"entry_rows", "labels", "pi_model", "session_tree", "thinking_level"}),
     "engine.stores.discovery": frozenset({"default_roots"}),
-    "engine.stores.source": frozenset({"classify_file"}),
+    "engine.stores.source": frozenset({"classify_file", "shared_keys"}),
     "engine.text.terminal": frozenset({"BIDI_CONTROLS"}),
     "engine.config.loader": frozenset({"config_path"}),
     "engine.fs.atomic": frozenset({"write_atomic"}),

@@ -195,6 +195,22 @@ async def test_bind_key_binds_on_the_instance_only() -> None:
         assert not getattr(second, "rung", False)
 
 
+async def test_bind_key_again_replaces_the_description() -> None:
+    # The compact dialog renames its confirm key when the prune layer is chosen: one binding, the new word.
+    class Bound(Screen[None]):
+        def action_ring(self) -> None:
+            self.rung = True
+
+    app = _Plain()
+    async with app.run_test():
+        screen = Bound()
+        textual_compat.bind_key(screen, "ctrl+s", "ring", "Compact")
+        textual_compat.bind_key(screen, "ctrl+s", "ring", "Prune")
+        await app.push_screen(screen)
+        described = [b.description for b in screen._bindings.key_to_bindings["ctrl+s"]]
+        assert described == ["Prune"], described
+
+
 # -- The guard -----------------------------------------------------------------------------------------------------
 
 def _textual_private_names() -> set[str]:

@@ -33,7 +33,7 @@ from engine import (
 from engine.config.llm_settings import NEEDS_LLM
 from tui.cli.exit_codes import ExitCode
 from tui.cli.index_cache import stderr_cache
-from tui.cli.read_commands import print_json, resolve_session
+from tui.cli.read_commands import not_found_message, print_json, resolve_session
 from tui.cli.terminal_output import cell
 from tui.confirm import confirm
 
@@ -42,7 +42,7 @@ def _source(args: argparse.Namespace) -> SessionSource | None:
     try:
         return resolve_session(args)
     except SessionNotFoundError as exc:
-        print(f"ctxscope: {exc}", file=sys.stderr)
+        print(f"ctxscope: {not_found_message(args.session, exc)}", file=sys.stderr)
         return None
 
 

@@ -239,15 +239,16 @@ def render_plan(plan: CompactionPlan) -> str:
         lines.append(f"  cut point: keep from entry {plan.first_kept_entry_id} (line {plan.first_kept_line}){split}")
     lines.append(f"  summarized {plan.messages_summarized} messages ({plan.tokens_summarized:,} tokens), "
                  f"kept {plan.messages_kept} ({plan.tokens_kept:,} tokens), by {plan.token_method}")
+    if plan.budget_note:
+        lines.append(f"  the cut {plan.budget_note}")
     lines.append(f"  messages: {_delta(plan.tokens_before, plan.tokens_after)}; summary {plan.summary_tokens:,}"
                  + (f", checkpoint message {plan.checkpoint_tokens:,}" if plan.checkpoint_tokens else ""))
     if plan.overhead_tokens:
         lines.append(f"  context with prompt overhead: {_delta(plan.context_tokens_before, plan.context_tokens_after)}")
     cost = plan.cost
     if cost is not None and cost.cache_write_cost_usd is not None:
-        even = f"{cost.break_even_turns:.1f} turns" if cost.break_even_turns is not None else "never"
         lines.append(f"  cost: cache write ${cost.cache_write_cost_usd:.4f} for the new prefix, saves "
-                     f"${cost.saved_per_turn_usd or 0:.4f}/turn, breaks even after {even} ({cost.price_source})")
+                     f"${cost.saved_per_turn_usd or 0:.4f}/turn ({cost.price_source}); payback {cost.payback()}")
     elif cost is not None:
         lines.append(f"  cost: unknown price for this model; saves {cost.tokens_saved_per_turn:,} tokens per turn")
     if plan.read_files or plan.modified_files:

@@ -6,6 +6,7 @@ Exit codes: :class:`tui.cli.exit_codes.ExitCode` (``ctxscope help-exit-codes``).
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from engine import Config, ConfigError, LockError, TranscriptError, load_config
-from tui.cli.exit_codes import ExitCode, exit_codes_help
+from tui.cli.exit_codes import ExitCode, exit_codes_help, missing_path_message
 from tui.cli.terminal_output import cell, guarded_output
 
 __all__ = [
@@ -161,6 +162,17 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # argparse prints the whole usage block first; the one line that matters scrolled past it.
         self.exit(ExitCode.USAGE, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        # A mistyped command or choice names the nearest one ("stat" → status) before the list of all of them.
+        choices = action.choices
+        if choices is None or value in choices or not isinstance(value, str):
+            return
+        names = [str(choice) for choice in choices]
+        near = difflib.get_close_matches(value, names, n=1, cutoff=0.6)
+        hint = f"; did you mean {near[0]}?" if near else ""
+        what = "command" if isinstance(action, argparse._SubParsersAction) else "choice"
+        raise argparse.ArgumentError(action, f"unknown {what} {value!r}{hint} (choose from {', '.join(names)})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -318,7 +330,7 @@ def _run(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     missing = _missing_path(args)
     if missing is not None:
-        print(f"ctxscope: {missing}: no such file or directory", file=sys.stderr)
+        print(f"ctxscope: {missing_path_message(missing)}", file=sys.stderr)
         return ExitCode.NOT_FOUND
     try:
         config = load_config(config_file)

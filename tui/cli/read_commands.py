@@ -28,7 +28,8 @@ from engine import (
     session_cost,
 )
 from engine.session.pi_tree import entry_rows, labels, pi_model, session_tree, thinking_level
-from tui.cli.exit_codes import ExitCode
+from engine.stores.source import shared_keys
+from tui.cli.exit_codes import ExitCode, looks_like_path, missing_path_message
 from tui.cli.index_cache import stderr_cache
 from tui.cli.terminal_output import cell, json_text
 
@@ -63,6 +64,8 @@ def _status_row(row: dict[str, Any]) -> list[str]:
         flags.append("legacy JSONL, not read by OpenClaw ≥ 2026.8")
     if row["gauge_level"] in ("near-compaction", "over-compaction"):
         flags.append(row["gauge_level"])
+    if row.get("shared_key"):  # last: the path is long, and it tells this copy from the others
+        flags.append(f"one of several with this key: {row['path']}")
     when = (row["last_activity"] or "-")[:16].replace("T", " ")
     key = row["key"] if len(row["key"]) <= 48 else row["key"][:22] + "…" + row["key"][-25:]
     return [
@@ -128,10 +131,11 @@ def status(args: argparse.Namespace, config: Config) -> int:
     failed = False
     given_files = {Path(p).expanduser().resolve() for p in args.paths or () if Path(p).expanduser().is_file()}
     index = stderr_cache()
+    shared = shared_keys(discovery.sessions)  # copies of one session: each named by its path, as the TUI does
     with index.batch():  # each shard of the index written once, at the end
         for source in discovery.sessions:
             try:
-                rows.append(_status_of(source, config, args.full, index))
+                rows.append({**_status_of(source, config, args.full, index), "shared_key": source.key in shared})
             except NotASessionError as exc:
                 print(f"ctxscope: {exc}", file=sys.stderr)
                 # A file asked for by name that is no session is a failure; one found in a directory is skipped.
@@ -154,6 +158,8 @@ def status(args: argparse.Namespace, config: Config) -> int:
     else:
         header = ["KEY", "MODEL", "TOKENS", "UTIL", "COMPACTS AT", "COMPACTIONS", "LAST ACTIVITY", "NOTES"]
         print(_table(header, [_status_row(r) for r in rows]))
+        if shared:  # the count the TUI's title gives, with why two rows can carry one key
+            print(f"\n{_count(len(rows), 'session')}, {len(shared)} key(s) held by several files (named by path)")
         if discovery.archives:
             print(f"\n{len(discovery.archives)} archived transcript(s) not shown (pass one as PATH to read it).")
     return ExitCode.FAILED if (failed or discovery.problems) and not rows else ExitCode.OK
@@ -198,12 +204,19 @@ def resolve_session(args: argparse.Namespace) -> SessionSource:
     return find_session(discovery, spec)
 
 
+def not_found_message(spec: str, exc: SessionNotFoundError) -> str:
+    """Why SESSION named nothing: a path that does not exist reads as ``status`` says it, else the lookup's words."""
+    if looks_like_path(spec) and not Path(spec).expanduser().exists():
+        return missing_path_message(spec)
+    return str(exc)
+
+
 def open_session(args: argparse.Namespace, config: Config) -> tuple[SessionFollower, SessionSnapshot] | int:
     """Resolve ``args.session`` and read it: the follower and its snapshot, or an exit code (message printed)."""
     try:
         source = resolve_session(args)
     except SessionNotFoundError as exc:
-        print(f"ctxscope: {exc}", file=sys.stderr)
+        print(f"ctxscope: {not_found_message(args.session, exc)}", file=sys.stderr)
         return ExitCode.NOT_FOUND
     from engine import SessionFollower
 
@@ -272,6 +285,10 @@ def inspect_result(follower: SessionFollower, snapshot: SessionSnapshot, keep_re
     }
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def inspect(args: argparse.Namespace, config: Config) -> int:
     """``ctxscope inspect SESSION [--json]``: the context, message by message."""
     opened = open_session(args, config)
@@ -313,8 +330,10 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     if cp is None:
         print(f"  {mine} {keep_recent:,} ({keep_source}): no cut point (the session ends on a compaction)\n")
     else:
-        print(f"  {mine} {keep_recent:,} ({keep_source}): {cp['protected_tokens']:,} protected, "
-              f"{cp['compactable_tokens']:,} compactable, first kept {cell(cp['first_kept_entry_id'] or '-')}\n")
+        kept = sum(1 for r in rows if r["protected"])
+        print(f"  {mine} {keep_recent:,} tokens ({keep_source}): {_count(kept, 'message')} protected "
+              f"({cp['protected_tokens']:,} tokens), {_count(len(rows) - kept, 'message')} compactable "
+              f"({cp['compactable_tokens']:,} tokens), first kept {cell(cp['first_kept_entry_id'] or '-')}\n")
     spent = "unknown" if cost.spend_usd is None else money(cost.spend_usd)
     print(f"  spend {spent} ({cost.spend_source})" + (f", {cost.unpriced_calls} unpriced calls"
                                                       if cost.unpriced_calls else ""))

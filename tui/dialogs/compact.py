@@ -52,10 +52,14 @@ from tui.widgets.plan_preview import (
 from tui.widgets.summary_editor import SummaryEditor
 from tui.widgets.toggles import StateCheckbox, StateRadioButton
 
-__all__ = ["CONFIRM_KEY", "DEBOUNCE_SECONDS", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
+__all__ = ["CONFIRM_KEY", "DEBOUNCE_SECONDS", "RISK_KEY", "CompactDialog", "FirstPlan", "PlanRequest", "Planner"]
 
 CONFIRM_KEY = "ctrl+s"
 """Confirms from any field of the dialog (Enter does so only on the primary button: it types in the editor)."""
+
+RISK_KEY = "ctrl+t"
+"""Ticks (or unticks) the explicit confirmation a high or critical degradation risk asks for, from any field: the
+box sat two shift+tabs away from the focused button, so a keyboard user's confirm stayed refused."""
 
 DEBOUNCE_SECONDS = 0.15
 """Typing pauses this long before the plan is recomputed."""
@@ -81,7 +85,10 @@ FirstPlan = tuple[PlanRequest, CompactionPlan]
 class CompactDialog(ModalScreen[bool]):
     """Layer, focus and budget in; the live plan out; confirm applies it, escape cancels."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding(RISK_KEY, "tick_risk", "Tick risk", key_display="^t", priority=True),
+    ]
     AUTO_FOCUS = "#apply"
     """The primary action has the focus from the start, and keeps it: Enter confirms, arrows and Tab move on."""
 
@@ -133,15 +140,22 @@ class CompactDialog(ModalScreen[bool]):
         """The agent wrote while that plan was computed: plan once more when it arrives."""
         self._shown_request: PlanRequest | None = None
         """The choices the plan on screen answers (a re-plan after the agent wrote keeps it confirmable)."""
-        self.verb = "Prune" if fixed_layer else "Compact"
-        """The primary action's word, on its button and its key in the footer."""
+        self._compactions_at_open: int | None = None
+        """The session's compaction count in the first plan shown: a higher one later means the agent compacted
+        the session itself while the dialog was open."""
         bind_key(self, CONFIRM_KEY, "confirm", self.verb, key_display="^s", priority=True)
+
+    @property
+    def verb(self) -> str:
+        """The primary action's word, on its button, its key in the footer and the title: the prune layer writes no
+        summary, so choosing it in the compact dialog makes it a prune dialog."""
+        return "Prune" if self._fixed or self.chosen_layer == "prune" else "Compact"
 
     # -- layout --------------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         with Vertical(id="compact-box") as box:
-            box.border_title = shown(self._title)
+            box.border_title = shown(self._titled())
             if self._fixed:
                 yield Static(Content.assemble(("layer ", "$text-muted"), (self.chosen_layer, "bold")), id="layer-fixed")
             else:
@@ -171,7 +185,7 @@ class CompactDialog(ModalScreen[bool]):
             yield StateCheckbox("", id="confirm-risk", compact=True)
             with Horizontal(id="compact-buttons"):
                 yield Static(id="plan-status")
-                yield Static(Content.styled(f"^s {self.verb.lower()} · esc cancel", "$text-muted"), id="dialog-keys")
+                yield Static(self._keys_hint(), id="dialog-keys")
                 yield Button("Cancel", id="cancel", compact=True)
                 yield Button(Content(self.verb), id="apply", variant="error", compact=True)
         yield NoticeLine()
@@ -180,11 +194,32 @@ class CompactDialog(ModalScreen[bool]):
     @property
     def _text_title(self) -> str:
         """What the editable text is: a prune rewrites the span with outputs shortened; it summarizes nothing."""
-        return "Pruned span" if self._fixed else "Summary"
+        return "Pruned span" if self.verb == "Prune" else "Summary"
+
+    def _titled(self) -> str:
+        """The title with the verb of the chosen layer (the flow names the dialog for the layer it opened with)."""
+        for word in ("Compact ", "Prune "):
+            if self._title.startswith(word):
+                return f"{self.verb} {self._title[len(word):]}"
+        return self._title
+
+    def _keys_hint(self) -> Content:
+        return Content.styled(f"^s {self.verb.lower()} · esc cancel", "$text-muted")
+
+    def _relabel(self) -> None:
+        """Say the chosen layer's verb everywhere the dialog names its action."""
+        self.query_one("#compact-box", Vertical).border_title = shown(self._titled())
+        self.query_one("#apply", Button).label = Content(self.verb)
+        self.query_one("#dialog-keys", Static).update(self._keys_hint())
+        self.query_one("#plan-summary", Vertical).border_title = Content(self._text_title)
+        bind_key(self, CONFIRM_KEY, "confirm", self.verb, key_display="^s", priority=True)
+        self.refresh_bindings()
+        for selector in ("#focus-label", "#focus"):  # a prune writes no summary: nothing for a focus to steer
+            self.query_one(selector).display = self.verb != "Prune"
 
     def on_mount(self) -> None:
         self.query_one("#confirm-risk", Checkbox).display = False
-        if self._fixed:
+        if self.verb == "Prune":
             for selector in ("#focus-label", "#focus"):
                 self.query_one(selector).display = False
         if self._targeted:
@@ -220,6 +255,7 @@ class CompactDialog(ModalScreen[bool]):
     def _layer_changed(self, event: RadioSet.Changed) -> None:
         self.chosen_layer = event.pressed.name or str(event.pressed.label)
         self.query_one("#layer-help", Static).update(self._layer_help())
+        self._relabel()
         self._schedule(wait=False)  # a choice, not typing: nothing to wait for
 
     @on(Input.Changed, "#focus, #keep-recent")
@@ -243,6 +279,24 @@ class CompactDialog(ModalScreen[bool]):
     @on(Checkbox.Changed, "#confirm-risk")
     def _confirmation_changed(self) -> None:
         self._update_apply()
+
+    def _risk_box(self) -> Checkbox | None:
+        """The risk confirmation while it is asked for; ``None`` otherwise, also while the dialog is composed or
+        taken down (the footer checks the binding then too, and a missing box ended the app)."""
+        boxes = self.query("#confirm-risk").results(Checkbox)
+        box = next(boxes, None)
+        return box if box is not None and box.display else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "tick_risk":  # shown in the footer only while the plan asks for the confirmation
+            return self._risk_box() is not None
+        return True
+
+    def action_tick_risk(self) -> None:
+        """Tick or untick the explicit confirmation of a risky compaction (it never confirms by itself)."""
+        box = self._risk_box()
+        if box is not None:
+            box.value = not box.value
 
     # -- editing the summary -----------------------------------------------------------------------------
 
@@ -357,6 +411,8 @@ class CompactDialog(ModalScreen[bool]):
 
     def _render_plan(self, plan: CompactionPlan) -> None:
         self.plan = plan
+        if self._compactions_at_open is None:
+            self._compactions_at_open = _compactions(plan)
         blocked = self.query_one("#plan-blocked", Static)
         blocked.update(plan_blocked(plan))
         blocked.display = bool(plan.blocked)
@@ -374,13 +430,23 @@ class CompactDialog(ModalScreen[bool]):
         if needs and plan.guard is not None:
             confirm.label = shown(f"{self.verb} anyway: {plan.guard.reason}")
         confirm.display = needs
+        self.refresh_bindings()
         self._update_apply()
 
+    def agent_compacted(self) -> bool:
+        """The agent compacted the session itself since the dialog opened (its own compaction, not ours)."""
+        counted = _compactions(self.plan) if self.plan is not None else None
+        opened = self._compactions_at_open
+        return counted is not None and opened is not None and counted > opened
+
     def _plan_status(self, plan: CompactionPlan) -> Content:
+        if plan.blocked and self.agent_compacted():
+            return Content.styled("blocked: the agent compacted the session itself meanwhile — nothing will be written",
+                                  "bold $text-error")
         if plan.blocked:
             return Content.styled("blocked: nothing will be written", "bold $text-error")
         if plan.needs_confirmation and not self.query_one("#confirm-risk", Checkbox).value:
-            return Content.styled("tick the confirmation to compact", "$text-warning")
+            return Content.styled(f"tick the confirmation (^t) to {self.verb.lower()}", "$text-warning")
         edited = " · summary edited" if plan.summary_edited else ""
         ready = Content.styled(f"ready · {plan.layer} via {plan.controller}{edited}", "$text-success")
         if self.plan_changed:
@@ -405,9 +471,11 @@ class CompactDialog(ModalScreen[bool]):
         if self._editing:
             return "the edited summary is still being counted"
         if not plan.applicable:
-            return "blocked: " + "; ".join(plan.blocked) if plan.blocked else "this plan cannot be applied"
+            meanwhile = "the agent compacted the session itself while this dialog was open; " if (
+                self.agent_compacted()) else ""
+            return f"blocked: {meanwhile}" + "; ".join(plan.blocked) if plan.blocked else "this plan cannot be applied"
         if plan.needs_confirmation and not self.query_one("#confirm-risk", Checkbox).value:
-            return f"tick \"{self.verb} anyway\" first: the risk needs an explicit confirmation"
+            return f"tick \"{self.verb} anyway\" first (^t): the risk needs an explicit confirmation"
         return None
 
     def _update_apply(self) -> None:
@@ -431,7 +499,8 @@ class CompactDialog(ModalScreen[bool]):
             self.dismiss(True)
             return
         self.app.bell()
-        self._set_status(Content.styled(f"not {self.verb.lower()}ed: {reason}", "bold $text-warning"))
+        done = "pruned" if self.verb == "Prune" else "compacted"
+        self._set_status(Content.styled(f"not {done}: {reason}", "bold $text-warning"))
 
     @on(Button.Pressed, "#cancel")
     def _cancel_pressed(self) -> None:
@@ -440,6 +509,10 @@ class CompactDialog(ModalScreen[bool]):
     def action_cancel(self) -> None:
         """Close without compacting."""
         self.dismiss(False)
+
+
+def _compactions(plan: CompactionPlan) -> int | None:
+    return plan.degradation.report.compaction_count if plan.degradation is not None else None
 
 
 def _figures(plan: CompactionPlan) -> tuple[object, ...]:

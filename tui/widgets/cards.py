@@ -175,9 +175,11 @@ class RiskCard(Card):
         after: str | Content = _muted("no compaction yet")
         if assessment.post_compaction_tokens is not None:
             over = assessment.over_line_after_compaction
-            after = Content.assemble(
-                f"{assessment.post_compaction_tokens:,} tokens, ",
+            # Not the gauge's figure: the context the first call after the compaction sent (it can be larger than
+            # now, when that call still carried a big tool output), so it is named for what it is.
+            after = Content.assemble(  # the verdict first: at 80 columns the card cuts the end of the row
                 ("over the compaction line", "$text-error") if over else ("below the compaction line", ""),
+                f": {assessment.post_compaction_tokens:,} tokens {assessment.post_compaction_basis}",
             )
         share, basis = assessment.loss
         lost: str | Content = _muted("nothing compacted yet")
@@ -188,7 +190,7 @@ class RiskCard(Card):
             ("risk", head),
             ("spam", spam),
             ("fallbacks", fallbacks),
-            ("after last", after),
+            ("after last", after),  # "last" = the latest compaction, as the risk row above counts them
             ("lost", lost),
             # Two rows at most, so the plot below keeps its height at 36 rows; the later rows hold the commands.
             *((("advice" if i == 0 else ""), line.strip()) for i, line in enumerate(advice)),

@@ -24,10 +24,14 @@ def shorten_middle(text: str, limit: int) -> str:
 
 
 def session_label(source: SessionSource, limit: int = 32) -> str:
-    """The session key, or the file name when the key is only a path (headerless transcripts)."""
+    """The session key, or the file name when the key is only a path (headerless transcripts); a copy's key with
+    the folder it is in."""
     key = source.key
     if key == str(source.path) or "/" in key:
         key = source.path.name.removesuffix(".jsonl")
+    if source.shared_key:  # one of several copies with this key: its folder tells it apart, as `status` does
+        where = f" in {source.path.parent.name}/"
+        return shorten(key, max(limit - len(where), 8)) + where
     return shorten(key, limit)
 
 

@@ -15,7 +15,8 @@ __all__ = ["LAYER_HELP", "plan_blocked", "plan_dropped", "plan_figures", "plan_w
 
 LAYER_HELP: dict[str, str] = {
     "prune": "old tool outputs cleared or trimmed; user and assistant text kept",
-    "summarize": "a structured summary in the agent's format: earlier items kept whole, the span's added",
+    "summarize": "a structured summary in the agent's format: the earlier summary's items kept whole, and the "
+                 "decisions, open items and files of the messages it replaces added",
     "full": "the same summary, keeping fewer recent tokens verbatim",
     "drop-only": "a one-line placeholder; the dropped messages are archived verbatim to memory/",
 }
@@ -58,15 +59,16 @@ def plan_figures(plan: CompactionPlan) -> Content:
     else:
         rows.append(_row("cost", f"write {money(cost.cache_write_cost_usd)} · saves "
                          f"{money(cost.saved_per_turn_usd)}/turn"))
-        rows.append(_row("payback", "never" if cost.break_even_turns is None else
-                         f"after {cost.break_even_turns:,.1f} turns"))
+        rows.append(_row("payback", cost.payback()))
     rows += [
         _row("summary", f"{plan.summary_tokens:,}{extra}"),
         _row("cut", f"from {plan.first_kept_entry_id} (line {plan.first_kept_line}), " if plan.first_kept_entry_id
              else "no cut, ", "protect " + (plan.protected.describe() if plan.protected is not None
                                       else f"{plan.keep_recent_tokens:,}")),
-        _row("apply", f"via {plan.controller}" + (" (split turn)" if plan.split_turn else "")),
     ]
+    if plan.budget_note:
+        rows.append(_row("", (plan.budget_note, "$text-muted")))
+    rows.append(_row("apply", f"via {plan.controller}" + (" (split turn)" if plan.split_turn else "")))
     if plan.read_files or plan.modified_files:
         rows.append(_row("files", f"{len(plan.read_files)} read, {len(plan.modified_files)} modified"))
     if plan.pinned:
