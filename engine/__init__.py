@@ -265,7 +265,7 @@ _HOMES: dict[str, str] = {
     "render_checkpoint": "engine.checkpoints.render",
     "resolve_context_window": "engine.accounting.windows",
     "resolve_state_dir": "engine.config.loader",
-    "session_cost": "engine.session.cost",
+    "session_cost": "engine.usage.spend",
     "session_metrics": "engine.live.metrics",
     "set_pins": "engine.checkpoints.pins",
     "snapshot_session": "engine.session.snapshot",
@@ -340,7 +340,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.session.agent_glance import agent_glance
     from engine.session.branches import Segment
     from engine.session.compaction_count import compaction_count, own_compactions
-    from engine.session.cost import SessionCost, session_cost
+    from engine.session.cost import SessionCost
     from engine.session.glance import glance_session
     from engine.session.snapshot import SessionFollower, SessionSnapshot, snapshot_session
     from engine.sidecar import ContextManager, SidecarEvent
@@ -352,6 +352,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.usage.aggregate import aggregate_usage
     from engine.usage.collect import collect_usage
     from engine.usage.model import GroupBy, SessionUsage, UsageReport, UsageTotals
+    from engine.usage.spend import session_cost
 
 
 def __getattr__(name: str) -> Any:

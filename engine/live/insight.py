@@ -16,9 +16,10 @@ from engine.checkpoints.model import Checkpoint, CheckpointFormatError
 from engine.checkpoints.store import list_checkpoints, read_checkpoint
 from engine.compaction.degradation import DegradationAssessment, assess_degradation
 from engine.fs.session_lock import LockInfo, inspect_lock
-from engine.session.cost import SessionCost, session_cost
+from engine.session.cost import SessionCost
 from engine.session.snapshot import SessionSnapshot
 from engine.stores.source import SessionSource
+from engine.usage.spend import session_cost
 
 __all__ = ["CheckpointCache", "SessionInsight", "assess_session", "blocking_lock", "read_lock"]
 

@@ -36,9 +36,9 @@ __all__ = [
     "SpendSource",
     "cache_ttl_for",
     "call_cost",
+    "entries_cost",
     "price_for",
     "rewrite_cost",
-    "session_cost",
 ]
 
 DEFAULT_CACHE_TTL_SECONDS = 300
@@ -159,14 +159,15 @@ def _is_call(entry: Entry) -> bool:
     return entry.role == "assistant" and entry.usage is not None and entry.provider != "openclaw"
 
 
-def session_cost(
+def entries_cost(
     snapshot: SessionSnapshot,
     *,
     now: datetime,
     cache_ttl_seconds: int = DEFAULT_CACHE_TTL_SECONDS,
     entries: Iterable[Entry] | None = None,
 ) -> SessionCost:
-    """Spend and next-turn cost of a session.
+    """Spend and next-turn cost of a session read as entries (pi, OpenClaw); every session's, Claude Code's and
+    Codex's too, is :func:`engine.usage.spend.session_cost`.
 
     Args:
         now: the current time (aware; naive is taken as UTC) — injected so results are reproducible.
@@ -175,10 +176,6 @@ def session_cost(
         entries: the calls to sum. Default: the snapshot's context path (root → leaf, including everything
             before its compactions); pass the reader's full entry list to include abandoned branches too.
     """
-    if snapshot.agent_calls is not None:  # Claude Code, Codex: priced as `report` prices them
-        from engine.usage.agent_cost import agent_session_cost
-
-        return agent_session_cost(snapshot, now=now, cache_ttl_seconds=cache_ttl_seconds)
     calls = [e for e in (snapshot.view.path if entries is None else entries) if _is_call(e)]
     session_price = price_for(snapshot.model, snapshot.provider)
     spend = recorded = estimated = 0.0

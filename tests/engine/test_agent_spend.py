@@ -11,7 +11,7 @@ import pytest
 
 from engine import Config, aggregate_usage, collect_usage, discover_sessions, snapshot_session
 from engine.live.insight import assess_session
-from engine.session.cost import session_cost
+from engine.usage.spend import session_cost
 from sim.agent_corpus import write_claude_code, write_codex
 from tui.cli.main import main
 

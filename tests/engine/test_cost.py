@@ -13,9 +13,9 @@ from engine.session.cost import (
     ModelPrice,
     cache_ttl_for,
     call_cost,
+    entries_cost,
     price_for,
     rewrite_cost,
-    session_cost,
 )
 from engine.session.snapshot import SessionSnapshot, snapshot_session
 from engine.stores.discovery import discover_sessions
@@ -64,13 +64,13 @@ def test_recorded_usage_cost_is_preferred_over_the_table(tmp_path: Path) -> None
         user("u1", None, "go"),
         _call("a1", "u1", inp=1_000, out=500, cost=0.25),  # the table would say $0.0105
     ])
-    cost = session_cost(_snapshot(path), now=LAST_CALL)
+    cost = entries_cost(_snapshot(path), now=LAST_CALL)
     assert (cost.spend_source, cost.spend_usd, cost.priced_from_usage) == ("usage.cost", 0.25, 1)
 
 
 def test_real_recorded_costs_are_summed_and_agree_with_the_anthropic_table() -> None:
     snap = _snapshot(V1_LEGACY)
-    cost = session_cost(snap, now=datetime(2026, 1, 1, tzinfo=UTC))
+    cost = entries_cost(snap, now=datetime(2026, 1, 1, tzinfo=UTC))
     assert cost.spend_source == "usage.cost"
     assert cost.spend_usd == pytest.approx(sum(_recorded_costs(V1_LEGACY)))
     # pi priced these Sonnet 4.5 calls itself; the table must reproduce its figure (5-minute writes).
@@ -88,7 +88,7 @@ def test_price_table_is_used_when_the_transcript_has_no_cost(tmp_path: Path) -> 
         user("u1", None, "go"),
         _call("a1", "u1", inp=1_000, out=500, read=10_000, write_=2_000),
     ])
-    cost = session_cost(_snapshot(path), now=LAST_CALL)
+    cost = entries_cost(_snapshot(path), now=LAST_CALL)
     # Sonnet 4.5: 3 in, 15 out, 0.30 read, 3.75 5-minute write (USD per million tokens).
     assert cost.spend_source == "price-table"
     assert cost.spend_usd == pytest.approx((1_000 * 3 + 500 * 15 + 10_000 * 0.30 + 2_000 * 3.75) / 1e6)
@@ -102,11 +102,11 @@ def test_zero_recorded_cost_with_tokens_means_unpriced_not_free() -> None:
     calls = [e.usage for e in snap.view.path if e.role == "assistant" and e.usage is not None]
     # The model catalogue does not list kimi-code: those calls are unpriced, never counted as free.
     assert price_for("kimi-code", "kimi") is None
-    cost = session_cost(snap, now=datetime(2026, 6, 1, tzinfo=UTC))
+    cost = entries_cost(snap, now=datetime(2026, 6, 1, tzinfo=UTC))
     assert cost.spend_usd is None and cost.spend_source == "unknown"
     assert cost.unpriced_calls == sum(1 for u in calls if not u.is_zero) > 0
     # Once the model is known, the same calls are priced from the catalogue, not taken as free.
-    priced = session_cost(snap, now=datetime(2026, 6, 1, tzinfo=UTC), entries=[
+    priced = entries_cost(snap, now=datetime(2026, 6, 1, tzinfo=UTC), entries=[
         e._replace(model="kimi-k2.5") for e in snap.view.path
     ])
     kimi = price_for("kimi-k2.5")
@@ -118,7 +118,7 @@ def test_zero_recorded_cost_with_tokens_means_unpriced_not_free() -> None:
 def test_each_call_is_priced_by_its_own_model() -> None:
     # The main fixture switched from qwen3-max (no recorded cost) to MiniMax (recorded cost) mid-session.
     snap = _snapshot(MAIN_SESSION)
-    cost = session_cost(snap, now=datetime(2026, 2, 1, tzinfo=UTC))
+    cost = entries_cost(snap, now=datetime(2026, 2, 1, tzinfo=UTC))
     qwen = price_for("qwen3-max-2026-01-23")
     assert qwen is not None
     table_part = sum(
@@ -142,7 +142,7 @@ def test_synthetic_and_empty_calls_are_not_billed(tmp_path: Path) -> None:
         _call("a2", "a1", provider="openclaw", model="delivery-mirror", inp=9_999, cost=9.0),
         _call("a3", "a2", stop="error"),
     ])
-    cost = session_cost(_snapshot(path), now=LAST_CALL)
+    cost = entries_cost(_snapshot(path), now=LAST_CALL)
     assert cost.spend_usd == pytest.approx(0.5)
     assert cost.calls == 2  # the mirror is not a call; the empty error is, but costs nothing
     assert cost.input_tokens == 1_000
@@ -150,7 +150,7 @@ def test_synthetic_and_empty_calls_are_not_billed(tmp_path: Path) -> None:
 
 def test_unknown_model_has_no_spend_rather_than_a_guess(tmp_path: Path) -> None:
     path = write(tmp_path / "s.jsonl", [user("u1", None, "go"), _call("a1", "u1", model="mystery-9", inp=500)])
-    cost = session_cost(_snapshot(path), now=LAST_CALL)
+    cost = entries_cost(_snapshot(path), now=LAST_CALL)
     assert (cost.spend_usd, cost.spend_source, cost.unpriced_calls) == (None, "unknown", 1)
     assert cost.next_turn_cold_cost_usd is None and cost.cache_write_share is None
 
@@ -161,7 +161,7 @@ def test_cache_write_share_of_spend(tmp_path: Path) -> None:
         _call("a1", "u1", inp=1_000, write_=1_000),  # table: 3.00 input + 3.75 write
         _call("a2", "a1", inp=1_000, write_=1_000, cost=1.0),  # recorded total, split in the same proportion
     ])
-    cost = session_cost(_snapshot(path), now=LAST_CALL)
+    cost = entries_cost(_snapshot(path), now=LAST_CALL)
     share = 3.75 / 6.75
     assert cost.cache_write_share == pytest.approx((0.00675 * share + 1.0 * share) / (0.00675 + 1.0))
     assert cost.cache_write_share == pytest.approx(share)
@@ -178,8 +178,8 @@ def test_one_hour_writes_are_priced_apart_from_five_minute_writes(tmp_path: Path
     assert (old_opus.cache_write_5m, old_opus.cache_write_1h) == (18.75, 30)
     path = write(tmp_path / "s.jsonl", [user("u1", None, "go"), _call("a1", "u1", write_=100_000)])
     snap = _snapshot(path)
-    short = session_cost(snap, now=LAST_CALL, cache_ttl_seconds=300)
-    long = session_cost(snap, now=LAST_CALL, cache_ttl_seconds=3600)
+    short = entries_cost(snap, now=LAST_CALL, cache_ttl_seconds=300)
+    long = entries_cost(snap, now=LAST_CALL, cache_ttl_seconds=3600)
     assert short.spend_usd == pytest.approx(100_000 * 3.75 / 1e6)
     assert long.spend_usd == pytest.approx(100_000 * 6.0 / 1e6)
 
@@ -192,9 +192,9 @@ def test_cache_is_warm_within_the_ttl_and_cold_after(tmp_path: Path) -> None:
         _call("a3", "a2", stop="aborted", at=LAST_CALL + timedelta(seconds=30)),  # no usage: not a cache touch
     ])
     snap = _snapshot(path)
-    warm = session_cost(snap, now=LAST_CALL + timedelta(seconds=299))
-    cold = session_cost(snap, now=LAST_CALL + timedelta(seconds=301))
-    long = session_cost(snap, now=LAST_CALL + timedelta(seconds=301), cache_ttl_seconds=3600)
+    warm = entries_cost(snap, now=LAST_CALL + timedelta(seconds=299))
+    cold = entries_cost(snap, now=LAST_CALL + timedelta(seconds=301))
+    long = entries_cost(snap, now=LAST_CALL + timedelta(seconds=301), cache_ttl_seconds=3600)
     assert warm.last_call_at == LAST_CALL
     assert (warm.cache_warm, cold.cache_warm, long.cache_warm) == (True, False, True)
     assert cold.seconds_since_last_call == pytest.approx(301)
@@ -296,5 +296,5 @@ def test_a_zero_cost_recorded_in_openclaws_database_is_free_not_unpriced(tmp_pat
         connection.executemany("INSERT INTO transcript_events VALUES ('s-1', ?, ?, NULL)",
                                [(i, orjson.dumps(e).decode()) for i, e in enumerate(events)])
     source = discover_sessions([db]).sessions[0]
-    cost = session_cost(SessionFollower(source).refresh(), now=LAST_CALL)
+    cost = entries_cost(SessionFollower(source).refresh(), now=LAST_CALL)
     assert (cost.spend_usd, cost.spend_source, cost.unpriced_calls, cost.priced_from_usage) == (0.0, "usage.cost", 0, 2)
