@@ -231,7 +231,7 @@ class _Collector:
         self.sessions.setdefault((resolved, None), source)
 
     def add_sqlite(self, db: Path) -> None:
-        from engine.stores.sqlite import list_sqlite_sessions  # local: only SQLite users pay for it
+        from engine.agents.openclaw.sqlite_store import list_sqlite_sessions  # local: only SQLite users pay for it
 
         problem = file_problem(db)
         if problem is not None:

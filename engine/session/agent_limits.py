@@ -1,7 +1,7 @@
 """The limits the agent itself works with: its context window, its compaction line, its keep-recent budget.
 
 For sessions pi writes itself (format ``pi-jsonl``), pi's models.json and settings.json decide
-(:mod:`engine.config.pi_agent`, docs/pi.md); ctxscope's own config wins where the user set a value explicitly.
+(:mod:`engine.agents.pi.config`, docs/pi.md); ctxscope's own config wins where the user set a value explicitly.
 OpenClaw sessions keep their store's window and OpenClaw's reserve floor. Every figure says where it came from.
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 
 from engine.accounting.gauge import GaugeReading, Thresholds, read_gauge
 from engine.accounting.windows import ContextWindow, resolve_context_window
+from engine.agents.openclaw.config import configured_window
+from engine.agents.pi.config import pi_compaction_settings, pi_model_window
 from engine.config.loader import Config
-from engine.config.pi_agent import pi_compaction_settings, pi_model_window
-from engine.stores.openclaw_config import configured_window
 from engine.stores.source import SessionSource
 
 __all__ = ["AgentLimits", "agent_limits"]

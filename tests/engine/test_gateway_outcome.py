@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from engine.agents.discovery import discover_sessions
 from engine.compaction.controllers import GatewayError, NotCompactedError, apply_compaction
 from engine.compaction.planner import plan_compaction
 from engine.fs.audit import read_audit
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
 from tests.engine.test_sqlite_store import build_db
 
 FAKE = """\

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.agents.discovery import discover_sessions
 from engine.index.cache import IndexCache
-from engine.stores.discovery import discover_sessions
 from engine.usage import agent_usage
 from engine.usage.collect import collect_usage
 from engine.usage.report_memo import load_output, report_stamp, save_output

@@ -25,7 +25,7 @@ DEEP_IMPORTS: dict[str, frozenset[str]] = {
     "engine.live.metrics_server": frozenset({"ListenAddressError", "MetricsServer", "parse_listen_address"}),
     "engine.llm.summary": frozenset({"with_llm_summary"}),
     "engine.session.pi_tree": frozenset({"entry_rows", "labels", "pi_model", "session_tree", "thinking_level"}),
-    "engine.stores.discovery": frozenset({"default_roots"}),
+    "engine.agents.discovery": frozenset({"default_roots"}),
     "engine.stores.source": frozenset({"classify_file"}),
     "engine.text.terminal": frozenset({"BIDI_CONTROLS"}),
     "engine.usage.report_memo": frozenset({"load_output", "report_stamp", "save_output"}),
