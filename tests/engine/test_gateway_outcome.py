@@ -127,7 +127,7 @@ def test_a_lost_answer_without_a_compaction_is_a_failure(
     store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAKE_MODE", "lost")
-    monkeypatch.setattr("engine.compaction.gateway._SETTLE_S", 1.0)
+    monkeypatch.setattr("engine.compaction.openclaw_gateway._SETTLE_S", 1.0)
     with pytest.raises(GatewayError, match="timeout"):
         _apply(store, tmp_path / "ctx")
     assert list(read_audit(tmp_path / "ctx"))[-1].result == "failed"

@@ -16,7 +16,7 @@ import engine
 TUI = Path(__file__).resolve().parents[2] / "tui"
 
 DEEP_IMPORTS: dict[str, frozenset[str]] = {
-    "engine.compaction.gateway": frozenset({"GatewayOutcome"}),
+    "engine.compaction.openclaw_gateway": frozenset({"GatewayOutcome"}),
     "engine.compaction.planner": frozenset({"LAYERS", "choose_controller"}),
     "engine.config.llm_settings": frozenset({"NEEDS_LLM"}),
     "engine.live.activity": frozenset({"ActivityRecorder", "HeadReader", "compaction_heads", "probe_loop_lag"}),
