@@ -20,9 +20,10 @@ from typing import Any, Literal
 import orjson
 
 from engine.agents import registry
+from engine.agents.openclaw.layout import agent_database, openclaw_place
 from engine.agents.registry import sniff_format
-from engine.stores.placement import confinement_problem, file_problem, openclaw_place, read_regular
-from engine.stores.source import SQLITE_NAME, Discovery, FileKind, SessionSource, classify_file
+from engine.stores.placement import confinement_problem, file_problem, read_regular
+from engine.stores.source import Discovery, FileKind, SessionSource, classify_file
 
 __all__ = [
     "SessionNotFoundError",
@@ -133,8 +134,7 @@ class _Collector:
             return False
         known = self._databases.get((state_dir, agent_id))  # keyed before any path is built: asked per transcript
         if known is None:
-            db = state_dir / "agents" / agent_id / "agent" / SQLITE_NAME
-            known = self._databases[(state_dir, agent_id)] = db.is_file()
+            known = self._databases[(state_dir, agent_id)] = agent_database(state_dir, agent_id).is_file()
         return known
 
     def stores_near(self, directory: Path) -> list[tuple[Path, dict[str, Mapping[str, Any]]]]:
