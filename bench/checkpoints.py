@@ -20,11 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from engine.agents.discovery import discover_sessions
 from engine.checkpoints.render import render_checkpoint
 from engine.checkpoints.store import latest_checkpoint, write_checkpoint
 from engine.config.loader import Config
 from engine.sidecar import ContextManager
-from engine.stores.discovery import discover_sessions
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "openclaw"
 

@@ -27,9 +27,9 @@ from typing import Any
 from bench import pi_reference
 from engine.accounting.context import build_context
 from engine.accounting.tokens import count_tokens
+from engine.agents.discovery import discover_sessions
 from engine.compaction.planner import plan_compaction
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
 from engine.stores.message_content import message_text
 from engine.stores.transcript import read_transcript
 from sim.session_generator import generate_session_file

@@ -121,7 +121,7 @@ print(HWM, len(rows))
 """.replace("HWM", _HWM)
 
 _RSS_EMPTY = """
-import engine.session.snapshot, engine.stores.discovery
+import engine.session.snapshot, engine.agents.discovery
 print(HWM, 0)
 """.replace("HWM", _HWM)
 

@@ -81,11 +81,11 @@ def _baseline_holds(path: Path, trials: int) -> list[float]:
 
 def measure(directory: Path, megabytes: int, trials: int) -> dict[str, object]:
     """Compaction lock holds, the locking writer's waits, and the minimal-append baseline, in milliseconds."""
+    from engine.agents.discovery import discover_sessions
     from engine.compaction.controllers import CompactionRefusedError, apply_compaction
     from engine.compaction.planner import plan_compaction
     from engine.fs.audit import read_audit
     from engine.session.snapshot import SessionFollower
-    from engine.stores.discovery import discover_sessions
 
     path = _transcript(directory, megabytes)
     size = path.stat().st_size

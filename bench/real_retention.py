@@ -58,12 +58,12 @@ def whole_token(token: str, text: str) -> bool:
 
 def compact_four_times(path: Path) -> dict[str, Any]:
     """The final summary after compacting ``path`` after each of its 4 parts, its tokens and the window."""
+    from engine.agents.discovery import discover_sessions
     from engine.compaction.controllers import apply_compaction
     from engine.compaction.planner import plan_compaction
     from engine.config.compaction_settings import CompactionSettings
     from engine.config.loader import Config
     from engine.session.snapshot import SessionFollower
-    from engine.stores.discovery import discover_sessions
 
     lines = path.read_text(encoding="utf-8").splitlines()
     header, entries = json.loads(lines[0]), [json.loads(line) for line in lines[1:] if line.strip()]

@@ -41,6 +41,7 @@ from bench.retention_facts import PHASES, Fact
 from bench.summarizer_baseline import baseline_summary
 from bench.table import Row, print_table
 from engine.accounting.context import build_context
+from engine.agents.discovery import discover_sessions
 from engine.compaction.controllers import apply_compaction
 from engine.compaction.layer_summary import LayerSummary
 from engine.compaction.planner import plan_compaction
@@ -49,7 +50,6 @@ from engine.compaction.summary_sections import parse_summary
 from engine.config.compaction_settings import CompactionSettings
 from engine.config.loader import Config
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
 from engine.stores.transcript import read_transcript
 from sim.synthetic import SONNET, assistant_entry, make_usage, tool_call_block, tool_result_entry, user_entry
 from sim.synthetic_text import FILE_PATHS, SHELL_COMMANDS, USER_ASKS, USER_REPLIES, build_corpus

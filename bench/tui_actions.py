@@ -38,10 +38,10 @@ from textual.widgets import RadioButton, Static
 
 from bench.frames import FrameProbe
 from bench.table import Row, print_table
+from engine.agents.discovery import discover_sessions
 from engine.compaction.planner import plan_compaction
 from engine.config.loader import Config
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
 from sim.session_generator import generate_session_file
 from tui.app import CtxscopeApp
 from tui.dialogs.compact import CompactDialog

@@ -25,8 +25,8 @@ from typing import Any
 
 import orjson
 
+from engine.agents.discovery import discover_sessions
 from engine.session.cost import price_for
-from engine.stores.discovery import discover_sessions
 
 __all__ = ["reference_files", "reference_report"]
 

@@ -192,8 +192,8 @@ _HOMES: dict[str, str] = {
     "SessionFollower": "engine.session.snapshot",
     "SessionInsight": "engine.live.insight",
     "SessionMetrics": "engine.live.metrics",
-    "SessionNotFoundError": "engine.stores.discovery",
-    "SessionReader": "engine.stores.reader",
+    "SessionNotFoundError": "engine.agents.discovery",
+    "SessionReader": "engine.agents.session_reader",
     "SessionSnapshot": "engine.session.snapshot",
     "SessionSource": "engine.stores.source",
     "SessionTracker": "engine.live.tracker",
@@ -226,8 +226,8 @@ _HOMES: dict[str, str] = {
     "default_host": "engine.live.metrics",
     "default_layer": "engine.compaction.choice",
     "diff_checkpoints": "engine.checkpoints.diff",
-    "discover_sessions": "engine.stores.discovery",
-    "find_session": "engine.stores.discovery",
+    "discover_sessions": "engine.agents.discovery",
+    "find_session": "engine.agents.discovery",
     "format_tokens": "engine.accounting.gauge",
     "glance_session": "engine.session.glance",
     "index_transcript": "engine.index.transcript_index",
@@ -241,7 +241,7 @@ _HOMES: dict[str, str] = {
     "message_text": "engine.queries.message",
     "missing_extra": "engine.config.extras",
     "money": "engine.accounting.rounding",
-    "open_reader": "engine.stores.reader",
+    "open_reader": "engine.agents.session_reader",
     "own_compactions": "engine.session.compaction_count",
     "percent": "engine.accounting.rounding",
     "pi_branch": "engine.accounting.context",
@@ -286,6 +286,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.accounting.timeline import PlotColumn, Timeline, plot_columns, utilization_timeline
     from engine.accounting.tokens import count_tokens
     from engine.accounting.windows import ContextWindow, resolve_context_window
+    from engine.agents.discovery import SessionNotFoundError, discover_sessions, find_session
+    from engine.agents.session_reader import SessionReader, open_reader
     from engine.capture.redact import redact_secrets
     from engine.capture.state import CapturedState
     from engine.catalog.model_catalog import catalog_info
@@ -344,8 +346,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from engine.session.glance import glance_session
     from engine.session.snapshot import SessionFollower, SessionSnapshot, snapshot_session
     from engine.sidecar import ContextManager, SidecarEvent
-    from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
-    from engine.stores.reader import SessionReader, open_reader
     from engine.stores.source import AGENT_FORMATS, Discovery, SessionSource
     from engine.stores.transcript import TranscriptError
     from engine.text.terminal import strip_controls, terminal_safe

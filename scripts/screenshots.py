@@ -32,9 +32,9 @@ from textual.pilot import Pilot  # noqa: E402 - after the path set-up above
 from textual.screen import ModalScreen  # noqa: E402
 from textual.widgets import RadioButton, TextArea  # noqa: E402
 
+from engine.agents.discovery import discover_sessions  # noqa: E402
 from engine.config.loader import Config  # noqa: E402
 from engine.sidecar import ContextManager  # noqa: E402
-from engine.stores.discovery import discover_sessions  # noqa: E402
 from sim import simulate  # noqa: E402
 from tui.app import CtxscopeApp  # noqa: E402
 from tui.screens.session_list import SessionChosen  # noqa: E402

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from engine.accounting.gauge import OPENCLAW_RESERVE_FLOOR
+from engine.agents.openclaw import OPENCLAW_RESERVE_FLOOR
 from engine.stores.message_content import message_chars
 from sim.chunk_writer import ChunkWriter
 from sim.synthetic import (

@@ -34,8 +34,9 @@ from typing import Any
 import orjson
 
 from engine.accounting.context import context_from_path, find_cut_point
-from engine.accounting.gauge import OPENCLAW_RESERVE_FLOOR, PI_RESERVE_TOKENS
+from engine.accounting.gauge import PI_RESERVE_TOKENS
 from engine.accounting.measure import agent_estimate
+from engine.agents.openclaw import OPENCLAW_RESERVE_FLOOR
 from engine.fs.atomic import write_atomic
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_chars, message_text

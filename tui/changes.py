@@ -14,7 +14,7 @@ from pathlib import Path
 
 from watchfiles import Change, awatch
 
-from engine.stores.discovery import default_roots
+from engine.agents.discovery import default_roots
 from engine.stores.source import classify_file
 
 __all__ = ["ChangeQueue", "ChangeSource", "watch_changes", "watch_targets"]

@@ -13,7 +13,6 @@ from typing import Literal
 from engine.accounting.windows import ContextWindow
 
 __all__ = [
-    "OPENCLAW_RESERVE_FLOOR",
     "PI_RESERVE_TOKENS",
     "GaugeLevel",
     "GaugeReading",
@@ -25,7 +24,6 @@ __all__ = [
 ]
 
 PI_RESERVE_TOKENS = 16_384
-OPENCLAW_RESERVE_FLOOR = 20_000
 
 GaugeLevel = Literal["unknown", "ok", "gauge", "checkpoint", "near-compaction", "over-compaction"]
 

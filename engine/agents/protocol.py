@@ -1,9 +1,12 @@
 """What every agent folder offers the rest of the engine, and the values it returns (docs/agents.md).
 
-An agent is a name, the session formats it writes, where its files live, a test that a file is one of its
-sessions, and an incremental reader whose reading carries the context as that agent computes it: the items
-it would send next, the tokens they amount to, the window, the compaction line and the compactions it made,
-each figure labelled with where it came from.
+Every agent is a name, the session formats it writes, where its files live and the controller that compacts
+its sessions (:class:`Agent`). Claude Code and Codex add a test that a file is one of their sessions and an
+incremental reader whose reading carries the context as that agent computes it: the items it would send next,
+the tokens they amount to, the window, the compaction line and the compactions it made, each figure labelled
+with where it came from (:class:`AgentAdapter`). pi and OpenClaw sessions are entry logs that
+:mod:`engine.stores` parses; their folders give the window and the compaction rule their own config files
+decide (:class:`EntryAgent`).
 """
 
 from __future__ import annotations
@@ -14,8 +17,21 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from engine.agents.jsonl_cursor import LineProblem
+from engine.stores.source import SessionSource
 
-__all__ = ["AgentAdapter", "AgentCall", "AgentCompaction", "AgentReader", "AgentReading", "ContextItem", "Figure"]
+__all__ = [
+    "Agent",
+    "AgentAdapter",
+    "AgentCall",
+    "AgentCompaction",
+    "AgentReader",
+    "AgentReading",
+    "CompactionRule",
+    "ContextItem",
+    "EntryAgent",
+    "Figure",
+    "WindowHints",
+]
 
 
 class Figure(NamedTuple):
@@ -122,17 +138,26 @@ class AgentReader(Protocol):
         ...
 
 
-class AgentAdapter(Protocol):
-    """One agent: where its sessions are, which files are its, and how to read them."""
+class Agent(Protocol):
+    """What every agent folder says: its name, its session formats, where its sessions are, who compacts them."""
 
     name: str
-    """Short name shown in reports (``claude-code``, ``codex``)."""
-    format: str
-    """The :class:`engine.stores.source.SessionSource` format of its session files."""
+    """Short name shown in reports (``pi``, ``openclaw``, ``claude-code``, ``codex``)."""
+    formats: tuple[str, ...]
+    """The :class:`engine.stores.source.SessionSource` formats of its sessions."""
+    controller: str
+    """The controller that compacts a live, writable session of its (docs/compaction.md, Controllers)."""
 
     def default_roots(self, env: Mapping[str, str]) -> tuple[Path, ...]:
-        """Where the agent keeps sessions on this machine (existing or not)."""
+        """Where the agent keeps sessions on this machine (existing or not); ``env["HOME"]`` is set."""
         ...
+
+
+class AgentAdapter(Agent, Protocol):
+    """An agent read through its own reader (Claude Code, Codex): which files are its, and how to read them."""
+
+    format: str
+    """The :class:`engine.stores.source.SessionSource` format of its session files."""
 
     def claims(self, first: Mapping[str, Any], path: Path) -> bool:
         """Whether a file whose first record is ``first`` is one of this agent's sessions."""
@@ -147,4 +172,50 @@ class AgentAdapter(Protocol):
 
         Never takes a lock or writes anything.
         """
+        ...
+
+
+class WindowHints(NamedTuple):
+    """What an agent's own files say about a model's context window (docs/context-accounting.md, Window)."""
+
+    agent_window: tuple[int, str] | None = None
+    """The window the agent's model settings give, and the file it came from (pi's ``models.json``)."""
+    configured: int | None = None
+    """The window the agent's config file gives the model (OpenClaw's ``openclaw.json``)."""
+
+
+class CompactionRule(Protocol):
+    """When an agent compacts and what it keeps, as its own settings decide, each with the file it came from."""
+
+    @property
+    def enabled(self) -> bool: ...
+    @property
+    def reserve_tokens(self) -> int: ...
+    @property
+    def keep_recent_tokens(self) -> int: ...
+    @property
+    def enabled_source(self) -> str: ...
+    @property
+    def reserve_source(self) -> str: ...
+    @property
+    def keep_recent_source(self) -> str: ...
+
+
+class EntryAgent(Agent, Protocol):
+    """An agent whose sessions :mod:`engine.stores` reads as entries (pi, OpenClaw): its window and its rule."""
+
+    title: str
+    """The agent's name as prose says it (``pi``, ``OpenClaw``)."""
+    reserve_floor: int
+    """The fewest tokens the agent keeps free below its window whatever the settings (OpenClaw's
+    ``reserveTokensFloor``; 0 when it has none)."""
+
+    def window_hints(self, source: SessionSource, provider: str | None, model: str | None,
+                     env: Mapping[str, str] | None) -> WindowHints:
+        """What the agent's own files say about ``provider``/``model``'s window for ``source``."""
+        ...
+
+    def compaction_rule(self, cwd: str | None, env: Mapping[str, str] | None) -> CompactionRule | None:
+        """The agent's compaction settings for a session started in ``cwd``; ``None`` when it keeps none of its
+        own (ctxscope's config and the reserve floor then decide)."""
         ...

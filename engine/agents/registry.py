@@ -1,4 +1,4 @@
-"""The agents ctxscope reads through :mod:`engine.agents`, and which one a file belongs to."""
+"""The agents ctxscope knows (docs/agents.md), which one a format or a file belongs to."""
 
 from __future__ import annotations
 
@@ -12,28 +12,56 @@ import orjson
 
 from engine.agents.claude_code import ADAPTER as CLAUDE_CODE
 from engine.agents.codex import ADAPTER as CODEX
-from engine.agents.protocol import AgentAdapter
+from engine.agents.openclaw import ADAPTER as OPENCLAW
+from engine.agents.pi import ADAPTER as PI
+from engine.agents.protocol import Agent, AgentAdapter, EntryAgent
 
-__all__ = ["ADAPTERS", "adapter_for", "adapter_named", "agent_formats", "sniff_format"]
+__all__ = [
+    "ADAPTERS",
+    "ENTRY_AGENTS",
+    "READERS",
+    "adapter_for",
+    "adapter_named",
+    "agent_formats",
+    "agent_of",
+    "entry_agent",
+    "sniff_format",
+]
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
-ADAPTERS: tuple[AgentAdapter, ...] = (CLAUDE_CODE, CODEX)
+ENTRY_AGENTS: tuple[EntryAgent, ...] = (OPENCLAW, PI)
+"""Agents whose sessions :mod:`engine.stores` parses as entries."""
+READERS: tuple[AgentAdapter, ...] = (CLAUDE_CODE, CODEX)
+"""Agents read through their own reader."""
+ADAPTERS: tuple[Agent, ...] = (*ENTRY_AGENTS, *READERS)
+"""Every agent, in the order discovery walks their default roots."""
+
+
+def agent_of(format_or_name: str) -> Agent | None:
+    """The agent of a session format (``openclaw-sqlite``) or agent name (``openclaw``)."""
+    return next((a for a in ADAPTERS if format_or_name in a.formats or format_or_name == a.name), None)
+
+
+def entry_agent(format_or_name: str) -> EntryAgent | None:
+    """The pi or OpenClaw adapter of a session format or agent name; ``None`` for the others."""
+    return next((a for a in ENTRY_AGENTS if format_or_name in a.formats or format_or_name == a.name), None)
 
 
 def adapter_for(first: Mapping[str, Any], path: Path) -> AgentAdapter | None:
-    """The agent whose session a file is, from its first record; ``None`` for pi/OpenClaw and unknown files."""
-    return next((a for a in ADAPTERS if a.claims(first, path)), None)
+    """The agent read through its own reader whose session a file is, from its first record; ``None`` for
+    pi/OpenClaw (discovery recognises theirs: docs/formats.md, Discovery) and unknown files."""
+    return next((a for a in READERS if a.claims(first, path)), None)
 
 
 def adapter_named(format_or_name: str) -> AgentAdapter | None:
-    """The adapter of a session format (``claude-code-jsonl``) or agent name (``claude-code``)."""
-    return next((a for a in ADAPTERS if format_or_name in (a.format, a.name)), None)
+    """The reading adapter of a session format (``claude-code-jsonl``) or agent name (``claude-code``)."""
+    return next((a for a in READERS if format_or_name in (a.format, a.name)), None)
 
 
 def agent_formats() -> frozenset[str]:
-    """The session formats read through :mod:`engine.agents`."""
-    return frozenset(a.format for a in ADAPTERS)
+    """The session formats read through an agent's own reader."""
+    return frozenset(a.format for a in READERS)
 
 
 _SNIFF_BYTES = 1 << 16

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.agents.registry import agent_of
 from engine.config.loader import Config
 from engine.session.snapshot import SessionSnapshot
 from engine.stores.source import SessionSource
@@ -91,11 +92,10 @@ def choose_controller(source: SessionSource, requested: str = "auto") -> tuple[s
         return "none", f"{source.path} is an archived transcript; nothing reads it any more, so it is never compacted"
     if source.read_only_reason is not None:
         return "none", source.read_only_reason
-    if source.format == "claude-code-jsonl":  # a boundary Claude Code reads on resume (docs/claude-code.md)
-        return "claude-code", None
-    if source.format == "codex-jsonl":  # a compacted record Codex reads on resume (docs/codex.md)
-        return "codex", None
-    return "jsonl", None
+    # Each agent's own: a compaction entry pi and OpenClaw read, a boundary Claude Code reads on resume
+    # (docs/claude-code.md), a compacted record Codex reads on resume (docs/codex.md); docs/agents.md.
+    agent = agent_of(source.format)
+    return (agent.controller if agent is not None else "jsonl"), None
 
 
 def jsonl_problems(snapshot: SessionSnapshot) -> list[str]:

@@ -7,7 +7,7 @@ See docs/compaction.md, Controllers.
   plan recomputed when the agent moved it (so the cut is always on the path the entry is chained to), the
   entries serialized, the drop-only archive record written. Under the lock only the re-check (same file, same
   size, same last bytes) and the write happen; if the file moved, nothing is written and a fresh attempt starts.
-* ``gateway`` asks OpenClaw's gateway (:mod:`engine.compaction.gateway`) and reports what really happened: the
+* ``gateway`` asks OpenClaw's gateway (:mod:`engine.compaction.openclaw_gateway`) and reports what really happened: the
   answer when it says yes or no, else the store (a late or missing answer, a ``/compact`` that was only started).
 * ``none`` refuses.
 
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.compaction.archive import ArchiveWrite, append_archive_record
-from engine.compaction.gateway import DEFAULT_GATEWAY_TIMEOUT_S, GatewayOutcome, call_gateway, gateway_argv
+from engine.compaction.openclaw_gateway import DEFAULT_GATEWAY_TIMEOUT_S, GatewayOutcome, call_gateway, gateway_argv
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.planner import plan_compaction
 from engine.config.loader import Config, resolve_state_dir

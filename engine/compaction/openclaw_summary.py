@@ -15,13 +15,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engine.agents.discovery import discover_sessions
 from engine.capture.decisions import is_real_user_message, strip_envelope
 from engine.capture.redact import redact_obj
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.planner import plan_compaction
 from engine.config.loader import Config
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
 from engine.stores.message_content import message_text
 
 __all__ = ["OpenClawSummary", "openclaw_summary"]

@@ -18,6 +18,7 @@ from typing import Any
 from engine.accounting.context import ContextMessage
 from engine.accounting.measure import TokenCache, message_tokens, text_of
 from engine.accounting.tokens import TokenCounter, get_counter
+from engine.agents.session_reader import open_reader
 from engine.checkpoints.store import LoadedCheckpoint, latest_checkpoint
 from engine.compaction.choice import choose_controller, jsonl_problems, openclaw_budget_of
 from engine.compaction.request import CompactionRequest
@@ -28,7 +29,6 @@ from engine.fs.session_lock import inspect_lock
 from engine.session.snapshot import SessionSnapshot
 from engine.stores.entries import Entry
 from engine.stores.message_content import IMAGE_CHARS
-from engine.stores.reader import open_reader
 
 __all__ = ["EntryObjects", "PendingCounts", "PlanInputs", "TokenCounts", "gather_inputs"]
 

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from engine.accounting.gauge import OPENCLAW_RESERVE_FLOOR, PI_RESERVE_TOKENS, Thresholds
+from engine.accounting.gauge import PI_RESERVE_TOKENS, Thresholds
+from engine.agents.registry import entry_agent
 from engine.config.compaction_settings import CompactionSettings, SettingsError, apply_compaction_key
 from engine.config.llm_settings import LLMConfig, llm_config_from
 from engine.config.metrics_settings import MetricsSettings, metrics_settings_from, parse_duration
@@ -82,7 +83,8 @@ class Config:
         """The reserve floor for a session of format ``fmt``."""
         if self.reserve_floor is not None:
             return self.reserve_floor
-        return OPENCLAW_RESERVE_FLOOR if fmt.startswith("openclaw") else 0
+        agent = entry_agent(fmt)  # the agent's own floor (OpenClaw's reserveTokensFloor; docs/agents.md)
+        return agent.reserve_floor if agent is not None else 0
 
 
 def config_path(env: Mapping[str, str] | None = None) -> Path:

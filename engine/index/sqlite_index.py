@@ -1,10 +1,10 @@
 """The index of a session in OpenClaw's SQLite store, kept up to date by ``seq`` (``docs/index.md``).
 
-The store is read strictly read-only (:func:`engine.stores.sqlite.connect_readonly`). The stored index is trusted
-when the database is the same file (device and inode), the session still has as many events up to the indexed
-``seq`` as it had, and the event at that ``seq`` still hashes the same; then only events with a greater ``seq``
-are read. Anything else rebuilds it. Every event is parsed whole: rows hold one line each, there is no byte
-stream to skim.
+The store is read strictly read-only (:func:`engine.agents.openclaw.sqlite_store.connect_readonly`). The
+stored index is trusted when the database is the same file (device and inode), the session still has as many
+events up to the indexed ``seq`` as it had, and the event at that ``seq`` still hashes the same; then only events
+with a greater ``seq`` are read. Anything else rebuilds it. Every event is parsed whole: rows hold one line each,
+there is no byte stream to skim.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import Any
 
 import orjson
 
+from engine.agents.openclaw.sqlite_store import connect_readonly
 from engine.index.cache import IndexCache, LoadedIndex, shard_of
 from engine.index.records import CompactionRecord, HeaderInfo, UsageRecord, header_info, record_of
 from engine.index.transcript_index import CacheOutcome, TranscriptIndex
-from engine.stores.sqlite import connect_readonly
 from engine.stores.transcript import TranscriptError
 
 __all__ = ["index_sqlite_session"]

@@ -17,13 +17,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from engine.agents.discovery import discover_sessions, load_store
 from engine.capture.state import CapturedState
 from engine.config.loader import Config, resolve_state_dir
 from engine.index.cache import IndexCache
 from engine.live.insight import CheckpointCache, SessionInsight, assess_session, read_lock
 from engine.session.snapshot import SessionFollower, SessionSnapshot
 from engine.sidecar import ContextManager, ManagedSession, SidecarEvent
-from engine.stores.discovery import discover_sessions, load_store
 from engine.stores.source import Discovery, SessionSource, classify_file, shared_keys
 from engine.stores.transcript import TranscriptError
 

@@ -1,8 +1,9 @@
 """The limits the agent itself works with: its context window, its compaction line, its keep-recent budget.
 
-For sessions pi writes itself (format ``pi-jsonl``), pi's models.json and settings.json decide
-(:mod:`engine.config.pi_agent`, docs/pi.md); ctxscope's own config wins where the user set a value explicitly.
-OpenClaw sessions keep their store's window and OpenClaw's reserve floor. Every figure says where it came from.
+Each agent's folder says what its own files decide (:class:`engine.agents.protocol.EntryAgent`, docs/agents.md):
+for sessions pi writes itself, pi's models.json and settings.json (docs/pi.md), where ctxscope's own config wins
+where the user set a value explicitly; OpenClaw sessions keep their store's window, ``openclaw.json``'s and
+OpenClaw's reserve floor. Every figure says where it came from.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from typing import Any
 
 from engine.accounting.gauge import GaugeReading, Thresholds, read_gauge
 from engine.accounting.windows import ContextWindow, resolve_context_window
+from engine.agents.protocol import WindowHints
+from engine.agents.registry import entry_agent
 from engine.config.loader import Config
-from engine.config.pi_agent import pi_compaction_settings, pi_model_window
-from engine.stores.openclaw_config import configured_window
 from engine.stores.source import SessionSource
 
 __all__ = ["AgentLimits", "agent_limits"]
@@ -58,29 +59,30 @@ def agent_limits(
 ) -> AgentLimits:
     """Resolve the limits of ``source`` (``cwd``: the session header's, for pi's project settings)."""
     store: Mapping[str, Any] = source.store_entry or {}
-    pi_session = source.format == "pi-jsonl"
-    agent_window = pi_model_window(provider, model, env) if pi_session else None
+    agent = entry_agent(source.format)
+    hints = agent.window_hints(source, provider, model, env) if agent is not None else WindowHints()
     window = resolve_context_window(
         store_context_tokens=store.get("contextTokens"),
         model=model,
         overrides=config.context_windows,
-        agent_window=agent_window,
-        configured=None if pi_session else configured_window(source.state_dir, provider, model),
+        agent_window=hints.agent_window,
+        configured=hints.configured,
     )
     floor = config.reserve_floor_for(source.format)
-    if not pi_session:
+    rule = agent.compaction_rule(cwd, env) if agent is not None else None
+    if rule is None:
+        floor_source = f"{agent.title if agent else 'agent'} reserve floor"
         return AgentLimits(window, config.thresholds.reserve_tokens, floor, True,
-                           "OpenClaw reserve floor" if floor > config.thresholds.reserve_tokens else "ctxscope config",
+                           floor_source if floor > config.thresholds.reserve_tokens else "ctxscope config",
                            config.keep_recent_tokens, "ctxscope config")
-    pi = pi_compaction_settings(cwd, env)
     if "reserve_tokens" in config.explicit:
         reserve, line_source = config.thresholds.reserve_tokens, "ctxscope config reserve_tokens"
     else:
-        reserve, line_source = pi.reserve_tokens, f"reserveTokens from {pi.reserve_source}"
+        reserve, line_source = rule.reserve_tokens, f"reserveTokens from {rule.reserve_source}"
     if "keep_recent_tokens" in config.explicit:
         keep, keep_source = config.keep_recent_tokens, "ctxscope config keep_recent_tokens"
     else:
-        keep, keep_source = pi.keep_recent_tokens, f"keepRecentTokens from {pi.keep_recent_source}"
-    if not pi.enabled:
-        line_source = f"auto-compaction disabled in {pi.enabled_source}"
-    return AgentLimits(window, reserve, floor, pi.enabled, line_source, keep, keep_source)
+        keep, keep_source = rule.keep_recent_tokens, f"keepRecentTokens from {rule.keep_recent_source}"
+    if not rule.enabled:
+        line_source = f"auto-compaction disabled in {rule.enabled_source}"
+    return AgentLimits(window, reserve, floor, rule.enabled, line_source, keep, keep_source)

@@ -18,16 +18,16 @@ from engine.accounting.context import ContextMessage, ContextView, build_context
 from engine.accounting.gauge import GaugeReading
 from engine.accounting.measure import ContextTokens, ObjectSource, measure_context, message_tokens
 from engine.accounting.windows import ContextWindow
+from engine.agents.agent_entries import AgentEntryReader
 from engine.agents.protocol import AgentCall, AgentReading
+from engine.agents.session_reader import SessionReader, open_reader
 from engine.config.loader import Config, resolve_state_dir
 from engine.index.cache import IndexCache
 from engine.index.entry_cache import restore_reader, save_reader
 from engine.session.agent_limits import AgentLimits, agent_limits
 from engine.session.compaction_count import compaction_count, own_compactions
-from engine.stores.agent_entries import AgentEntryReader
 from engine.stores.entries import Entry
 from engine.stores.number_bounds import token_count
-from engine.stores.reader import SessionReader, open_reader
 from engine.stores.source import AGENT_FORMATS, SessionSource
 from engine.stores.timestamps import parse_iso
 from engine.stores.transcript import BadLine, ReadBatch, TranscriptReader

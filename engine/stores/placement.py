@@ -5,9 +5,7 @@ would ctxscope write for it (see ``docs/hostile-input.md``).
   and never with a blocking ``open``: :func:`read_regular` opens with ``O_NONBLOCK`` and checks ``fstat``.
 * A session belongs to the directory it was found in. A transcript that is a symlink resolving outside that
   directory is read, but read-only: its state dir and writes stay with the store, never the link's target.
-* A directory is an OpenClaw agent's sessions directory only in the exact layout
-  ``<stateDir>/agents/<agentId>/sessions``; a pi session somewhere below a directory that happens to be named
-  ``agents`` is not.
+* Which directories are OpenClaw's is the OpenClaw folder's to say (:mod:`engine.agents.openclaw.layout`).
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ from pathlib import Path
 
 from engine.fs.safe_read import read_regular_bytes
 
-__all__ = ["confinement_problem", "file_problem", "openclaw_place", "read_regular"]
+__all__ = ["confinement_problem", "file_problem", "read_regular"]
 
 
 def file_problem(path: Path) -> str | None:
@@ -54,11 +52,3 @@ def confinement_problem(path: Path, store_dir: Path) -> str | None:
     if real.parent != home and not real.is_relative_to(home):
         return f"{path} is a symlink to {real}, outside its sessions directory; ctxscope only reads it"
     return None
-
-
-def openclaw_place(directory: Path) -> tuple[Path | None, str | None]:
-    """``(OpenClaw state dir, agent id)`` of a resolved directory laid out as ``<state>/agents/<id>/sessions``."""
-    parts = directory.parts
-    if len(parts) >= 4 and parts[-1] == "sessions" and parts[-3] == "agents" and parts[-2] not in ("", ".", ".."):
-        return Path(*parts[:-3]), parts[-2]
-    return None, None

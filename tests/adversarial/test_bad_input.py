@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from engine.stores import discovery
+from engine.agents import discovery
 from tests.adversarial._harness import (
     FULL,
     ROOT,

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
+from engine.agents.discovery import discover_sessions
 from engine.compaction import controllers
 from engine.compaction.controllers import apply_compaction
 from engine.compaction.planner import plan_compaction
@@ -21,7 +22,6 @@ from engine.fs import jsonl_append
 from engine.fs.jsonl_append import append_entries
 from engine.fs.session_lock import SessionLock
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
 from tests.adversarial._harness import ROOT, Conversation, one_line_error, run_cli, trials
 from tests.engine._transcripts import HEADER
 

@@ -14,11 +14,11 @@ import orjson
 
 from engine.accounting.context import ContextView, build_context
 from engine.accounting.measure import message_tokens
+from engine.agents.discovery import discover_sessions
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.planner import plan_compaction
 from engine.config.loader import Config
 from engine.session.snapshot import SessionFollower, SessionSnapshot
-from engine.stores.discovery import discover_sessions
 from engine.stores.source import SessionSource
 from engine.stores.transcript import TranscriptReader, read_transcript
 from tests.conftest import DATA, OPENCLAW

@@ -17,12 +17,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from engine.agents.discovery import discover_sessions
 from engine.compaction.archive import ArchivedMessage, append_archive_record, render_archive_record
 from engine.compaction.controllers import CompactionRefusedError, apply_compaction
 from engine.compaction.planner import plan_compaction
 from engine.fs.jsonl_append import append_entries
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
 from tests.engine._message_writer import turn
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from engine.agents.discovery import discover_sessions
 from engine.session.branches import Segment, branch_outline
 from engine.session.pi_tree import labels
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
 from tests.engine._transcripts import assistant, compaction, user, write
 
 

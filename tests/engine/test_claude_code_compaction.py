@@ -70,10 +70,10 @@ def test_refused_while_a_live_claude_runs_the_session(tmp_path: Path, capsys: py
 
 
 def test_refused_when_the_session_moved_on_since_the_plan(tmp_path: Path) -> None:
+    from engine.agents.discovery import discover_sessions
     from engine.compaction.claude_code_controller import write_claude_code_compaction
     from engine.compaction.planner import plan_compaction
     from engine.session.snapshot import SessionFollower
-    from engine.stores.discovery import discover_sessions
 
     path = _session(tmp_path)
     [source] = discover_sessions([path]).sessions

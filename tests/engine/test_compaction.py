@@ -10,13 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.accounting.context import find_cut_point
+from engine.agents.discovery import discover_sessions
 from engine.compaction.archive import read_archive
 from engine.compaction.planner import plan_compaction, select_compaction_layer, tool_output_tokens
 from engine.compaction.summarizer import CLEARED, HEADER_PREFIX, SUMMARY_HEADINGS
 from engine.config.compaction_settings import CompactionSettings, LayerSettings
 from engine.config.loader import Config
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
 from tests.conftest import ENDS_ON_COMPACTION, HEADERLESS, MAIN_SESSION, RESET_ARCHIVE, SUBAGENT, V1_LEGACY
 from tests.engine._compaction import (
     DECISION,

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.agents.discovery import discover_sessions
 from engine.checkpoints.inject import CHECKPOINT_CUSTOM_TYPE
 from engine.compaction.archive import read_archive
 from engine.compaction.controllers import CompactionRefusedError, GatewayError, apply_compaction, gateway_argv
@@ -29,7 +30,6 @@ from engine.fs.audit import read_audit
 from engine.fs.jsonl_append import append_entries
 from engine.fs.session_lock import LockHeldError, inspect_lock, lock_path_for
 from engine.sidecar import ContextManager
-from engine.stores.discovery import discover_sessions
 from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION, SESSIONS_JSON
 from tests.engine._compaction import (
     coding_session,

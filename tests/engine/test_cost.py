@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
+from engine.agents.discovery import discover_sessions
 from engine.session.cost import (
     ModelPrice,
     cache_ttl_for,
@@ -18,7 +19,6 @@ from engine.session.cost import (
     rewrite_cost,
 )
 from engine.session.snapshot import SessionSnapshot, snapshot_session
-from engine.stores.discovery import discover_sessions
 from engine.stores.entries import Usage
 from tests.conftest import HEADERLESS, MAIN_SESSION, V1_LEGACY
 from tests.engine._transcripts import user, write

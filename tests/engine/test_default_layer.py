@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.agents.discovery import discover_sessions
 from engine.compaction.auto import auto_compaction_layer
 from engine.compaction.choice import default_layer, select_compaction_layer, tool_output_tokens
 from engine.config.compaction_settings import AutoCompactSettings, CompactionSettings, LayerSettings
 from engine.config.loader import Config
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
 from tests.engine.test_sqlite_store import MAIN_SESSION, build_db
 
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from engine.agents.discovery import discover_sessions
 from engine.checkpoints.model import Checkpoint, Decision
 from engine.compaction.degradation import assess_degradation, check_guard, evaluate_degradation
 from engine.session.snapshot import SessionSnapshot, snapshot_session
-from engine.stores.discovery import discover_sessions
 from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION, V1_LEGACY
 from tests.engine._checkpoints import sample_checkpoint
 from tests.engine._transcripts import assistant, compaction, user, write

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from engine.agents.discovery import discover_sessions
 from engine.compaction.controllers import GatewayError, NotCompactedError, apply_compaction
 from engine.compaction.planner import plan_compaction
 from engine.fs.audit import read_audit
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
 from tests.engine.test_sqlite_store import build_db
 
 FAKE = """\
@@ -127,7 +127,7 @@ def test_a_lost_answer_without_a_compaction_is_a_failure(
     store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAKE_MODE", "lost")
-    monkeypatch.setattr("engine.compaction.gateway._SETTLE_S", 1.0)
+    monkeypatch.setattr("engine.compaction.openclaw_gateway._SETTLE_S", 1.0)
     with pytest.raises(GatewayError, match="timeout"):
         _apply(store, tmp_path / "ctx")
     assert list(read_audit(tmp_path / "ctx"))[-1].result == "failed"

@@ -156,7 +156,7 @@ limit = int(sys.argv[3])
 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 from engine.config.loader import Config
 from engine.sidecar import ContextManager
-from engine.stores.discovery import discover_sessions
+from engine.agents.discovery import discover_sessions
 manager = ContextManager(Config(state_dir=Path(sys.argv[2])), auto_checkpoints=False)
 source = discover_sessions([Path(sys.argv[1])]).sessions[0]
 manager.add(source)

@@ -17,9 +17,9 @@ import orjson
 import pytest
 import zstandard
 
+from engine.agents.discovery import SessionNotFoundError, discover_sessions, find_session
+from engine.agents.openclaw.sqlite_store import list_sqlite_sessions
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
-from engine.stores.sqlite import list_sqlite_sessions
 from tests.conftest import MAIN_SESSION, SESSIONS_JSON
 
 SCHEMA = """

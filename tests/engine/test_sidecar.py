@@ -12,6 +12,7 @@ import pytest
 from engine.accounting.context import build_context
 from engine.accounting.gauge import read_gauge
 from engine.accounting.windows import ContextWindow
+from engine.agents.discovery import discover_sessions
 from engine.capture.state import CapturedState, capture
 from engine.capture.state_files import load_state, save_state
 from engine.capture.thread import extract_thread
@@ -20,7 +21,6 @@ from engine.checkpoints.store import latest_checkpoint, list_checkpoints, read_c
 from engine.checkpoints.triggers import TURNS_PER_CHECKPOINT, TriggerState, decide_trigger, should_skip
 from engine.config.loader import Config
 from engine.sidecar import ContextManager
-from engine.stores.discovery import discover_sessions
 from engine.stores.transcript import read_transcript
 from tests.conftest import DATA, MAIN_SESSION, V1_LEGACY
 from tests.engine._transcripts import assistant, compaction, tool_result, user, write

@@ -15,9 +15,9 @@ import pytest
 
 from engine.accounting.context import build_context, find_cut_point
 from engine.accounting.measure import measure_context
+from engine.agents.discovery import discover_sessions
 from engine.fs.jsonl_append import append_entries
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
 from engine.stores.entries import Entry
 from engine.stores.transcript import TranscriptReader, read_transcript
 from sim.session_generator import generate_session_file

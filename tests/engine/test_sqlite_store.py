@@ -9,9 +9,9 @@ from pathlib import Path
 import orjson
 import zstandard
 
+from engine.agents.discovery import discover_sessions
+from engine.agents.openclaw.sqlite_store import SqliteTranscriptReader, list_sqlite_sessions
 from engine.session.snapshot import SessionFollower
-from engine.stores.discovery import discover_sessions
-from engine.stores.sqlite import SqliteTranscriptReader, list_sqlite_sessions
 from tests.conftest import MAIN_SESSION
 
 SCHEMA = """

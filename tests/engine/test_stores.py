@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.agents.discovery import SessionNotFoundError, discover_sessions, find_session
 from engine.session.snapshot import snapshot_session
-from engine.stores.discovery import SessionNotFoundError, discover_sessions, find_session
 from engine.stores.source import classify_file
 from tests.conftest import MAIN_SESSION, OPENCLAW, RESET_ARCHIVE, SESSIONS_JSON
 from tests.engine._transcripts import user, write

@@ -5,8 +5,8 @@ from __future__ import annotations
 from itertools import pairwise
 
 from engine.accounting.timeline import Timeline, TimelineSample, plot_columns, utilization_timeline
+from engine.agents.discovery import discover_sessions
 from engine.session.snapshot import snapshot_session
-from engine.stores.discovery import discover_sessions
 from engine.stores.entries import Entry, Usage
 from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION
 

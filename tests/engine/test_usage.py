@@ -12,10 +12,10 @@ import orjson
 import pytest
 
 from bench.usage_reference import reference_report
+from engine.agents.discovery import discover_sessions
 from engine.index.cache import IndexCache
 from engine.index.records import CompactionRecord, UsageRecord
 from engine.session.cost import price_for
-from engine.stores.discovery import discover_sessions
 from engine.usage.aggregate import aggregate_usage, call_prices
 from engine.usage.collect import collect_usage
 from engine.usage.model import SessionUsage

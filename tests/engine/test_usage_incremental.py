@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.agents.discovery import discover_sessions
 from engine.index.cache import IndexCache
-from engine.stores.discovery import discover_sessions
 from engine.usage import agent_usage
 from engine.usage.collect import collect_usage
 from sim.agent_corpus import write_claude_code, write_codex

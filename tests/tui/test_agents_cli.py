@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.stores.discovery import discover_sessions
+from engine.agents.discovery import discover_sessions
 from tests.conftest import FIXTURES
 from tests.engine._agent_files import SID, claude_session, codex_session
 from tui.cli.main import main

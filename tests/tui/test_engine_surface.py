@@ -16,7 +16,7 @@ import engine
 TUI = Path(__file__).resolve().parents[2] / "tui"
 
 DEEP_IMPORTS: dict[str, frozenset[str]] = {
-    "engine.compaction.gateway": frozenset({"GatewayOutcome"}),
+    "engine.compaction.openclaw_gateway": frozenset({"GatewayOutcome"}),
     "engine.compaction.planner": frozenset({"LAYERS", "choose_controller"}),
     "engine.config.llm_settings": frozenset({"NEEDS_LLM"}),
     "engine.live.activity": frozenset({"ActivityRecorder", "HeadReader", "compaction_heads", "probe_loop_lag"}),
@@ -25,7 +25,7 @@ DEEP_IMPORTS: dict[str, frozenset[str]] = {
     "engine.live.metrics_server": frozenset({"ListenAddressError", "MetricsServer", "parse_listen_address"}),
     "engine.llm.summary": frozenset({"with_llm_summary"}),
     "engine.session.pi_tree": frozenset({"entry_rows", "labels", "pi_model", "session_tree", "thinking_level"}),
-    "engine.stores.discovery": frozenset({"default_roots"}),
+    "engine.agents.discovery": frozenset({"default_roots"}),
     "engine.stores.source": frozenset({"classify_file", "shared_keys"}),
     "engine.text.terminal": frozenset({"BIDI_CONTROLS"}),
     "engine.config.loader": frozenset({"config_path"}),

@@ -18,9 +18,9 @@ from textual.notifications import Notify
 from textual.widget import Widget
 
 from engine.accounting.gauge import format_tokens
+from engine.agents.discovery import discover_sessions
 from engine.config.loader import Config
 from engine.session.snapshot import snapshot_session
-from engine.stores.discovery import discover_sessions
 from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION, SESSIONS_JSON, SUBAGENT
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
 from tui.follow import ChangeQueue, SessionTracker, follow_sessions, watch_targets

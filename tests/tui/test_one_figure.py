@@ -120,9 +120,9 @@ def test_two_copies_of_one_session_are_named_by_their_paths(tmp_path: Path,
 def test_the_guard_says_the_same_loss_as_the_risk_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # "risk HIGH … ~30% lost" in the dialog's guard above "lost 0% of earlier checkpoints' decisions" on the card.
     from engine.accounting.rounding import percent
+    from engine.agents.discovery import discover_sessions
     from engine.compaction.planner import plan_compaction
     from engine.session.snapshot import SessionFollower
-    from engine.stores.discovery import discover_sessions
 
     sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
     source = next(s for s in discover_sessions([sessions]).sessions if s.key == MAIN_KEY)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.agents.discovery import discover_sessions
 from engine.session.snapshot import SessionFollower, SessionSnapshot
-from engine.stores.discovery import discover_sessions
 from tests.conftest import LISTED_FIXTURES
 from tests.tui.app_factory import copy_fixtures, make_app, settle
 from tui.textual_compat import FooterKey

@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.message import Message
 from textual.pilot import Pilot
 
-from engine.stores.discovery import discover_sessions
+from engine.agents.discovery import discover_sessions
 from engine.usage.aggregate import aggregate_usage
 from engine.usage.collect import collect_usage
 from tests.conftest import MAIN_SESSION, SESSIONS_JSON, SUBAGENT

@@ -25,7 +25,7 @@ from engine import (
     plan_compaction,
     resolve_state_dir,
 )
-from engine.compaction.gateway import GatewayOutcome
+from engine.compaction.openclaw_gateway import GatewayOutcome
 from engine.config.llm_settings import NEEDS_LLM
 from tui.cli.exit_codes import ExitCode
 from tui.cli.read_commands import open_session, print_json

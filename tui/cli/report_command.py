@@ -105,7 +105,7 @@ def report(args: argparse.Namespace, config: Config) -> int:
     if args.paths:
         roots = [Path(p) for p in args.paths]
     else:
-        from engine.stores.discovery import default_roots
+        from engine.agents.discovery import default_roots
 
         roots = list(default_roots())
     try:

@@ -22,6 +22,8 @@ class ClaudeCode:
 
     name = "claude-code"
     format = "claude-code-jsonl"
+    formats: tuple[str, ...] = ("claude-code-jsonl",)
+    controller = "claude-code"
 
     def default_roots(self, env: Mapping[str, str]) -> tuple[Path, ...]:
         """``$CLAUDE_CONFIG_DIR/projects``, else ``~/.claude/projects``."""

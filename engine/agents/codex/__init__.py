@@ -22,6 +22,8 @@ class Codex:
 
     name = "codex"
     format = "codex-jsonl"
+    formats: tuple[str, ...] = ("codex-jsonl",)
+    controller = "codex"
 
     def default_roots(self, env: Mapping[str, str]) -> tuple[Path, ...]:
         """``$CODEX_HOME/sessions`` (and its ``archived_sessions``), else under ``~/.codex``."""

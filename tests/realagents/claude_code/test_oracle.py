@@ -177,7 +177,7 @@ def _delegating(view: dict[str, Any]) -> Any:
 
 
 def test_a_sub_agents_own_file(claude_binary: Path, tmp_path: Path) -> None:
-    from engine.stores.discovery import discover_sessions
+    from engine.agents.discovery import discover_sessions
 
     home, cwd = tmp_path / "home", tmp_path / "proj"
     home.mkdir()

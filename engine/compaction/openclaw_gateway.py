@@ -93,7 +93,7 @@ def _observer(source: SessionSource, idempotency_key: str | None) -> Callable[[]
     """A function reading the store's compactions of ``source`` (SQLite only), or ``None``."""
     if not source.in_database:
         return None
-    from engine.stores.sqlite_compactions import read_store_compactions
+    from engine.agents.openclaw.sqlite_compactions import read_store_compactions
 
     def observe() -> Any:
         return read_store_compactions(source.path, source.key, idempotency_key)

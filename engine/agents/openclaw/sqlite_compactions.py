@@ -13,8 +13,8 @@ from typing import Any
 
 import orjson
 
+from engine.agents.openclaw.sqlite_store import columns, decompress, query
 from engine.stores.number_bounds import token_count
-from engine.stores.sqlite import columns, decompress, query
 
 __all__ = ["CompactionRecord", "StoreCompactions", "read_store_compactions"]
 

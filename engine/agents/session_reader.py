@@ -49,12 +49,12 @@ class SessionReader(Protocol):
 def open_reader(source: SessionSource) -> SessionReader:
     """A reader for ``source``: the SQLite reader for OpenClaw's database, the JSONL reader otherwise."""
     if source.format in AGENT_FORMATS:
-        from engine.stores.agent_entries import AgentEntryReader  # Claude Code, Codex (engine/agents)
+        from engine.agents.agent_entries import AgentEntryReader  # Claude Code, Codex (engine/agents)
 
         return AgentEntryReader(source.path, source.format, source.format.removesuffix("-jsonl"))
     if source.in_database:
         # Imported here: only SQLite users pay for sqlite3 and zstandard.
-        from engine.stores.sqlite import SqliteTranscriptReader
+        from engine.agents.openclaw.sqlite_store import SqliteTranscriptReader
 
         return SqliteTranscriptReader(source.path, source.session_id or "")
     return TranscriptReader(source.path)

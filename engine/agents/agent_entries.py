@@ -51,7 +51,7 @@ def _text(raw: Any) -> str:
 
 
 class AgentEntryReader:
-    """A :class:`engine.stores.reader.SessionReader` over a Claude Code or Codex session."""
+    """A :class:`engine.agents.session_reader.SessionReader` over a Claude Code or Codex session."""
 
     def __init__(self, path: Path, session_format: str, agent: str) -> None:
         adapter = adapter_named(session_format)

@@ -1,7 +1,8 @@
 """Finding sessions: OpenClaw state dirs, pi session dirs, ``sessions.json`` stores and SQLite databases.
 
-Discovery looks in the default locations (``$OPENCLAW_STATE_DIR`` or ``~/.openclaw``, legacy ``~/.clawdbot``,
-``$PI_CODING_AGENT_DIR/sessions`` or ``~/.pi/agent/sessions``) and in any paths given. Archives
+Discovery looks in every agent's default locations (``Agent.default_roots``: ``$OPENCLAW_STATE_DIR`` or
+``~/.openclaw``, legacy ``~/.clawdbot``, ``$PI_CODING_AGENT_DIR/sessions`` or ``~/.pi/agent/sessions``, then
+Claude Code's and Codex's) and in any paths given. Archives
 (``*.jsonl.reset.<ts>``, ``.deleted.``, ``.bak*``), pre-compaction copies (``*.checkpoint.<uuid>.jsonl``) and
 trajectory sidecars are recognised and never treated as live transcripts — unless a user names one
 explicitly, in which case it is read and marked ``archive``. ``.lock`` files are reported. Read-only throughout.
@@ -18,9 +19,11 @@ from typing import Any, Literal
 
 import orjson
 
-from engine.agents.registry import ADAPTERS, sniff_format
-from engine.stores.placement import confinement_problem, file_problem, openclaw_place, read_regular
-from engine.stores.source import SQLITE_NAME, Discovery, FileKind, SessionSource, classify_file
+from engine.agents import registry
+from engine.agents.openclaw.layout import agent_database, openclaw_place
+from engine.agents.registry import sniff_format
+from engine.stores.placement import confinement_problem, file_problem, read_regular
+from engine.stores.source import Discovery, FileKind, SessionSource, classify_file
 
 __all__ = [
     "SessionNotFoundError",
@@ -34,15 +37,8 @@ def default_roots(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
     """The default places sessions live on this machine (existing or not)."""
     env = os.environ if env is None else env
     home = Path(env.get("HOME") or Path.home())
-    roots: list[Path] = []
-    if env.get("OPENCLAW_STATE_DIR"):
-        roots.append(Path(env["OPENCLAW_STATE_DIR"]).expanduser())
-    roots += [home / ".openclaw", home / ".clawdbot"]
-    pi_dir = env.get("PI_CODING_AGENT_DIR")
-    roots.append((Path(pi_dir).expanduser() if pi_dir else home / ".pi" / "agent") / "sessions")
-    for adapter in ADAPTERS:  # Claude Code, Codex (engine/agents)
-        roots += adapter.default_roots({**env, "HOME": str(home)})
-    return tuple(roots)
+    with_home = {**env, "HOME": str(home)}
+    return tuple(root for agent in registry.ADAPTERS for root in agent.default_roots(with_home))
 
 
 _MAX_STORE_BYTES = 256 << 20
@@ -138,8 +134,7 @@ class _Collector:
             return False
         known = self._databases.get((state_dir, agent_id))  # keyed before any path is built: asked per transcript
         if known is None:
-            db = state_dir / "agents" / agent_id / "agent" / SQLITE_NAME
-            known = self._databases[(state_dir, agent_id)] = db.is_file()
+            known = self._databases[(state_dir, agent_id)] = agent_database(state_dir, agent_id).is_file()
         return known
 
     def stores_near(self, directory: Path) -> list[tuple[Path, dict[str, Mapping[str, Any]]]]:
@@ -231,7 +226,7 @@ class _Collector:
         self.sessions.setdefault((resolved, None), source)
 
     def add_sqlite(self, db: Path) -> None:
-        from engine.stores.sqlite import list_sqlite_sessions  # local: only SQLite users pay for it
+        from engine.agents.openclaw.sqlite_store import list_sqlite_sessions  # local: only SQLite users pay for it
 
         problem = file_problem(db)
         if problem is not None:
