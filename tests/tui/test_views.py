@@ -122,6 +122,23 @@ async def test_critical_advice_keeps_two_rows_so_the_plot_and_its_caption_stay_o
         assert "1.ctxscopecheckpointSESSION" in whole and "3.ctxscopeinjectNEW_SESSION" in whole, whole
 
 
+async def test_clicks_queued_on_the_risk_card_open_one_dialog(tmp_path: Path) -> None:
+    # Clicks that reach the session screen after the first one opened the dialog (a user clicking fast, a terminal
+    # replaying events) pushed a second screen with the same id: DuplicateIds crashed the app.
+    sessions = copy_fixtures([MAIN_SESSION, SESSIONS_JSON], tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, next(iter(app.snapshots)))
+        await wait_until(pilot, lambda: screen.snapshot is not None)
+        screen.action_risk_detail()
+        screen.action_risk_detail()
+        await wait_until(pilot, lambda: isinstance(app.screen, RiskDetail))
+        await settle(pilot)
+        assert sum(isinstance(s, RiskDetail) for s in app.screen_stack) == 1
+        assert app.is_running
+
+
 def test_the_plot_says_measuring_until_its_timeline_arrives_and_no_replies_only_when_there_are_none() -> None:
     assert "measuring" in plot_content(None, None, 80, 8).plain
     empty = plot_content(Timeline((), 200_000), None, 80, 8).plain

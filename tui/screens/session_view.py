@@ -403,7 +403,9 @@ class SessionScreen(Screen[None]):
             self.open_message(snapshot, key.split("#")[0])
 
     def action_risk_detail(self) -> None:
-        if self.snapshot is not None:
+        # Clicks queued before the dialog opened reach this screen after it: one dialog, not one per click (a
+        # second screen with the same id crashed the app).
+        if self.snapshot is not None and not any(isinstance(s, RiskDetail) for s in self.app.screen_stack):
             self.app.push_screen(RiskDetail(self.snapshot, self.insight))
 
     @on(RiskCard.Chosen)
