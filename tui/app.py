@@ -43,6 +43,7 @@ from engine import (
 from tui import follow
 from tui.compaction_flow import CompactionFlow
 from tui.controls import CONTROL_ACTIONS, ControlPolicy, ControlRunner, checkpoint_runner, diff_latest
+from tui.dialog_stack import push_once
 from tui.dialogs.compact import DEBOUNCE_SECONDS
 from tui.executor import ContextPerCallExecutor
 from tui.gc_pacing import CollectorPacing
@@ -368,7 +369,7 @@ class CtxscopeApp(ToastsOff, App[None]):
 
     def action_notices(self) -> None:
         """List every notice of this run, routine ones included."""
-        self.push_screen(NoticesScreen(self.notifier.history))
+        push_once(self, NoticesScreen(self.notifier.history))
 
     def action_dismiss_notices(self) -> None:
         """Take the current notices off the notice line (they stay in the history)."""
@@ -456,7 +457,7 @@ class CtxscopeApp(ToastsOff, App[None]):
 
     def action_help(self) -> None:
         """Show the keys of the current screen and the gauge legend."""
-        self.push_screen(HelpScreen(keys_of(self, lambda a: self.unavailable(a) if a in CONTROL_ACTIONS else None)))
+        push_once(self, HelpScreen(keys_of(self, lambda a: self.unavailable(a) if a in CONTROL_ACTIONS else None)))
 
     def action_force_checkpoint(self) -> None:
         """Write a checkpoint of the current session now."""
@@ -476,7 +477,7 @@ class CtxscopeApp(ToastsOff, App[None]):
 
     def action_usage(self) -> None:
         """Show tokens, cost and compactions of every session by day, model and project."""
-        self.push_screen(UsageScreen(self._read_usage, tz=self.usage_timezone))
+        push_once(self, UsageScreen(self._read_usage, tz=self.usage_timezone))
 
     def _read_usage(self) -> tuple[tuple[SessionUsage, ...], tuple[str, ...]]:
         """Every discovered session's usage through the index cache (blocking: the Usage screen's worker)."""

@@ -39,6 +39,7 @@ from engine import (
 from engine.compaction.planner import LAYERS
 from engine.live.insight import blocking_lock, read_lock
 from tui.controls import compaction_refusal
+from tui.dialog_stack import push_once
 from tui.dialogs.compact import DEBOUNCE_SECONDS, CompactDialog, FirstPlan, Planner, PlanRequest
 from tui.messages import CompactionApplied, CompactionDetected, CompactionFailed
 from tui.notices import applied_text, compaction_detected_text
@@ -147,7 +148,7 @@ class CompactionFlow:
         dialog = CompactDialog(title=title, layer=layer, layers=LAYERS, planner=planner, fixed_layer=fixed,
                                debounce=self.debounce, session_key=snapshot.key, first_plan=first,
                                targeted=bool(targets))
-        app.push_screen(dialog, partial(self._closed, dialog))
+        push_once(app, dialog, partial(self._closed, dialog))
 
     def _closed(self, dialog: CompactDialog, confirmed: bool | None) -> None:
         """Every close says what came of it: applied (said when written), refused, or cancelled — and a cancel is

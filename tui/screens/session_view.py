@@ -50,6 +50,7 @@ from engine import (
 )
 from tui.breakpoints import preset_breakpoints
 from tui.controls import session_state_dir
+from tui.dialog_stack import push_once
 from tui.dialogs.message_view import MessageView
 from tui.dialogs.prune_chosen import ChooseConsumersDialog
 from tui.dialogs.risk_detail import RiskDetail
@@ -332,7 +333,7 @@ class SessionScreen(Screen[None]):
                 self.post_message(PruneChosen(self.key, ids))
 
         title = f"Top consumers of {self.sub_title}"
-        self.app.push_screen(ChooseConsumersDialog(self.consumers, title=title), chosen)
+        push_once(self.app, ChooseConsumersDialog(self.consumers, title=title), chosen)
 
     @work(thread=True, exclusive=True, group="read_transcript_tail", exit_on_error=False)
     def read_transcript_tail(self, snapshot: SessionSnapshot) -> None:
@@ -403,10 +404,8 @@ class SessionScreen(Screen[None]):
             self.open_message(snapshot, key.split("#")[0])
 
     def action_risk_detail(self) -> None:
-        # Clicks queued before the dialog opened reach this screen after it: one dialog, not one per click (a
-        # second screen with the same id crashed the app).
-        if self.snapshot is not None and not any(isinstance(s, RiskDetail) for s in self.app.screen_stack):
-            self.app.push_screen(RiskDetail(self.snapshot, self.insight))
+        if self.snapshot is not None:
+            push_once(self.app, RiskDetail(self.snapshot, self.insight))
 
     @on(RiskCard.Chosen)
     def _risk_card_clicked(self) -> None:
@@ -427,7 +426,7 @@ class SessionScreen(Screen[None]):
             gone = f"{entry_id} is no longer in the context."  # the id is session data: shown as written
             self.app.call_from_thread(self.notify, gone, severity="warning", markup=False)
         else:
-            self.app.call_from_thread(self.app.push_screen, MessageView(message))
+            self.app.call_from_thread(push_once, self.app, MessageView(message))
 
     @on(TabBar.Activated, "#tab-bar")
     def _tab_activated(self, event: TabBar.Activated) -> None:
