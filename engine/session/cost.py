@@ -37,6 +37,7 @@ __all__ = [
     "cache_ttl_for",
     "call_cost",
     "entries_cost",
+    "next_turn_costs",
     "price_for",
     "rewrite_cost",
 ]
@@ -159,6 +160,15 @@ def _is_call(entry: Entry) -> bool:
     return entry.role == "assistant" and entry.usage is not None and entry.provider != "openclaw"
 
 
+def next_turn_costs(prefix: int | None, price: ModelPrice | None,
+                    cache_ttl_seconds: int) -> tuple[float | None, float | None]:
+    """The next turn's cost of re-sending ``prefix`` tokens: written to the cache (cold) or read from it (warm);
+    every agent's sessions follow this one rule."""
+    if prefix is None or price is None:
+        return None, None
+    return prefix * price.cache_write(cache_ttl_seconds) / 1_000_000, prefix * price.cache_read / 1_000_000
+
+
 def entries_cost(
     snapshot: SessionSnapshot,
     *,
@@ -230,10 +240,7 @@ def entries_cost(
     prefix: int | None = snapshot.tokens.tokens
     if prefix is None and snapshot.view.messages:
         prefix = sum(m.entry.pi_tokens for m in snapshot.view.messages)
-    cold = warm = None
-    if prefix is not None and session_price is not None:
-        cold = prefix * session_price.cache_write(cache_ttl_seconds) / 1_000_000
-        warm = prefix * session_price.cache_read / 1_000_000
+    cold, warm = next_turn_costs(prefix, session_price, cache_ttl_seconds)
     return SessionCost(
         spend_usd=spend if priced else None,
         spend_source=source,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from engine.session.cost import DEFAULT_CACHE_TTL_SECONDS, SessionCost, SpendSource, price_for
+from engine.session.cost import DEFAULT_CACHE_TTL_SECONDS, SessionCost, SpendSource, next_turn_costs, price_for
 from engine.stores.timestamps import parse_iso
 from engine.usage.agent_usage import usage_of
 from engine.usage.aggregate import call_prices
@@ -41,10 +41,7 @@ def agent_session_cost(snapshot: SessionSnapshot, *, now: datetime,
         now = now.replace(tzinfo=UTC)
     since = (now - last).total_seconds() if last else None
     prefix = snapshot.tokens.tokens
-    cold = warm = None
-    if prefix is not None and session_price is not None:
-        cold = prefix * session_price.cache_write(cache_ttl_seconds) / 1_000_000
-        warm = prefix * session_price.cache_read / 1_000_000
+    cold, warm = next_turn_costs(prefix, session_price, cache_ttl_seconds)
     write_share = None
     if session_price is not None and spend > 0:
         writes = sum(c.cache_write for c in usage.calls) * session_price.cache_write(cache_ttl_seconds) / 1_000_000
