@@ -58,7 +58,10 @@ def whole_token(token: str, text: str) -> bool:
 
 def compact_four_times(path: Path) -> dict[str, Any]:
     """The final summary after compacting ``path`` after each of its 4 parts, its tokens and the window."""
-    from engine.agents.discovery import discover_sessions
+    try:
+        from engine.agents.discovery import discover_sessions
+    except ModuleNotFoundError:  # the baseline tree (a832a5c) keeps discovery in engine.stores
+        from engine.stores.discovery import discover_sessions  # type: ignore[import-not-found,no-redef]
     from engine.compaction.controllers import apply_compaction
     from engine.compaction.planner import plan_compaction
     from engine.config.compaction_settings import CompactionSettings
