@@ -286,11 +286,23 @@ def commit_append(
     return AppendResult(prepared.entry_ids, prepared.leaf_id, written, offset, warning, lock_held_seconds=held)
 
 
+_SETTLE_TRIES = 3
+"""Re-checks of the file's size after the intent is noted: each is one ``fstat`` before the ``write``."""
+
+
 def _write_locked(fd: int, prepared: PreparedAppend, lock: SessionLock) -> tuple[PreparedAppend, int, int]:
-    prepared, moved = _moved(fd, prepared)
-    if moved is not None:
-        raise AppendMovedError(f"nothing written: {moved}")
-    lock.note_append(prepared.size, len(prepared.data))
+    for _ in range(_SETTLE_TRIES):
+        prepared, moved = _moved(fd, prepared)
+        if moved is not None:
+            raise AppendMovedError(f"nothing written: {moved}")
+        lock.note_append(prepared.size, len(prepared.data))
+        # Noting the intent rewrites the lock file; a writer that ignores the lock could start a line meanwhile.
+        # Only an fstat stands between this last look and the write, which keeps that window to microseconds.
+        if os.fstat(fd).st_size == prepared.size:
+            break
+    else:
+        raise AppendMovedError(f"nothing written: {prepared.transcript.name} kept growing while the append waited "
+                               "to write (a writer that ignores the lock is writing)")
     try:
         written = _write_once(fd, prepared.data)
     except OSError as exc:

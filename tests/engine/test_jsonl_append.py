@@ -317,6 +317,26 @@ def test_a_partial_line_without_a_lock_holder_is_refused_at_once(session: Path) 
     assert session.read_bytes() == content
 
 
+def test_a_half_line_written_while_the_intent_is_noted_is_seen_before_the_write(
+    session: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A writer that ignores the lock started a line while ctxscope rewrote its lock file (test_06 of
+    # tests/adversarial/test_writers.py found 2 torn lines under load): the write must not glue onto that half line.
+    before = session.read_bytes()
+    half = b'{"type":"custom","id":"aaaa0005","par'
+    real_note = jsonl_append.SessionLock.note_append
+
+    def note_then_writer_starts(lock: Any, offset: int, length: int) -> None:
+        real_note(lock, offset, length)
+        with session.open("ab") as out:
+            out.write(half)
+
+    monkeypatch.setattr(jsonl_append.SessionLock, "note_append", note_then_writer_starts)
+    with pytest.raises(AppendError, match="mid-line"):
+        append_entries(session, lambda _leaf: [custom(1)])
+    assert session.read_bytes() == before + half
+
+
 def test_new_entry_id_avoids_existing_ids_and_falls_back_to_a_uuid(monkeypatch: pytest.MonkeyPatch) -> None:
     fresh = new_entry_id({"00000000"})
     assert re.fullmatch(r"[0-9a-f]{8}", fresh)
