@@ -89,6 +89,10 @@ def test_class_01_02_no_clipboard_write_no_title_change_no_action_in_a_real_term
     cwd.mkdir()
     write_config(home, "auto_checkpoint_idle: 100000d\n")
     env = {k: v for k, v in cli_env(home).items() if k not in os.environ or os.environ[k] != v}
+    # Textual reads input 4 KiB at a time, which splits one of these thousands of click sequences at every read; if
+    # its input thread then waits over ESCDELAY (100 ms) to look again, as on a busy CI machine, the half sequence is
+    # taken for an Escape and typed keys. A terminal sends each real click whole, so the harness gives it 5 s.
+    env["ESCDELAY"] = "5000"
     assignments = [f"{k}={v}" for k, v in env.items()]
     command = shlex.join(["env", "-u", "COLUMNS", "-u", "LINES", *assignments, sys.executable, "-m", "tui.cli.main",
                           "tui", str(store), "--state-dir", str(tmp_path / "state")])
