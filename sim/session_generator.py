@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from engine.agents.openclaw import OPENCLAW_RESERVE_FLOOR
+from engine.agents.pi.config import PI_DEFAULT_RESERVE
 from engine.stores.message_content import message_chars
 from sim.chunk_writer import ChunkWriter
 from sim.synthetic import (
@@ -366,7 +367,7 @@ def generate_session_file(
                 w.cached = 0
                 w.emit(model_change_entry(w.ids.new(), w.leaf, w.tick(500, 2000), w.model), "o", 0)
                 w.emit(model_snapshot_entry(w.ids.new(), w.leaf, w.tick(1, 5), w.model), "o", 0)
-            line = window - max(OPENCLAW_RESERVE_FLOOR, 16_384)
+            line = window - max(OPENCLAW_RESERVE_FLOOR, PI_DEFAULT_RESERVE)
             due = (w.last_total > line) if compaction_every is None else (
                 compaction_every > 0 and since_compaction >= compaction_every)
             if due and w.path[-1][1] != "c":

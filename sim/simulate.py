@@ -34,9 +34,9 @@ from typing import Any
 import orjson
 
 from engine.accounting.context import context_from_path, find_cut_point
-from engine.accounting.gauge import PI_RESERVE_TOKENS
 from engine.accounting.measure import agent_estimate
 from engine.agents.openclaw import OPENCLAW_RESERVE_FLOOR
+from engine.agents.pi.config import PI_DEFAULT_RESERVE
 from engine.fs.atomic import write_atomic
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_chars, message_text
@@ -139,7 +139,7 @@ class SimulatedAgent:
         self.session_key = f"agent:{agent_id}:main"
         self.workspace = self.state_dir / "workspace"
         self.window = window
-        self.compaction_line = window - max(PI_RESERVE_TOKENS, OPENCLAW_RESERVE_FLOOR)
+        self.compaction_line = window - max(PI_DEFAULT_RESERVE, OPENCLAW_RESERVE_FLOOR)
         self.flush_line = self.compaction_line - FLUSH_SOFT_THRESHOLD
         self.keep_recent = keep_recent_tokens if keep_recent_tokens is not None else min(20_000, window // 8)
         self.pace = pace

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.accounting.windows import ContextWindow
+from engine.agents.pi.config import PI_DEFAULT_RESERVE
 
 __all__ = [
-    "PI_RESERVE_TOKENS",
     "GaugeLevel",
     "GaugeReading",
     "Marker",
@@ -22,8 +22,6 @@ __all__ = [
     "format_tokens",
     "read_gauge",
 ]
-
-PI_RESERVE_TOKENS = 16_384
 
 GaugeLevel = Literal["unknown", "ok", "gauge", "checkpoint", "near-compaction", "over-compaction"]
 
@@ -38,7 +36,7 @@ class Thresholds:
     flush: tuple[float, ...] = (0.50, 0.75, 0.90)
     pre_compaction_margin: float = 0.05
     """Write a checkpoint once utilization is within this fraction of the window below the compaction line."""
-    reserve_tokens: int = PI_RESERVE_TOKENS
+    reserve_tokens: int = PI_DEFAULT_RESERVE
     """pi's ``compaction.reserveTokens``."""
 
 
@@ -99,7 +97,7 @@ class GaugeReading:
         return f"{core} | {status}]" if status else f"{core}]"
 
 
-def compaction_line(window: int, *, reserve_tokens: int = PI_RESERVE_TOKENS, reserve_floor: int = 0) -> int:
+def compaction_line(window: int, *, reserve_tokens: int = PI_DEFAULT_RESERVE, reserve_floor: int = 0) -> int:
     """The agent's auto-compaction line: ``window − max(reserve, floor)`` (OpenClaw's floor is 20,000)."""
     return max(0, window - max(reserve_tokens, reserve_floor))
 

@@ -7,6 +7,10 @@ the tokens they amount to, the window, the compaction line and the compactions i
 with where it came from (:class:`AgentAdapter`). pi and OpenClaw sessions are entry logs that
 :mod:`engine.stores` parses; their folders give the window and the compaction rule their own config files
 decide (:class:`EntryAgent`).
+
+Every agent answers the same questions about a session of its (:class:`Agent`): is this file one of mine, who is
+writing it now, how its entries are read, which summary layout it reads back, and whether a gateway of its
+compacts it. Generic modules ask these instead of testing a format name (docs/agents.md).
 """
 
 from __future__ import annotations
@@ -14,10 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from engine.agents.jsonl_cursor import LineProblem
 from engine.stores.source import SessionSource
+
+if TYPE_CHECKING:
+    from engine.agents.session_reader import SessionReader
 
 __all__ = [
     "Agent",
@@ -139,32 +146,33 @@ class AgentReader(Protocol):
 
 
 class Agent(Protocol):
-    """What every agent folder says: its name, its session formats, where its sessions are, who compacts them."""
+    """What every agent folder says: its name, its session formats, where its sessions are, who compacts them,
+    and the questions generic modules ask about one of its sessions."""
 
     name: str
     """Short name shown in reports (``pi``, ``openclaw``, ``claude-code``, ``codex``)."""
+    title: str
+    """The agent's name as prose says it (``pi``, ``OpenClaw``, ``Claude Code``, ``Codex``)."""
+    format: str
+    """The :class:`engine.stores.source.SessionSource` format of its session files (its JSONL transcripts)."""
     formats: tuple[str, ...]
     """The :class:`engine.stores.source.SessionSource` formats of its sessions."""
     controller: str
     """The controller that compacts a live, writable session of its (docs/compaction.md, Controllers)."""
+    summary_format: str
+    """The layout of the summary its sessions read back after a compaction (``pi`` or ``openclaw``:
+    docs/compaction.md, summarize and full)."""
 
     def default_roots(self, env: Mapping[str, str]) -> tuple[Path, ...]:
         """Where the agent keeps sessions on this machine (existing or not); ``env["HOME"]`` is set."""
         ...
 
+    def claims(self, first: Mapping[str, Any] | None, path: Path) -> bool:
+        """Whether a file whose first record is ``first`` is one of this agent's sessions.
 
-class AgentAdapter(Agent, Protocol):
-    """An agent read through its own reader (Claude Code, Codex): which files are its, and how to read them."""
-
-    format: str
-    """The :class:`engine.stores.source.SessionSource` format of its session files."""
-
-    def claims(self, first: Mapping[str, Any], path: Path) -> bool:
-        """Whether a file whose first record is ``first`` is one of this agent's sessions."""
-        ...
-
-    def reader(self, path: Path, env: Mapping[str, str] | None = None) -> AgentReader:
-        """A new incremental reader of ``path`` (``env`` locates the agent's config files)."""
+        ``first`` is ``None`` when the first record was not read or could not be parsed: the answer then comes
+        from where the file lies alone. Reads nothing.
+        """
         ...
 
     def writer(self, path: Path, session_id: str | None, env: Mapping[str, str]) -> str | None:
@@ -172,6 +180,22 @@ class AgentAdapter(Agent, Protocol):
 
         Never takes a lock or writes anything.
         """
+        ...
+
+    def entry_reader(self, source: SessionSource) -> SessionReader:
+        """The entry log of one of its sessions (:func:`engine.agents.session_reader.open_reader`)."""
+        ...
+
+    def gateway_addresses(self, source: SessionSource) -> bool:
+        """Whether a gateway of this agent can compact ``source`` (it names the session by its store's key)."""
+        ...
+
+
+class AgentAdapter(Agent, Protocol):
+    """An agent read through its own reader (Claude Code, Codex): which files are its, and how to read them."""
+
+    def reader(self, path: Path, env: Mapping[str, str] | None = None) -> AgentReader:
+        """A new incremental reader of ``path`` (``env`` locates the agent's config files)."""
         ...
 
 
@@ -204,8 +228,6 @@ class CompactionRule(Protocol):
 class EntryAgent(Agent, Protocol):
     """An agent whose sessions :mod:`engine.stores` reads as entries (pi, OpenClaw): its window and its rule."""
 
-    title: str
-    """The agent's name as prose says it (``pi``, ``OpenClaw``)."""
     reserve_floor: int
     """The fewest tokens the agent keeps free below its window whatever the settings (OpenClaw's
     ``reserveTokensFloor``; 0 when it has none)."""
@@ -218,4 +240,9 @@ class EntryAgent(Agent, Protocol):
     def compaction_rule(self, cwd: str | None, env: Mapping[str, str] | None) -> CompactionRule | None:
         """The agent's compaction settings for a session started in ``cwd``; ``None`` when it keeps none of its
         own (ctxscope's config and the reserve floor then decide)."""
+        ...
+
+    def archive_source(self, path: Path) -> SessionSource | None:
+        """A source for an archived transcript of its at ``path`` that discovery set aside (first record unread),
+        ``None`` when the file is not where this agent keeps them."""
         ...

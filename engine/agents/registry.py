@@ -15,6 +15,7 @@ from engine.agents.codex import ADAPTER as CODEX
 from engine.agents.openclaw import ADAPTER as OPENCLAW
 from engine.agents.pi import ADAPTER as PI
 from engine.agents.protocol import Agent, AgentAdapter, EntryAgent
+from engine.stores.source import SessionSource
 
 __all__ = [
     "ADAPTERS",
@@ -24,6 +25,7 @@ __all__ = [
     "adapter_named",
     "agent_formats",
     "agent_of",
+    "archive_source",
     "entry_agent",
     "sniff_format",
 ]
@@ -48,10 +50,22 @@ def entry_agent(format_or_name: str) -> EntryAgent | None:
     return next((a for a in ENTRY_AGENTS if format_or_name in a.formats or format_or_name == a.name), None)
 
 
-def adapter_for(first: Mapping[str, Any], path: Path) -> AgentAdapter | None:
-    """The agent read through its own reader whose session a file is, from its first record; ``None`` for
-    pi/OpenClaw (discovery recognises theirs: docs/formats.md, Discovery) and unknown files."""
+def adapter_for(first: Mapping[str, Any] | None, path: Path) -> AgentAdapter | None:
+    """The agent read through its own reader whose session a file is, from its first record (``None``: unread or
+    unparsable, judged from where the file lies); ``None`` for pi/OpenClaw (discovery recognises theirs:
+    docs/formats.md, Discovery) and unknown files."""
     return next((a for a in READERS if a.claims(first, path)), None)
+
+
+def archive_source(path: Path) -> SessionSource:
+    """A source for an archived transcript discovery set aside: the first entry agent whose layout holds it
+    (OpenClaw's before pi's, which takes any), its first record unread."""
+    for agent in ENTRY_AGENTS:
+        source = agent.archive_source(path)
+        if source is not None:
+            return source
+    # Only when a registry holds no catch-all agent: the file is still counted, as its path.
+    return SessionSource(key=str(path), path=path, format="pi-jsonl", kind="archive")
 
 
 def adapter_named(format_or_name: str) -> AgentAdapter | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.stores.entries import Entry
-from engine.stores.source import AGENT_FORMATS, SessionSource
+from engine.stores.source import SessionSource
 from engine.stores.transcript import BadLine, EntryParser, ReadBatch, TranscriptReader
 
 __all__ = ["SessionReader", "open_reader"]
@@ -47,14 +47,9 @@ class SessionReader(Protocol):
 
 
 def open_reader(source: SessionSource) -> SessionReader:
-    """A reader for ``source``: the SQLite reader for OpenClaw's database, the JSONL reader otherwise."""
-    if source.format in AGENT_FORMATS:
-        from engine.agents.agent_entries import AgentEntryReader  # Claude Code, Codex (engine/agents)
+    """A reader for ``source``, as the agent of its format reads it (``Agent.entry_reader``: docs/agents.md); the
+    JSONL reader for a format no agent claims."""
+    from engine.agents.registry import agent_of  # the registry imports every agent folder, which import this
 
-        return AgentEntryReader(source.path, source.format, source.format.removesuffix("-jsonl"))
-    if source.in_database:
-        # Imported here: only SQLite users pay for sqlite3 and zstandard.
-        from engine.agents.openclaw.sqlite_store import SqliteTranscriptReader
-
-        return SqliteTranscriptReader(source.path, source.session_id or "")
-    return TranscriptReader(source.path)
+    agent = agent_of(source.format)
+    return agent.entry_reader(source) if agent is not None else TranscriptReader(source.path)

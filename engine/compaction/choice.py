@@ -81,8 +81,9 @@ def choose_controller(source: SessionSource, requested: str = "auto") -> tuple[s
         )
     if requested == "none":
         return "none", "the configured controller is 'none': compaction is disabled for this session"
+    agent = agent_of(source.format)
     if requested == "gateway":
-        if source.format != "openclaw-jsonl" or source.store_entry is None:
+        if agent is None or not agent.gateway_addresses(source):
             return "gateway", (
                 f"{source.key} is not an OpenClaw session with a session key in sessions.json, "
                 "so the gateway cannot address it; use --controller jsonl"
@@ -94,7 +95,6 @@ def choose_controller(source: SessionSource, requested: str = "auto") -> tuple[s
         return "none", source.read_only_reason
     # Each agent's own: a compaction entry pi and OpenClaw read, a boundary Claude Code reads on resume
     # (docs/claude-code.md), a compacted record Codex reads on resume (docs/codex.md); docs/agents.md.
-    agent = agent_of(source.format)
     return (agent.controller if agent is not None else "jsonl"), None
 
 

@@ -18,6 +18,7 @@ from typing import Any, Final
 import orjson
 
 from engine.accounting.context import ContextMessage
+from engine.agents.registry import agent_of
 from engine.capture.redact import redact_secrets
 from engine.compaction.archive import ArchivedMessage, archive_file, validate_workspace
 from engine.compaction.plan import ArchivePlan, MessagePreview
@@ -148,8 +149,10 @@ def _drop_only(
 
 
 def summary_format_for(source: SessionSource) -> str:
-    """The summary format the session's agent reads: ``pi`` for pi sessions, ``openclaw`` for OpenClaw's."""
-    return "pi" if source.format == "pi-jsonl" else "openclaw"
+    """The summary format the session's agent reads (``Agent.summary_format``: docs/agents.md); ``openclaw`` for a
+    format no agent claims."""
+    agent = agent_of(source.format)
+    return agent.summary_format if agent is not None else "openclaw"
 
 
 def summary_budget(layer: str, window: int) -> int:

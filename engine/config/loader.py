@@ -29,7 +29,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from engine.accounting.gauge import PI_RESERVE_TOKENS, Thresholds
+from engine.accounting.gauge import Thresholds
+from engine.agents.pi.config import PI_DEFAULT_RESERVE
 from engine.agents.registry import entry_agent
 from engine.config.compaction_settings import CompactionSettings, SettingsError, apply_compaction_key
 from engine.config.llm_settings import LLMConfig, llm_config_from
@@ -249,7 +250,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     """
     env = os.environ if env is None else env
     path = path or config_path(env)
-    config = Config(thresholds=Thresholds(reserve_tokens=PI_RESERVE_TOKENS))
+    config = Config(thresholds=Thresholds(reserve_tokens=PI_DEFAULT_RESERVE))
     if path.exists() or path.is_symlink():
         data = _read_yaml(path)
         if not isinstance(data, Mapping):

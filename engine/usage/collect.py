@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from engine.agents import registry
 from engine.index.cache import IndexCache
 from engine.index.transcript_index import TranscriptIndex, index_transcript
 from engine.stores.number_bounds import cost_usd
@@ -23,19 +24,10 @@ from engine.usage.model import SessionUsage
 __all__ = ["archive_source", "collect_usage", "index_source", "session_usage"]
 
 
-def _agent_of(path: Path) -> str | None:
-    parts = path.parts
-    if "agents" not in parts:
-        return None
-    index = len(parts) - 1 - parts[::-1].index("agents")
-    return parts[index + 1] if index + 1 < len(parts) else None
-
-
 def archive_source(path: Path) -> SessionSource:
-    """A source for an archived transcript discovery found but did not list as a session."""
-    agent = _agent_of(path.parent)
-    return SessionSource(key=str(path), path=path, format="openclaw-jsonl" if agent else "pi-jsonl",
-                         kind="archive", agent_id=agent)
+    """A source for an archived transcript discovery found but did not list as a session (the agent whose layout
+    holds it says which: docs/agents.md)."""
+    return registry.archive_source(path)
 
 
 def _estimate(store: Mapping[str, Any] | None) -> float | None:
@@ -47,11 +39,9 @@ def _estimate(store: Mapping[str, Any] | None) -> float | None:
 def _claimed_by(source: SessionSource) -> str:
     """Whose session a file nothing could read was taken for: where it lies says more than the format discovery
     fell back to (a Codex rollout or a Claude Code transcript with a damaged first line reads as pi's)."""
-    if source.path.name.startswith("rollout-") and "sessions" in source.path.parts:
-        return "a Codex"
-    if ".claude" in source.path.parts:
-        return "a Claude Code"
-    return "a pi" if source.format == "pi-jsonl" else "an OpenClaw"
+    agent = registry.adapter_for(None, source.path) or registry.agent_of(source.format)
+    title = agent.title if agent is not None else source.format
+    return ("an " if title[:1] in "AEIOU" else "a ") + title
 
 
 def index_source(source: SessionSource, cache: IndexCache | None) -> TranscriptIndex:
@@ -78,7 +68,8 @@ def session_usage(source: SessionSource, cache: IndexCache | None = None) -> Ses
 
         return agent_session_usage(source, cache)
     indexed = index_source(source, cache)
-    agent = source.agent_id or ("pi" if source.format == "pi-jsonl" else "openclaw")
+    found = registry.agent_of(source.format)
+    agent = source.agent_id or (found.name if found is not None else source.format)
     if indexed.header.headerless and not indexed.calls and not indexed.compactions:
         # No header, no call, no compaction: nothing pi or OpenClaw would load. Counted, it would read as a
         # session that cost $0 (docs/usage.md).

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.agents.claude_code.liveness import claude_writer
 from engine.agents.claude_code.reader import ClaudeCodeReader
+from engine.stores.source import SessionSource
+
+if TYPE_CHECKING:
+    from engine.agents.session_reader import SessionReader
 
 __all__ = ["ADAPTER", "ClaudeCode"]
 
@@ -21,9 +25,12 @@ class ClaudeCode:
     """The Claude Code adapter (:class:`engine.agents.protocol.AgentAdapter`)."""
 
     name = "claude-code"
+    title = "Claude Code"
     format = "claude-code-jsonl"
     formats: tuple[str, ...] = ("claude-code-jsonl",)
     controller = "claude-code"
+    summary_format = "openclaw"
+    """The five-section layout every agent but pi has been given so far (docs/agents.md)."""
 
     def default_roots(self, env: Mapping[str, str]) -> tuple[Path, ...]:
         """``$CLAUDE_CONFIG_DIR/projects``, else ``~/.claude/projects``."""
@@ -31,8 +38,13 @@ class ClaudeCode:
         home = Path(env.get("HOME") or Path.home())
         return (Path(base).expanduser() if base else home / ".claude") / "projects",
 
-    def claims(self, first: Mapping[str, Any], path: Path) -> bool:
-        """Claude Code records carry ``parentUuid`` or ``sessionId`` (pi's carry ``parentId`` and a header)."""
+    def claims(self, first: Mapping[str, Any] | None, path: Path) -> bool:
+        """Claude Code records carry ``parentUuid`` or ``sessionId`` (pi's carry ``parentId`` and a header).
+
+        A file under a ``.claude`` directory (its config dir) when the first record cannot be read.
+        """
+        if first is None:
+            return ".claude" in path.parts
         if "payload" in first or first.get("type") == "session":
             return False
         return "parentUuid" in first or "sessionId" in first or first.get("type") in _OWN_TYPES
@@ -43,6 +55,16 @@ class ClaudeCode:
     def writer(self, path: Path, session_id: str | None, env: Mapping[str, str]) -> str | None:
         """A live ``claude`` whose ``sessions/<pid>.json`` names the session (docs/claude-code.md)."""
         return claude_writer(session_id, env, path)
+
+    def entry_reader(self, source: SessionSource) -> SessionReader:
+        """Its reading laid out as entries (:mod:`engine.agents.agent_entries`)."""
+        from engine.agents.agent_entries import AgentEntryReader  # it asks the registry, which imports this
+
+        return AgentEntryReader(source.path, self.format, self.name)
+
+    def gateway_addresses(self, source: SessionSource) -> bool:
+        """False: Claude Code has no gateway."""
+        return False
 
 
 ADAPTER = ClaudeCode()
