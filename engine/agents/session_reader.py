@@ -1,7 +1,8 @@
 """One seam for reading a session, whatever store it lives in.
 
-Both readers keep entries in file (or ``seq``) order and parse only what was appended since the last call; callers
-ask :func:`open_reader` for one instead of looking at :attr:`SessionSource.format` (docs/formats.md).
+Every reader keeps entries in file (or ``seq``) order and parses only what was appended since the last call; callers
+ask :func:`open_reader` for one instead of looking at :attr:`SessionSource.format`, and it asks the session's agent
+(docs/formats.md, docs/agents.md).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.agents.registry import agent_of
 from engine.stores.entries import Entry
 from engine.stores.source import SessionSource
 from engine.stores.transcript import BadLine, EntryParser, ReadBatch, TranscriptReader
@@ -49,7 +51,5 @@ class SessionReader(Protocol):
 def open_reader(source: SessionSource) -> SessionReader:
     """A reader for ``source``, as the agent of its format reads it (``Agent.entry_reader``: docs/agents.md); the
     JSONL reader for a format no agent claims."""
-    from engine.agents.registry import agent_of  # the registry imports every agent folder, which import this
-
     agent = agent_of(source.format)
     return agent.entry_reader(source) if agent is not None else TranscriptReader(source.path)
