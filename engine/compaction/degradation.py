@@ -186,7 +186,7 @@ def _summary_units(text: str) -> tuple[str, ...]:
 
 
 def _lost_decisions(
-    checkpoints: Sequence[Checkpoint], summary_text: str | None
+    checkpoints: Sequence[Checkpoint], summary_text: str | None, kept_text: str = ""
 ) -> tuple[float | None, tuple[str, ...]]:
     ordered = sorted(checkpoints, key=lambda cp: (cp.meta.created_at, cp.meta.checkpoint_id))
     if summary_text is not None:
@@ -198,7 +198,8 @@ def _lost_decisions(
     earlier = dedupe(d.what for cp in earlier_cps for d in cp.decisions)
     if not earlier:
         return None, ()
-    flat = normalize(summary_text or "")
+    # Kept text is matched verbatim only: a decision a checkpoint captured is a sentence of the message it quotes.
+    flat = normalize(f"{summary_text or ''}\n{kept_text}")
     lost = tuple(
         d
         for d in earlier
@@ -208,7 +209,8 @@ def _lost_decisions(
 
 
 def assess_degradation(
-    snapshot: SessionSnapshot, *, checkpoints: Sequence[Checkpoint] = (), summary_text: str | None = None
+    snapshot: SessionSnapshot, *, checkpoints: Sequence[Checkpoint] = (), summary_text: str | None = None,
+    kept_text: str = "",
 ) -> DegradationAssessment:
     """The degradation report of ``snapshot`` plus the symptoms of a degrading session.
 
@@ -216,6 +218,8 @@ def assess_degradation(
         checkpoints: this session's checkpoints in any order (sorted by ``created_at``).
         summary_text: the latest compaction summary. When given, decisions of every checkpoint are looked for
             in it; otherwise those of earlier checkpoints are looked for in the latest checkpoint.
+        kept_text: with ``summary_text``, what else the context keeps after that compaction (the messages kept
+            verbatim, the checkpoint message): a decision still there is not missing.
     """
     report = evaluate_degradation(snapshot.compactions)
     compactions = _compactions(snapshot.view.path)
@@ -225,7 +229,7 @@ def assess_degradation(
     post, basis = measured if measured is not None else (None, None)
     line = snapshot.gauge.compaction_line
     over = post is not None and line > 0 and post > line
-    share, lost = _lost_decisions(checkpoints, summary_text)
+    share, lost = _lost_decisions(checkpoints, summary_text, kept_text if summary_text is not None else "")
     warnings: list[str] = []
     if spam:
         warnings.append(f"Compaction spam: {detail}.")
@@ -246,7 +250,8 @@ def assess_degradation(
     if share:
         # Two different figures, named apart: the Overview's (the latest checkpoint against the earlier ones) and a
         # plan's (the summary it would write against the checkpoints so far).
-        where = "this summary" if summary_text is not None else "the latest checkpoint"
+        where = ("this summary" + (" and the messages it keeps" if kept_text else "") if summary_text is not None
+                 else "the latest checkpoint")
         warnings.append(f"{round(share * 100)}% of earlier checkpoints' decisions are missing from {where}.")
     if report.level in ("high", "critical"):
         warnings.append(report.recommendation.splitlines()[0])

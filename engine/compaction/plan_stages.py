@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.accounting.context import ContextView, CutPoint, cut_after, find_cut_point, has_pi_cut, pi_branch
+from engine.accounting.measure import text_of
 from engine.capture.redact import redact_secrets
 from engine.checkpoints.render import render_checkpoint
 from engine.compaction.budget import protected_budget
@@ -224,13 +225,17 @@ def measure(
 
 
 def assess(
-    snapshot: SessionSnapshot, request: CompactionRequest, inputs: PlanInputs, draft: SummaryDraft,
-    settings: CompactionSettings,
+    snapshot: SessionSnapshot, request: CompactionRequest, inputs: PlanInputs, cut: PlannedCut, draft: SummaryDraft,
+    figures: PlanFigures, settings: CompactionSettings,
 ) -> PlanAssessment:
     """The assessment stage: the session's degradation, the guard's decision and the degradation after."""
     latest = inputs.latest
+    # What the context still holds beside the summary: a checkpoint decision said in a kept message is not lost.
+    kept = [text_of(m, inputs.objects(m.entry))[0] for m in cut.kept]
+    if figures.rendered_checkpoint is not None:
+        kept.append(figures.rendered_checkpoint.text)
     degradation = assess_degradation(snapshot, checkpoints=(latest.checkpoint,) if latest else (),
-                                     summary_text=draft.text)
+                                     summary_text=draft.text, kept_text="\n".join(kept))
     report = degradation.report
     guard = check_guard(report, automatic=request.automatic, auto_compactions=request.auto_compactions,
                         max_auto_compactions=settings.max_auto_compactions, loss=degradation.loss)

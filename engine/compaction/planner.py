@@ -84,7 +84,7 @@ def plan_compaction(
     counts = pending.join()
     draft = draft_summary(snapshot, request, cut, material, counts, inputs, config)
     figures = measure(snapshot, cut, draft, counts, inputs)
-    assessment = assess(snapshot, request, inputs, draft, config.compaction)
+    assessment = assess(snapshot, request, inputs, cut, draft, figures, config.compaction)
     return CompactionPlan(
         source=snapshot.source,
         request=request,

@@ -10,10 +10,12 @@ import pytest
 
 from engine.agents.discovery import discover_sessions
 from engine.checkpoints.model import Checkpoint, Decision
+from engine.checkpoints.store import write_checkpoint
 from engine.compaction.degradation import assess_degradation, check_guard, evaluate_degradation
 from engine.session.snapshot import SessionSnapshot, snapshot_session
 from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION, V1_LEGACY
 from tests.engine._checkpoints import sample_checkpoint
+from tests.engine._compaction import coding_session, plan_for, snapshot_of
 from tests.engine._transcripts import assistant, compaction, user, write
 
 
@@ -180,6 +182,31 @@ def test_decisions_looked_for_in_the_summary_when_given() -> None:
         _snapshot(V1_LEGACY), checkpoints=(cp,), summary_text="Summary unavailable due to context limits."
     )
     assert fallback.lost_decisions_share == 1.0
+
+
+def test_a_decision_the_context_keeps_verbatim_is_not_missing_from_a_plan() -> None:
+    cp = _with_decisions("cp_001", "2026-02-24T15:30:00Z", "Use a token bucket in Redis keyed per merchant",
+                         "Limits are read from the merchant tier table")
+    summary = "## Decisions\n- None.\n"
+    kept = "assistant: I'll use a token bucket in Redis keyed per merchant, because it is shared by all pods."
+    assessed = assess_degradation(_snapshot(V1_LEGACY), checkpoints=(cp,), summary_text=summary, kept_text=kept)
+    assert assessed.lost_decisions == ("Limits are read from the merchant tier table",)
+    assert "50% of earlier checkpoints' decisions are missing from this summary and the messages it keeps." in (
+        assessed.warnings)
+
+
+def test_a_plan_does_not_call_decisions_in_its_kept_messages_lost(tmp_path: Path) -> None:
+    # The demo's compaction preview warned "100% of earlier checkpoints' decisions are missing from this summary"
+    # while the decision sat in a message the plan keeps (and in the checkpoint message it appends).
+    session = coding_session(tmp_path / "s.jsonl", turns=8)
+    _, snapshot = snapshot_of(session)
+    kept_turn = "turn 7: please fix services/app7.py, see https://tracker.example.com/T-7"
+    write_checkpoint(tmp_path / "state", snapshot.key, _with_decisions("cp_001", "2026-03-01T10:00:00Z", kept_turn))
+    _, plan = plan_for(session, "summarize", tmp_path / "state", keep_recent=3000)
+    assert plan.applicable, plan.blocked
+    assert "u7" in plan.kept_ids
+    assert plan.assessment.degradation.lost_decisions_share == 0.0
+    assert not [w for w in plan.warnings if "decisions are missing" in w]
 
 
 def test_no_share_without_something_earlier_to_compare() -> None:

@@ -52,7 +52,7 @@ def test_the_stages_in_order_give_the_plan_plan_compaction_gives(tmp_path: Path)
     counts = pending.join()
     draft = draft_summary(snapshot, request, cut, material, counts, inputs, config)
     figures = measure(snapshot, cut, draft, counts, inputs)
-    assessment = assess(snapshot, request, inputs, draft, config.compaction)
+    assessment = assess(snapshot, request, inputs, cut, draft, figures, config.compaction)
     verdict = decide(request, inputs, cut, draft, figures, assessment)
     assert (cut.kept_ids, draft.text, figures, verdict) == (plan.kept_ids, plan.summary, plan.figures, plan.verdict)
     assert plan.request == request and plan.cut.first_kept_entry_id == cut.first_kept_entry_id
@@ -70,7 +70,7 @@ def test_the_verdict_is_a_function_of_the_inputs_read_at_the_edge(tmp_path: Path
     draft = draft_summary(snapshot, request, cut, summary_material(snapshot, cut, inputs, config.compaction), counts,
                           inputs, config)
     figures = measure(snapshot, cut, draft, counts, inputs)
-    assessment = assess(snapshot, request, inputs, draft, config.compaction)
+    assessment = assess(snapshot, request, inputs, cut, draft, figures, config.compaction)
     quiet = decide(request, inputs, cut, draft, figures, assessment)
     held = LockInfo(session.with_suffix(".jsonl.lock"), 4242, "2026-03-01T11:59:00Z", None, True, False, "held")
     busy = dataclasses.replace(inputs, lock=held, transcript_age=1.5)
