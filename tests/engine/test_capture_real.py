@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.real import load_corpus, matches, score
+from bench.real import Session, _table, load_corpus, matches, score
 from engine.capture.envelopes import user_words
 from engine.capture.ledger import Item, Ledger, carry_open, fold_agent, fold_user, ledger_at_end
 from engine.capture.state import CapturedState, capture
@@ -213,6 +213,20 @@ def test_bench_scoring_pairs_each_label_once_and_leaves_acceptable_items_neutral
     # The matching is maximal: a prediction that fits two labels goes where it lets the other one match too.
     both = score(["retry helper on postgres", "postgres"], labels, [])
     assert (both.tp, both.fp, both.fn) == (2, 0, 0)
+
+
+def test_bench_folds_of_prints_only_that_groups_repository_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    # A held-out group's per-repository lines are its misses in small: with --folds-of only its pooled line shows.
+    label = {"id": "D1", "keys": [["postgres"]]}
+    sessions = [Session(name, repo, Path(f"/x/{name}.jsonl"), {"decisions": [label]})
+                for name, repo in (("a", "own/fit-repo"), ("b", "own/held-repo"))]
+    predictions = {str(s.path): {"decisions": ["use postgres"], "constraints": [], "open_items": []}
+                   for s in sessions}
+    split = {"fit": frozenset({"own/fit-repo"}), "test": frozenset({"own/held-repo"})}
+    _table(sessions, {"ctxscope": predictions, "baseline": predictions}, False, split, None, "fit")
+    out = capsys.readouterr().out
+    assert "own/fit-repo" in out and "own/held-repo" not in out
+    assert "pooled: test" in out and "pooled: fit" in out
 
 
 def test_a_plan_mode_acceptance_is_an_agreed_plan_and_an_open_request() -> None:
