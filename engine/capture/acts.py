@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Final
 
-__all__ = ["Act", "Sentence", "UserTurn", "read_user_turn", "says_failure", "sentences"]
+__all__ = ["Act", "Sentence", "UserTurn", "picks_option", "read_user_turn", "says_failure", "sentences"]
 
 Act = str
 """One of ``instructs``, ``prefers``, ``corrects``, ``approves``, ``rejects``, ``defers``, ``asks``,
@@ -48,9 +48,27 @@ _IMPERATIVE: Final = re.compile(
     re.I,
 )
 _CLAUSE_LEAD: Final = re.compile(
-    r"[,;:]\s*(?:so|therefore|then|and then|please|kindly|now|also|and|but)[\s,]+(?:please\s+)?", re.I
+    r"[,;:]\s*(?:so|therefore|then|and then|please|kindly|now|also|and|but)[\s,]+(?:please\s+)?"
+    r"|\s(?:so|therefore)\s+(?!that\b)", re.I
 )
-"""A clause that a run-on message starts after a comma: "…, therefore, classify them into jobs"."""
+"""A clause that a run-on message starts after a comma, or after "so" without one: "…, therefore, classify them
+into jobs", "just the one main option so get rid of the other approach"."""
+_PICK: Final = re.compile(
+    r"\b(?:the|that|your)\s+(?:first|second|third|fourth|last|other|former|latter|right|correct|original|previous"
+    r"|recommended|simpler|simplest|\d(?:st|nd|rd|th))\s+(?:one|approach|option|way|solution|method|route|path|plan"
+    r"|alternative|version|choice|idea)\b"
+    r"|\b(?:option|approach|solution|route|choice|variant)\s+(?:#?\d|(?-i:[A-D])|one|two|three)\b"
+    r"|\b(?:plan|path)\s+(?-i:[A-D])\b|\b(?:go|going|stick)\s+with\s+(?:#?\d|(?-i:[A-D]))\b"
+    r"|方案\s*[一二三四ABCD1-4]|第[一二三四1-4](?:种|个)(?:方案|方法|思路|路径)?|路径\s*[A-D一二三]|选项\s*[A-D1-4一二三]",
+    re.I,
+)
+"""A choice among the agent's options named by its place or standing, not by what it is ("do the second
+approach instead", "the right approach", "option B", "go with 2", 方案二): what was chosen is in the agent's reply."""
+
+
+def picks_option(text: str) -> bool:
+    """Whether ``text`` names one of the agent's options by position or standing (docs/capture.md, Decisions)."""
+    return bool(_PICK.search(text))
 _REQUEST: Final = re.compile(
     r"\b(?:i want (?:you )?to|i want|i'd like|i would like|i need|we need|we should|you should|we'll need"
     r"|we will need|need to|should (?:be|have|use|just|not|only|say|show|stay)|must|can you|could you|would you"
@@ -236,7 +254,7 @@ def _read_sentence(text: str) -> Sentence:
         question = core.lower().startswith(("help me understand", "tell me", "explain"))
     instruction = not _LOG_LINE.match(core) and bool(
         _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
-        or (not question and _DESIRED.match(core))
+        or (not question and _DESIRED.match(core)) or (not question and _PICK.search(core) and _words(core) <= 12)
         or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core)))
     if question and not cjk and _ASKS_TO_DO.match(core):
         question, instruction = False, True

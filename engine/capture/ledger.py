@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final
 
-from engine.capture.acts import UserTurn, read_user_turn, says_failure, sentences
+from engine.capture.acts import UserTurn, picks_option, read_user_turn, says_failure, sentences
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.envelopes import accepted_plan
@@ -213,6 +213,11 @@ def _outcome(agent_text: str) -> str:
     return chosen if len(chosen) <= _OUTCOME_CHARS else ""
 
 
+def _first_statement(text: str) -> str:
+    """The first sentence of an agent message that states something (not a question or a lead-in to a list)."""
+    return next((s for s in sentences(text) if len(s) > 12 and not s.endswith(("?", "？", ":", "："))), "")
+
+
 def _with_outcome(items: list[Item], index: int | None, agent_text: str) -> None:
     """Complete the decision at ``index`` with what the agent reported doing for it."""
     if index is None or index >= len(items) or not agent_text.strip():
@@ -257,7 +262,7 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
         before = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")), None)
         if before is not None:
             return _lead(f"{joined} (re: {clip_words(before.text.split(_ABOUT)[0], 160)})")
-    if not joined or not _ARTIFACT.search(joined):
+    if not joined or not (_ARTIFACT.search(joined) or picks_option(joined)):
         return ""
     return _lead(joined)
 
@@ -347,8 +352,9 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
                        None)
         text = f"Deferred: {flat}" if direction or earlier is None else f"Deferred: {earlier.text} ({deferred})"
         _add(items, Item("open", _lead(text), "deferred", when, entry_id))
-    elif direction and turn.has("instructs") and _add(items, Item("decision", direction, "instruction", when,
-                                                                   entry_id)):
+    elif direction and turn.has("instructs") and _add(items, Item(
+            "decision", direction, "picked" if picks_option(direction) and not _ARTIFACT.search(direction)
+            else "instruction", when, entry_id)):
         awaiting = len(items) - 1
     preferences = [s.text for s in turn.sentences if s.preference and not s.question]
     if turn.has("reports") and not turn.has("instructs"):
@@ -449,12 +455,18 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
     if _SAYS_NOTHING.match(text):
         return replace(ledger, agent_acted=ledger.agent_acted or acted) if acted else ledger
     items = list(ledger.items)
+    awaiting = ledger.awaiting
+    if awaiting is not None and not ledger.agent_text and awaiting < len(items) and items[awaiting].source == "picked":
+        # "do the second approach instead" names its choice by place: the agent's first words after it say what
+        # was chosen ("Let's use the AI Studio API approach"), its later report only what it did.
+        _with_outcome(items, awaiting, _first_statement(text))
+        awaiting = None
     if "[" in text or ":" in text:
         _agent_steps(items, text, when, entry_id)
     _agent_decisions(items, text, when, entry_id)
 
     joined = f"{ledger.agent_text}\n\n\n{text}" if ledger.agent_text else text
-    awaiting, unconfirmed = ledger.awaiting, ledger.unconfirmed
+    unconfirmed = ledger.unconfirmed
     if len(items) > MAX_ITEMS:
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)

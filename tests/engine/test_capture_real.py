@@ -433,3 +433,29 @@ def test_a_bare_yes_to_an_offer_is_not_a_new_request() -> None:
                   ("assistant", "Two bugs in the TTL and the lock.\n\nI'll fix both, because they are small. OK?"),
                   ("user", "ok go ahead"))
     assert not any(i.text == "ok go ahead" for i in items)
+
+
+# --- round 4: choices by place, … (docs/capture.md) ----------------------------------------------------------------
+
+
+def _decisions(items: tuple[Item, ...]) -> list[str]:
+    return [i.text for i in items if i.kind == "decision"]
+
+
+def test_a_choice_named_by_its_place_is_a_decision_that_the_agents_next_words_resolve() -> None:
+    # d13 (keyframe-blogger) and d03 (tnyOffice): the user picks among the agent's routes without naming one.
+    items = _fold(("user", "transcribe talk.mp4 with gemini"),
+                  ("assistant", "Two ways: the Vertex AI route with a bucket, or an AI Studio API key."),
+                  ("user", "do the second approach instead"),
+                  ("assistant", "Let's use the AI Studio API approach. First, get an API key:"),
+                  ("assistant", "I've added set_api_key.sh and updated transcribe.py to read GEMINI_API_KEY."))
+    picked = [i for i in items if i.kind == "decision" and i.source == "picked"]
+    assert [i.text for i in picked] == ["do the second approach instead → Let's use the AI Studio API approach."]
+    # The same shape after "so" with no comma: the clause is the user's order, not a remark.
+    again = _fold(("assistant", "The README now shows both options: poetry shell, or the poetry run prefix."),
+                  ("user", "nope. just the one main option so get rid of the other approach"),
+                  ("assistant", "Now the README only uses the `poetry run` prefix."))
+    assert _decisions(again) == ["just the one main option so get rid of the other approach → Now the README only "
+                                 "uses the `poetry run` prefix."]
+    # A place word that names no option of the agent's is no choice.
+    assert not _decisions(_fold(("user", "fix the second line"), ("assistant", "Fixed it.")))
