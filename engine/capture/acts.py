@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Final
 
-__all__ = ["Act", "Sentence", "UserTurn", "picks_option", "read_user_turn", "says_failure", "sentences"]
+__all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "picks_option", "read_user_turn", "says_failure",
+           "sentences"]
 
 Act = str
 """One of ``instructs``, ``prefers``, ``corrects``, ``approves``, ``rejects``, ``defers``, ``asks``,
@@ -96,6 +97,16 @@ _PREFERENCE: Final = re.compile(
     r"|i(?:'ll| will) (?:\w+ ){0,4}?(?:manually|myself|tell you|let you know|inspect|check (?:it|them) myself))\b",
     re.I,
 )
+SCOPE_LIMIT: Final = re.compile(
+    r"\b(?:just|only|keep)\b[^.?!]{0,60}\bfor now\b"
+    r"|\b(?:don'?t|do not) (?!know|have|think|see|understand|need)\w+(?: \w+){0,4} yet\b"
+    r"|\b(?:we|i)(?:'ll| will) [^?!]{0,60}\blater\b"
+    r"|\bwithout (?:implementing|changing|making|touching|writing|modifying|editing) (?:any|the)\b",
+    re.I,
+)
+"""A limit on how far the work goes for the time being ("don't implement the plan yet", "just make those changes
+for now. we'll make process_with_ai.py more flexible later", "tell me your thoughts without implementing any code
+changes"): it holds until the user lifts it, so it is a constraint as well as what it defers."""
 _STANDING: Final = re.compile(
     r"\b(?:in|for|across|to) (?:all|every|each)\b|全部|所有|一律|统一", re.I
 )
@@ -262,6 +273,8 @@ def _read_sentence(text: str) -> Sentence:
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (
         _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
+    if not core.endswith(("?", "？")) and SCOPE_LIMIT.search(text):
+        preference = True  # "tell me your thoughts without implementing any code changes" asks, and limits
     # An instruction that sets how a whole class of things is ("… camelCase in all .tsx files", 全部放在 @Physics 里)
     # or picks one thing over another ("use #!/bin/sh instead of powershell") stands beyond this turn.
     if instruction and not question and not deferral and not preference and _STANDING.search(core):

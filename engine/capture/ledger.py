@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final
 
-from engine.capture.acts import UserTurn, picks_option, read_user_turn, says_failure, sentences
+from engine.capture.acts import SCOPE_LIMIT, UserTurn, picks_option, read_user_turn, says_failure, sentences
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.envelopes import accepted_plan
@@ -356,7 +356,10 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
             "decision", direction, "picked" if picks_option(direction) and not _ARTIFACT.search(direction)
             else "instruction", when, entry_id)):
         awaiting = len(items) - 1
-    preferences = [s.text for s in turn.sentences if s.preference and not s.question]
+    # A request for an answer ("tell me …", no question mark) can still set a limit ("… without implementing any
+    # code changes"); a real question ("should we never …?") sets none.
+    preferences = [s.text for s in turn.sentences if s.preference and not s.text.rstrip().endswith(("?", "？"))
+                   and (not s.question or SCOPE_LIMIT.search(s.text))]
     if turn.has("reports") and not turn.has("instructs"):
         pass  # a pasted log's "is never read" states no rule
     elif turn.has("corrects"):

@@ -459,3 +459,25 @@ def test_a_choice_named_by_its_place_is_a_decision_that_the_agents_next_words_re
                                  "uses the `poetry run` prefix."]
     # A place word that names no option of the agent's is no choice.
     assert not _decisions(_fold(("user", "fix the second line"), ("assistant", "Fixed it.")))
+
+
+def _constraints(items: tuple[Item, ...]) -> list[str]:
+    return [i.text for i in items if i.kind == "constraint"]
+
+
+def test_a_limit_on_how_far_the_work_goes_for_now_is_a_constraint() -> None:
+    # tnyOffice d01, keyframe-blogger d14, odyash d10: the limit holds until the user lifts it.
+    plan = _fold(("user", "write it in a planning document named plan.md. don't implement the plan yet."))
+    assert _constraints(plan) == ["don't implement the plan yet."]
+    assert any(i.kind == "open" and i.source == "deferred" for i in plan)
+    later = _fold(("user", "just make those changes for now. we'll make process_with_ai.py more flexible later."))
+    assert _constraints(later) == ["just make those changes for now. we'll make process_with_ai.py more flexible "
+                                   "later."]
+    asked = _fold(("user", "act freezes on install (caching maybe? tell me your thoughts without implementing any "
+                           "code changes)"))
+    assert _constraints(asked) == ["tell me your thoughts without implementing any code changes)"]
+    # The user's own state is no limit on the work, and "later" in a file is no time.
+    assert not _constraints(_fold(("user", "I don't have any of the google utils installed yet but I have an account")))
+    assert not _constraints(_fold(("user", "the header is defined later in main.py, fix its colour")))
+    # A one-off order for the time being is no standing limit ("for now remove that", tnyOffice d02).
+    assert not _constraints(_fold(("user", "i don't understand what preview does. for now remove that")))
