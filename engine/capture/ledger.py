@@ -244,6 +244,16 @@ def _asked(words: str, turn: UserTurn) -> str:
     return _lead(" ".join(" ".join(line.split()) for line in prose)) or _lead(flat)
 
 
+_GO_AHEAD: Final = re.compile(
+    r"^(?:let'?s |please |can you |could you )?(?:begin|start|get started|go ahead|proceed|continue)\b"
+    r"(?: (?:on|with|to))?"
+    r"(?: (?:implementing|implement|coding|building|the|this|that|it|plan|implementation|in|the api|changes?))*\W*$"
+    r"|^帮我(?:开始)?(?:完成|修改|实现|改)(?:我的)?(?:需求|吧|一下)?\W*$",
+    re.I,
+)
+"""Asking the agent to get on with the work it described ("begin implementing this plan", "let's get started on this
+implementation in the API", 帮我完成我的需求, 帮我开始修改吧) names no direction of its own: the work is the agent's
+plan."""
 _REFERS_BACK: Final = re.compile(r"\b(?:it|that|this|them|those|these)\b", re.I)
 """An instruction whose object is in the turn before ("put it back and make it optional")."""
 
@@ -256,6 +266,8 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
             and not _NO_DIRECTION.match(lead := _LEAD_WORDS.sub("", s.text)) and not _EXAMINES.match(lead)
             and not _RECORDS.match(lead.replace("@", ""))]
     joined = " ".join(kept)
+    if _GO_AHEAD.match(_LEAD_WORDS.sub("", joined).strip()):
+        return ""  # "begin implementing this plan", 帮我开始修改吧: the work asked for is the agent's, not a direction
     # A yes to the agent's offer ("yes, do these fixes") refers to the offer, which the approval confirms already.
     if joined and not _ARTIFACT.search(joined) and items and _REFERS_BACK.search(joined) and len(joined.split()) <= 15 \
             and not turn.has("approves"):

@@ -481,3 +481,18 @@ def test_a_limit_on_how_far_the_work_goes_for_now_is_a_constraint() -> None:
     assert not _constraints(_fold(("user", "the header is defined later in main.py, fix its colour")))
     # A one-off order for the time being is no standing limit ("for now remove that", tnyOffice d02).
     assert not _constraints(_fold(("user", "i don't understand what preview does. for now remove that")))
+
+
+def test_asking_the_agent_to_get_on_with_its_plan_is_no_direction_of_the_users_own() -> None:
+    # tnyOffice d02/d03, zch d04, GlobalPose d06: the decision is the plan, which these words do not state.
+    for go in ("begin implementing this plan", "let's get started on this implementation in the API", "帮我开始修改吧",
+               "帮我完成我的需求"):
+        items = _fold(("user", "make a plan in plans/auth.md for protecting the API"),
+                      ("assistant", "I've written plans/auth.md: one shared API key in the x-api-key header."),
+                      ("user", go),
+                      ("assistant", "I've implemented the middleware in src/middleware/auth.ts."))
+        assert not [d for d in _decisions(items) if d.startswith(go)], go
+        assert any(i.kind == "open" and i.text == go for i in items), go
+    # Naming what to carry out still decides it.
+    named = _fold(("user", "begin implementing the retry helper in src/net/retry.ts"), ("assistant", "Done."))
+    assert _decisions(named)
