@@ -107,6 +107,12 @@ SCOPE_LIMIT: Final = re.compile(
 """A limit on how far the work goes for the time being ("don't implement the plan yet", "just make those changes
 for now. we'll make process_with_ai.py more flexible later", "tell me your thoughts without implementing any code
 changes"): it holds until the user lifts it, so it is a constraint as well as what it defers."""
+_MOVED: Final = re.compile(
+    r"\bshould(?:n'?t| not) be\b.{0,120}?"
+    r"(?:\b(?:it|they|this|that|these|those) should be\b|,\s*(?:so|therefore|then)\b)",
+    re.I,
+)
+"""A thing that is not as it should be, and what to do about it, in one sentence: an order about this thing."""
 _STANDING: Final = re.compile(
     r"\b(?:in|for|across|to) (?:all|every|each)\b|全部|所有|一律|统一", re.I
 )
@@ -279,6 +285,9 @@ def _read_sentence(text: str) -> Sentence:
     # or picks one thing over another ("use #!/bin/sh instead of powershell") stands beyond this turn.
     if instruction and not question and not deferral and not preference and _STANDING.search(core):
         preference = True
+    if preference and _MOVED.search(core):
+        # "this file shouldn't be in apps/api, it should be in the root": one thing put right now, not a rule.
+        preference, instruction = False, True
     return Sentence(text, question, instruction, preference, deferral)
 
 

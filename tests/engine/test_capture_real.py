@@ -496,3 +496,15 @@ def test_asking_the_agent_to_get_on_with_its_plan_is_no_direction_of_the_users_o
     # Naming what to carry out still decides it.
     named = _fold(("user", "begin implementing the retry helper in src/net/retry.ts"), ("assistant", "Done."))
     assert _decisions(named)
+
+
+def test_a_thing_out_of_place_with_its_fix_is_an_order_not_a_standing_rule() -> None:
+    # tnyOffice d03 and odyash d10: "X shouldn't be …, it should be …" / ", therefore, …" puts one thing right.
+    moved = _fold(("user", "since this file is an example for both apps it shouldn't be in the apps/api directory it "
+                           "should be in the root of the monorepo"))
+    assert not _constraints(moved) and _decisions(moved)
+    split = _fold(("user", "the steps in main.yml shouldn't be all lumped under a vague 'build' job , therefore, "
+                           "classify them into different jobs"))
+    assert not _constraints(split)
+    # Without the fix beside it, it is still a rule.
+    assert _constraints(_fold(("user", "generated files shouldn't be committed to the repository")))
