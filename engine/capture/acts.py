@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Final
 
-__all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "picks_option", "read_user_turn", "says_failure",
-           "sentences"]
+__all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "picks_option", "read_user_turn",
+           "says_failure", "sentences"]
 
 Act = str
 """One of ``instructs``, ``prefers``, ``corrects``, ``approves``, ``rejects``, ``defers``, ``asks``,
@@ -262,6 +262,27 @@ database", "the page should remain recognizable"): an instruction in the form of
 something works ("this should fix it")."""
 
 
+_PLACE: Final = re.compile(r"^(?:in|on|inside|within|under)\s+", re.I)
+"""Where an order applies; not "for each value, …", which in a spec says how to compute, not where to act."""
+_PLACE_THING: Final = re.compile(r"[/.#`_]|:\d")
+
+
+def after_place(core: str) -> str | None:
+    """The order after a place named first ("in each engines/ module implement simple functions", "in
+    #file:update-paths.js:22-23 , state that …", "in this app, look at …"), or ``None``: the place is a path or
+    code, or a comma ends it, and an imperative follows."""
+    lead = _PLACE.match(core)
+    if not lead:
+        return None
+    words = core[lead.end():].split(" ")
+    for n in range(1, min(len(words), 9)):
+        place, rest = " ".join(words[:n]), " ".join(words[n:]).lstrip(", ")
+        if (place.endswith(",") or _PLACE_THING.search(place) or rest != " ".join(words[n:])) and \
+                _IMPERATIVE.match(_LEAD.sub("", rest)):
+            return rest
+    return None
+
+
 def _read_sentence(text: str) -> Sentence:
     text = text.replace("’", "'")  # "I’d like" typed with a typographic apostrophe is "I'd like"
     core = _LEAD.sub("", text).strip()
@@ -272,7 +293,8 @@ def _read_sentence(text: str) -> Sentence:
     instruction = not _LOG_LINE.match(core) and bool(
         _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
         or (not question and _DESIRED.match(core)) or (not question and _PICK.search(core) and _words(core) <= 12)
-        or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core)))
+        or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core))
+        or after_place(core) is not None)
     if question and not cjk and _ASKS_TO_DO.match(core):
         question, instruction = False, True
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
@@ -283,7 +305,8 @@ def _read_sentence(text: str) -> Sentence:
         preference = True  # "tell me your thoughts without implementing any code changes" asks, and limits
     # An instruction that sets how a whole class of things is ("… camelCase in all .tsx files", 全部放在 @Physics 里)
     # or picks one thing over another ("use #!/bin/sh instead of powershell") stands beyond this turn.
-    if instruction and not question and not deferral and not preference and _STANDING.search(core):
+    if instruction and not question and not deferral and not preference and _STANDING.search(
+            after_place(core) or core):  # "for each value, get …" is where this order applies, not a rule
         preference = True
     if preference and _MOVED.search(core):
         # "this file shouldn't be in apps/api, it should be in the root": one thing put right now, not a rule.

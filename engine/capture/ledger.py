@@ -24,7 +24,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final
 
-from engine.capture.acts import SCOPE_LIMIT, UserTurn, picks_option, read_user_turn, says_failure, sentences
+from engine.capture.acts import (
+    SCOPE_LIMIT,
+    UserTurn,
+    after_place,
+    picks_option,
+    read_user_turn,
+    says_failure,
+    sentences,
+)
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.envelopes import accepted_plan
@@ -258,12 +266,18 @@ _REFERS_BACK: Final = re.compile(r"\b(?:it|that|this|them|those|these)\b", re.I)
 """An instruction whose object is in the turn before ("put it back and make it optional")."""
 
 
+def _order_of(sentence: str) -> str:
+    """The order a sentence gives, without lead words or a place named first ("in this app, look at …")."""
+    lead = _LEAD_WORDS.sub("", sentence)
+    return after_place(lead) or lead
+
+
 def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     """The sentences of a message that set direction: instructions and preferences that name a concrete thing
     (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes. One that
     names its object only by a pronoun carries what the user asked just before (the thing "it" is)."""
     kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
-            and not _NO_DIRECTION.match(lead := _LEAD_WORDS.sub("", s.text)) and not _EXAMINES.match(lead)
+            and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
             and not _RECORDS.match(lead.replace("@", ""))]
     joined = " ".join(kept)
     if _GO_AHEAD.match(_LEAD_WORDS.sub("", joined).strip()):

@@ -508,3 +508,14 @@ def test_a_thing_out_of_place_with_its_fix_is_an_order_not_a_standing_rule() -> 
     assert not _constraints(split)
     # Without the fix beside it, it is still a rule.
     assert _constraints(_fold(("user", "generated files shouldn't be committed to the repository")))
+
+
+def test_an_order_that_names_its_place_first_is_an_instruction() -> None:
+    # twat-search d22 and odyash d08: the imperative comes after where it applies.
+    module = _fold(("user", "in each engines/ module implement simple FUNCTIONS per endpoint, like `brave_news()`"))
+    assert _decisions(module) and not _constraints(module)  # "in each" is where, not a rule over every module
+    lines = _fold(("user", "in #file:update-paths.js:22-23 , state that you can run it via the tasks.json task"))
+    assert _decisions(lines)
+    # A place before an examination is still an examination; a place before a statement gives no order.
+    assert not _decisions(_fold(("user", "in this app, look at the @apps/api/ implementation of git sync.")))
+    assert not _decisions(_fold(("user", "in the test list of main.py there are three items")))
