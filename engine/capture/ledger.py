@@ -390,7 +390,9 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         pass  # a pasted log's "is never read" states no rule
     elif turn.has("corrects"):
         # A correction is kept whole (its lead sentences): "no, you did the opposite" alone says nothing.
-        _add(items, Item("constraint", _lead(flat), "correction", when, entry_id))
+        if _add(items, Item("constraint", _lead(flat), "correction", when, entry_id)) and awaiting is None and \
+                picks_option(flat) and not _ARTIFACT.search(flat):
+            awaiting = len(items) - 1  # "no, i want you to do the right approach": the agent's reply says which
     elif preferences:
         # One message's rules are one item: "do NOT rewrite … do NOT add sections" is one stance.
         _add(items, Item("constraint", _lead(" ".join(preferences)), "preference", when, entry_id))
@@ -485,10 +487,15 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
         return replace(ledger, agent_acted=ledger.agent_acted or acted) if acted else ledger
     items = list(ledger.items)
     awaiting = ledger.awaiting
-    if awaiting is not None and not ledger.agent_text and awaiting < len(items) and items[awaiting].source == "picked":
-        # "do the second approach instead" names its choice by place: the agent's first words after it say what
-        # was chosen ("Let's use the AI Studio API approach"), its later report only what it did.
-        _with_outcome(items, awaiting, _first_statement(text))
+    if awaiting is not None and not ledger.agent_text and awaiting < len(items) and items[awaiting].source in (
+            "picked", "correction"):
+        # "do the second approach instead", "no, i want you to do the right approach" name what they want by place
+        # or standing only: the agent's first words after them say what it is ("Let's use the AI Studio API
+        # approach", "let me keep the separate .env.example files in each app"), its later report only what it did.
+        said = items[awaiting].entry_id
+        for index, item in enumerate(items):
+            if item.entry_id == said and item.source in ("picked", "correction") and OUTCOME_MARK not in item.text:
+                _with_outcome(items, index, _first_statement(text))
         awaiting = None
     if "[" in text or ":" in text:
         _agent_steps(items, text, when, entry_id)

@@ -519,3 +519,18 @@ def test_an_order_that_names_its_place_first_is_an_instruction() -> None:
     # A place before an examination is still an examination; a place before a statement gives no order.
     assert not _decisions(_fold(("user", "in this app, look at the @apps/api/ implementation of git sync.")))
     assert not _decisions(_fold(("user", "in the test list of main.py there are three items")))
+
+
+def test_a_correction_that_names_nothing_is_completed_by_the_agents_next_words() -> None:
+    # tnyOffice d03 ("no, i want you to do the right approach") and keyframe-blogger d15 ("nope. … the other approach").
+    items = _fold(("user", "move .env.example to the root of the monorepo"),
+                  ("assistant", "I've moved it to the root."),
+                  ("user", "no, i want you to do the right approach"),
+                  ("assistant", "You're right - let me keep the separate `.env.example` files in each app directory."),
+                  ("assistant", "Done: apps/api/.env.example and apps/docs/.env.example are back."))
+    assert _constraints(items) == ["no, i want you to do the right approach → You're right - let me keep the separate "
+                                   "`.env.example` files in each app directory."]
+    # A correction that says what it wants keeps its own words only.
+    said = _fold(("user", "i said gemini 2.5 pro. check carefully and use that model"),
+                 ("assistant", "Sorry, switching to gemini-2.5-pro now."))
+    assert _constraints(said) == ["i said gemini 2.5 pro. check carefully and use that model"]
