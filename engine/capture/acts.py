@@ -149,6 +149,8 @@ _APPROVAL: Final = re.compile(
     re.I,
 )
 _ZH_APPROVAL: Final = re.compile(r"^(?:确认|好的?|可以|行|同意|没问题|继续|就这样|按你说的|是的|对)")
+_ZH_BARE_YES: Final = re.compile(r"^(?:确认|好的?|可以|行|同意|没问题|是的|对)[。！!.,，]*$")
+"""A Chinese yes and nothing else (确认, 好的): with nothing offered it acknowledges, as "ok" does."""
 _REJECTION: Final = re.compile(r"^(?:no|nope|nah|don'?t|not now|no thanks|no,? thanks|no need)[.!]*$", re.I)
 _ZH_REJECTION: Final = re.compile(r"^(?:不|不用|不要|不需要|算了)[。！!]*$")
 _ACK: Final = re.compile(
@@ -382,9 +384,9 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
             acts.add("instructs")
         if part.preference and not part.question:
             acts.add("prefers")
-    if short and not agent_offered and parts and (_APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text)) and (
-            len(parts) == 1):
-        acts = {"acknowledges"}  # "ok go ahead" with nothing offered asks for nothing new
+    if short and not agent_offered and parts and len(parts) == 1 and (
+            _APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text) or _ZH_BARE_YES.match(parts[0].text)):
+        acts = {"acknowledges"}  # "ok go ahead", 确认 with nothing offered asks for nothing new
     if "approves" in acts and _words(flat) <= 4 and not acts & {"asks", "prefers", "defers"}:
         acts = {"approves"}  # "ok go ahead", "yes do it": the yes itself, not a new request to "go"
     if not acts and parts:

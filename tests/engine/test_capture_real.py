@@ -534,3 +534,9 @@ def test_a_correction_that_names_nothing_is_completed_by_the_agents_next_words()
     said = _fold(("user", "i said gemini 2.5 pro. check carefully and use that model"),
                  ("assistant", "Sorry, switching to gemini-2.5-pro now."))
     assert _constraints(said) == ["i said gemini 2.5 pro. check carefully and use that model"]
+
+
+def test_a_bare_chinese_yes_with_nothing_offered_asks_for_nothing() -> None:
+    # GlobalPose d06: 确认 after "如果你确认，我就直接开始写阶段 2 代码。" was listed as a request of its own, "确认".
+    items = _fold(("assistant", "阶段 1 已完全对齐成功。如果你确认，我就直接开始写阶段 2 代码。"), ("user", "确认"))
+    assert not [i for i in items if i.kind == "open" and i.text == "确认"]
