@@ -36,6 +36,7 @@ all sessions, for both.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -158,7 +159,8 @@ def score(predicted: Sequence[str], labels: Sequence[dict[str, Any]], acceptable
 
 
 def baseline_tree(commit: str = BASELINE_COMMIT) -> tempfile.TemporaryDirectory[str]:
-    """A temporary directory holding ``git archive commit`` of this repository (the baseline's code)."""
+    """A temporary directory holding ``git archive commit`` of this repository (the baseline's code, or the
+    ``--before`` tree's)."""
     tmp = tempfile.TemporaryDirectory(prefix="ctxscope-baseline-")
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", commit, "engine"],
                              check=True, capture_output=True).stdout
@@ -209,16 +211,20 @@ def _side(repository: str, split: dict[str, frozenset[str]] | None) -> str | Non
 
 
 def _table(sessions: Sequence[Session], arms: dict[str, dict[str, Any]], verbose: bool,
-           split: dict[str, frozenset[str]] | None = None, misses_of: str | None = None) -> None:
+           split: dict[str, frozenset[str]] | None = None, misses_of: str | None = None,
+           folds_of: str | None = None) -> None:
     """Per-fold and pooled counts; with ``split`` the pools are its groups (repositories in none: folds only).
 
     ``misses_of`` limits ``verbose`` to the sessions of that pooled group, so the misses of a held-out group are
-    never printed while the rules are tuned on another (the pooled figures of both still are)."""
+    never printed while the rules are tuned on another (the pooled figures of both still are); ``folds_of`` does
+    the same for the per-repository lines, so a held-out group shows only its pooled figures."""
     pooled: dict[tuple[str, str, str], Count] = defaultdict(Count)
     misses: dict[str, list[str]] = defaultdict(list)
-    print(f"{'fold (repository)':<40} {'kind':<12} {'ctxscope':<28} {'baseline a832a5c':<28}")
+    names = {"baseline": f"baseline {BASELINE_COMMIT}"}
+    print(f"{'fold (repository)':<40} {'kind':<12} " + " ".join(f"{names.get(a, a):<28}" for a in arms))
     for repository, group in _groups(sessions).items():
         side = _side(repository, split)
+        shown = folds_of is None or side == folds_of
         for kind in KINDS:
             cells = []
             for arm, predictions in arms.items():
@@ -232,13 +238,14 @@ def _table(sessions: Sequence[Session], arms: dict[str, dict[str, Any]], verbose
                     pooled[(side, kind, arm)].add(fold)
                 pooled[("all", kind, arm)].add(fold)
                 cells.append(fold.cell())
-            print(f"{repository[:40]:<40} {kind:<12} {cells[0]:<28} {cells[1]:<28}")
+            if shown:
+                print(f"{repository[:40]:<40} {kind:<12} " + " ".join(f"{c:<28}" for c in cells))
     print()
     for side in (*(split or ("development", "other")), "all"):
         for kind in KINDS:
             if (side, kind, "ctxscope") in pooled:
-                print(f"{'pooled: ' + side:<40} {kind:<12} {pooled[(side, kind, 'ctxscope')].cell():<28} "
-                      f"{pooled[(side, kind, 'baseline')].cell():<28}")
+                print(f"{'pooled: ' + side:<40} {kind:<12} "
+                      + " ".join(f"{pooled[(side, kind, arm)].cell():<28}" for arm in arms))
     if verbose:
         for key, lines in sorted(misses.items()):
             for line in lines:
@@ -284,24 +291,31 @@ def main(argv: list[str] | None = None) -> int:
                              " the folds stay per repository)")
     parser.add_argument("--misses-of", metavar="NAME",
                         help="with --verbose: list the misses of this pooled group only (never a held-out one)")
+    parser.add_argument("--folds-of", metavar="NAME",
+                        help="print the per-repository lines of this pooled group only (the others: pooled)")
+    parser.add_argument("--before", metavar="COMMIT",
+                        help="also run the capture code of COMMIT (the tree before a change) as a third arm")
     args = parser.parse_args(argv)
     split = parse_split(args.split) if args.split else None
-    if args.misses_of is not None and args.misses_of not in (split or ("development", "other")):
-        parser.error(f"--misses-of {args.misses_of!r} names no pooled group")
+    for flag, group in (("--misses-of", args.misses_of), ("--folds-of", args.folds_of)):
+        if group is not None and group not in (split or ("development", "other")):
+            parser.error(f"{flag} {group!r} names no pooled group")
     sessions = load_corpus(args.data)
     repositories = {s.repository for s in sessions}
     print(f"{len(sessions)} sessions from {len(repositories)} repositories ({args.data}); "
           f"{len(repositories & DEV_REPOSITORIES)} development repositories, "
           f"{len(repositories - DEV_REPOSITORIES)} other")
     paths = [str(s.path) for s in sessions]
-    with baseline_tree() as old:
+    with baseline_tree() as old, contextlib.ExitStack() as stack:
         roots = {"ctxscope": ROOT, "baseline": Path(old)}
+        if args.before:
+            roots[f"before {args.before[:7]}"] = Path(stack.enter_context(baseline_tree(args.before)))
         arms = {arm: run_driver("real_capture.py", paths, root) for arm, root in roots.items()}
         for arm, results in arms.items():
             for path, result in results.items():
                 if result.get("error"):
                     print(f"  {arm} failed on {Path(path).name}: {result['error']} (counted as nothing captured)")
-        _table(sessions, arms, args.verbose, split, args.misses_of)
+        _table(sessions, arms, args.verbose, split, args.misses_of, args.folds_of)
         _speed(arms)
         if args.retention:
             _retention(sessions, roots, split)

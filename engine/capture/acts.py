@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Final
 
-__all__ = ["Act", "Sentence", "UserTurn", "read_user_turn", "says_failure", "sentences"]
+__all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "picks_option", "read_user_turn",
+           "says_failure", "sentences"]
 
 Act = str
 """One of ``instructs``, ``prefers``, ``corrects``, ``approves``, ``rejects``, ``defers``, ``asks``,
@@ -48,9 +49,27 @@ _IMPERATIVE: Final = re.compile(
     re.I,
 )
 _CLAUSE_LEAD: Final = re.compile(
-    r"[,;:]\s*(?:so|therefore|then|and then|please|kindly|now|also|and|but)[\s,]+(?:please\s+)?", re.I
+    r"[,;:]\s*(?:so|therefore|then|and then|please|kindly|now|also|and|but)[\s,]+(?:please\s+)?"
+    r"|\s(?:so|therefore)\s+(?!that\b)", re.I
 )
-"""A clause that a run-on message starts after a comma: "…, therefore, classify them into jobs"."""
+"""A clause that a run-on message starts after a comma, or after "so" without one: "…, therefore, classify them
+into jobs", "just the one main option so get rid of the other approach"."""
+_PICK: Final = re.compile(
+    r"\b(?:the|that|your)\s+(?:first|second|third|fourth|last|other|former|latter|right|correct|original|previous"
+    r"|recommended|simpler|simplest|\d(?:st|nd|rd|th))\s+(?:one|approach|option|way|solution|method|route|path|plan"
+    r"|alternative|version|choice|idea)\b"
+    r"|\b(?:option|approach|solution|route|choice|variant)\s+(?:#?\d|(?-i:[A-D])|one|two|three)\b"
+    r"|\b(?:plan|path)\s+(?-i:[A-D])\b|\b(?:go|going|stick)\s+with\s+(?:#?\d|(?-i:[A-D]))\b"
+    r"|方案\s*[一二三四ABCD1-4]|第[一二三四1-4](?:种|个)(?:方案|方法|思路|路径)?|路径\s*[A-D一二三]|选项\s*[A-D1-4一二三]",
+    re.I,
+)
+"""A choice among the agent's options named by its place or standing, not by what it is ("do the second
+approach instead", "the right approach", "option B", "go with 2", 方案二): what was chosen is in the agent's reply."""
+
+
+def picks_option(text: str) -> bool:
+    """Whether ``text`` names one of the agent's options by position or standing (docs/capture.md, Decisions)."""
+    return bool(_PICK.search(text))
 _REQUEST: Final = re.compile(
     r"\b(?:i want (?:you )?to|i want|i'd like|i would like|i need|we need|we should|you should|we'll need"
     r"|we will need|need to|should (?:be|have|use|just|not|only|say|show|stay)|must|can you|could you|would you"
@@ -78,6 +97,22 @@ _PREFERENCE: Final = re.compile(
     r"|i(?:'ll| will) (?:\w+ ){0,4}?(?:manually|myself|tell you|let you know|inspect|check (?:it|them) myself))\b",
     re.I,
 )
+SCOPE_LIMIT: Final = re.compile(
+    r"\b(?:just|only|keep)\b[^.?!]{0,60}\bfor now\b"
+    r"|\b(?:don'?t|do not) (?!know|have|think|see|understand|need)\w+(?: \w+){0,4} yet\b"
+    r"|\b(?:we|i)(?:'ll| will) [^?!]{0,60}\blater\b"
+    r"|\bwithout (?:implementing|changing|making|touching|writing|modifying|editing) (?:any|the)\b",
+    re.I,
+)
+"""A limit on how far the work goes for the time being ("don't implement the plan yet", "just make those changes
+for now. we'll make process_with_ai.py more flexible later", "tell me your thoughts without implementing any code
+changes"): it holds until the user lifts it, so it is a constraint as well as what it defers."""
+_MOVED: Final = re.compile(
+    r"\bshould(?:n'?t| not) be\b.{0,120}?"
+    r"(?:\b(?:it|they|this|that|these|those) should be\b|,\s*(?:so|therefore|then)\b)",
+    re.I,
+)
+"""A thing that is not as it should be, and what to do about it, in one sentence: an order about this thing."""
 _STANDING: Final = re.compile(
     r"\b(?:in|for|across|to) (?:all|every|each)\b|全部|所有|一律|统一", re.I
 )
@@ -114,6 +149,8 @@ _APPROVAL: Final = re.compile(
     re.I,
 )
 _ZH_APPROVAL: Final = re.compile(r"^(?:确认|好的?|可以|行|同意|没问题|继续|就这样|按你说的|是的|对)")
+_ZH_BARE_YES: Final = re.compile(r"^(?:确认|好的?|可以|行|同意|没问题|是的|对)[。！!.,，]*$")
+"""A Chinese yes and nothing else (确认, 好的): with nothing offered it acknowledges, as "ok" does."""
 _REJECTION: Final = re.compile(r"^(?:no|nope|nah|don'?t|not now|no thanks|no,? thanks|no need)[.!]*$", re.I)
 _ZH_REJECTION: Final = re.compile(r"^(?:不|不用|不要|不需要|算了)[。！!]*$")
 _ACK: Final = re.compile(
@@ -227,6 +264,27 @@ database", "the page should remain recognizable"): an instruction in the form of
 something works ("this should fix it")."""
 
 
+_PLACE: Final = re.compile(r"^(?:in|on|inside|within|under)\s+", re.I)
+"""Where an order applies; not "for each value, …", which in a spec says how to compute, not where to act."""
+_PLACE_THING: Final = re.compile(r"[/.#`_]|:\d")
+
+
+def after_place(core: str) -> str | None:
+    """The order after a place named first ("in each engines/ module implement simple functions", "in
+    #file:update-paths.js:22-23 , state that …", "in this app, look at …"), or ``None``: the place is a path or
+    code, or a comma ends it, and an imperative follows."""
+    lead = _PLACE.match(core)
+    if not lead:
+        return None
+    words = core[lead.end():].split(" ")
+    for n in range(1, min(len(words), 9)):
+        place, rest = " ".join(words[:n]), " ".join(words[n:]).lstrip(", ")
+        if (place.endswith(",") or _PLACE_THING.search(place) or rest != " ".join(words[n:])) and \
+                _IMPERATIVE.match(_LEAD.sub("", rest)):
+            return rest
+    return None
+
+
 def _read_sentence(text: str) -> Sentence:
     text = text.replace("’", "'")  # "I’d like" typed with a typographic apostrophe is "I'd like"
     core = _LEAD.sub("", text).strip()
@@ -236,18 +294,25 @@ def _read_sentence(text: str) -> Sentence:
         question = core.lower().startswith(("help me understand", "tell me", "explain"))
     instruction = not _LOG_LINE.match(core) and bool(
         _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
-        or (not question and _DESIRED.match(core))
-        or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core)))
+        or (not question and _DESIRED.match(core)) or (not question and _PICK.search(core) and _words(core) <= 12)
+        or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core))
+        or after_place(core) is not None)
     if question and not cjk and _ASKS_TO_DO.match(core):
         question, instruction = False, True
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (
         _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
+    if not core.endswith(("?", "？")) and SCOPE_LIMIT.search(text):
+        preference = True  # "tell me your thoughts without implementing any code changes" asks, and limits
     # An instruction that sets how a whole class of things is ("… camelCase in all .tsx files", 全部放在 @Physics 里)
     # or picks one thing over another ("use #!/bin/sh instead of powershell") stands beyond this turn.
-    if instruction and not question and not deferral and not preference and _STANDING.search(core):
+    if instruction and not question and not deferral and not preference and _STANDING.search(
+            after_place(core) or core):  # "for each value, get …" is where this order applies, not a rule
         preference = True
+    if preference and _MOVED.search(core):
+        # "this file shouldn't be in apps/api, it should be in the root": one thing put right now, not a rule.
+        preference, instruction = False, True
     return Sentence(text, question, instruction, preference, deferral)
 
 
@@ -319,9 +384,9 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
             acts.add("instructs")
         if part.preference and not part.question:
             acts.add("prefers")
-    if short and not agent_offered and parts and (_APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text)) and (
-            len(parts) == 1):
-        acts = {"acknowledges"}  # "ok go ahead" with nothing offered asks for nothing new
+    if short and not agent_offered and parts and len(parts) == 1 and (
+            _APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text) or _ZH_BARE_YES.match(parts[0].text)):
+        acts = {"acknowledges"}  # "ok go ahead", 确认 with nothing offered asks for nothing new
     if "approves" in acts and _words(flat) <= 4 and not acts & {"asks", "prefers", "defers"}:
         acts = {"approves"}  # "ok go ahead", "yes do it": the yes itself, not a new request to "go"
     if not acts and parts:

@@ -24,7 +24,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final
 
-from engine.capture.acts import UserTurn, read_user_turn, says_failure, sentences
+from engine.capture.acts import (
+    SCOPE_LIMIT,
+    UserTurn,
+    after_place,
+    picks_option,
+    read_user_turn,
+    says_failure,
+    sentences,
+)
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.envelopes import accepted_plan
@@ -213,6 +221,11 @@ def _outcome(agent_text: str) -> str:
     return chosen if len(chosen) <= _OUTCOME_CHARS else ""
 
 
+def _first_statement(text: str) -> str:
+    """The first sentence of an agent message that states something (not a question or a lead-in to a list)."""
+    return next((s for s in sentences(text) if len(s) > 12 and not s.endswith(("?", "？", ":", "："))), "")
+
+
 def _with_outcome(items: list[Item], index: int | None, agent_text: str) -> None:
     """Complete the decision at ``index`` with what the agent reported doing for it."""
     if index is None or index >= len(items) or not agent_text.strip():
@@ -239,8 +252,24 @@ def _asked(words: str, turn: UserTurn) -> str:
     return _lead(" ".join(" ".join(line.split()) for line in prose)) or _lead(flat)
 
 
+_GO_AHEAD: Final = re.compile(
+    r"^(?:let'?s |please |can you |could you )?(?:begin|start|get started|go ahead|proceed|continue)\b"
+    r"(?: (?:on|with|to))?"
+    r"(?: (?:implementing|implement|coding|building|the|this|that|it|plan|implementation|in|the api|changes?))*\W*$"
+    r"|^帮我(?:开始)?(?:完成|修改|实现|改)(?:我的)?(?:需求|吧|一下)?\W*$",
+    re.I,
+)
+"""Asking the agent to get on with the work it described ("begin implementing this plan", "let's get started on this
+implementation in the API", 帮我完成我的需求, 帮我开始修改吧) names no direction of its own: the work is the agent's
+plan."""
 _REFERS_BACK: Final = re.compile(r"\b(?:it|that|this|them|those|these)\b", re.I)
 """An instruction whose object is in the turn before ("put it back and make it optional")."""
+
+
+def _order_of(sentence: str) -> str:
+    """The order a sentence gives, without lead words or a place named first ("in this app, look at …")."""
+    lead = _LEAD_WORDS.sub("", sentence)
+    return after_place(lead) or lead
 
 
 def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
@@ -248,16 +277,18 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes. One that
     names its object only by a pronoun carries what the user asked just before (the thing "it" is)."""
     kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
-            and not _NO_DIRECTION.match(lead := _LEAD_WORDS.sub("", s.text)) and not _EXAMINES.match(lead)
+            and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
             and not _RECORDS.match(lead.replace("@", ""))]
     joined = " ".join(kept)
+    if _GO_AHEAD.match(_LEAD_WORDS.sub("", joined).strip()):
+        return ""  # "begin implementing this plan", 帮我开始修改吧: the work asked for is the agent's, not a direction
     # A yes to the agent's offer ("yes, do these fixes") refers to the offer, which the approval confirms already.
     if joined and not _ARTIFACT.search(joined) and items and _REFERS_BACK.search(joined) and len(joined.split()) <= 15 \
             and not turn.has("approves"):
         before = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")), None)
         if before is not None:
             return _lead(f"{joined} (re: {clip_words(before.text.split(_ABOUT)[0], 160)})")
-    if not joined or not _ARTIFACT.search(joined):
+    if not joined or not (_ARTIFACT.search(joined) or picks_option(joined)):
         return ""
     return _lead(joined)
 
@@ -347,15 +378,21 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
                        None)
         text = f"Deferred: {flat}" if direction or earlier is None else f"Deferred: {earlier.text} ({deferred})"
         _add(items, Item("open", _lead(text), "deferred", when, entry_id))
-    elif direction and turn.has("instructs") and _add(items, Item("decision", direction, "instruction", when,
-                                                                   entry_id)):
+    elif direction and turn.has("instructs") and _add(items, Item(
+            "decision", direction, "picked" if picks_option(direction) and not _ARTIFACT.search(direction)
+            else "instruction", when, entry_id)):
         awaiting = len(items) - 1
-    preferences = [s.text for s in turn.sentences if s.preference and not s.question]
+    # A request for an answer ("tell me …", no question mark) can still set a limit ("… without implementing any
+    # code changes"); a real question ("should we never …?") sets none.
+    preferences = [s.text for s in turn.sentences if s.preference and not s.text.rstrip().endswith(("?", "？"))
+                   and (not s.question or SCOPE_LIMIT.search(s.text))]
     if turn.has("reports") and not turn.has("instructs"):
         pass  # a pasted log's "is never read" states no rule
     elif turn.has("corrects"):
         # A correction is kept whole (its lead sentences): "no, you did the opposite" alone says nothing.
-        _add(items, Item("constraint", _lead(flat), "correction", when, entry_id))
+        if _add(items, Item("constraint", _lead(flat), "correction", when, entry_id)) and awaiting is None and \
+                picks_option(flat) and not _ARTIFACT.search(flat):
+            awaiting = len(items) - 1  # "no, i want you to do the right approach": the agent's reply says which
     elif preferences:
         # One message's rules are one item: "do NOT rewrite … do NOT add sections" is one stance.
         _add(items, Item("constraint", _lead(" ".join(preferences)), "preference", when, entry_id))
@@ -449,12 +486,23 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
     if _SAYS_NOTHING.match(text):
         return replace(ledger, agent_acted=ledger.agent_acted or acted) if acted else ledger
     items = list(ledger.items)
+    awaiting = ledger.awaiting
+    if awaiting is not None and not ledger.agent_text and awaiting < len(items) and items[awaiting].source in (
+            "picked", "correction"):
+        # "do the second approach instead", "no, i want you to do the right approach" name what they want by place
+        # or standing only: the agent's first words after them say what it is ("Let's use the AI Studio API
+        # approach", "let me keep the separate .env.example files in each app"), its later report only what it did.
+        said = items[awaiting].entry_id
+        for index, item in enumerate(items):
+            if item.entry_id == said and item.source in ("picked", "correction") and OUTCOME_MARK not in item.text:
+                _with_outcome(items, index, _first_statement(text))
+        awaiting = None
     if "[" in text or ":" in text:
         _agent_steps(items, text, when, entry_id)
     _agent_decisions(items, text, when, entry_id)
 
     joined = f"{ledger.agent_text}\n\n\n{text}" if ledger.agent_text else text
-    awaiting, unconfirmed = ledger.awaiting, ledger.unconfirmed
+    unconfirmed = ledger.unconfirmed
     if len(items) > MAX_ITEMS:
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)

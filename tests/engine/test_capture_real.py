@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.real import load_corpus, matches, score
+from bench.real import Session, _table, load_corpus, matches, score
 from engine.capture.envelopes import user_words
 from engine.capture.ledger import Item, Ledger, carry_open, fold_agent, fold_user, ledger_at_end
 from engine.capture.state import CapturedState, capture
@@ -215,6 +215,20 @@ def test_bench_scoring_pairs_each_label_once_and_leaves_acceptable_items_neutral
     assert (both.tp, both.fp, both.fn) == (2, 0, 0)
 
 
+def test_bench_folds_of_prints_only_that_groups_repository_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    # A held-out group's per-repository lines are its misses in small: with --folds-of only its pooled line shows.
+    label = {"id": "D1", "keys": [["postgres"]]}
+    sessions = [Session(name, repo, Path(f"/x/{name}.jsonl"), {"decisions": [label]})
+                for name, repo in (("a", "own/fit-repo"), ("b", "own/held-repo"))]
+    predictions = {str(s.path): {"decisions": ["use postgres"], "constraints": [], "open_items": []}
+                   for s in sessions}
+    split = {"fit": frozenset({"own/fit-repo"}), "test": frozenset({"own/held-repo"})}
+    _table(sessions, {"ctxscope": predictions, "baseline": predictions}, False, split, None, "fit")
+    out = capsys.readouterr().out
+    assert "own/fit-repo" in out and "own/held-repo" not in out
+    assert "pooled: test" in out and "pooled: fit" in out
+
+
 def test_a_plan_mode_acceptance_is_an_agreed_plan_and_an_open_request() -> None:
     text = "Implement the following plan:\n\n# Move retries into src/net/retry.ts\n\n1. Add withRetry\n2. Use it"
     ledger = fold_user(Ledger(), user_words(text), "t1", "u1")
@@ -419,3 +433,110 @@ def test_a_bare_yes_to_an_offer_is_not_a_new_request() -> None:
                   ("assistant", "Two bugs in the TTL and the lock.\n\nI'll fix both, because they are small. OK?"),
                   ("user", "ok go ahead"))
     assert not any(i.text == "ok go ahead" for i in items)
+
+
+# --- round 4: choices by place, … (docs/capture.md) ----------------------------------------------------------------
+
+
+def _decisions(items: tuple[Item, ...]) -> list[str]:
+    return [i.text for i in items if i.kind == "decision"]
+
+
+def test_a_choice_named_by_its_place_is_a_decision_that_the_agents_next_words_resolve() -> None:
+    # d13 (keyframe-blogger) and d03 (tnyOffice): the user picks among the agent's routes without naming one.
+    items = _fold(("user", "transcribe talk.mp4 with gemini"),
+                  ("assistant", "Two ways: the Vertex AI route with a bucket, or an AI Studio API key."),
+                  ("user", "do the second approach instead"),
+                  ("assistant", "Let's use the AI Studio API approach. First, get an API key:"),
+                  ("assistant", "I've added set_api_key.sh and updated transcribe.py to read GEMINI_API_KEY."))
+    picked = [i for i in items if i.kind == "decision" and i.source == "picked"]
+    assert [i.text for i in picked] == ["do the second approach instead → Let's use the AI Studio API approach."]
+    # The same shape after "so" with no comma: the clause is the user's order, not a remark.
+    again = _fold(("assistant", "The README now shows both options: poetry shell, or the poetry run prefix."),
+                  ("user", "nope. just the one main option so get rid of the other approach"),
+                  ("assistant", "Now the README only uses the `poetry run` prefix."))
+    assert _decisions(again) == ["just the one main option so get rid of the other approach → Now the README only "
+                                 "uses the `poetry run` prefix."]
+    # A place word that names no option of the agent's is no choice.
+    assert not _decisions(_fold(("user", "fix the second line"), ("assistant", "Fixed it.")))
+
+
+def _constraints(items: tuple[Item, ...]) -> list[str]:
+    return [i.text for i in items if i.kind == "constraint"]
+
+
+def test_a_limit_on_how_far_the_work_goes_for_now_is_a_constraint() -> None:
+    # tnyOffice d01, keyframe-blogger d14, odyash d10: the limit holds until the user lifts it.
+    plan = _fold(("user", "write it in a planning document named plan.md. don't implement the plan yet."))
+    assert _constraints(plan) == ["don't implement the plan yet."]
+    assert any(i.kind == "open" and i.source == "deferred" for i in plan)
+    later = _fold(("user", "just make those changes for now. we'll make process_with_ai.py more flexible later."))
+    assert _constraints(later) == ["just make those changes for now. we'll make process_with_ai.py more flexible "
+                                   "later."]
+    asked = _fold(("user", "act freezes on install (caching maybe? tell me your thoughts without implementing any "
+                           "code changes)"))
+    assert _constraints(asked) == ["tell me your thoughts without implementing any code changes)"]
+    # The user's own state is no limit on the work, and "later" in a file is no time.
+    assert not _constraints(_fold(("user", "I don't have any of the google utils installed yet but I have an account")))
+    assert not _constraints(_fold(("user", "the header is defined later in main.py, fix its colour")))
+    # A one-off order for the time being is no standing limit ("for now remove that", tnyOffice d02).
+    assert not _constraints(_fold(("user", "i don't understand what preview does. for now remove that")))
+
+
+def test_asking_the_agent_to_get_on_with_its_plan_is_no_direction_of_the_users_own() -> None:
+    # tnyOffice d02/d03, zch d04, GlobalPose d06: the decision is the plan, which these words do not state.
+    for go in ("begin implementing this plan", "let's get started on this implementation in the API", "帮我开始修改吧",
+               "帮我完成我的需求"):
+        items = _fold(("user", "make a plan in plans/auth.md for protecting the API"),
+                      ("assistant", "I've written plans/auth.md: one shared API key in the x-api-key header."),
+                      ("user", go),
+                      ("assistant", "I've implemented the middleware in src/middleware/auth.ts."))
+        assert not [d for d in _decisions(items) if d.startswith(go)], go
+        assert any(i.kind == "open" and i.text == go for i in items), go
+    # Naming what to carry out still decides it.
+    named = _fold(("user", "begin implementing the retry helper in src/net/retry.ts"), ("assistant", "Done."))
+    assert _decisions(named)
+
+
+def test_a_thing_out_of_place_with_its_fix_is_an_order_not_a_standing_rule() -> None:
+    # tnyOffice d03 and odyash d10: "X shouldn't be …, it should be …" / ", therefore, …" puts one thing right.
+    moved = _fold(("user", "since this file is an example for both apps it shouldn't be in the apps/api directory it "
+                           "should be in the root of the monorepo"))
+    assert not _constraints(moved) and _decisions(moved)
+    split = _fold(("user", "the steps in main.yml shouldn't be all lumped under a vague 'build' job , therefore, "
+                           "classify them into different jobs"))
+    assert not _constraints(split)
+    # Without the fix beside it, it is still a rule.
+    assert _constraints(_fold(("user", "generated files shouldn't be committed to the repository")))
+
+
+def test_an_order_that_names_its_place_first_is_an_instruction() -> None:
+    # twat-search d22 and odyash d08: the imperative comes after where it applies.
+    module = _fold(("user", "in each engines/ module implement simple FUNCTIONS per endpoint, like `brave_news()`"))
+    assert _decisions(module) and not _constraints(module)  # "in each" is where, not a rule over every module
+    lines = _fold(("user", "in #file:update-paths.js:22-23 , state that you can run it via the tasks.json task"))
+    assert _decisions(lines)
+    # A place before an examination is still an examination; a place before a statement gives no order.
+    assert not _decisions(_fold(("user", "in this app, look at the @apps/api/ implementation of git sync.")))
+    assert not _decisions(_fold(("user", "in the test list of main.py there are three items")))
+
+
+def test_a_correction_that_names_nothing_is_completed_by_the_agents_next_words() -> None:
+    # tnyOffice d03 ("no, i want you to do the right approach") and keyframe-blogger d15 ("nope. … the other approach").
+    items = _fold(("user", "move .env.example to the root of the monorepo"),
+                  ("assistant", "I've moved it to the root."),
+                  ("user", "no, i want you to do the right approach"),
+                  ("assistant", "You're right - let me keep the separate `.env.example` files in each app directory."),
+                  ("assistant", "Done: apps/api/.env.example and apps/docs/.env.example are back."))
+    assert _constraints(items) == ["no, i want you to do the right approach → You're right - let me keep the separate "
+                                   "`.env.example` files in each app directory."]
+    # A correction that says what it wants keeps its own words only.
+    said = _fold(("user", "i said gemini 2.5 pro. check carefully and use that model"),
+                 ("assistant", "Sorry, switching to gemini-2.5-pro now."))
+    assert _constraints(said) == ["i said gemini 2.5 pro. check carefully and use that model"]
+
+
+def test_a_bare_chinese_yes_with_nothing_offered_asks_for_nothing() -> None:
+    # GlobalPose d06: 确认 after "如果你确认，我就直接开始写阶段 2 代码。" was listed as a request of its own, "确认".
+    items = _fold(("assistant", "阶段 1 已完全对齐成功。如果你确认，我就直接开始写阶段 2 代码。"), ("user", "确认"))
+    assert not [i for i in items if i.kind == "open" and i.text == "确认"]

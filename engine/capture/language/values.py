@@ -100,12 +100,12 @@ def _number(text: str) -> str:
     digits, suffix = found.group(1), found.group(2) or ""
     if re.fullmatch(r"\d{1,3}(?:,\d{3})+", digits):
         digits = digits.replace(",", "")
-    if suffix in ("k", "m") and digits.replace(".", "", 1).isdigit():
+    if suffix in ("k", "m") and digits.replace(".", "", 1).isdecimal():
         value = float(digits) * (1000 if suffix == "k" else 1_000_000)
         return f"n:{value:g}" if value != int(value) else f"n:{int(value)}"
     if suffix == "%":
         return f"pct:{digits}"
-    if suffix == "s" and digits.isdigit() and int(digits) >= 100:
+    if suffix == "s" and digits.isdecimal() and int(digits) >= 100:
         return f"n:{digits}"  # "HTTP 500s", "the 1990s": a plural, not seconds
     return f"n:{digits}{suffix}"
 
@@ -156,9 +156,9 @@ def read_value(words: Sequence[str], i: int) -> tuple[frozenset[str], int] | Non
             return frozenset(_date(MONTHS[words[i + 2]], day)), 3
         if day and word.endswith(("st", "nd", "rd", "th")):
             return frozenset({f"day:{day}"}), 1
-        if after in _MERIDIEM and word.isdigit():
+        if after in _MERIDIEM and word.isdecimal():
             return frozenset(_hours(int(word), 0, after)), 2
-        if before in _AT and word.isdigit() and int(word) <= 24:
+        if before in _AT and word.isdecimal() and int(word) <= 24:
             return frozenset(_hours(int(word), 0, "")), 1
         return frozenset({_number(word)}), 1
     return None
