@@ -76,4 +76,5 @@ def threshold_text(snapshot: SessionSnapshot, label: Label) -> tuple[str, Severi
     util = snapshot.utilization
     figure = f" ({util:.0%})" if util is not None else ""
     severity: SeverityLevel = "error" if level in ("near-compaction", "over-compaction") else "warning"
-    return f"{label(snapshot.key)}: {LEVEL_TEXT[level]}{figure}.", severity
+    said = snapshot.gauge.unknown_text if level == "unknown" else LEVEL_TEXT[level]
+    return f"{label(snapshot.key)}: {said}{figure}.", severity

@@ -61,6 +61,9 @@ class GaugeReading:
     markers: tuple[Marker, ...] = field(default=())
     compaction_enabled: bool = True
     """False when the agent's auto-compaction is switched off (pi's ``compaction.enabled``)."""
+    unknown_reason: str = "after compaction"
+    """Why :attr:`tokens` is ``None``, as the gauge line says it: pi and OpenClaw know a context's size except right
+    after a compaction; a Claude Code or Codex session has none before its first reported usage."""
 
     @property
     def utilization(self) -> float | None:
@@ -86,11 +89,16 @@ class GaugeReading:
             return "gauge"
         return "ok"
 
+    @property
+    def unknown_text(self) -> str:
+        """What every view says when :attr:`tokens` is ``None``: ``unknown after compaction`` and the like."""
+        return f"unknown {self.unknown_reason}"
+
     def line(self, status: str | None = None) -> str:
         """The gauge line as the agent would see it: ``[Context: 81% | 162k/200k tokens | Checkpoint saved]``."""
         window = format_tokens(self.window.tokens)
         if self.tokens is None:
-            core = f"[Context: unknown after compaction | ?/{window} tokens"
+            core = f"[Context: {self.unknown_text} | ?/{window} tokens"
         else:
             util = self.utilization or 0.0
             core = f"[Context: {round(util * 100)}% | {format_tokens(self.tokens)}/{window} tokens"
@@ -109,6 +117,7 @@ def read_gauge(
     thresholds: Thresholds = Thresholds(),
     reserve_floor: int = 0,
     compaction_enabled: bool = True,
+    unknown_reason: str = "after compaction",
 ) -> GaugeReading:
     """Place ``tokens`` on the gauge of ``window`` with every marker (no compaction marker when it is disabled)."""
     size = window.tokens
@@ -126,7 +135,7 @@ def read_gauge(
     else:
         line = size
     markers.sort(key=lambda m: m.tokens)
-    return GaugeReading(tokens, window, line, tuple(markers), compaction_enabled)
+    return GaugeReading(tokens, window, line, tuple(markers), compaction_enabled, unknown_reason)
 
 
 def format_tokens(tokens: int) -> str:

@@ -123,8 +123,9 @@ def agent_gauge(reading: AgentReading, config: Config) -> tuple[ContextWindow, G
     (no compaction marker when the agent's line is unknown)."""
     window = _window(reading)
     line = reading.compaction_line
+    why = "after compaction" if reading.compactions else "before the first usage"
     if line.tokens is not None and 0 < line.tokens <= window.tokens:
         thresholds: Thresholds = replace(config.thresholds, reserve_tokens=window.tokens - line.tokens)
-        return window, read_gauge(reading.context_tokens.tokens, window, thresholds=thresholds)
+        return window, read_gauge(reading.context_tokens.tokens, window, thresholds=thresholds, unknown_reason=why)
     return window, read_gauge(reading.context_tokens.tokens, window, thresholds=config.thresholds,
-                              compaction_enabled=False)
+                              compaction_enabled=False, unknown_reason=why)

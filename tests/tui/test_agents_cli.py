@@ -63,6 +63,26 @@ def test_inspect_shows_the_agents_context_with_harness_text_apart(
     assert result["context_tokens"] == 150 and result["context_tokens_source"] == "claude-code: last usage"
 
 
+def test_inspect_speaks_of_the_agents_own_rules_not_pis(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A Codex rollout before its first token_count said "unknown after compaction" with 0 compactions, "(pi:
+    # unknown)", and that "the agent's own compaction keeps 20,000 tokens": Codex keeps no such tail.
+    fresh = tmp_path / "rollout.jsonl"
+    fresh.write_bytes((FIXTURES / "codex" / "simonw__claude-code-transcripts__sample_codex_session.jsonl").read_bytes())
+    assert main(["inspect", str(fresh)]) == 0
+    out = capsys.readouterr().out
+    assert "[Context: unknown before the first usage | ?/272k tokens]" in out
+    assert "after compaction" not in out and "pi: unknown" not in out and "agent's own compaction" not in out
+    assert "ctxscope's compact keeps 20,000 tokens (ctxscope config): 4 messages protected" in out
+    empty = tmp_path / "alpha.jsonl"
+    empty.write_bytes((FIXTURES / "codex" / "ryoppippi__ccusage__codex-session-alpha.jsonl").read_bytes())
+    assert main(["inspect", str(empty)]) == 0
+    out = capsys.readouterr().out
+    assert "no messages in the context yet" in out and "ends on a compaction" not in out
+    claude = claude_session(tmp_path / "p" / f"{SID}.jsonl")
+    assert main(["inspect", str(claude)]) == 0
+    assert "ctxscope's compact keeps" in capsys.readouterr().out
+
+
 def test_inject_refuses_and_leaves_the_file_as_it_was(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # inject writes pi entries: an agent's session takes its checkpoint through a compaction's summary instead.
     codex = codex_session(tmp_path / ".codex", compacted=True)

@@ -318,7 +318,9 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
           f"({snapshot.window.source})")
     tokens = snapshot.tokens
     known = "unknown" if tokens.tokens is None else f"{tokens.tokens:,}"
-    estimate = agent_estimate_text(tokens.agent_estimate) + ("" if tokens.agent_estimate_known else " (pi: unknown)")
+    agent_files = snapshot.source.format in AGENT_FORMATS
+    estimate = agent_estimate_text(tokens.agent_estimate) + (
+        "" if tokens.agent_estimate_known or agent_files else " (pi: unknown)")
     line = f"{snapshot.gauge.compaction_line:,}" if snapshot.gauge.compaction_enabled else "never"
     source = f" ({snapshot.limits.line_source})" if snapshot.limits is not None else ""
     print(f"  context {known} tokens ({tokens.source}); agent's estimate {estimate}; "
@@ -326,8 +328,12 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     budgets = layer_budgets(snapshot.window.tokens, config.compaction)
     print("  ctxscope protects (compact/prune --layer): "
           + " · ".join(f"{b.layer} {b.describe()}" for b in budgets))
-    mine = "the agent's own compaction keeps" if args.keep_recent is None else "keep-recent"
-    if cp is None:
+    # Claude Code and Codex keep no recent tail of their own when they compact: the budget is ctxscope's compact's.
+    mine = ("keep-recent" if args.keep_recent is not None else "ctxscope's compact keeps" if agent_files
+            else "the agent's own compaction keeps")
+    if not rows:
+        print(f"  {mine} {keep_recent:,} ({keep_source}): no messages in the context yet\n")
+    elif cp is None:
         print(f"  {mine} {keep_recent:,} ({keep_source}): no cut point (the session ends on a compaction)\n")
     else:
         kept = sum(1 for r in rows if r["protected"])

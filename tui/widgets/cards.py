@@ -115,7 +115,7 @@ class ContextCard(Card):
 
     def describe(self, snapshot: SessionSnapshot) -> Content:
         tokens = snapshot.tokens
-        figure = "unknown after compaction" if tokens.tokens is None else f"{tokens.tokens:,} ({tokens.source})"
+        figure = snapshot.gauge.unknown_text if tokens.tokens is None else f"{tokens.tokens:,} ({tokens.source})"
         estimate = agent_estimate_text(tokens.agent_estimate) if tokens.agent_estimate_known else "unknown"
         return _rows([
             ("tokens", figure),

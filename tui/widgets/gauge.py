@@ -88,7 +88,8 @@ def _headline(snapshot: SessionSnapshot) -> Content:
         return Content.assemble(
             ("UNKNOWN", color),
             f"  ? / {window} tokens  ",
-            ("compacted: the next reply will tell", "$text-muted"),
+            (("compacted" if reading.unknown_reason == "after compaction" else "no usage reported yet")
+             + ": the next reply will tell", "$text-muted"),
         )
     return Content.assemble(
         (f"{reading.utilization:.0%}", color),
