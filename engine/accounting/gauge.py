@@ -61,6 +61,9 @@ class GaugeReading:
     markers: tuple[Marker, ...] = field(default=())
     compaction_enabled: bool = True
     """False when the agent's auto-compaction is switched off (pi's ``compaction.enabled``)."""
+    line_known: bool = True
+    """False when the agent compacts at a line its files do not say (Codex without ``model_auto_compact_token_limit``):
+    no compaction marker is drawn, and the line is said to be unknown rather than never."""
     unknown_reason: str = "after compaction"
     """Why :attr:`tokens` is ``None``, as the gauge line says it: pi and OpenClaw know a context's size except right
     after a compaction; a Claude Code or Codex session has none before its first reported usage."""
@@ -90,6 +93,13 @@ class GaugeReading:
         return "ok"
 
     @property
+    def compaction_text(self) -> str:
+        """Where the agent compacts, as every view says it: tokens, ``never`` (switched off) or ``unknown``."""
+        if not self.compaction_enabled:
+            return "never" if self.line_known else "unknown"
+        return f"{self.compaction_line:,}"
+
+    @property
     def unknown_text(self) -> str:
         """What every view says when :attr:`tokens` is ``None``: ``unknown after compaction`` and the like."""
         return f"unknown {self.unknown_reason}"
@@ -117,6 +127,7 @@ def read_gauge(
     thresholds: Thresholds = Thresholds(),
     reserve_floor: int = 0,
     compaction_enabled: bool = True,
+    line_known: bool = True,
     unknown_reason: str = "after compaction",
 ) -> GaugeReading:
     """Place ``tokens`` on the gauge of ``window`` with every marker (no compaction marker when it is disabled)."""
@@ -135,7 +146,7 @@ def read_gauge(
     else:
         line = size
     markers.sort(key=lambda m: m.tokens)
-    return GaugeReading(tokens, window, line, tuple(markers), compaction_enabled, unknown_reason)
+    return GaugeReading(tokens, window, line, tuple(markers), compaction_enabled, line_known, unknown_reason)
 
 
 def format_tokens(tokens: int) -> str:

@@ -128,4 +128,4 @@ def agent_gauge(reading: AgentReading, config: Config) -> tuple[ContextWindow, G
         thresholds: Thresholds = replace(config.thresholds, reserve_tokens=window.tokens - line.tokens)
         return window, read_gauge(reading.context_tokens.tokens, window, thresholds=thresholds, unknown_reason=why)
     return window, read_gauge(reading.context_tokens.tokens, window, thresholds=config.thresholds,
-                              compaction_enabled=False, unknown_reason=why)
+                              compaction_enabled=False, line_known=False, unknown_reason=why)

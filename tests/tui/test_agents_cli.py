@@ -63,9 +63,13 @@ def test_inspect_shows_the_agents_context_with_harness_text_apart(
     assert result["context_tokens"] == 150 and result["context_tokens_source"] == "claude-code: last usage"
 
 
-def test_inspect_speaks_of_the_agents_own_rules_not_pis(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_inspect_speaks_of_the_agents_own_rules_not_pis(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # A Codex rollout before its first token_count said "unknown after compaction" with 0 compactions, "(pi:
-    # unknown)", and that "the agent's own compaction keeps 20,000 tokens": Codex keeps no such tail.
+    # unknown)", that "the agent's own compaction keeps 20,000 tokens" (Codex keeps no such tail), and the TUI card
+    # that it compacts at the window's size where its config names no line.
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex-config"))
     fresh = tmp_path / "rollout.jsonl"
     fresh.write_bytes((FIXTURES / "codex" / "simonw__claude-code-transcripts__sample_codex_session.jsonl").read_bytes())
     assert main(["inspect", str(fresh)]) == 0
@@ -73,6 +77,7 @@ def test_inspect_speaks_of_the_agents_own_rules_not_pis(tmp_path: Path, capsys: 
     assert "[Context: unknown before the first usage | ?/272k tokens]" in out
     assert "after compaction" not in out and "pi: unknown" not in out and "agent's own compaction" not in out
     assert "ctxscope's compact keeps 20,000 tokens (ctxscope config): 4 messages protected" in out
+    assert "compacts at unknown;" in out
     empty = tmp_path / "alpha.jsonl"
     empty.write_bytes((FIXTURES / "codex" / "ryoppippi__ccusage__codex-session-alpha.jsonl").read_bytes())
     assert main(["inspect", str(empty)]) == 0

@@ -321,10 +321,9 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     agent_files = snapshot.source.format in AGENT_FORMATS
     estimate = agent_estimate_text(tokens.agent_estimate) + (
         "" if tokens.agent_estimate_known or agent_files else " (pi: unknown)")
-    line = f"{snapshot.gauge.compaction_line:,}" if snapshot.gauge.compaction_enabled else "never"
     source = f" ({snapshot.limits.line_source})" if snapshot.limits is not None else ""
     print(f"  context {known} tokens ({tokens.source}); agent's estimate {estimate}; "
-          f"compacts at {line}{source}; compactions {snapshot.compactions}")
+          f"compacts at {snapshot.gauge.compaction_text}{source}; compactions {snapshot.compactions}")
     budgets = layer_budgets(snapshot.window.tokens, config.compaction)
     print("  ctxscope protects (compact/prune --layer): "
           + " · ".join(f"{b.layer} {b.describe()}" for b in budgets))

@@ -121,7 +121,7 @@ class ContextCard(Card):
             ("tokens", figure),
             ("agent sees", estimate),
             ("window", f"{snapshot.window.tokens:,} ({snapshot.window.source})"),
-            ("compacts at", f"{snapshot.gauge.compaction_line:,}"),
+            ("compacts at", snapshot.gauge.compaction_text),
         ])
 
 
