@@ -28,3 +28,16 @@ def test_stale_open_items_are_hidden_unless_asked_for() -> None:
     assert "+ 1 stale (finished later or old): x shows them" in hidden
     shown = str(digest_content(digest, show_stale=True))
     assert "add a retry test" in shown and "stale: done later" in shown
+
+
+def test_the_first_line_says_where_the_items_come_from_in_words() -> None:
+    # It read "From no checkpoint yet + live capture since then" on every session without a checkpoint.
+    def first_line(checkpoint_id: str | None, live: bool) -> str:
+        digest = DecisionsDigest(decisions=(), open_items=(), learnings=(), exchanges=(), thread_summary="",
+                                 checkpoint_id=checkpoint_id, live=live, this_year="2026")
+        return str(digest_content(digest)).splitlines()[0]
+
+    assert first_line(None, True) == "No checkpoint yet: live capture of the whole session; newest first."
+    assert first_line(None, False) == "No checkpoint yet and live capture is off."
+    assert first_line("cp_002", True) == "From checkpoint cp_002 + live capture since then; newest first."
+    assert first_line("cp_002", False) == "From checkpoint cp_002 (live capture off); newest first."

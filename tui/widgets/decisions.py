@@ -49,9 +49,13 @@ def _items(title: str, items: Sequence[NotedItem], empty: str, this_year: str, *
 
 def digest_content(digest: DecisionsDigest, *, show_stale: bool = False) -> Content:
     """The whole tab as lines: the three lists, then the key exchanges and the thread summary."""
-    origin = f"checkpoint {digest.checkpoint_id}" if digest.checkpoint_id else "no checkpoint yet"
-    live = " + live capture since then" if digest.live else " (live capture off)"
-    lines = [shown(f"From {origin}{live}; newest first.", "$text-muted"), Content("")]
+    if digest.checkpoint_id:
+        live = " + live capture since then" if digest.live else " (live capture off)"
+        said = f"From checkpoint {digest.checkpoint_id}{live}; newest first."
+    else:
+        said = ("No checkpoint yet: live capture of the whole session; newest first." if digest.live
+                else "No checkpoint yet and live capture is off.")
+    lines = [shown(said, "$text-muted"), Content("")]
     year = digest.this_year
     lines += _items("Decisions", digest.decisions, "none recognised yet", year)
     lines.append(Content(""))
