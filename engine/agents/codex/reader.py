@@ -17,6 +17,7 @@ from typing import Any
 from engine.agents.codex.config import compaction_line
 from engine.agents.codex.records import Item, TokenCount, item_of, token_count_of
 from engine.agents.jsonl_cursor import JsonlCursor, Line, LineProblem
+from engine.agents.marked_lines import read_marked
 from engine.agents.protocol import AgentCall, AgentCompaction, AgentReading, ContextItem, Figure
 
 __all__ = ["CodexReader"]
@@ -103,7 +104,8 @@ class CodexReader:
         Raises:
             OSError: the file cannot be read.
         """
-        lines, reset = self.cursor.read_new()
+        # A report's pass searches the whole file for the usage records' names (docs/usage.md, Speed).
+        lines, reset = read_marked(self.cursor, _USAGE_MARKERS) if self.usage_only else self.cursor.read_new()
         if reset:
             self._clear()
         for line in lines:
@@ -221,6 +223,11 @@ class CodexReader:
 _USAGE_LINE = re.compile(rb'"(?:session_meta|turn_context|token_usage_record|token_count|compacted)"|\\u')
 """The records a call, its model or a compaction come from; a line whose text may be escaped is parsed too. One
 search in C instead of one per type: the filter runs on every line of every rollout a report reads."""
+
+
+_USAGE_MARKERS = (b'"token_count"', b'"token_usage_record"', b'"session_meta"', b'"turn_context"', b'"compacted"',
+                  b"\\u")
+"""The same lines as :data:`_USAGE_LINE`, as byte strings searched over a whole file (tested equal)."""
 
 
 def _usage_line(raw: bytes) -> bool:
