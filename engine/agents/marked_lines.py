@@ -15,12 +15,14 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
 from engine.agents.jsonl_cursor import MAX_LINE_BYTES, JsonlCursor, Line, LineProblem
 
-__all__ = ["WHOLE_FILE_BYTES", "complete_end", "line_starts", "marked_lines", "parse_line", "read_from", "read_marked"]
+__all__ = ["WHOLE_FILE_BYTES", "Deferred", "complete_end", "line_starts", "marked_lines", "parse_line", "read_from",
+           "read_marked"]
 
 WHOLE_FILE_BYTES = 64 << 20
 """Files up to this size (from where reading starts) are read in one go; larger ones through the cursor."""
@@ -58,9 +60,21 @@ def line_starts(data: bytes, markers: tuple[bytes, ...], pos: int = 0) -> list[i
     return sorted(starts)
 
 
-def marked_lines(data: bytes, markers: tuple[bytes, ...], *, offset: int, line_no: int, pos: int = 0
-                 ) -> Iterator[Line | LineProblem]:
-    """Every complete line of ``data`` from ``pos`` that holds one of ``markers``, parsed.
+class Deferred(NamedTuple):
+    """A line holding only a deferred marker, left unparsed until its reader needs it."""
+
+    line_no: int
+    offset: int
+    raw: bytes
+
+    def parse(self) -> Line | LineProblem | None:
+        return parse_line(self.raw, self.offset, self.line_no)
+
+
+def marked_lines(data: bytes, markers: tuple[bytes, ...], *, offset: int, line_no: int, pos: int = 0,
+                 deferred: tuple[bytes, ...] = ()) -> Iterator[Line | LineProblem | Deferred]:
+    """Every complete line of ``data`` from ``pos`` that holds one of ``markers`` or ``deferred``, parsed —
+    except those that hold only ``deferred`` ones, given as :class:`Deferred`.
 
     Args:
         offset: where ``data`` begins in the file (a line start): offsets are the file's.
@@ -68,9 +82,15 @@ def marked_lines(data: bytes, markers: tuple[bytes, ...], *, offset: int, line_n
     """
     count = data.count
     before = pos
-    for begin in line_starts(data, markers, pos):
+    starts = line_starts(data, markers, pos)
+    later = set(line_starts(data, deferred, pos)).difference(starts) if deferred else set()
+    for begin in sorted(later.union(starts)) if later else starts:
         line_no += count(b"\n", before, begin) + 1
         before = data.find(b"\n", begin)
+        if begin in later:
+            yield Deferred(line_no, offset + begin, data[begin:before])
+            before += 1
+            continue
         found = parse_line(data[begin:before], offset + begin, line_no)
         before += 1
         if found is not None:
@@ -102,10 +122,12 @@ def complete_end(data: bytes, pos: int = 0) -> tuple[int, int]:
     return (end, data.count(b"\n", pos, end)) if end else (pos, 0)
 
 
-def read_marked(cursor: JsonlCursor, markers: tuple[bytes, ...]) -> tuple[list[Line | LineProblem], bool]:
-    """What ``cursor.read_new()`` returns when its ``want`` accepts exactly the lines holding one of ``markers``:
-    the same lines, numbers, offsets and resulting cursor position, the file searched at once. A file too large
-    to read in one go is read by the cursor itself.
+def read_marked(cursor: JsonlCursor, markers: tuple[bytes, ...], deferred: tuple[bytes, ...] = ()
+                ) -> tuple[list[Line | LineProblem | Deferred], bool]:
+    """What ``cursor.read_new()`` returns when its ``want`` accepts exactly the lines holding one of ``markers``
+    or ``deferred``: the same lines, numbers, offsets and resulting cursor position, the file searched at once
+    (the lines holding only ``deferred`` ones unparsed, as :class:`Deferred`). A file too large to read in one go
+    is read by the cursor itself, every line parsed.
 
     Raises:
         OSError: the file cannot be opened or is not a regular file.
@@ -121,11 +143,12 @@ def read_marked(cursor: JsonlCursor, markers: tuple[bytes, ...]) -> tuple[list[L
     finally:
         os.close(fd)
     if data is None:
-        return cursor.read_new()
+        found, reset = cursor.read_new()
+        return list(found), reset
     if reset:
         cursor.offset, cursor.line_no = 0, 0
     cursor.inode, cursor.mtime = st.st_ino, st.st_mtime
-    lines = list(marked_lines(data, markers, offset=start, line_no=cursor.line_no))
+    lines = list(marked_lines(data, markers, offset=start, line_no=cursor.line_no, deferred=deferred))
     end, count = complete_end(data)
     cursor.offset, cursor.line_no = start + end, cursor.line_no + count
     return lines, reset

@@ -17,7 +17,7 @@ from typing import Any
 from engine.agents.codex.config import compaction_line
 from engine.agents.codex.records import Item, TokenCount, item_of, token_count_of
 from engine.agents.jsonl_cursor import JsonlCursor, Line, LineProblem
-from engine.agents.marked_lines import read_marked
+from engine.agents.marked_lines import Deferred, read_marked
 from engine.agents.protocol import AgentCall, AgentCompaction, AgentReading, ContextItem, Figure
 
 __all__ = ["CodexReader"]
@@ -104,8 +104,9 @@ class CodexReader:
         Raises:
             OSError: the file cannot be read.
         """
-        # A report's pass searches the whole file for the usage records' names (docs/usage.md, Speed).
-        lines, reset = read_marked(self.cursor, _USAGE_MARKERS) if self.usage_only else self.cursor.read_new()
+        if self.usage_only:
+            return self._read_usage()
+        lines, reset = self.cursor.read_new()
         if reset:
             self._clear()
         for line in lines:
@@ -114,6 +115,51 @@ class CodexReader:
             else:
                 self.problems.append(line)
         return self.reading()
+
+    def _read_usage(self) -> AgentReading:
+        """A report's pass: the whole file searched for the usage records' names (docs/usage.md, Speed).
+
+        When a ``token_usage_record`` gives the calls, a ``token_count`` only matters as the last one before a
+        compaction (its size before) and the last one of all: the others are left unparsed. Without one, every
+        ``token_count`` is a call and all are read in order, as the full reader reads them.
+        """
+        found, reset = read_marked(self.cursor, _USAGE_MARKERS, _COUNT_MARKERS)
+        lines: list[Line | LineProblem | Deferred | None] = list(found)
+        if reset:
+            self._clear()
+        if not (self.usage_records or any(isinstance(line, Line) and _gives_record(line.obj) for line in lines)):
+            lines = [line.parse() if isinstance(line, Deferred) else line for line in lines]
+        pending: list[Deferred] = []
+        for line in lines:
+            if isinstance(line, Deferred):
+                pending.append(line)
+            elif isinstance(line, Line):
+                if pending and _settles(line.obj):
+                    self._settle(pending)
+                self._accept(line)
+            elif line is not None:
+                self.problems.append(line)
+        if pending:
+            self._settle(pending)
+        return self.reading()
+
+    def _settle(self, pending: list[Deferred]) -> None:
+        """Take the last ``token_count`` among ``pending`` (unparsed, in file order) as the last one read."""
+        for deferred in reversed(pending):
+            line = deferred.parse()
+            if not isinstance(line, Line):
+                continue
+            obj, payload = line.obj, line.obj.get("payload")
+            if not (obj.get("type") == "event_msg" and isinstance(payload, Mapping)
+                    and payload.get("type") == "token_count"):
+                continue
+            count = token_count_of(payload)
+            if count is not None:
+                self.last_count, self.last_count_line = count, line.line_no
+                if count.total_total is not None:
+                    self._prev_total = count.total_total
+                break
+        pending.clear()
 
     def _item(self, line: Line, payload: Mapping[str, Any], part: int = -1) -> ContextItem | None:
         item: Item | None = item_of(payload)
@@ -225,9 +271,28 @@ _USAGE_LINE = re.compile(rb'"(?:session_meta|turn_context|token_usage_record|tok
 search in C instead of one per type: the filter runs on every line of every rollout a report reads."""
 
 
-_USAGE_MARKERS = (b'"token_count"', b'"token_usage_record"', b'"session_meta"', b'"turn_context"', b'"compacted"',
+_USAGE_MARKERS = (b'"token_usage_record"', b'"session_meta"', b'"turn_context"', b'"compacted"',
                   b"\\u")
-"""The same lines as :data:`_USAGE_LINE`, as byte strings searched over a whole file (tested equal)."""
+"""With :data:`_COUNT_MARKERS`, the same lines as :data:`_USAGE_LINE`, as byte strings searched over a whole file
+(tested equal)."""
+
+
+_COUNT_MARKERS = (b'"token_count"',)
+"""Parsed only when needed once a ``token_usage_record`` gives the calls (:meth:`CodexReader._read_usage`)."""
+
+
+def _gives_record(obj: Mapping[str, Any]) -> bool:
+    """Whether the full reader takes a call from this record (:meth:`CodexReader._usage_record`)."""
+    payload = obj.get("payload")
+    return obj.get("type") == "token_usage_record" and isinstance(payload, Mapping) and isinstance(
+        payload.get("usage"), Mapping)
+
+
+def _settles(obj: Mapping[str, Any]) -> bool:
+    """Whether accepting this record depends on, or replaces, the last ``token_count`` read."""
+    payload = obj.get("payload")
+    return obj.get("type") == "compacted" or (obj.get("type") == "event_msg" and isinstance(payload, Mapping)
+                                              and payload.get("type") == "token_count")
 
 
 def _usage_line(raw: bytes) -> bool:
