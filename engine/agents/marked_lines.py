@@ -122,12 +122,13 @@ def complete_end(data: bytes, pos: int = 0) -> tuple[int, int]:
     return (end, data.count(b"\n", pos, end)) if end else (pos, 0)
 
 
-def read_marked(cursor: JsonlCursor, markers: tuple[bytes, ...], deferred: tuple[bytes, ...] = ()
-                ) -> tuple[list[Line | LineProblem | Deferred], bool]:
+def read_marked(cursor: JsonlCursor, markers: tuple[bytes, ...], deferred: tuple[bytes, ...] = (),
+                whole: list[bytes] | None = None) -> tuple[list[Line | LineProblem | Deferred], bool]:
     """What ``cursor.read_new()`` returns when its ``want`` accepts exactly the lines holding one of ``markers``
     or ``deferred``: the same lines, numbers, offsets and resulting cursor position, the file searched at once
     (the lines holding only ``deferred`` ones unparsed, as :class:`Deferred`). A file too large to read in one go
-    is read by the cursor itself, every line parsed.
+    is read by the cursor itself, every line parsed. ``whole`` receives the file's bytes when they were read
+    from its start in one go.
 
     Raises:
         OSError: the file cannot be opened or is not a regular file.
@@ -148,6 +149,8 @@ def read_marked(cursor: JsonlCursor, markers: tuple[bytes, ...], deferred: tuple
     if reset:
         cursor.offset, cursor.line_no = 0, 0
     cursor.inode, cursor.mtime = st.st_ino, st.st_mtime
+    if whole is not None and start == 0:
+        whole.append(data)
     lines = list(marked_lines(data, markers, offset=start, line_no=cursor.line_no, deferred=deferred))
     end, count = complete_end(data)
     cursor.offset, cursor.line_no = start + end, cursor.line_no + count

@@ -123,6 +123,9 @@ class UsageReading(NamedTuple):
     """The end of the last complete line read."""
     lines: int = 0
     """Lines up to :attr:`offset`."""
+    whole: bytes | None = None
+    """The file's bytes when they were read from its start in one go (else ``None``): a caller that keeps a digest
+    of the bytes up to :attr:`offset` need not read them again."""
 
 
 _MARKERS = (b'"usage"', b"compact_boundary", b"\\u")
@@ -135,12 +138,15 @@ def _may_count(raw: bytes) -> bool:
     return b'"usage"' in raw or b"compact_boundary" in raw or b"\\u" in raw
 
 
-def _objects(path: Path, ids: list[str | None], end: list[int]) -> Iterator[Line]:
+def _objects(path: Path, ids: list[str | None], end: list[int], whole: list[bytes]) -> Iterator[Line]:
     """The parsed lines a usage report needs, numbered as :class:`JsonlCursor` numbers them: every line until
     ``ids`` (filled by the caller) holds a session id and a cwd, then only those holding one of :data:`_MARKERS`.
-    ``end`` is ``[offset, lines]``: where to start, then (once exhausted) where the last complete line ends."""
+    ``end`` is ``[offset, lines]``: where to start, then (once exhausted) where the last complete line ends;
+    ``whole`` receives the file's bytes when they were read from its start in one go."""
     start, first_line = end
     data = read_from(path, start)
+    if data is not None and start == 0:
+        whole.append(data)
     if data is None:
         cursor = JsonlCursor(path, lambda raw: ids[0] is None or ids[1] is None or _may_count(raw))
         cursor.offset, cursor.line_no = start, first_line
@@ -178,7 +184,8 @@ def read_usage(path: Path, since: UsageReading | None = None) -> UsageReading | 
     ids: list[str | None] = [since.session_id, since.cwd] if since is not None else [None, None]
     end = [since.offset, since.lines] if since is not None else [0, 0]
     records: list[Record] = []
-    for line in _objects(path, ids, end):
+    whole: list[bytes] = []
+    for line in _objects(path, ids, end, whole):
         record = record_of(line.obj, line_no=line.line_no, offset=line.offset, length=line.length, usage_only=True)
         ids[0] = ids[0] or record.session_id
         ids[1] = ids[1] or record.cwd
@@ -190,4 +197,5 @@ def read_usage(path: Path, since: UsageReading | None = None) -> UsageReading | 
     if session_id is None and not calls:
         return None
     compactions = (*since.compactions, *compactions_of(records)) if since is not None else compactions_of(records)
-    return UsageReading(session_id, cwd, tuple(sorted(calls.values())), compactions, end[0], end[1])
+    return UsageReading(session_id, cwd, tuple(sorted(calls.values())), compactions, end[0], end[1],
+                        whole[0] if whole else None)

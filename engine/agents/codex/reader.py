@@ -39,6 +39,9 @@ class CodexReader:
         self._env = dict(env or {})
         self.usage_only = usage_only
         self.cursor = JsonlCursor(self.path, _usage_line if usage_only else None)
+        self.whole: bytes | None = None
+        """After a usage pass that read the file from its start in one go, its bytes: a caller that keeps a digest
+        of those up to the cursor's offset need not read them again."""
         self._clear()
 
     def _clear(self) -> None:
@@ -123,7 +126,9 @@ class CodexReader:
         compaction (its size before) and the last one of all: the others are left unparsed. Without one, every
         ``token_count`` is a call and all are read in order, as the full reader reads them.
         """
-        found, reset = read_marked(self.cursor, _USAGE_MARKERS, _COUNT_MARKERS)
+        whole: list[bytes] = []
+        found, reset = read_marked(self.cursor, _USAGE_MARKERS, _COUNT_MARKERS, whole)
+        self.whole = whole[0] if whole else None
         lines: list[Line | LineProblem | Deferred | None] = list(found)
         if reset:
             self._clear()
