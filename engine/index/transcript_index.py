@@ -12,8 +12,8 @@ edit in the middle that keeps the size and the modification time, or comes with 
 
 from __future__ import annotations
 
-import hashlib
 import os
+from _blake2 import blake2b  # hashlib.blake2b itself, without the OpenSSL load hashlib's import costs
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,7 +122,7 @@ class _Section:
 
 
 def _blake(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return blake2b(data, digest_size=16).hexdigest()
 
 
 def file_check(fd: int, offset: int) -> list[Any]:

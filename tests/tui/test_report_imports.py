@@ -1,5 +1,5 @@
 """A cold ``report`` imports only what it uses: the CSV writer, the zone database, the did-you-mean matcher and
-the TOML parser only when asked for (docs/usage.md, Speed)."""
+the TOML parser only when asked for; never hashlib, whose import loads OpenSSL (docs/usage.md, Speed)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ code = main(sys.argv[1:])
 sys.stdout.flush()
 print(json.dumps({"code": int(code), "loaded": sorted(sys.modules)}), file=sys.stderr)
 """
-_ON_DEMAND = {"csv", "zoneinfo", "difflib", "tomllib"}
+_ON_DEMAND = {"csv", "zoneinfo", "difflib", "tomllib", "hashlib"}
 
 
 def _loaded(args: list[str], tmp_path: Path) -> tuple[set[str], str]:
