@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.agents import marked_lines
 from engine.agents.claude_code import reader as claude_reader
 from engine.agents.claude_code.reader import ClaudeCodeReader, read_usage
 from engine.agents.claude_code.records import record_of
@@ -177,3 +178,15 @@ def test_a_claude_code_usage_pass_resumed_at_any_line_equals_one_read_of_the_who
         again = read_usage(grown, first) if first is not None else read_usage(grown)
         assert again is not None and expected is not None
         assert again[:4] == expected[:4] and again.offset == len(whole), cut
+
+
+@pytest.mark.parametrize("with_records", [True, False], ids=["token_usage_record", "token_count only"])
+def test_files_too_large_to_read_at_once_give_the_same_usage_through_the_cursor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_records: bool) -> None:
+    rollout = _rollout(tmp_path / "rollout.jsonl", _codex_records(with_records=with_records))
+    claude = claude_session(tmp_path / "claude.jsonl")
+    whole = _usage_of(CodexReader(rollout, usage_only=True)), read_usage(claude)
+    monkeypatch.setattr(marked_lines, "WHOLE_FILE_BYTES", 10)  # every file is "too large" now
+    cursor = _usage_of(CodexReader(rollout, usage_only=True)), read_usage(claude)
+    assert cursor[0] == whole[0] and cursor[1] is not None and whole[1] is not None
+    assert cursor[1][:6] == whole[1][:6] and cursor[1].whole is None
