@@ -139,7 +139,8 @@ def test_claude_code_lines_are_chosen_by_their_usage_once_the_session_is_known(t
                                                                                 monkeypatch: pytest.MonkeyPatch
                                                                                 ) -> None:
     # After the first lines: a reply with an escaped "usage" key, a user's text quoting the word, a reply with no
-    # usage, a boundary; lines with no marker are not parsed, and the calls and line numbers stay the full reader's.
+    # usage, a boundary, a text with a non-ASCII escape (no key can hide in one); lines with no marker are not
+    # parsed, and the calls and line numbers stay the full reader's.
     parsed: list[int] = []
 
     def counted(obj, **where):  # type: ignore[no-untyped-def]
@@ -157,6 +158,7 @@ def test_claude_code_lines_are_chosen_by_their_usage_once_the_session_is_known(t
         '{"type": "system", "subtype": "compact_boundary", "uuid": "b", "compactMetadata": {"preTokens": 9}}\n'
         '{"type": "assistant", "uuid": "c", "message": {"id": "m2", "model": "claude-sonnet-4-5",'
         ' "usage": {"input_tokens": 3, "output_tokens": 2}}}\n'
+        '{"type": "user", "uuid": "w", "message": {"role": "user", "content": "it\\u2019s done"}}\n'
     )
     _same(path)
     monkeypatch.setattr(claude_reader, "record_of", counted)

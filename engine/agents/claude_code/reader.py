@@ -128,14 +128,15 @@ class UsageReading(NamedTuple):
     of the bytes up to :attr:`offset` need not read them again."""
 
 
-_MARKERS = (b'"usage"', b"compact_boundary", b"\\u")
+_MARKERS = (b'"usage"', b"compact_boundary", b"\\u00")
 """What a line that holds a call or a compaction must contain: a reply counts through its ``message.usage``, a
-compaction is a ``compact_boundary``; a line whose keys are escaped (``\\u0075sage``) is parsed too. Every other
-line only matters for the session id and cwd, which the first lines give (docs/usage.md, Speed)."""
+compaction is a ``compact_boundary``; a line where an ASCII character is escaped (``\\u0075sage``: JSON writes it
+``\\u00`` and two hex digits) is parsed too. Every other line only matters for the session id and cwd, which the
+first lines give (docs/usage.md, Speed)."""
 
 
 def _may_count(raw: bytes) -> bool:
-    return b'"usage"' in raw or b"compact_boundary" in raw or b"\\u" in raw
+    return b'"usage"' in raw or b"compact_boundary" in raw or b"\\u00" in raw
 
 
 def _objects(path: Path, ids: list[str | None], end: list[int], whole: list[bytes]) -> Iterator[Line]:

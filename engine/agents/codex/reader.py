@@ -271,13 +271,14 @@ class CodexReader:
         )
 
 
-_USAGE_LINE = re.compile(rb'"(?:session_meta|turn_context|token_usage_record|token_count|compacted)"|\\u')
-"""The records a call, its model or a compaction come from; a line whose text may be escaped is parsed too. One
-search in C instead of one per type: the filter runs on every line of every rollout a report reads."""
+_USAGE_LINE = re.compile(rb'"(?:session_meta|turn_context|token_usage_record|token_count|compacted)"|\\u00')
+"""The records a call, its model or a compaction come from; a line where an ASCII character is escaped (``\\u00``
+and two hex digits: a record's name could be written so) is parsed too. One search in C instead of one per type:
+the filter runs on every line of every rollout a report reads."""
 
 
 _USAGE_MARKERS = (b'"token_usage_record"', b'"session_meta"', b'"turn_context"', b'"compacted"',
-                  b"\\u")
+                  b"\\u00")
 """With :data:`_COUNT_MARKERS`, the same lines as :data:`_USAGE_LINE`, as byte strings searched over a whole file
 (tested equal)."""
 
