@@ -8,7 +8,9 @@ Each run starts this environment's ``ctxscope`` console script with ``PYTHONPATH
 ``tui`` and ``engine`` are the ones imported. Both trees' bytecode is written before any timed run, as an
 installed ctxscope has it (a pycache prefix instead slowed every start-up here). The figure is the child's user +
 system time (``getrusage``), median of ``--runs``: on a machine shared with other work a process's CPU time moves
-much less than its wall time. The ratio is after / before.
+much less than its wall time. The ratio is after / before. The floor every run pays comes first: Python's start-up
+(``python -S -c pass``, ``python -c pass``) and ``import re``, which pip's console-script wrapper does before
+ctxscope's code runs.
 """
 
 from __future__ import annotations
@@ -56,7 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     # The bytecode just written changed the code's directories: a report whose listing changed in the last two
     # seconds keeps no invocation record (tui/cli/report_memo.py), and every warm run would miss it.
     time.sleep(2.5)
+    floors = {"python -S -c pass": ["-S", "-c", "pass"], "python -c pass": ["-c", "pass"],
+              "python -c 'import re' (the console script's first line)": ["-c", "import re"]}
     rows: list[Row] = []
+    for label, flags in floors.items():
+        spent = statistics.median(_run([sys.executable, *flags], dict(os.environ))[1] for _ in range(args.runs * 2))
+        rows.append(Row(f"floor: {label}, CPU", f"{spent * 1e3:.1f} ms", "-", "-", None))
     with tempfile.TemporaryDirectory(prefix="ctxscope-bench-cpu-") as tmp:
         for agent in (a for a in AGENTS if a.name in args.agents.split(",")):
             root = args.work / agent.home / agent.root
