@@ -305,12 +305,13 @@ def _usage_line(raw: bytes) -> bool:
     return _USAGE_LINE.search(raw) is not None
 
 
-def _call(line: int, key: str, timestamp: str | None, model: str | None, usage: Mapping[str, Any]) -> AgentCall:
-    def num(name: str) -> int:
-        value = usage.get(name)
-        return value if type(value) is int and value >= 0 else 0
+def _num(usage: Mapping[str, Any], name: str) -> int:
+    value = usage.get(name)
+    return value if type(value) is int and value >= 0 else 0
 
+
+def _call(line: int, key: str, timestamp: str | None, model: str | None, usage: Mapping[str, Any]) -> AgentCall:
     # Codex's input_tokens include the cached ones (the Responses API's convention).
-    cached = num("cached_input_tokens")
-    return AgentCall(line, key, timestamp, model, max(0, num("input_tokens") - cached), num("output_tokens"), cached,
-                     num("cache_write_input_tokens"))
+    cached = _num(usage, "cached_input_tokens")
+    return AgentCall(line, key, timestamp, model, max(0, _num(usage, "input_tokens") - cached),
+                     _num(usage, "output_tokens"), cached, _num(usage, "cache_write_input_tokens"))
