@@ -1,9 +1,10 @@
 """The lines of a JSONL file that hold one of a few byte strings, found by searching the whole file at once.
 
 A usage report needs a fifth of a Claude Code or Codex file's lines: those that hold a call or a compaction. Asking
-every line in Python whether it holds such a record cost more than parsing the lines that do (docs/usage.md,
-Speed); here each marker is searched over the whole buffer in C, and Python only visits the lines it was found
-in. A marker can only be found inside a line: JSON text holds no raw newline (it is written ``\\n`` in a string).
+every line whether it holds such a record takes a Python step per line; here each marker is searched over the whole
+buffer in C, and Python only visits the lines it was found in (the search over the bytes bounds both ways: for
+Claude Code files they cost about the same, docs/usage.md, Speed). A marker can only be found inside a line: JSON
+text holds no raw newline (it is written ``\\n`` in a string).
 
 The lines come numbered, cleaned and parsed as :class:`~engine.agents.jsonl_cursor.JsonlCursor` numbers, cleans
 and parses them, so a reader fed from here keeps the values and the resume state it has when fed by the cursor.
