@@ -97,6 +97,7 @@ class _Collector:
         self._store_index: dict[Path, dict[str, tuple[str, Mapping[str, Any]]]] = {}
         self._stores_near: dict[Path, list[tuple[Path, dict[str, Mapping[str, Any]]]]] = {}
         self._places: dict[str, tuple[str, Path | None, str | None]] = {}
+        self._real_dirs: dict[str, str] = {}
         self._databases: dict[tuple[Path, str], bool] = {}
 
     def place(self, path: Path) -> tuple[str, Path | None, str | None, bool]:
@@ -110,11 +111,24 @@ class _Collector:
         directory, name = os.path.split(path)
         known = self._places.get(directory)
         if known is None:
-            resolved_dir = os.path.realpath(directory or ".")
+            resolved_dir = self._real_dir(directory)
             known = self._places[directory] = (resolved_dir, *openclaw_place(Path(resolved_dir)))
         link = os.path.islink(path)
         resolved = os.path.realpath(path) if link else os.path.join(known[0], name)
         return resolved, known[1], known[2], link
+
+    def _real_dir(self, directory: str) -> str:
+        """``os.path.realpath(directory)``, from its parent's when it is no symbolic link itself: one ``lstat``
+        per directory instead of one per component (a Codex tree has a directory per day)."""
+        known = self._real_dirs.get(directory)
+        if known is None:
+            parent, name = os.path.split(directory)
+            if name in ("", ".", "..") or not parent or parent == directory or os.path.islink(directory):
+                known = os.path.realpath(directory or ".")
+            else:
+                known = os.path.join(self._real_dir(parent), name)
+            self._real_dirs[directory] = known
+        return known
 
     def listing(self, directory: Path) -> list[str]:
         """The names in ``directory``, listed once per discovery (a store may name thousands of sessions)."""

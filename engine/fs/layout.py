@@ -11,7 +11,6 @@ The index cache lives under ``$XDG_CACHE_HOME/ctxscope/`` (see ``docs/index.md``
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Mapping
@@ -48,6 +47,8 @@ def _sanitised(key: str) -> str:
 
 
 def _digest(key: str) -> str:
+    import hashlib  # here: loading it loads OpenSSL, which a usage report never needs
+
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 

@@ -18,11 +18,11 @@ sharing a shard overwrite each other's copy; every copy holds only indexes valid
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import threading
 import time
 import zlib
+from _blake2 import blake2b  # hashlib.blake2b itself, without the OpenSSL load hashlib's import costs
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -195,7 +195,7 @@ class IndexCache:
         """The file that holds ``shard`` (``None`` when the cache is off)."""
         if self.directory is None:
             return None
-        name = hashlib.blake2b(shard.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        name = blake2b(shard.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
         return self.directory / f"{name}.idx"
 
     @staticmethod

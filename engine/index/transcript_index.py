@@ -12,8 +12,8 @@ edit in the middle that keeps the size and the modification time, or comes with 
 
 from __future__ import annotations
 
-import hashlib
 import os
+from _blake2 import blake2b  # hashlib.blake2b itself, without the OpenSSL load hashlib's import costs
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +25,7 @@ from engine.index.cache import IndexCache, LoadedIndex, section_digest, shard_of
 from engine.index.records import CompactionRecord, HeaderInfo, UsageRecord
 from engine.index.scanner import ScanState, resolve_calls, scan_file
 
-__all__ = ["CacheOutcome", "DamagedSectionError", "TranscriptIndex", "file_check", "index_transcript"]
+__all__ = ["CacheOutcome", "DamagedSectionError", "TranscriptIndex", "bytes_check", "file_check", "index_transcript"]
 
 CacheOutcome = Literal["off", "cold", "warm", "extended", "rebuilt"]
 """``off``: no cache; ``cold``: none stored; ``warm``: nothing new; ``extended``: new bytes scanned on top of the
@@ -122,7 +122,7 @@ class _Section:
 
 
 def _blake(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return blake2b(data, digest_size=16).hexdigest()
 
 
 def file_check(fd: int, offset: int) -> list[Any]:
@@ -132,6 +132,14 @@ def file_check(fd: int, offset: int) -> list[Any]:
         return [offset, _blake(os.pread(fd, offset, 0))]
     head = os.pread(fd, _CHECK_BYTES, 0)
     return [offset, _blake(head + os.pread(fd, _CHECK_BYTES, offset - _CHECK_BYTES))]
+
+
+def bytes_check(data: bytes, offset: int) -> list[Any]:
+    """:func:`file_check` of a file whose first bytes, at least up to ``offset``, are ``data`` (already read:
+    no second read of the file; tested equal)."""
+    if offset <= 2 * _CHECK_BYTES:
+        return [offset, _blake(data[:offset])]
+    return [offset, _blake(data[:_CHECK_BYTES] + data[offset - _CHECK_BYTES:offset])]
 
 
 class _Stored:

@@ -24,7 +24,7 @@ from engine.agents.codex.reader import CodexReader
 from engine.agents.protocol import AgentCall, AgentCompaction
 from engine.index.cache import IndexCache, LoadedIndex
 from engine.index.records import CompactionRecord, UsageRecord
-from engine.index.transcript_index import file_check
+from engine.index.transcript_index import bytes_check, file_check
 from engine.session.agent_glance import read_agent_session
 from engine.stores.source import SessionSource
 from engine.usage.model import SessionUsage
@@ -111,9 +111,11 @@ def _resumable(loaded: LoadedIndex | None, path: Path, st: os.stat_result) -> di
     return dict(state)
 
 
-def _read(source: SessionSource, since: dict[str, Any] | None = None) -> tuple[SessionUsage, dict[str, Any] | None]:
-    """The usage of ``source``, read from where ``since`` stopped when it is given, and the state to resume
-    from next time (``None``: the file was read by the full reader, which does not resume)."""
+def _read(source: SessionSource, since: dict[str, Any] | None = None
+          ) -> tuple[SessionUsage, dict[str, Any] | None, bytes | None]:
+    """The usage of ``source``, read from where ``since`` stopped when it is given, the state to resume from next
+    time (``None``: the file was read by the full reader, which does not resume) and the file's bytes when the
+    reader read them from the start in one go."""
     if source.format == "claude-code-jsonl":
         # Only the lines that can hold a call or a compaction are parsed: the same figures as the full reader.
         quick = read_usage(source.path, _claude_since(since) if since is not None else None)
@@ -121,19 +123,20 @@ def _read(source: SessionSource, since: dict[str, Any] | None = None) -> tuple[S
             state = {"offset": quick.offset, "lines": quick.lines, "session_id": quick.session_id, "cwd": quick.cwd,
                      "calls": [list(c) for c in quick.calls], "compactions": [list(c) for c in quick.compactions]}
             return usage_of(source, "claude-code", quick.session_id, quick.cwd, quick.calls,
-                            quick.compactions), state
+                            quick.compactions), state, quick.whole
     elif source.format == "codex-jsonl":
         reader = (CodexReader.resume(source.path, since) if since is not None
                   else CodexReader(source.path, usage_only=True))
         reading = reader.read_new()
         if reading.session_id is not None or reading.calls:
             return usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls,
-                            reading.compactions), reader.usage_state()
+                            reading.compactions), reader.usage_state(), reader.whole
     reading = read_agent_session(source)
     if not reading.is_session:
         raise UnreadableSessionError(f"not a {reading.agent} session ctxscope can read ({reading.records} records, "
                                      f"{len(reading.problems)} bad lines)")
-    return usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls, reading.compactions), None
+    return (usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls, reading.compactions),
+            None, None)
 
 
 def _claude_since(state: dict[str, Any]) -> UsageReading:
@@ -169,11 +172,11 @@ def agent_session_usage(source: SessionSource, cache: IndexCache | None = None) 
             return found
     try:
         try:
-            usage, state = _read(source, since)
+            usage, state, whole = _read(source, since)
         except (KeyError, TypeError, ValueError) as exc:
             if since is None or isinstance(exc, UnreadableSessionError):
                 raise
-            usage, state = _read(source)  # a damaged reader state: read the whole file
+            usage, state, whole = _read(source)  # a damaged reader state: read the whole file
     except UnreadableSessionError as exc:
         cache.save(key, {"meta": orjson.dumps({"stamp": stamp, "unreadable": str(exc)})}, shard=shard)
         raise
@@ -181,7 +184,9 @@ def agent_session_usage(source: SessionSource, cache: IndexCache | None = None) 
     # (from where this reading stopped, if the bytes before it are the ones read).
     meta: dict[str, Any] = {"stamp": stamp}
     if state is not None:
-        check = _check(source.path, st, state["offset"])
+        # The bytes the reader just read give the digest without a second read (the stamp still names the file
+        # stat'ed before: one replaced meanwhile is read again next time).
+        check = bytes_check(whole, state["offset"]) if whole is not None else _check(source.path, st, state["offset"])
         if check is not None:
             meta.update(check=check, resume=state)
     body = [usage.agent, usage.project, [list(c) for c in usage.calls], [list(c) for c in usage.compactions]]

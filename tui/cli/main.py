@@ -6,7 +6,6 @@ Exit codes: :class:`tui.cli.exit_codes.ExitCode` (``ctxscope help-exit-codes``).
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -169,6 +168,8 @@ class _Parser(argparse.ArgumentParser):
         if choices is None or value in choices or not isinstance(value, str):
             return
         names = [str(choice) for choice in choices]
+        import difflib  # only a mistyped command pays for it
+
         near = difflib.get_close_matches(value, names, n=1, cutoff=0.6)
         hint = f"; did you mean {near[0]}?" if near else ""
         what = "command" if isinstance(action, argparse._SubParsersAction) else "choice"

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import os
 import sys
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engine import money, percent
 from tui.cli.exit_codes import ExitCode
@@ -66,6 +64,8 @@ def report_table(result: UsageReport) -> str:
 
 
 def _csv(result: UsageReport) -> None:
+    import csv  # only --csv pays for it
+
     writer = csv.writer(sys.stdout, lineterminator="\n")
     fields = list(result.total.to_dict())
     writer.writerow([result.by, *fields])
@@ -77,9 +77,13 @@ def _csv(result: UsageReport) -> None:
 
 def _zone(utc: bool, name: str | None) -> tzinfo:
     """The zone days are cut in. Raises ValueError: ``name`` is no IANA zone this machine knows."""
+    if name == "UTC":
+        return UTC
     if name is not None:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # the zone database only when a zone is named
+
         try:
-            return UTC if name == "UTC" else ZoneInfo(name)
+            return ZoneInfo(name)
         except (ZoneInfoNotFoundError, ValueError) as exc:  # ValueError: a path-like or empty key
             raise ValueError(name) from exc
     return UTC if utc else datetime.now().astimezone().tzinfo or UTC

@@ -6,18 +6,15 @@ from the file. The file is opened read-only and never written.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-import orjson
-
 from engine.agents.claude_code.context import context_items, context_path, context_tokens
 from engine.agents.claude_code.limits import compaction_line, window_of
 from engine.agents.claude_code.records import Record, record_of
-from engine.agents.jsonl_cursor import MAX_LINE_BYTES, JsonlCursor, Line, LineProblem
+from engine.agents.jsonl_cursor import JsonlCursor, Line, LineProblem
+from engine.agents.marked_lines import complete_end, marked_lines, parse_line, read_from
 from engine.agents.protocol import AgentCall, AgentCompaction, AgentReading
 
 __all__ = ["ClaudeCodeReader", "UsageReading", "read_usage"]
@@ -126,59 +123,50 @@ class UsageReading(NamedTuple):
     """The end of the last complete line read."""
     lines: int = 0
     """Lines up to :attr:`offset`."""
+    whole: bytes | None = None
+    """The file's bytes when they were read from its start in one go (else ``None``): a caller that keeps a digest
+    of the bytes up to :attr:`offset` need not read them again."""
 
 
-_WHOLE_FILE_BYTES = 64 << 20
-"""Files up to this size are read in one go and split in C; larger ones line by line through the cursor."""
+_MARKERS = (b'"usage"', b"compact_boundary", b"\\u00")
+"""What a line that holds a call or a compaction must contain: a reply counts through its ``message.usage``, a
+compaction is a ``compact_boundary``; a line where an ASCII character is escaped (``\\u0075sage``: JSON writes it
+``\\u00`` and two hex digits) is parsed too. Every other line only matters for the session id and cwd, which the
+first lines give (docs/usage.md, Speed)."""
 
 
 def _may_count(raw: bytes) -> bool:
-    # A reply (type "assistant", or a message with no type), a compaction boundary, or a line whose keys may be
-    # escaped: only these can hold a call or a compaction. Every other line is counted, not parsed.
-    return b'"assistant"' in raw or b"compact_boundary" in raw or b'"type"' not in raw or b"\\u" in raw
+    return b'"usage"' in raw or b"compact_boundary" in raw or b"\\u00" in raw
 
 
-def _objects(path: Path, ids: list[str | None], end: list[int]) -> Iterator[Line]:
+def _objects(path: Path, ids: list[str | None], end: list[int], whole: list[bytes]) -> Iterator[Line]:
     """The parsed lines a usage report needs, numbered as :class:`JsonlCursor` numbers them: every line until
-    ``ids`` (filled by the caller) holds a session id and a cwd, then only those :func:`_may_count` accepts.
-    ``end`` is ``[offset, lines]``: where to start, then (once exhausted) where the last complete line ends."""
+    ``ids`` (filled by the caller) holds a session id and a cwd, then only those holding one of :data:`_MARKERS`.
+    ``end`` is ``[offset, lines]``: where to start, then (once exhausted) where the last complete line ends;
+    ``whole`` receives the file's bytes when they were read from its start in one go."""
     start, first_line = end
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{path}: not a regular file")
-        size = max(0, st.st_size - start)
-        data = os.pread(fd, size, start) if size <= _WHOLE_FILE_BYTES else None
-    finally:
-        os.close(fd)
+    data = read_from(path, start)
+    if data is not None and start == 0:
+        whole.append(data)
     if data is None:
         cursor = JsonlCursor(path, lambda raw: ids[0] is None or ids[1] is None or _may_count(raw))
         cursor.offset, cursor.line_no = start, first_line
         yield from (line for line in cursor.read_lazily() if isinstance(line, Line))
         end[:] = [cursor.offset, cursor.line_no]
         return
-    lines = data.split(b"\n")
-    lines.pop()  # the text after the last newline: empty, or a line the agent is still writing
-    offset = start
-    loads = orjson.loads
-    for number, raw in enumerate(lines, first_line + 1):
-        begin, offset = offset, offset + len(raw) + 1
-        if (ids[0] is not None and ids[1] is not None and b'"assistant"' not in raw and b"compact_boundary" not in raw
-                and b'"type"' in raw and b"\\u" not in raw):
-            continue  # the common case, decided without a call (the same rule as _may_count)
-        raw = raw.removesuffix(b"\r")
-        if begin == 0:
-            raw = raw.removeprefix(b"\xef\xbb\xbf")
-        if not raw.strip() or len(raw) > MAX_LINE_BYTES:
-            continue
-        try:
-            obj = loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            yield Line(number, begin, len(raw), obj)
-    end[:] = [offset, first_line + len(lines)]
+    stop, lines = complete_end(data)
+    pos, number = 0, first_line
+    while pos < stop and (ids[0] is None or ids[1] is None):  # the first lines, one by one, until both are known
+        newline = data.find(b"\n", pos)
+        number += 1
+        line = parse_line(data[pos:newline], start + pos, number)
+        pos = newline + 1
+        if isinstance(line, Line):
+            yield line
+    if pos < stop:
+        yield from (line for line in marked_lines(data, _MARKERS, offset=start, line_no=number, pos=pos)
+                    if isinstance(line, Line))
+    end[:] = [start + stop, first_line + lines]
 
 
 def read_usage(path: Path, since: UsageReading | None = None) -> UsageReading | None:
@@ -197,7 +185,8 @@ def read_usage(path: Path, since: UsageReading | None = None) -> UsageReading | 
     ids: list[str | None] = [since.session_id, since.cwd] if since is not None else [None, None]
     end = [since.offset, since.lines] if since is not None else [0, 0]
     records: list[Record] = []
-    for line in _objects(path, ids, end):
+    whole: list[bytes] = []
+    for line in _objects(path, ids, end, whole):
         record = record_of(line.obj, line_no=line.line_no, offset=line.offset, length=line.length, usage_only=True)
         ids[0] = ids[0] or record.session_id
         ids[1] = ids[1] or record.cwd
@@ -209,4 +198,5 @@ def read_usage(path: Path, since: UsageReading | None = None) -> UsageReading | 
     if session_id is None and not calls:
         return None
     compactions = (*since.compactions, *compactions_of(records)) if since is not None else compactions_of(records)
-    return UsageReading(session_id, cwd, tuple(sorted(calls.values())), compactions, end[0], end[1])
+    return UsageReading(session_id, cwd, tuple(sorted(calls.values())), compactions, end[0], end[1],
+                        whole[0] if whole else None)

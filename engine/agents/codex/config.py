@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -44,6 +43,8 @@ def compaction_line(env: Mapping[str, str], rollout: Path | None = None) -> Figu
         return Figure(None, "codex: no config.toml")
     if len(raw) > _MAX_CONFIG_BYTES:
         return Figure(None, f"codex: {path} is over 1 MiB; not read")
+    import tomllib  # here: a usage report, which never reads the config, does not pay for the parser
+
     try:
         data = tomllib.loads(raw.decode("utf-8", "replace"))
     except tomllib.TOMLDecodeError:

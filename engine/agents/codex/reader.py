@@ -17,6 +17,7 @@ from typing import Any
 from engine.agents.codex.config import compaction_line
 from engine.agents.codex.records import Item, TokenCount, item_of, token_count_of
 from engine.agents.jsonl_cursor import JsonlCursor, Line, LineProblem
+from engine.agents.marked_lines import Deferred, read_marked
 from engine.agents.protocol import AgentCall, AgentCompaction, AgentReading, ContextItem, Figure
 
 __all__ = ["CodexReader"]
@@ -38,6 +39,9 @@ class CodexReader:
         self._env = dict(env or {})
         self.usage_only = usage_only
         self.cursor = JsonlCursor(self.path, _usage_line if usage_only else None)
+        self.whole: bytes | None = None
+        """After a usage pass that read the file from its start in one go, its bytes: a caller that keeps a digest
+        of those up to the cursor's offset need not read them again."""
         self._clear()
 
     def _clear(self) -> None:
@@ -103,6 +107,8 @@ class CodexReader:
         Raises:
             OSError: the file cannot be read.
         """
+        if self.usage_only:
+            return self._read_usage()
         lines, reset = self.cursor.read_new()
         if reset:
             self._clear()
@@ -112,6 +118,53 @@ class CodexReader:
             else:
                 self.problems.append(line)
         return self.reading()
+
+    def _read_usage(self) -> AgentReading:
+        """A report's pass: the whole file searched for the usage records' names (docs/usage.md, Speed).
+
+        When a ``token_usage_record`` gives the calls, a ``token_count`` only matters as the last one before a
+        compaction (its size before) and the last one of all: the others are left unparsed. Without one, every
+        ``token_count`` is a call and all are read in order, as the full reader reads them.
+        """
+        whole: list[bytes] = []
+        found, reset = read_marked(self.cursor, _USAGE_MARKERS, _COUNT_MARKERS, whole)
+        self.whole = whole[0] if whole else None
+        lines: list[Line | LineProblem | Deferred | None] = list(found)
+        if reset:
+            self._clear()
+        if not (self.usage_records or any(isinstance(line, Line) and _gives_record(line.obj) for line in lines)):
+            lines = [line.parse() if isinstance(line, Deferred) else line for line in lines]
+        pending: list[Deferred] = []
+        for line in lines:
+            if isinstance(line, Deferred):
+                pending.append(line)
+            elif isinstance(line, Line):
+                if pending and _settles(line.obj):
+                    self._settle(pending)
+                self._accept(line)
+            elif line is not None:
+                self.problems.append(line)
+        if pending:
+            self._settle(pending)
+        return self.reading()
+
+    def _settle(self, pending: list[Deferred]) -> None:
+        """Take the last ``token_count`` among ``pending`` (unparsed, in file order) as the last one read."""
+        for deferred in reversed(pending):
+            line = deferred.parse()
+            if not isinstance(line, Line):
+                continue
+            obj, payload = line.obj, line.obj.get("payload")
+            if not (obj.get("type") == "event_msg" and isinstance(payload, Mapping)
+                    and payload.get("type") == "token_count"):
+                continue
+            count = token_count_of(payload)
+            if count is not None:
+                self.last_count, self.last_count_line = count, line.line_no
+                if count.total_total is not None:
+                    self._prev_total = count.total_total
+                break
+        pending.clear()
 
     def _item(self, line: Line, payload: Mapping[str, Any], part: int = -1) -> ContextItem | None:
         item: Item | None = item_of(payload)
@@ -218,21 +271,47 @@ class CodexReader:
         )
 
 
-_USAGE_LINE = re.compile(rb'"(?:session_meta|turn_context|token_usage_record|token_count|compacted)"|\\u')
-"""The records a call, its model or a compaction come from; a line whose text may be escaped is parsed too. One
-search in C instead of one per type: the filter runs on every line of every rollout a report reads."""
+_USAGE_LINE = re.compile(rb'"(?:session_meta|turn_context|token_usage_record|token_count|compacted)"|\\u00')
+"""The records a call, its model or a compaction come from; a line where an ASCII character is escaped (``\\u00``
+and two hex digits: a record's name could be written so) is parsed too. One search in C instead of one per type:
+the filter runs on every line of every rollout a report reads."""
+
+
+_USAGE_MARKERS = (b'"token_usage_record"', b'"session_meta"', b'"turn_context"', b'"compacted"',
+                  b"\\u00")
+"""With :data:`_COUNT_MARKERS`, the same lines as :data:`_USAGE_LINE`, as byte strings searched over a whole file
+(tested equal)."""
+
+
+_COUNT_MARKERS = (b'"token_count"',)
+"""Parsed only when needed once a ``token_usage_record`` gives the calls (:meth:`CodexReader._read_usage`)."""
+
+
+def _gives_record(obj: Mapping[str, Any]) -> bool:
+    """Whether the full reader takes a call from this record (:meth:`CodexReader._usage_record`)."""
+    payload = obj.get("payload")
+    return obj.get("type") == "token_usage_record" and isinstance(payload, Mapping) and isinstance(
+        payload.get("usage"), Mapping)
+
+
+def _settles(obj: Mapping[str, Any]) -> bool:
+    """Whether accepting this record depends on, or replaces, the last ``token_count`` read."""
+    payload = obj.get("payload")
+    return obj.get("type") == "compacted" or (obj.get("type") == "event_msg" and isinstance(payload, Mapping)
+                                              and payload.get("type") == "token_count")
 
 
 def _usage_line(raw: bytes) -> bool:
     return _USAGE_LINE.search(raw) is not None
 
 
-def _call(line: int, key: str, timestamp: str | None, model: str | None, usage: Mapping[str, Any]) -> AgentCall:
-    def num(name: str) -> int:
-        value = usage.get(name)
-        return value if type(value) is int and value >= 0 else 0
+def _num(usage: Mapping[str, Any], name: str) -> int:
+    value = usage.get(name)
+    return value if type(value) is int and value >= 0 else 0
 
+
+def _call(line: int, key: str, timestamp: str | None, model: str | None, usage: Mapping[str, Any]) -> AgentCall:
     # Codex's input_tokens include the cached ones (the Responses API's convention).
-    cached = num("cached_input_tokens")
-    return AgentCall(line, key, timestamp, model, max(0, num("input_tokens") - cached), num("output_tokens"), cached,
-                     num("cache_write_input_tokens"))
+    cached = _num(usage, "cached_input_tokens")
+    return AgentCall(line, key, timestamp, model, max(0, _num(usage, "input_tokens") - cached),
+                     _num(usage, "output_tokens"), cached, _num(usage, "cache_write_input_tokens"))

@@ -1,0 +1,52 @@
+"""A cold ``report`` imports only what it uses: the CSV writer, the zone database, the did-you-mean matcher and
+the TOML parser only when asked for; never hashlib, whose import loads OpenSSL (docs/usage.md, Speed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sim.agent_corpus import write_codex
+
+_PROBE = """
+import json, sys
+from tui.cli.entry import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print(json.dumps({"code": int(code), "loaded": sorted(sys.modules)}), file=sys.stderr)
+"""
+_ON_DEMAND = {"csv", "zoneinfo", "difflib", "tomllib", "hashlib"}
+
+
+def _loaded(args: list[str], tmp_path: Path) -> tuple[set[str], str]:
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("CTXSCOPE_")}, "CTXSCOPE_NO_INDEX": "1",
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.run([sys.executable, "-c", _PROBE, *args], env=env, cwd=tmp_path, capture_output=True,
+                          text=True, check=True)
+    probe = json.loads(proc.stderr.splitlines()[-1])
+    assert probe["code"] == 0
+    return set(probe["loaded"]), proc.stdout
+
+
+@pytest.fixture
+def rollouts(tmp_path: Path) -> Path:
+    list(write_codex(tmp_path / "codex", 2, turns=2))
+    return tmp_path / "codex" / "sessions"
+
+
+def test_a_cold_report_imports_none_of_what_it_does_not_use(tmp_path: Path, rollouts: Path) -> None:
+    loaded, out = _loaded(["report", str(rollouts), "--json", "--utc"], tmp_path)
+    assert json.loads(out)["total"]["calls"] > 0
+    assert "engine.usage.agent_usage" in loaded and not loaded & _ON_DEMAND
+
+
+@pytest.mark.parametrize(("option", "needs"), [(["--csv"], "csv"), (["--timezone", "Europe/Paris"], "zoneinfo")])
+def test_what_an_option_needs_is_imported_when_asked(tmp_path: Path, rollouts: Path, option: list[str],
+                                                     needs: str) -> None:
+    loaded, out = _loaded(["report", str(rollouts), *option], tmp_path)
+    assert needs in loaded and out.strip()
