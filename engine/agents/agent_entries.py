@@ -98,7 +98,7 @@ class AgentEntryReader:
         self.entries, self.by_id, self._items = [], {}, {}
         parent: str | None = None
         for item in reading.context:
-            ident = item.id if item.id and item.id not in self._items else f"L{item.line_no}.{item.part}"
+            ident = item.id if item.id and item.id not in self._items else item.place
             self._items[ident] = item
             self.by_id[ident] = len(self.entries)
             self.entries.append(self._entry(item, ident, parent))

@@ -69,6 +69,12 @@ class ContextItem(NamedTuple):
     model: str | None = None
     """The model that wrote an assistant item, where the record says."""
 
+    @property
+    def place(self) -> str:
+        """Where the item is, as the id of an item without one: ``L12`` for line 12, ``L12.3`` for the fourth item
+        of line 12's ``replacement_history``."""
+        return f"L{self.line_no}" if self.part < 0 else f"L{self.line_no}.{self.part}"
+
 
 class AgentCall(NamedTuple):
     """One request the agent made to a model and the tokens it reported (for usage reports)."""

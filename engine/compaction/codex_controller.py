@@ -32,7 +32,7 @@ def codex_problem(plan: CompactionPlan) -> str | None:
 
 def _item_id(item: ContextItem) -> str:
     # The ids engine.agents.agent_entries gives the context's entries (items without one are named by place).
-    return item.id or f"L{item.line_no}.{item.part}"
+    return item.id or item.place
 
 
 def _raw(fd: int, item: ContextItem) -> Mapping[str, Any]:

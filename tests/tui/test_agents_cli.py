@@ -151,3 +151,13 @@ def test_state_capture_never_takes_the_agents_harness_text_as_the_users(tmp_path
     snapshot = follower.refresh()
     state = capture(CapturedState(), (m.entry for m in snapshot.view.messages), follower.reader.read_object)
     assert state.real_user_messages == 1
+
+
+def test_items_without_an_id_are_named_by_their_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # Codex's items carry no id: they were shown as "L1.-1" (line 1, "part -1" meaning the line itself).
+    rollout = tmp_path / "rollout.jsonl"
+    sample = FIXTURES / "codex" / "simonw__claude-code-transcripts__sample_codex_session.jsonl"
+    rollout.write_bytes(sample.read_bytes())
+    assert main(["inspect", "--json", str(rollout)]) == 0
+    ids = [r["entry_id"] for r in json.loads(capsys.readouterr().out)["context"]]
+    assert ids == ["L1", "L2", "L3", "L4"]
