@@ -108,7 +108,13 @@ def test_class_01_02_no_clipboard_write_no_title_change_no_action_in_a_real_term
     title = next(n for n, line in enumerate(screen.splitlines(), start=1) if line.startswith("╭─ a:"))
     _click_everywhere(tmux, range(title, title + 1))
     _click_everywhere(tmux, range(1, HEIGHT))
+    # The help screen is only a marker that every click was handled: pressed again if the first press was lost
+    # (a CI run once never showed it; the screen was the session's, with nothing pending that the test could see).
     tmux.run("send-keys", "-t", "t", "?")
-    _poll(lambda: "ctxscope help" in tmux.screen(), "the help screen after the clicks", tmux)
+    try:
+        _poll(lambda: "ctxscope help" in tmux.screen(), "the help screen after the clicks", tmux, timeout=60)
+    except AssertionError:
+        tmux.run("send-keys", "-t", "t", "?")
+        _poll(lambda: "ctxscope help" in tmux.screen(), "the help screen after a second ?", tmux, timeout=60)
     assert (tmux.buffers(), tmux.title()) == ("", "control")
     assert not [p for p in [*tmp_path.rglob("pwned*"), *Path.home().glob("Downloads/pwned*")]]
