@@ -3,7 +3,7 @@
 Agents put text in the user's turn that the user never typed: Claude Code's interrupt markers, local-command
 caveats and ``<system-reminder>`` blocks, its continuation summaries, slash-command prompts, ``<task-notification>``
 results and "Unknown skill" notices; Codex's "Context from my IDE" preamble and ``<environment_context>``;
-Copilot's "@agent Continue" button; task templates whose headings are questions ("Objective: What is the goal?").
+Copilot's "@agent Continue" button; Aider's in-chat ``/`` commands; task templates whose headings are questions ("Objective: What is the goal?").
 :func:`user_words` returns what the person wrote, or ``""`` when the whole message is harness. Each envelope is
 matched by its own shape, never by a marker phrase found anywhere. A plan-mode acceptance ("Implement the following
 plan:") is kept: it is the user accepting a plan (:func:`accepted_plan`).
@@ -26,6 +26,16 @@ _WHOLE_MESSAGE: Final = re.compile(
     r"|# AGENTS\.md instructions for )",
 )
 """Messages that are harness from their first characters: nothing in them is the user's turn."""
+
+# Aider's in-chat commands, typed at its prompt and logged as the user's line: they manage the chat (files, modes,
+# git, the model), they are not instructions. `/ask X` and `/code X` are followed in the log by X as a message of its
+# own, so the command line itself carries nothing the next message does not (docs/capture.md, Harness text).
+_AIDER_COMMAND: Final = re.compile(
+    r"^/(?:add|architect|ask|chat-mode|clear|code|commit|context|copy|copy-context|diff|drop|edit|editor"
+    r"|editor-model|exit|git|help|lint|load|ls|map|map-refresh|model|models|multiline-mode|paste|quit|read"
+    r"|read-only|reasoning-effort|report|reset|run|save|settings|test|think-tokens|tokens|undo|voice"
+    r"|weak-model|web)(?:[ \t][^\n]*)?$",
+)
 
 _BLOCKS: Final = re.compile(
     r"<(system-reminder|local-command-caveat|local-command-stdout|local-command-stderr|command-name"
@@ -72,7 +82,7 @@ def user_words(text: str) -> str:
     template headings that are questions the template asks (their answers, if any, stay).
     """
     stripped = text.lstrip()
-    if _WHOLE_MESSAGE.match(stripped) or _COMMAND_PROMPT.match(stripped):
+    if _WHOLE_MESSAGE.match(stripped) or _COMMAND_PROMPT.match(stripped) or _AIDER_COMMAND.match(stripped):
         return ""
     if _PLAN.match(stripped):
         return stripped  # the acceptance of a plan: the ledger reads it as such (accepted_plan)

@@ -540,3 +540,31 @@ def test_a_bare_chinese_yes_with_nothing_offered_asks_for_nothing() -> None:
     # GlobalPose d06: 确认 after "如果你确认，我就直接开始写阶段 2 代码。" was listed as a request of its own, "确认".
     items = _fold(("assistant", "阶段 1 已完全对齐成功。如果你确认，我就直接开始写阶段 2 代码。"), ("user", "确认"))
     assert not [i for i in items if i.kind == "open" and i.text == "确认"]
+
+
+@pytest.mark.parametrize("text", ["/exit", "/add src\\views\\Results.vue", "/drop *", "/tokens", "/read src\\a.vue",
+                                  "/ask how to remove python file from git", "/run  streamlit run my_app.py"])
+def test_aiders_in_chat_commands_are_harness_not_the_users_words(text: str) -> None:
+    # Aider logs `/add`, `/drop`, `/ask …` typed at its prompt as the user's lines (d50–d55); `/ask X` is followed by
+    # X as a message of its own. A path the user starts a sentence with is still theirs.
+    assert user_words(text) == ""
+    assert user_words("/api/periods/{n} returns 500 now") == "/api/periods/{n} returns 500 now"
+
+
+def test_aider_commands_in_a_real_session_are_neither_rules_nor_open_items() -> None:
+    # todo-app d55: "/ask I've noticed …" was a constraint and "/exit" the last open item.
+    state = _state("d55_todo_react_query")
+    assert all(not item.text.startswith("/") for item in state.items())
+    # KLIMA d52: "Fix that" carried the `/read …` command before it as the request it was about.
+    assert all("(re: /read" not in item.text for item in _state("d52_klima_results_tables").items())
+
+
+def test_always_that_describes_the_code_or_data_is_no_standing_rule() -> None:
+    # todo-app d55 and KLIMA d52: "the UI is not always updated", "the datastructure … is always the same".
+    items = _fold(("user", "I've noticed that when I update the todo list, if I use a server action, the UI is not "
+                           "always updated."),
+                  ("assistant", "This is a common challenge."),
+                  ("user", "Since the datastructure for all Periods is always the same, load the categories once."))
+    assert not [i for i in items if i.kind == "constraint"]
+    ruled = _fold(("user", "From now on you should always run the linter before committing."))
+    assert [i for i in ruled if i.kind == "constraint"]
