@@ -3,7 +3,8 @@
 Agents put text in the user's turn that the user never typed: Claude Code's interrupt markers, local-command
 caveats and ``<system-reminder>`` blocks, its continuation summaries, slash-command prompts, ``<task-notification>``
 results and "Unknown skill" notices; Codex's "Context from my IDE" preamble and ``<environment_context>``;
-Copilot's "@agent Continue" button; Aider's in-chat ``/`` commands; task templates whose headings are questions ("Objective: What is the goal?").
+Copilot's "@agent Continue" button; Aider's in-chat ``/`` commands; task templates whose headings are questions
+("Objective: What is the goal?").
 :func:`user_words` returns what the person wrote, or ``""`` when the whole message is harness. Each envelope is
 matched by its own shape, never by a marker phrase found anywhere. A plan-mode acceptance ("Implement the following
 plan:") is kept: it is the user accepting a plan (:func:`accepted_plan`).
