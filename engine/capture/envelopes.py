@@ -3,8 +3,7 @@
 Agents put text in the user's turn that the user never typed: Claude Code's interrupt markers, local-command
 caveats and ``<system-reminder>`` blocks, its continuation summaries, slash-command prompts, ``<task-notification>``
 results and "Unknown skill" notices; Codex's "Context from my IDE" preamble and ``<environment_context>``;
-Copilot's "@agent Continue" button; Aider's in-chat ``/`` commands; task templates whose headings are questions
-("Objective: What is the goal?").
+Copilot's "@agent Continue" button; task templates whose headings are questions ("Objective: What is the goal?").
 :func:`user_words` returns what the person wrote, or ``""`` when the whole message is harness. Each envelope is
 matched by its own shape, never by a marker phrase found anywhere. A plan-mode acceptance ("Implement the following
 plan:") is kept: it is the user accepting a plan (:func:`accepted_plan`).
@@ -15,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["accepted_plan", "user_words"]
+__all__ = ["AIDER_FILE_COMMAND", "accepted_plan", "user_words"]
 
 _WHOLE_MESSAGE: Final = re.compile(
     r"^(?:\[Request interrupted by user[^\]]*\]"
@@ -28,15 +27,12 @@ _WHOLE_MESSAGE: Final = re.compile(
 )
 """Messages that are harness from their first characters: nothing in them is the user's turn."""
 
-# Aider's in-chat commands, typed at its prompt and logged as the user's line: they manage the chat (files, modes,
-# git, the model), they are not instructions. `/ask X` and `/code X` are followed in the log by X as a message of its
-# own, so the command line itself carries nothing the next message does not (docs/capture.md, Harness text).
-_AIDER_COMMAND: Final = re.compile(
-    r"^/(?:add|architect|ask|chat-mode|clear|code|commit|context|copy|copy-context|diff|drop|edit|editor"
-    r"|editor-model|exit|git|help|lint|load|ls|map|map-refresh|model|models|multiline-mode|paste|quit|read"
-    r"|read-only|reasoning-effort|report|reset|run|save|settings|test|think-tokens|tokens|undo|voice"
-    r"|weak-model|web)(?:[ \t][^\n]*)?$",
-)
+# Aider logs the commands typed at its prompt as the user's lines. `/add`, `/read`, `/read-only` and `/drop` name the
+# files the user puts in play (a summary keeps them as identifiers) and ask for no work of their own. Treating every
+# Aider command as harness was tried in round 5 and reverted: it cost identifiers in the summaries of held-out
+# sessions (docs/capture.md, round 5).
+AIDER_FILE_COMMAND: Final = re.compile(r"^/(?:add|drop|read|read-only)(?:[ \t][^\n]*)?$")
+"""Aider's commands that put files in the chat or take them out: the user's choice of files, not a request."""
 
 _BLOCKS: Final = re.compile(
     r"<(system-reminder|local-command-caveat|local-command-stdout|local-command-stderr|command-name"
@@ -83,7 +79,7 @@ def user_words(text: str) -> str:
     template headings that are questions the template asks (their answers, if any, stay).
     """
     stripped = text.lstrip()
-    if _WHOLE_MESSAGE.match(stripped) or _COMMAND_PROMPT.match(stripped) or _AIDER_COMMAND.match(stripped):
+    if _WHOLE_MESSAGE.match(stripped) or _COMMAND_PROMPT.match(stripped):
         return ""
     if _PLAN.match(stripped):
         return stripped  # the acceptance of a plan: the ledger reads it as such (accepted_plan)

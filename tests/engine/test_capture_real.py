@@ -542,20 +542,14 @@ def test_a_bare_chinese_yes_with_nothing_offered_asks_for_nothing() -> None:
     assert not [i for i in items if i.kind == "open" and i.text == "确认"]
 
 
-@pytest.mark.parametrize("text", ["/exit", "/add src\\views\\Results.vue", "/drop *", "/tokens", "/read src\\a.vue",
-                                  "/ask how to remove python file from git", "/run  streamlit run my_app.py"])
-def test_aiders_in_chat_commands_are_harness_not_the_users_words(text: str) -> None:
-    # Aider logs `/add`, `/drop`, `/ask …` typed at its prompt as the user's lines (d50–d55); `/ask X` is followed by
-    # X as a message of its own. A path the user starts a sentence with is still theirs.
-    assert user_words(text) == ""
-    assert user_words("/api/periods/{n} returns 500 now") == "/api/periods/{n} returns 500 now"
-
-
-def test_aider_commands_in_a_real_session_are_neither_rules_nor_open_items() -> None:
-    # todo-app d55: "/ask I've noticed …" was a constraint and "/exit" the last open item.
-    state = _state("d55_todo_react_query")
-    assert all(not item.text.startswith("/") for item in state.items())
-    # KLIMA d52: "Fix that" carried the `/read …` command before it as the request it was about.
+def test_a_file_put_in_play_is_not_what_a_later_pronoun_refers_to() -> None:
+    # KLIMA d52: "… Fix that" after `/read src\views\input\GeneralInput.vue` became "Fix that (re: /read …)": the
+    # Aider command names a file the user added to the chat, not the request "that" is about.
+    items = _fold(("user", "make the table follow dark mode"), ("assistant", "Done."),
+                  ("user", "/read src/views/input/GeneralInput.vue"), ("assistant", "Added the file to the chat."),
+                  ("user", "The table head is still white in dark mode. Fix that"))
+    assert not [i for i in items if "/read" in i.text and i.text != "/read src/views/input/GeneralInput.vue"]
+    assert [i for i in items if i.kind == "decision" and "(re: make the table follow dark mode" in i.text]
     assert all("(re: /read" not in item.text for item in _state("d52_klima_results_tables").items())
 
 
