@@ -113,6 +113,13 @@ _MOVED: Final = re.compile(
     re.I,
 )
 """A thing that is not as it should be, and what to do about it, in one sentence: an order about this thing."""
+_ALWAYS_DESCRIBES: Final = re.compile(
+    r"\b(?:is|are|was|were|it'?s|its|isn'?t|aren'?t|not) always\b|\balways (?:the same|equal)\b"
+    r"|\bthe same \w+ always\b|\b(?:and|or) always (?:if|when)\b",
+    re.I,
+)
+""""always" that tells how things are, not how the agent must work: "the UI is not always updated", "the
+datastructure for all Periods is always the same", "its always 0 - currentPeriod" describe the code or the data."""
 _STANDING: Final = re.compile(
     r"\b(?:in|for|across|to) (?:all|every|each)\b|全部|所有|一律|统一", re.I
 )
@@ -301,7 +308,8 @@ def _read_sentence(text: str) -> Sentence:
         question, instruction = False, True
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
-    preference = bool(_PREFERENCE.search(core) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (
+    ruled = _ALWAYS_DESCRIBES.sub(" ", core) if "always" in core.lower() else core
+    preference = bool(_PREFERENCE.search(ruled) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (
         _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
     if not core.endswith(("?", "？")) and SCOPE_LIMIT.search(text):
         preference = True  # "tell me your thoughts without implementing any code changes" asks, and limits

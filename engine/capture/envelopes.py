@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["accepted_plan", "user_words"]
+__all__ = ["AIDER_FILE_COMMAND", "accepted_plan", "user_words"]
 
 _WHOLE_MESSAGE: Final = re.compile(
     r"^(?:\[Request interrupted by user[^\]]*\]"
@@ -26,6 +26,13 @@ _WHOLE_MESSAGE: Final = re.compile(
     r"|# AGENTS\.md instructions for )",
 )
 """Messages that are harness from their first characters: nothing in them is the user's turn."""
+
+# Aider logs the commands typed at its prompt as the user's lines. `/add`, `/read`, `/read-only` and `/drop` name the
+# files the user puts in play (a summary keeps them as identifiers) and ask for no work of their own. Treating every
+# Aider command as harness was tried in round 5 and reverted: it cost identifiers in the summaries of held-out
+# sessions (docs/capture.md, round 5).
+AIDER_FILE_COMMAND: Final = re.compile(r"^/(?:add|drop|read|read-only)(?:[ \t][^\n]*)?$")
+"""Aider's commands that put files in the chat or take them out: the user's choice of files, not a request."""
 
 _BLOCKS: Final = re.compile(
     r"<(system-reminder|local-command-caveat|local-command-stdout|local-command-stderr|command-name"

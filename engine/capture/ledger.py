@@ -35,7 +35,7 @@ from engine.capture.acts import (
 )
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
-from engine.capture.envelopes import accepted_plan
+from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan
 from engine.capture.response_lines import clean
 from engine.capture.whole_text import clip_words, flatten, whole_item
 
@@ -285,7 +285,9 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     # A yes to the agent's offer ("yes, do these fixes") refers to the offer, which the approval confirms already.
     if joined and not _ARTIFACT.search(joined) and items and _REFERS_BACK.search(joined) and len(joined.split()) <= 15 \
             and not turn.has("approves"):
-        before = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")), None)
+        # Aider's `/read file` before "fix that" is the file put in play, not the request "that" is about.
+        before = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")
+                       and not AIDER_FILE_COMMAND.match(i.text)), None)
         if before is not None:
             return _lead(f"{joined} (re: {clip_words(before.text.split(_ABOUT)[0], 160)})")
     if not joined or not (_ARTIFACT.search(joined) or picks_option(joined)):
@@ -406,7 +408,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         text = _asked(words, turn)
         # A question about why something is so asks for an answer; a failure report asks for a fix.
         problem = turn.has("corrects") or (bool(says_failure(flat)) and not turn.has("asks"))
-        earlier = next((i for i in reversed(items) if i.kind == "open" and i.source == "request"), None)
+        earlier = next((i for i in reversed(items) if i.kind == "open" and i.source == "request"
+                        and not AIDER_FILE_COMMAND.match(i.text)), None)
         if problem and earlier is not None and not _ARTIFACT.search(flat) and len(flat.split()) <= 15:
             # "that did not fix the issue": the problem is the one the earlier request named.
             text = _lead(f"{flat} (about: {earlier.text.split(_ABOUT)[0]})")
