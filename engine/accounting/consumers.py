@@ -50,10 +50,10 @@ def top_consumers(
     return tuple(
         Consumer(
             entry_id=m.entry.id if m.role != "compactionSummary" and m.entry.id else m.entry_id,
-            role=m.role,
+            role=m.shown_role,
             tokens=tokens,
             share=tokens / total if total else 0.0,
-            what=_what(m.role, m.entry.tool_name, m.entry.tool_calls),
+            what=_what(m.shown_role, m.entry.tool_name, m.entry.tool_calls),
             line=m.entry.line_no,
             prunable=m.role != "compactionSummary" and m.entry.id is not None,
         )

@@ -50,6 +50,13 @@ class ContextMessage:
         return self.role in CONTEXT_ROLES and not self.entry.excluded
 
     @property
+    def shown_role(self) -> str:
+        """The role views and JSON show: text Claude Code or Codex adds itself (their readers give it the custom type
+        ``<agent>-harness`` or ``<agent>-reasoning``; docs/agents.md) by that name rather than pi's ``custom``."""
+        kind = (self.entry.custom_type or "").rpartition("-")[2]
+        return kind if self.role == "custom" and kind in ("harness", "reasoning") else self.role
+
+    @property
     def entry_id(self) -> str:
         """Stable id for display and JSON: ``compaction:<id>`` / ``branch_summary:<id>`` for summaries."""
         if self.role == "compactionSummary":

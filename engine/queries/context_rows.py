@@ -68,7 +68,7 @@ def measure_rows(snapshot: SessionSnapshot, follower: SessionFollower, keep_rece
     return tuple(
         ContextRow(
             message.entry_id,
-            message.role,
+            message.shown_role,
             follower.message_tokens(message),
             cut is None or (message.role != "compactionSummary" and message.path_index >= first_kept),
             message.entry.tool_calls,

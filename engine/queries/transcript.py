@@ -41,5 +41,5 @@ def read_tail(snapshot: SessionSnapshot, follower: SessionFollower, count: int) 
     for message in snapshot.view.messages[-count:]:
         clipped, hidden = _clip(message_text(message, follower, tools_if_empty=True))
         stamp = message.entry.timestamp or ""
-        tail.append(TailMessage(message.entry_id, message.role, stamp[11:19], clipped, hidden))
+        tail.append(TailMessage(message.entry_id, message.shown_role, stamp[11:19], clipped, hidden))
     return tuple(tail)

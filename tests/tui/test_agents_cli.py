@@ -58,7 +58,7 @@ def test_inspect_shows_the_agents_context_with_harness_text_apart(
     assert main(["inspect", "--json", str(claude)]) == 0
     result = json.loads(capsys.readouterr().out)
     assert [(r["entry_id"].removeprefix("compaction:"), r["role"]) for r in result["context"]] == [
-        ("s1", "compactionSummary"), ("r2", "assistant"), ("c1", "custom"), ("c2", "custom"), ("u3", "user"),
+        ("s1", "compactionSummary"), ("r2", "assistant"), ("c1", "harness"), ("c2", "harness"), ("u3", "user"),
         ("r3", "assistant"), ("r3b", "assistant")]
     assert result["context_tokens"] == 150 and result["context_tokens_source"] == "claude-code: last usage"
 
