@@ -36,6 +36,7 @@ from engine.config.compaction_settings import CompactionSettings
 from engine.config.loader import Config
 from engine.session.cost import rewrite_cost
 from engine.session.snapshot import SessionSnapshot
+from engine.stores.source import AGENT_FORMATS
 
 __all__ = [
     "AGENT_ACTIVE_SECONDS",
@@ -81,7 +82,9 @@ def cut_context(snapshot: SessionSnapshot, request: CompactionRequest, settings:
         since = sum(m.entry.pi_tokens for m in view.messages
                     if m.path_index >= cut.boundary_start and m.role != "compactionSummary")
         where = "since the last compaction" if view.compaction is not None else "in the context"
-        nothing = (f"nothing to compact: the {since:,} tokens {where} (pi's estimate, the earlier summary aside) "
+        # The cut is pi's for every agent (docs/compaction.md), but only a pi user knows "pi's estimate".
+        how = "at 4 characters a token" if snapshot.source.format in AGENT_FORMATS else "pi's estimate"
+        nothing = (f"nothing to compact: the {since:,} tokens {where} ({how}, the earlier summary aside) "
                    f"fit in the protected budget of {protected.describe()}; a smaller protected budget "
                    "(--keep-recent; the dialog's keep recent field) compacts anyway")
     first_kept = path[first] if has_cut else None

@@ -161,3 +161,13 @@ def test_items_without_an_id_are_named_by_their_line(capsys: pytest.CaptureFixtu
     assert main(["inspect", "--json", str(rollout)]) == 0
     ids = [r["entry_id"] for r in json.loads(capsys.readouterr().out)["context"]]
     assert ids == ["L1", "L2", "L3", "L4"]
+
+
+def test_nothing_to_compact_is_said_without_pis_name_for_claude_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    claude = claude_session(tmp_path / "p" / f"{SID}.jsonl")
+    code = main(["--state-dir", str(tmp_path / "state"), "compact", "--dry-run", str(claude)])
+    err = capsys.readouterr().err
+    assert code == 4 and "nothing to compact" in err, err
+    assert "(at 4 characters a token, the earlier summary aside)" in err and "pi's estimate" not in err
