@@ -89,6 +89,8 @@ class AgentCall(NamedTuple):
     output: int
     cache_read: int
     cache_write: int
+    cost: float | None = None
+    """USD the agent recorded for the request (older Claude Code's ``costUSD``); ``None`` when it recorded none."""
 
 
 class AgentCompaction(NamedTuple):

@@ -1,9 +1,9 @@
 """What a Claude Code or Codex session has cost, for ``inspect``, the TUI and the metrics (docs/usage.md).
 
-Neither agent records a cost in its transcript, so every call is priced from the model catalogue — by
-:func:`engine.usage.aggregate.call_prices`, the function ``report`` prices the same calls with: one value, one
-function. The next-turn figures follow :func:`engine.session.cost.session_cost`'s rule (the current context
-re-written to the cache when cold, read from it when warm).
+A call is priced by :func:`engine.usage.aggregate.call_prices`, the function ``report`` prices the same calls with
+(one value, one function): the cost the agent recorded (older Claude Code's ``costUSD``; docs/claude-code.md) first,
+else the model catalogue. The next-turn figures follow :func:`engine.session.cost.session_cost`'s rule (the current
+context re-written to the cache when cold, read from it when warm).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from engine.usage.model import SessionUsage
 __all__ = ["UnreadableSessionError", "agent_session_usage", "usage_of"]
 
 _PROVIDERS = {"claude-code": "anthropic", "codex": "openai"}
-_VERSION = 3
+_VERSION = 4
 """Raised when what is stored, or the readers' rules that produced it, change: older records are read again."""
 
 
@@ -46,7 +46,7 @@ def usage_of(source: SessionSource, agent: str, session_id: str | None, cwd: str
     return SessionUsage(
         key=source.key, agent=agent, project=cwd or "-",
         calls=tuple(UsageRecord(c.line, c.key, None, c.timestamp, c.model, provider, c.input, c.output,
-                                c.cache_read, c.cache_write, None, None) for c in calls),
+                                c.cache_read, c.cache_write, c.cost, None) for c in calls),
         compactions=tuple(CompactionRecord(c.line_no, f"{agent}:{session_id}:{c.line_no}", c.id, c.timestamp,
                                            c.tokens_before, None, None, False) for c in compactions),
         estimated_cost_usd=None, archived=source.kind != "live")

@@ -171,3 +171,19 @@ def test_nothing_to_compact_is_said_without_pis_name_for_claude_code(
     err = capsys.readouterr().err
     assert code == 4 and "nothing to compact" in err, err
     assert "(at 4 characters a token, the earlier summary aside)" in err and "pi's estimate" not in err
+
+
+def test_a_cost_claude_code_recorded_is_the_cost_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Older Claude Code wrote costUSD on each reply, and ccusage's default (auto) mode prices with it: the report
+    # said $0.01 from the price table for three replies that recorded $1.02.
+    copy = tmp_path / "p" / "alpha.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes((FIXTURES / "claude-code" / "ryoppippi__ccusage__project-alpha__chat.jsonl").read_bytes())
+    assert main(["--state-dir", str(tmp_path / "state"), "report", "--json", str(copy)]) == 0
+    total = json.loads(capsys.readouterr().out)["total"]
+    assert total["calls"] == 3 and total["cost_usd"] == pytest.approx(0.12 + 0.34 + 0.56)
+    assert main(["inspect", "--json", str(copy)]) == 0
+    spend = json.loads(capsys.readouterr().out)["spend"]
+    assert spend["usd"] == pytest.approx(1.02) and spend["source"] == "usage.cost"

@@ -98,7 +98,7 @@ def calls_of(records: Iterable[Record]) -> dict[str, AgentCall]:
             # One reply can be written as several records repeating its usage: count it once.
             calls.setdefault(r.call_key, AgentCall(r.line_no, f"claude:{r.call_key}", r.timestamp, r.model,
                                                    r.usage.input, r.usage.output, r.usage.cache_read,
-                                                   r.usage.cache_write))
+                                                   r.usage.cache_write, r.cost_usd))
     return calls
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from engine.stores.number_bounds import cost_usd
+
 __all__ = ["HARNESS_PREFIXES", "Boundary", "Record", "TokenUsage", "record_of"]
 
 HARNESS_PREFIXES = (
@@ -80,6 +82,9 @@ class Record(NamedTuple):
     session_id: str | None
     cwd: str | None
     version: str | None
+    cost_usd: float | None = None
+    """``costUSD`` an assistant reply of an older Claude Code recorded (ccusage's ``auto`` mode prices with it
+    first; docs/claude-code.md)."""
 
 
 def _int(value: Any) -> int:
@@ -174,5 +179,5 @@ def record_of(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int,
         line_no, offset, length, kind, _str(obj.get("uuid")), _str(obj.get("parentUuid")), _str(obj.get("timestamp")),
         role, chars, usage, _str(message.get("model")), call_key, obj.get("isSidechain") is True, boundary,
         _str(obj.get("leafUuid")) if kind == "last-prompt" else None, _str(obj.get("sessionId")), _str(obj.get("cwd")),
-        _str(obj.get("version")),
+        _str(obj.get("version")), cost_usd(obj.get("costUSD")) if usage is not None else None,
     )
