@@ -83,13 +83,21 @@ _ZH_REQUEST: Final = re.compile(
 )
 _PREFERENCE: Final = re.compile(
     r"^(?:please )?(?:don'?t|do not|avoid|stop|no more)\b"
-    r"|\b(?:don'?t|do not|never)\s+(?!know|see|think|understand|remember|get|mind|care|really|need|have|even)\w+"
+    r"|(?<!\bi )(?<!\bwe )\b(?:don'?t|do not|never)\s+(?!know|see|think|understand|remember|get|mind|care|really|need"
+    r"|have|even)\w+"
+    # "I/we don't" states a rule only with a verb of will ("I don't want …", "we don't use …"); with any other verb
+    # it tells how things are ("I dont receive error", "if … aren't created, we don't create them").
+    r"|\b(?:i|we) (?:don'?t|do not|never) (?:want|like|wish|prefer|use|allow|accept)\b"
     r"|\b(?:doesn'?t|does not|won'?t|will not|shouldn'?t|should not|mustn'?t|must not|can'?t|cannot)\s+"
     r"(?:create|use|change|add|include|run|show|touch|modify|call|print|log|depend|break|require|rely|contain"
     r"|mention|name|be|emphasi[sz]e|rewrite|introduce|delete|remove|overwrite|chain)\b"
     r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|remember (?:to|that)"
-    r"|i (?:prefer|'d rather|would rather)|rather than|make sure|as (?:simple|short|concise) as possible"
+    r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"
+    # "make sure everything's working", "make sure all the text is mixed in": the check that ends this step; a rule's
+    # "make sure" says how to work ("make sure to …", "make sure you never …").
+    r"|make sure(?! (?:that )?(?:everything|it|all|the|this|these|they)\b(?:\s*\S+){0,5}?\s*"
+    r"(?:'s|is|are|works?|working)\b)"
     r"|keep (?:it|them|things|everything|all \w+) (?:simple|short|concise|as is|unchanged|minimal)"
     r"|only (?:trim|change|touch|use|update|modify|add|keep|allow|show|run)|overly \w+"
     r"|too (?:much|many|long|complex|complicated|verbose)"

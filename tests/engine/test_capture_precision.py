@@ -40,3 +40,23 @@ def test_a_no_that_reports_the_failure_is_a_report_not_a_correction() -> None:
     assert "corrects" in read_user_turn("no no you literally did the opposite! I want it to be like -raw-",
                                         agent_offered=False).acts
     assert "corrects" in read_user_turn("No, the button is still blue. Make it red.", agent_offered=False).acts
+
+
+def test_i_or_we_dont_with_a_verb_other_than_one_of_will_tells_how_things_are() -> None:
+    # KLIMA d56 ("I dont receive error"), odyash d09 ("* we don't add `2>/dev/null` nor `|| true`", a case asked
+    # about): a state or a hypothetical, not a rule. "I don't want …" and "we don't use …" still are rules.
+    for text in ("storing works fine, but the refs are still not set. I dont receive error regarding that.",
+                 "what happens in these cases:\n\n* we don't add `2>/dev/null` nor `|| true` syntax\n* we add both"):
+        assert _constraints(_fold(("user", text))) == [], text
+    for text in ("I don't want to emphasize the weekly apps too much on the landing page.",
+                 "we don't use semicolons at the end of lines in this codebase."):
+        assert _constraints(_fold(("user", text))), text
+
+
+def test_make_sure_that_checks_the_steps_result_is_part_of_the_step() -> None:
+    # odyash d10 and keyframe-blogger d14: the check that ends this step, not how to work from now on.
+    for text in ("Then, write test script files in tmp folder and make sure everything's working correctly.",
+                 "Now make sure all the transcript text is mixed in appropriately."):
+        assert _constraints(_fold(("user", text))) == [], text
+    assert _constraints(_fold(("user", "make sure to run the formatter before every commit")))
+    assert _constraints(_fold(("user", "make sure you never print the API key in the logs")))
