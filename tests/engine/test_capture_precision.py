@@ -60,3 +60,16 @@ def test_make_sure_that_checks_the_steps_result_is_part_of_the_step() -> None:
         assert _constraints(_fold(("user", text))) == [], text
     assert _constraints(_fold(("user", "make sure to run the formatter before every commit")))
     assert _constraints(_fold(("user", "make sure you never print the API key in the logs")))
+
+
+def test_a_bare_session_command_is_done_when_said_and_still_closes_what_the_agent_answered() -> None:
+    # todo-app d55 ("/exit") and KLIMA d56 ("/clear", "exit"): they stayed open at the end as requests.
+    for command in ("/exit", "/clear", "exit"):
+        items = _fold(("user", "make the todo list refresh after a server action"),
+                      ("assistant", "I've added revalidatePath('/') to the action."),
+                      ("user", command))
+        assert [i.text for i in items if i.kind == "open" and not i.done] == [], command
+        said = [i for i in items if i.text == command]
+        assert len(said) == 1 and said[0].done and said[0].when == said[0].done_when, command
+    # A command with an argument, or words after it, is not a bare session command.
+    assert "/exit please" in [i.text for i in _fold(("user", "/exit please")) if i.kind == "open" and not i.done]
