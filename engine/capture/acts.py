@@ -83,13 +83,21 @@ _ZH_REQUEST: Final = re.compile(
 )
 _PREFERENCE: Final = re.compile(
     r"^(?:please )?(?:don'?t|do not|avoid|stop|no more)\b"
-    r"|\b(?:don'?t|do not|never)\s+(?!know|see|think|understand|remember|get|mind|care|really|need|have|even)\w+"
+    r"|(?<!\bi )(?<!\bwe )\b(?:don'?t|do not|never)\s+(?!know|see|think|understand|remember|get|mind|care|really|need"
+    r"|have|even)\w+"
+    # "I/we don't" states a rule only with a verb of will ("I don't want …", "we don't use …"); with any other verb
+    # it tells how things are ("I dont receive error", "if … aren't created, we don't create them").
+    r"|\b(?:i|we) (?:don'?t|do not|never) (?:want|like|wish|prefer|use|allow|accept)\b"
     r"|\b(?:doesn'?t|does not|won'?t|will not|shouldn'?t|should not|mustn'?t|must not|can'?t|cannot)\s+"
     r"(?:create|use|change|add|include|run|show|touch|modify|call|print|log|depend|break|require|rely|contain"
     r"|mention|name|be|emphasi[sz]e|rewrite|introduce|delete|remove|overwrite|chain)\b"
     r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|remember (?:to|that)"
-    r"|i (?:prefer|'d rather|would rather)|rather than|make sure|as (?:simple|short|concise) as possible"
+    r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"
+    # "make sure everything's working", "make sure all the text is mixed in": the check that ends this step; a rule's
+    # "make sure" says how to work ("make sure to …", "make sure you never …").
+    r"|make sure(?! (?:that )?(?:everything|it|all|the|this|these|they)\b(?:\s*\S+){0,5}?\s*"
+    r"(?:'s|is|are|works?|working)\b)"
     r"|keep (?:it|them|things|everything|all \w+) (?:simple|short|concise|as is|unchanged|minimal)"
     r"|only (?:trim|change|touch|use|update|modify|add|keep|allow|show|run)|overly \w+"
     r"|too (?:much|many|long|complex|complicated|verbose)"
@@ -115,13 +123,22 @@ _MOVED: Final = re.compile(
 """A thing that is not as it should be, and what to do about it, in one sentence: an order about this thing."""
 _ALWAYS_DESCRIBES: Final = re.compile(
     r"\b(?:is|are|was|were|it'?s|its|isn'?t|aren'?t|not) always\b|\balways (?:the same|equal)\b"
-    r"|\bthe same \w+ always\b|\b(?:and|or) always (?:if|when)\b",
+    r"|\bthe same \w+ always\b|\b(?:and|or) always (?:if|when)\b"
+    r"|\balways\s+(?=[\"'“‘´`@(\d]|(?:as|one|two|three|four|a|an|the)\b)",
     re.I,
 )
 """"always" that tells how things are, not how the agent must work: "the UI is not always updated", "the
-datastructure for all Periods is always the same", "its always 0 - currentPeriod" describe the code or the data."""
+datastructure for all Periods is always the same", "its always 0 - currentPeriod" describe the code or the data.
+A rule's "always" leads a verb ("always use …"); followed by a value, a number or "as" it describes one
+("Bewilligt - always 'kein Wert'", "we got always two values", "the key … always as first column", Verilog's
+"always @(...)")."""
 _STANDING: Final = re.compile(
-    r"\b(?:in|for|across|to) (?:all|every|each)\b|全部|所有|一律|统一", re.I
+    r"\b(?:in|for|across|to) (?:all|every|each)\b"
+    # "next to each other", "in each of these cases", "to each .js file you created": these things, not a class
+    r"(?! other\b| of (?:these|those|the|them|your)\b)"
+    r"(?!(?:[^.,;:]|\.(?=\w)){0,40}\b(?:you|we)(?:'ve| have)?(?: just| been)? "
+    r"(?:created|made|added|wrote|written|changed|edited)\b)"
+    r"|全部|所有|一律|统一", re.I
 )
 _ONLY_PRONOUN: Final = re.compile(r"\b(?:that|this|it|them|those)\W*$", re.I)
 """A short rule whose object is only a pronoun ("we don't want that") names nothing to keep."""
@@ -140,6 +157,8 @@ _CORRECTION: Final = re.compile(
     r"|actually\b|why did you)",
     re.I,
 )
+_BARE_NO: Final = re.compile(r"^(?:no(?:\s*,?\s*no)*|nope|nah)\b[\s,.!:;—–-]*(?!you\b|i\b|that'?s\b|this is\b)\S", re.I)
+"""A "no" that goes on to tell what happened, not what the agent did or what the user said."""
 _ZH_CORRECTION: Final = re.compile(r"^(?:不对|不是这样|错了|你(?:又|把|没有|没)|不是我)")
 _DEFER: Final = re.compile(
     r"\b(?:not now|not yet|later on|do (?:it|that|this) later|skip (?:this|that|it) for now"
@@ -383,6 +402,12 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
         acts.add("approves")  # a long message that starts "great, …" goes on to say something of its own
     if parts and (_CORRECTION.match(first) or _ZH_CORRECTION.match(first)) and "rejects" not in acts:
         acts.add("corrects")
+    if "corrects" in acts and _BARE_NO.match(first) and _FAILS.search(first) and not any(
+            p.instruction or p.preference for p in parts):
+        # "No the video doesn't load in the modal. Console error: …", "Nope, still not adjusting to dark mode": the
+        # last attempt failed; the user sets no direction and no rule (docs/capture.md, Conversation acts).
+        acts.discard("corrects")
+        acts.add("reports")
     for part in parts:
         if part.deferral:
             acts.add("defers")

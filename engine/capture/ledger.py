@@ -262,6 +262,9 @@ _GO_AHEAD: Final = re.compile(
 """Asking the agent to get on with the work it described ("begin implementing this plan", "let's get started on this
 implementation in the API", 帮我完成我的需求, 帮我开始修改吧) names no direction of its own: the work is the agent's
 plan."""
+_SESSION_COMMAND: Final = re.compile(r"^(?:/(?:exit|quit|clear|reset)|exit|quit)$",
+                                     re.I)
+"""A bare command to the agent's program (Aider's ``/exit``, ``/clear``, ``/tokens``; "exit" typed at its prompt)."""
 _REFERS_BACK: Final = re.compile(r"\b(?:it|that|this|them|those|these)\b", re.I)
 """An instruction whose object is in the turn before ("put it back and make it optional")."""
 
@@ -340,6 +343,16 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     plan = accepted_plan(words)
     if plan is not None:
         return _fold_plan(ledger, plan, when, entry_id)
+    if _SESSION_COMMAND.match(words.strip()):
+        # "/exit", "/clear", "exit": the user ends or resets the session; it asks for nothing and answers nothing,
+        # but what the agent answered before it is done (docs/capture.md, Conversation acts).
+        items = list(ledger.items)
+        _with_outcome(items, ledger.awaiting, ledger.agent_text)
+        if ledger.agent_acted:
+            _close_requests(items, when)
+        # Kept as said and done at once: the transcript shows it, and nothing waits for an answer to it.
+        _add(items, Item("open", words.strip(), "request", when, entry_id, done=True, done_when=when))
+        return Ledger(tuple(items), "", False, None)
     proposal = agent_offers(ledger.agent_text) if ledger.agent_text else None
     turn = read_user_turn(words, proposal is not None)
     items = list(ledger.items)
