@@ -15,7 +15,21 @@ from typing import Any
 
 import orjson
 
-__all__ = ["JsonlCursor", "Line", "LineProblem"]
+__all__ = ["JsonlCursor", "Line", "LineProblem", "open_regular"]
+
+
+def open_regular(path: Path) -> tuple[int, os.stat_result]:
+    """A read-only descriptor on ``path`` and its status (never blocking on a FIFO, never inherited).
+
+    Raises:
+        OSError: the file cannot be opened or is not a regular file.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise OSError(f"{path}: not a regular file")
+    return fd, st
 
 _BLOCK = 1 << 20
 MAX_LINE_BYTES = 64 << 20
@@ -54,18 +68,19 @@ class JsonlCursor:
         self.inode: int | None = None
         self.mtime: float | None = None
 
+    def started_over(self, st: os.stat_result) -> bool:
+        """Whether the file ``st`` describes is not the one read so far: replaced (another inode) or truncated."""
+        return (self.inode is not None and st.st_ino != self.inode) or st.st_size < self.offset
+
     def read_new(self) -> tuple[list[Line | LineProblem], bool]:
         """The lines appended since the last call and whether the file started over (truncated or replaced).
 
         Raises:
             OSError: the file cannot be opened or is not a regular file.
         """
-        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd, st = open_regular(self.path)
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise OSError(f"{self.path}: not a regular file")
-            reset = (self.inode is not None and st.st_ino != self.inode) or st.st_size < self.offset
+            reset = self.started_over(st)
             if reset:
                 self.offset, self.line_no = 0, 0
             self.inode, self.mtime = st.st_ino, st.st_mtime
@@ -80,12 +95,9 @@ class JsonlCursor:
         Raises:
             OSError: the file cannot be opened or is not a regular file.
         """
-        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd, st = open_regular(self.path)
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise OSError(f"{self.path}: not a regular file")
-            if (self.inode is not None and st.st_ino != self.inode) or st.st_size < self.offset:
+            if self.started_over(st):
                 self.offset, self.line_no = 0, 0
             self.inode, self.mtime = st.st_ino, st.st_mtime
             yield from self._lines(fd, st.st_size)

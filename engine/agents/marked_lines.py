@@ -13,14 +13,13 @@ and parses them, so a reader fed from here keeps the values and the resume state
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 import orjson
 
-from engine.agents.jsonl_cursor import MAX_LINE_BYTES, JsonlCursor, Line, LineProblem
+from engine.agents.jsonl_cursor import MAX_LINE_BYTES, JsonlCursor, Line, LineProblem, open_regular
 
 __all__ = ["WHOLE_FILE_BYTES", "Deferred", "complete_end", "line_starts", "marked_lines", "parse_line", "read_from",
            "read_marked"]
@@ -35,11 +34,8 @@ def read_from(path: Path, start: int) -> bytes | None:
     Raises:
         OSError: the file cannot be opened or is not a regular file.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    fd, st = open_regular(path)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{path}: not a regular file")
         size = max(0, st.st_size - start)
         return os.pread(fd, size, start) if size <= WHOLE_FILE_BYTES else None
     finally:
@@ -134,12 +130,9 @@ def read_marked(cursor: JsonlCursor, markers: tuple[bytes, ...], deferred: tuple
     Raises:
         OSError: the file cannot be opened or is not a regular file.
     """
-    fd = os.open(cursor.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    fd, st = open_regular(cursor.path)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{cursor.path}: not a regular file")
-        reset = (cursor.inode is not None and st.st_ino != cursor.inode) or st.st_size < cursor.offset
+        reset = cursor.started_over(st)
         start = 0 if reset else cursor.offset
         data = None if st.st_size - start > WHOLE_FILE_BYTES else os.pread(fd, st.st_size - start, start)
     finally:
