@@ -119,9 +119,7 @@ def _reply_content(lines: list[str]) -> list[dict]:
     return content
 
 
-def convert_aider(
-    src: str, started: str, cwd: str, session_id: str | None = None, occurrence: int = 1
-) -> Writer:
+def convert_aider(src: str, started: str, cwd: str, session_id: str | None = None, occurrence: int = 1) -> Writer:
     start = datetime.strptime(started, "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
     w = AiderWriter(session_id or _hid(src, started, n=32), start, cwd, "aider-unknown")
     model = None
