@@ -236,3 +236,21 @@ def test_aider_converter_reads_one_run_and_keeps_harness_output_out_of_the_user_
     assert models == {"openrouter/x/coder"}
     assert {m["provider"] for m in msgs if m["role"] == "assistant"} == {"openrouter"}
     assert w.header["timestamp"] == "2025-01-02T09:30:00.000Z"
+
+
+def test_aider_converter_picks_the_nth_run_when_two_start_in_the_same_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # d58: Aider logged an empty launch and the real run under the same start time.
+    src = tmp_path / ".aider.chat.history.md"
+    src.write_text(
+        "\n# aider chat started at 2024-08-26 11:22:38\n\n"
+        "\n# aider chat started at 2024-08-26 11:22:38\n\n#### on va créer une API  \n\nD'accord.\n",
+        encoding="utf-8",
+    )
+    conv = _aider_converter(monkeypatch)
+    first = conv.convert_aider(str(src), "2024-08-26 11:22:38", "/unknown")
+    assert [e for e in first.entries if e["message"]["role"] == "user"] == []
+    second = conv.convert_aider(str(src), "2024-08-26 11:22:38", "/unknown", occurrence=2)
+    users = [e["message"]["content"][0]["text"] for e in second.entries if e["message"]["role"] == "user"]
+    assert users == ["on va créer une API"]

@@ -6,7 +6,7 @@ starting `####` are what the user typed, lines starting `>` are what Aider itsel
 such as "Add file to the chat?", token counts, "Applied edit to …", "Commit …", shell output), and everything else
 is the model's reply. README.md in this folder gives the mapping. Usage:
 
-    convert_aider.py HISTORY.md OUT.jsonl --session "2024-08-20 14:08:19" [--cwd D] [--id ID]
+    convert_aider.py HISTORY.md OUT.jsonl --session "2024-08-20 14:08:19" [--occurrence N] [--cwd D] [--id ID]
 """
 
 from __future__ import annotations
@@ -36,17 +36,22 @@ class AiderWriter(Writer):
         msg["api"] = "aider-chat"
 
 
-def _session_lines(path: str, started: str) -> list[str]:
+def _session_lines(path: str, started: str, occurrence: int = 1) -> list[str]:
+    # Aider can log two runs that start in the same second (a launch that exits at once, then the real one);
+    # `occurrence` picks the Nth run with that start time.
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     out: list[str] | None = None
+    seen = 0
     for line in lines:
         m = START_RE.match(line)
         if m:
             if out is not None:
                 break
             if m.group(1) == started:
-                out = []
+                seen += 1
+                if seen == occurrence:
+                    out = []
             continue
         if out is not None:
             out.append(line)
@@ -114,11 +119,11 @@ def _reply_content(lines: list[str]) -> list[dict]:
     return content
 
 
-def convert_aider(src: str, started: str, cwd: str, session_id: str | None = None) -> Writer:
+def convert_aider(src: str, started: str, cwd: str, session_id: str | None = None, occurrence: int = 1) -> Writer:
     start = datetime.strptime(started, "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
     w = AiderWriter(session_id or _hid(src, started, n=32), start, cwd, "aider-unknown")
     model = None
-    for kind, lines in _blocks(_session_lines(src, started)):
+    for kind, lines in _blocks(_session_lines(src, started, occurrence)):
         if kind == "user":
             text = "\n".join(_unprefix(ln, "####") if ln.startswith("####") else ln for ln in lines).strip("\n")
             if text.strip():
@@ -151,10 +156,11 @@ def main() -> None:
     ap.add_argument("src")
     ap.add_argument("out")
     ap.add_argument("--session", required=True, help="the `aider chat started at` time of the run to convert")
+    ap.add_argument("--occurrence", type=int, default=1, help="which run with that start time (1 = the first)")
     ap.add_argument("--cwd", default="/unknown")
     ap.add_argument("--id", default=None, help="session id for the header (default: hash of path and start)")
     a = ap.parse_args()
-    convert_aider(a.src, a.session, a.cwd, a.id).dump(a.out)
+    convert_aider(a.src, a.session, a.cwd, a.id, a.occurrence).dump(a.out)
 
 
 if __name__ == "__main__":
