@@ -321,7 +321,9 @@ class CtxscopeApp(ToastsOff, App[None]):
 
     def on_session_chosen(self, message: SessionChosen) -> None:
         snapshot = self.snapshots.get(message.key)
-        if snapshot is None:
+        # Only the list chooses a session: a choice that arrives once a session is open is a repeat from the same
+        # burst of clicks or key presses, queued before the opened screen took them (each pushed one more screen).
+        if snapshot is None or not isinstance(self.screen, SessionListScreen):
             return
         self.push_screen(
             SessionScreen(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -68,6 +69,33 @@ def _poll(probe: Callable[[], object], what: str, tmux: Tmux, timeout: float = 9
         time.sleep(0.2)
 
 
+def _thread_dump(tmux: Tmux, dump: Path) -> str:
+    """Every thread's Python stack of the app in the pane (its ``SIGUSR1`` handler writes them to ``dump``), for
+    a failure message that says where the app is stuck."""
+    shell = tmux.run("display-message", "-p", "-t", "t", "#{pane_pid}").strip()
+    children = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True, check=False).stdout.split()
+    if not children:
+        return f"(no process under the pane's shell {shell}: the app has exited)"
+    for pid in children:
+        os.kill(int(pid), signal.SIGUSR1)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not (dump.exists() and dump.stat().st_size):
+        time.sleep(0.2)
+    if not dump.exists():
+        return "(no thread dump written)"
+    # Idle pool threads say nothing; the main thread, Textual's input thread and busy workers do.
+    blocks = dump.read_text(errors="replace").split("\n\n")
+    return "\n\n".join(b for b in blocks if "concurrent/futures/thread.py\", line 81 in _worker" not in b)
+
+
+_DUMP_ON_SIGNAL = """\
+import faulthandler, os, signal
+if os.environ.get("TEST_THREAD_DUMP"):
+    _DUMP = open(os.environ["TEST_THREAD_DUMP"], "w")
+    faulthandler.register(signal.SIGUSR1, file=_DUMP, all_threads=True)
+"""
+
+
 def _click_everywhere(tmux: Tmux, rows: range) -> None:
     """A left click (SGR mouse press and release) on every cell of ``rows`` (1-based)."""
     for y in rows:
@@ -93,11 +121,16 @@ def test_class_01_02_no_clipboard_write_no_title_change_no_action_in_a_real_term
     # its input thread then waits over ESCDELAY (100 ms) to look again, as on a busy CI machine, the half sequence is
     # taken for an Escape and typed keys. A terminal sends each real click whole, so the harness gives it 5 s.
     env["ESCDELAY"] = "5000"
+    # A failure should say where the app is: a sitecustomize (imported at start-up, before the app) dumps its threads
+    # on SIGUSR1; it changes nothing else.
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(_DUMP_ON_SIGNAL)
+    env["PYTHONPATH"] = f"{tmp_path / 'site'}{os.pathsep}{ROOT}"
+    env["TEST_THREAD_DUMP"] = str(tmp_path / "threads.txt")
     assignments = [f"{k}={v}" for k, v in env.items()]
     command = shlex.join(["env", "-u", "COLUMNS", "-u", "LINES", *assignments, sys.executable, "-m", "tui.cli.main",
                           "tui", str(store), "--state-dir", str(tmp_path / "state")])
-    tmux.run("send-keys", "-t", "t", f"cd {shlex.quote(str(cwd))} && PYTHONPATH={shlex.quote(str(ROOT))} {command}",
-             "Enter")
+    tmux.run("send-keys", "-t", "t", f"cd {shlex.quote(str(cwd))} && {command}", "Enter")
     # The list, or what the old code did first: write the clipboard (and clear the screen with the CSI).
     _poll(lambda: tmux.buffers() or ("q Quit" in tmux.screen() and "1 session" in tmux.screen()), "the list", tmux)
     assert (tmux.buffers(), tmux.title()) == ("", "control")
@@ -115,6 +148,17 @@ def test_class_01_02_no_clipboard_write_no_title_change_no_action_in_a_real_term
         _poll(lambda: "ctxscope help" in tmux.screen(), "the help screen after the clicks", tmux, timeout=60)
     except AssertionError:
         tmux.run("send-keys", "-t", "t", "?")
-        _poll(lambda: "ctxscope help" in tmux.screen(), "the help screen after a second ?", tmux, timeout=60)
+        try:
+            _poll(lambda: "ctxscope help" in tmux.screen(), "the help screen after a second ?", tmux, timeout=60)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\nthe app's threads:\n{_thread_dump(tmux, tmp_path / 'threads.txt')}") from None
+    assert (tmux.buffers(), tmux.title()) == ("", "control")
+    # Every click on the list's row once pushed another session screen (~110 stacked): Escape closes the help, and
+    # one more goes back to the list.
+    tmux.run("send-keys", "-t", "t", "Escape")
+    _poll(lambda: "ctxscope help" not in tmux.screen() and "Overview" in tmux.screen(), "the session again", tmux)
+    tmux.run("send-keys", "-t", "t", "Escape")
+    _poll(lambda: "1 session" in tmux.screen() and "Overview" not in tmux.screen(), "the list after one Escape", tmux,
+          timeout=30)
     assert (tmux.buffers(), tmux.title()) == ("", "control")
     assert not [p for p in [*tmp_path.rglob("pwned*"), *Path.home().glob("Downloads/pwned*")]]

@@ -15,10 +15,12 @@ from engine.fs.audit import record_action
 from engine.session.snapshot import SessionSnapshot
 from tests.conftest import LISTED_FIXTURES
 from tests.tui.app_factory import copy_fixtures, make_app, settle, wait_until
+from tui.dialogs.risk_detail import RiskDetail
 from tui.messages import ControlFinished, SessionAssessed, SessionsLoaded, SessionUpdated
 from tui.screens.help import HelpScreen
 from tui.screens.session_list import SessionListScreen
 from tui.screens.session_view import SessionScreen
+from tui.widgets.cards import RiskCard
 from tui.widgets.checkpoints import EMPTY as CHECKPOINTS_EMPTY
 from tui.widgets.checkpoints import CheckpointList
 from tui.widgets.context_table import ContextTable
@@ -143,6 +145,41 @@ async def test_enter_opens_the_session_and_escape_returns(sessions: Path, tmp_pa
         assert screen.query_one(GaugeBar).snapshot is app.snapshots["agent:main:main"]
         await pilot.press("escape")
         assert isinstance(app.screen, SessionListScreen)
+
+
+async def test_a_burst_of_clicks_on_the_row_opens_the_session_once(sessions: Path, tmp_path: Path) -> None:
+    # Every click on the list's row posted its choice before the first opened screen took the clicks, and each one
+    # pushed another session screen (a click on every cell of a row stacked ~110): one Escape must go back.
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        table = app.session_list.query_one(SessionTable)
+        table.move_cursor(row=table.get_row_index("agent:main:main"))
+        for _ in range(3):  # three selections queued before the app handles the first, as a burst of clicks does
+            table.action_select_cursor()
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        await settle(pilot)
+        assert [type(s) for s in app.screen_stack[1:]] == [SessionScreen]
+        await pilot.press("escape")
+        assert isinstance(app.screen, SessionListScreen)
+
+
+async def test_a_click_handled_after_help_opened_does_not_stack_a_dialog_over_it(sessions: Path,
+                                                                                 tmp_path: Path) -> None:
+    # A click on the risk card queued behind `?` pushed the risk detail over the help: Escape then closed only that.
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = await _open(pilot, "agent:main:main")
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        screen.query_one(RiskCard).post_message(RiskCard.Chosen())
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+        screen.query_one(RiskCard).post_message(RiskCard.Chosen())  # on top again, the click opens the detail
+        await wait_until(pilot, lambda: isinstance(app.screen, RiskDetail))
 
 
 async def test_a_closed_session_screen_is_freed_with_its_title_bar(sessions: Path, tmp_path: Path) -> None:

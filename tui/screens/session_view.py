@@ -26,6 +26,7 @@ from engine import (
     ContextRow,
     DecisionsDigest,
     HistoryItem,
+    MessageText,
     Segment,
     SessionFollower,
     SessionInsight,
@@ -400,7 +401,7 @@ class SessionScreen(Screen[None]):
     @on(DataTable.RowSelected, "ContextTable")
     def _context_row_chosen(self, event: DataTable.RowSelected) -> None:
         snapshot, key = self.snapshot, event.row_key.value
-        if snapshot is not None and key is not None:
+        if snapshot is not None and key is not None and self._on_top:
             self.open_message(snapshot, key.split("#")[0])
 
     def action_risk_detail(self) -> None:
@@ -409,11 +410,13 @@ class SessionScreen(Screen[None]):
 
     @on(RiskCard.Chosen)
     def _risk_card_clicked(self) -> None:
-        self.action_risk_detail()
+        # A click queued behind one that opened a dialog (or help) is handled after it: it must not stack another.
+        if self._on_top:
+            self.action_risk_detail()
 
     @on(TranscriptTail.Chosen)
     def _transcript_message_chosen(self, event: TranscriptTail.Chosen) -> None:
-        if self.snapshot is not None:
+        if self.snapshot is not None and self._on_top:
             self.open_message(self.snapshot, event.entry_id)
 
     @work(thread=True, exclusive=True, group="open_message", exit_on_error=False)
@@ -426,7 +429,16 @@ class SessionScreen(Screen[None]):
             gone = f"{entry_id} is no longer in the context."  # the id is session data: shown as written
             self.app.call_from_thread(self.notify, gone, severity="warning", markup=False)
         else:
-            self.app.call_from_thread(push_once, self.app, MessageView(message))
+            self.app.call_from_thread(self._show_message, message)
+
+    @property
+    def _on_top(self) -> bool:
+        """Whether this screen has the input (``is_current`` is also true under a dialog, which leaves it shown)."""
+        return self.app.screen is self
+
+    def _show_message(self, message: MessageText) -> None:
+        if self._on_top:  # read off the UI thread: another dialog, or the list, may have come up meanwhile
+            push_once(self.app, MessageView(message))
 
     @on(TabBar.Activated, "#tab-bar")
     def _tab_activated(self, event: TabBar.Activated) -> None:
