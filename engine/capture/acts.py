@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Final
 
+from engine.capture.pasted import pasted_lines
+
 __all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "picks_option", "read_user_turn",
            "says_failure", "sentences"]
 
@@ -377,6 +379,19 @@ def _quoted_output(text: str) -> str:
     return " ".join(" ".join(blocks).split())
 
 
+def _pasted_sentences(text: str) -> frozenset[str]:
+    """The sentences of ``text`` that lie only in pasted lines (docs/capture.md, Pasted material)."""
+    pasted = pasted_lines(text)
+    if not pasted:
+        return frozenset()
+    lines = text.splitlines()
+    own = "\n".join("" if i in pasted else line for i, line in enumerate(lines))
+    theirs = "\n".join(line if i in pasted or line.lstrip().startswith(("```", "~~~")) else ""
+                       for i, line in enumerate(lines))
+    # Compared as `_read_sentence` keeps them: with typographic apostrophes read as straight ones.
+    return frozenset(s.replace("’", "'") for s in set(sentences(theirs)) - set(sentences(own)))
+
+
 def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
     """The acts of a user message ``text`` (harness already removed).
 
@@ -388,6 +403,11 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
     if output:
         # A quoted error's "cannot be of email format" or "use --no-root" is the program speaking: no rule, no order.
         parts = [replace(p, instruction=False, preference=False) if p.text in output else p for p in parts]
+    foreign = _pasted_sentences(text)
+    if foreign:
+        # A pasted page's "You must be signed in" or an article's "Install Cursor …" is not the user's rule or order.
+        parts = [replace(p, instruction=False, preference=False, question=False) if p.text in foreign else p
+                 for p in parts]
     acts: set[Act] = set()
     flat = " ".join(text.split())
     first = _LEAD.sub("", parts[0].text).strip() if parts else ""

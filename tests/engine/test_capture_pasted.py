@@ -1,0 +1,98 @@
+"""Pasted material is not the user's rules or orders (docs/capture.md, Pasted material; round 8).
+
+The texts are quoted verbatim from FIT sessions of tests/data/real (keyframe-blogger d13/d14/d15, tellmepedia
+d58, twat-search d22, odyash d09); the long ones are read from the corpus file itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.capture.acts import read_user_turn
+from engine.capture.envelopes import user_words
+from engine.capture.pasted import pasted_lines
+from engine.stores.message_content import message_text
+from engine.stores.transcript import read_transcript
+from tests.engine.test_capture_real import _constraints, _decisions, _fold
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+
+
+def _user_message(session: str, start: str) -> str:
+    """The user message of FIT session ``session`` that starts with ``start``, verbatim."""
+    reader = read_transcript(REAL / f"{session}.jsonl")
+    for entry in reader.entries:
+        if entry.role == "user":
+            text = user_words(message_text(reader.read_object(entry).get("message") or {}))
+            if text.startswith(start):
+                return text
+    raise AssertionError(f"no message starting {start!r} in {session}")
+
+
+def test_a_page_under_a_url_is_the_pages_text_not_the_users_rule() -> None:
+    # keyframe-blogger d15: the user quotes the documentation under its address; "Always use the Files API …" is
+    # the page's advice. The user's own question before it stays a question.
+    text = ("did you read this? https://gemini-api.apidog.io/doc-965860\nUpload an image file\nYou can use the Files "
+            "API to upload an image file. Always use the Files API when the total request size (including the file, "
+            "text prompt, system instructions, etc.) is larger than 20 MB, or if you intend to use the same image in "
+            "multiple prompts.")
+    assert pasted_lines(text) == {1, 2}
+    assert _constraints(_fold(("user", text))) == []
+    assert "asks" in read_user_turn(text, agent_offered=False).acts
+    # A URL quoted inside pasted JSON is not a page's address: the user's sentence under the JSON stays theirs
+    # (twat-search d22).
+    json_then_order = ('twat-search web q "Adam Twardoch" --json\n{\n  "serpapi": {\n    "status": "success",\n'
+                       '    "url": "http://www.twardoch.com/",\n    "title": "Adam Twardoch"\n  }\n}\n'
+                       'The result from each engine should include an additional key "result" where the value is the '
+                       '"NATIVE DETAILED" form of the result returned by the engine, whatever that might be.')
+    assert any(s.instruction for s in read_user_turn(json_then_order, agent_offered=False).sentences)
+
+
+def test_a_log_pasted_under_the_users_words_states_no_rule() -> None:
+    # tellmepedia d58: "warning, text too long, lopping of last 98.7%" is the program's line, not a rule of the
+    # user's; the user's French sentence that introduces it still reports the problem to fix.
+    text = _user_message("d58_tellme_wiki_audio", "Il y a deux erreur")
+    lines = text.splitlines()
+    pasted = pasted_lines(text)
+    assert 0 not in pasted  # the user's own introduction
+    assert any(i in pasted for i, line in enumerate(lines) if line.startswith("warning, text too long"))
+    items = _fold(("user", "ajoute la génération audio"), ("assistant", "J'ai ajouté generate_audio."),
+                  ("user", text))
+    assert _constraints(items) == []
+    assert [i for i in items if i.kind == "open" and not i.done and i.text.startswith("Il y a deux erreur")]
+
+
+def test_a_web_page_pasted_after_its_address_gives_no_rule_or_order() -> None:
+    # tellmepedia d58: the GitHub page of suno-ai/bark, navigation and README ("You must be signed in …",
+    # "Do NOT use `pip install bark`"), pasted under its URL.
+    text = _user_message("d58_tellme_wiki_audio", "https://github.com/suno-ai/bark")
+    items = _fold(("user", text))
+    assert _constraints(items) == []
+    assert _decisions(items) == []
+
+
+def test_a_pasted_article_is_not_the_users_orders() -> None:
+    # keyframe-blogger d14: a blog post pasted whole ("Install Cursor and get your laptop setup …", "✔ The path
+    # … does not contain a package.json file", "Being overly specific … can steer the AI …").
+    text = _user_message("d14_kfb_movie_keyframes", "Using Cursor to Create Sample Data")
+    items = _fold(("user", text))
+    assert not [d for d in _decisions(items) if "Install Cursor" in d]
+    assert _constraints(items) == []
+
+
+def test_the_users_words_before_a_pasted_checklist_stay_the_users() -> None:
+    # keyframe-blogger d13: the user's paragraph, then a pasted checklist ("File size must stay ≤ 2 GB per
+    # part.", "Use Context Caching if you’ll ask many questions …"): the checklist's rules are not the user's.
+    text = _user_message("d13_kfb_blog_pipeline", "we're going to try to do the following")
+    lines = text.splitlines()
+    pasted = pasted_lines(text)
+    assert 0 not in pasted
+    assert any(i in pasted for i, line in enumerate(lines) if "File size must stay" in line)
+    items = _fold(("user", text))
+    assert _constraints(items) == []
+    assert not [d for d in _decisions(items) if "Context Caching" in d or "File size" in d]
+    # The user's own numbered spec after "to the following;" is typed, not pasted (odyash d09).
+    spec = ("ok, change the logic of mermaid-to-png.js to the following;\n\n1. If a .mmd file already exists, its "
+            "content is overwritten either way.\n2. File Naming: If any of the first 5 lines of a mermaid code block "
+            "starts with  '%% file name: ' (even if indented), then the filename is the part after that prefix")
+    assert pasted_lines(spec) == frozenset()
