@@ -24,9 +24,10 @@ _LOG: Final = re.compile(
     r"|^\s*at [\w$.<>]+ \(\S+:\d+(?::\d+)?\)"
     r"|^\s*\[?(?:warning|warn|error|err|info|debug|fatal|trace|critical|notice)\]?[:,\]] "
     r"|^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning)\b"
-    r"|^\s*(?:[\w.~-]+/)+[\w.-]+\.\w+:\d+"  # a path with a line number, first on the line
+    r"|^\s*(?:[A-Za-z]:)?[/\\]?(?:[\w.~-]+[/\\])+[\w.-]+\.\w+:\d+"  # a path with a line number, first on the line
     r"|^\s*(?:\$|❯|➜|PS [A-Z]:\\|[\w.-]+@[\w.-]+:\S*[$#])\s"  # a shell prompt
-    r"|^\s*[✔✖✗]\s",  # a CLI's status mark
+    r"|^\s*[✔✖✗]\s"  # a CLI's status mark
+    r"|^\s*\[[\w@/.:-]{2,40}\]\s",  # a tool's tag before its line ("[nodemon] starting", "[my-script] Converted")
     re.I,
 )
 """A line a program printed. Level prefixes and exception names are matched at the start of the line only."""
@@ -43,6 +44,10 @@ _FENCE: Final = ("```", "~~~")
 DOCUMENT_CHARS: Final = 2000
 """A rendered-typography run counts as a pasted document only in a message this long: a typed sentence may carry
 a curly apostrophe ("I’d like"), a pasted article carries dozens."""
+
+DOCUMENT_MARKS: Final = 3
+"""Paragraphs that must be pasted or carry that typography: a typed prompt drafted in a word processor has a pair
+of curly quotes and a line of attachments (ubi-course d11), a pasted article or page has them all through."""
 
 
 def _paragraphs(lines: list[str]) -> list[list[int]]:
@@ -83,7 +88,9 @@ def pasted_lines(text: str) -> frozenset[int]:
         body = para[1:] if lines[para[0]].rstrip().endswith((":", "：")) and len(para) > 1 else para
         machine = [i for i in body if _machine(lines[i])]
         if machine and (len(machine) * 5 >= len(body) * 2 or len(body) == 1):
-            pasted.update(body)
+            # From its first printed line to its last: the user's "fix this build error" above a log and "please
+            # fix" typed right under it stay the user's.
+            pasted.update(range(machine[0], machine[-1] + 1))
     # A URL at the end of a line with the page's text under it: "did you read this? https://…" and two lines of it.
     nonblank = [i for i, line in enumerate(lines) if line.strip()]
     for position, index in enumerate(nonblank[:-2]):
@@ -93,10 +100,10 @@ def pasted_lines(text: str) -> frozenset[int]:
     if len(text) >= DOCUMENT_CHARS:
         # The prose between two pasted blocks is the same page's (an article's text between its commands, a
         # README's between its link lists); a rendered document's typography marks its paragraphs too.
-        marked = [n for n, para in enumerate(paragraphs)
-                  if any(i in pasted or _RENDERED.search(lines[i]) for i in para)]
-        if len(marked) >= 2:
-            for para in paragraphs[marked[0]:marked[-1] + 1]:
-                pasted.update(para)
+        marked = [[i for i in para if i in pasted or _RENDERED.search(lines[i])] for para in paragraphs]
+        marked = [m for m in marked if m]
+        if len(marked) >= DOCUMENT_MARKS:
+            # From the first marked line to the last: the user's words above and below the document stay theirs.
+            pasted.update(i for i in range(marked[0][0], marked[-1][-1] + 1) if lines[i].strip())
     # Fence lines stay as they are, so the fenced code the caller skips is still fenced.
     return frozenset(i for i in pasted if not lines[i].lstrip().startswith(_FENCE))

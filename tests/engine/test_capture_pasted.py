@@ -96,3 +96,17 @@ def test_the_users_words_before_a_pasted_checklist_stay_the_users() -> None:
             "content is overwritten either way.\n2. File Naming: If any of the first 5 lines of a mermaid code block "
             "starts with  '%% file name: ' (even if indented), then the filename is the part after that prefix")
     assert pasted_lines(spec) == frozenset()
+
+
+def test_the_users_order_right_above_a_pasted_log_stays_the_users() -> None:
+    # tnyOffice d02: "given everything you know about @apps/docs/ fix this build error" on the line right above the
+    # terminal session (no blank line, no colon) is the user's order; the `➜ docs git:(main) npm run build` lines are
+    # the terminal's. Likewise evs d26's "No the video doesn't load … Console error: …" above its stack lines.
+    text = _user_message("d02_tny_git_pull_impl", "given everything you know about @apps/docs/")
+    lines = text.splitlines()
+    pasted = pasted_lines(text)
+    assert 0 not in pasted and 1 in pasted and lines[1].lstrip().startswith("➜")
+    report = ("No the video doesn't load in the modal you fucking asswipe. Console error: ReferenceError: bootstrap "
+              "is not defined\nat openVideoModal (http://localhost:5173/src/main.js?t=1750540433211:1019:26)\n"
+              "at HTMLButtonElement.onclick (http://localhost:5173/#:1:1)")
+    assert pasted_lines(report) == {1, 2}
