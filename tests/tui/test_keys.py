@@ -18,6 +18,7 @@ from tui.app import CtxscopeApp
 from tui.dialogs.compact import CompactDialog
 from tui.dialogs.prune_chosen import ChooseConsumersDialog
 from tui.screens.help import HelpScreen
+from tui.screens.notices import NoticesScreen
 from tui.screens.session_view import SessionScreen
 from tui.widgets.branch_tree import BranchTree
 from tui.widgets.checkpoints import CheckpointList
@@ -207,3 +208,27 @@ async def test_ctrl_end_in_the_summary_editor_reaches_the_end(tmp_path: Path) ->
         await pilot.press("ctrl+home")
         assert editor.cursor_location == (0, 0)
         assert isinstance(app.screen, CompactDialog)
+
+
+async def test_n_and_z_work_inside_a_dialog_and_stay_text_in_its_editor(tmp_path: Path) -> None:
+    # Textual stops a dialog's bindings at the dialog: the App's n and z did nothing there, while a notice could
+    # cover the dialog's lines.
+    sessions = copy_fixtures([SUBAGENT], tmp_path / "sessions")
+    app, _ = make_app([sessions], tmp_path / "state")
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await settle(pilot)
+        dialog = await _dialog(pilot, SUBAGENT_KEY, "k")
+        app.tell("near the agent's compaction line.", title="Threshold crossed", severity="warning", timeout=60)
+        await wait_until(pilot, lambda: any("compaction line" in n.message for n in app.toasts.current()))
+        await pilot.press("z")
+        await wait_until(pilot, lambda: not app.toasts.current())
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, NoticesScreen))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is dialog)
+        editor = dialog.query_one("#summary-text", SummaryEditor)
+        await wait_until(pilot, lambda: editor.text.count("\n") > 5)
+        editor.focus()
+        editor.move_cursor((0, 0))
+        await pilot.press("n", "z")
+        assert editor.text.startswith("nz") and app.screen is dialog

@@ -37,6 +37,7 @@ from textual.worker import get_current_worker
 
 from engine import CompactionPlan, with_edited_summary
 from tui.breakpoints import preset_breakpoints
+from tui.dialogs.notice_keys import NOTICE_KEYS
 from tui.shown import shown
 from tui.textual_compat import bind_key
 from tui.widgets.footer import KeyFooter
@@ -88,6 +89,7 @@ class CompactDialog(ModalScreen[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
         Binding(RISK_KEY, "tick_risk", "Tick risk", key_display="^t", priority=True),
+        *NOTICE_KEYS,
     ]
     AUTO_FOCUS = "#apply"
     """The primary action has the focus from the start, and keeps it: Enter confirms, arrows and Tab move on."""

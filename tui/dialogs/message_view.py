@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from engine import MessageText
+from tui.dialogs.notice_keys import NOTICE_KEYS
 from tui.shown import shown
 
 __all__ = ["MessageView"]
@@ -24,7 +25,8 @@ __all__ = ["MessageView"]
 class MessageView(ModalScreen[None]):
     """Shows a :class:`MessageText`; escape or q closes it."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close"), Binding("q", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close"), Binding("q", "close", "Close"),
+                                             *NOTICE_KEYS]
 
     def __init__(self, message: MessageText) -> None:
         super().__init__(id="message-view")

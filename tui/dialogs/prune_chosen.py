@@ -18,6 +18,7 @@ from textual.widgets import Button, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from engine import Consumer
+from tui.dialogs.notice_keys import NOTICE_KEYS
 from tui.shown import shown
 from tui.widgets.toggles import StateSelectionList
 from tui.widgets.top_consumers import consumer_line
@@ -31,6 +32,7 @@ class ChooseConsumersDialog(ModalScreen[tuple[str, ...] | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
         Binding("enter", "preview", "Preview prune", priority=True),
+        *NOTICE_KEYS,
     ]
 
     def __init__(self, consumers: Sequence[Consumer], *, title: str) -> None:

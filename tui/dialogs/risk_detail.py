@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 
 from engine import SessionInsight, SessionSnapshot
+from tui.dialogs.notice_keys import NOTICE_KEYS
 from tui.shown import shown
 from tui.widgets.cards import RiskCard
 
@@ -24,7 +25,8 @@ __all__ = ["RiskDetail"]
 class RiskDetail(ModalScreen[None]):
     """Shows the Risk card of ``snapshot`` and ``insight`` with every line whole; escape or q closes it."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close"), Binding("q", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close"), Binding("q", "close", "Close"),
+                                             *NOTICE_KEYS]
     def __init__(self, snapshot: SessionSnapshot, insight: SessionInsight | None) -> None:
         super().__init__(id="risk-detail")
         self._snapshot = snapshot

@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from tui.dialogs.notice_keys import NOTICE_KEYS
 from tui.shown import shown
 
 __all__ = ["HelpScreen", "KeyHelp", "keys_of"]
@@ -76,6 +77,7 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape", "dismiss", "Close"),
         Binding("q", "dismiss", "Close", show=False),
         Binding("question_mark", "dismiss", "Close", show=False),
+        *NOTICE_KEYS,
     ]
 
     def __init__(self, keys: Sequence[KeyHelp]) -> None:
