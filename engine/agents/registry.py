@@ -6,7 +6,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -14,8 +14,11 @@ from engine.agents.claude_code import ADAPTER as CLAUDE_CODE
 from engine.agents.codex import ADAPTER as CODEX
 from engine.agents.openclaw import ADAPTER as OPENCLAW
 from engine.agents.pi import ADAPTER as PI
-from engine.agents.protocol import Agent, AgentAdapter, EntryAgent
 from engine.stores.source import SessionSource
+
+if TYPE_CHECKING:
+    # Only the types: naming the agents loads none of their readers (docs/usage.md, Speed).
+    from engine.agents.protocol import Agent, AgentAdapter, EntryAgent
 
 __all__ = [
     "ADAPTERS",

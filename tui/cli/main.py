@@ -12,11 +12,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from engine import Config, ConfigError, LockError, TranscriptError, load_config
+from engine.config.loader import ConfigError, load_config
 from tui.cli.exit_codes import ExitCode, exit_codes_help, missing_path_message
 from tui.cli.terminal_output import cell, guarded_output
+
+if TYPE_CHECKING:
+    from engine import Config
 
 __all__ = [
     "EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "ExitCode", "main",
@@ -26,7 +29,7 @@ __all__ = [
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE
 EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = ExitCode.NOT_FOUND, ExitCode.REFUSED, ExitCode.UNCONFIRMED
 
-Handler = Callable[[argparse.Namespace, Config], int]
+Handler = Callable[[argparse.Namespace, "Config"], int]
 
 REPORT_GROUPINGS = ("day", "week", "month", "model", "project", "agent", "session")
 """``report --by`` choices: :data:`engine.usage.model.GROUPINGS`, spelled out so that parsing arguments does not
@@ -358,11 +361,20 @@ def _run(args: argparse.Namespace) -> int:
         return ExitCode.OK
     except KeyboardInterrupt:
         return 130  # the shell's status for an interrupt (128 + SIGINT), not one of ctxscope's outcomes
-    except (OSError, RuntimeError, TranscriptError, LockError) as exc:
+    except _failures() as exc:  # evaluated only when an exception gets this far
         # Files changing or vanishing under a command (a transcript truncated or replaced mid-read, a state dir
         # that turned read-only, a .lock that is a directory) are reported in one line, never as a traceback.
         print(f"ctxscope: {_one_line(exc)}", file=sys.stderr)
         return ExitCode.FAILED
+
+
+def _failures() -> tuple[type[BaseException], ...]:
+    """What a command reports in one line. Imported when an exception needs it: the lock and transcript modules
+    are not otherwise loaded by a report over Claude Code or Codex files (docs/usage.md, Speed)."""
+    from engine.fs.lock_info import LockError
+    from engine.stores.transcript_error import TranscriptError
+
+    return OSError, RuntimeError, TranscriptError, LockError
 
 
 def _one_line(exc: BaseException) -> str:
