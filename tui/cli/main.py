@@ -14,7 +14,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from engine.config.loader import ConfigError, load_config
+from engine import ConfigError, load_config
 from tui.cli.exit_codes import ExitCode, exit_codes_help, missing_path_message
 from tui.cli.terminal_output import cell, guarded_output
 
@@ -387,8 +387,7 @@ def _run(args: argparse.Namespace) -> int:
 def _failures() -> tuple[type[BaseException], ...]:
     """What a command reports in one line. Imported when an exception needs it: the lock and transcript modules
     are not otherwise loaded by a report over Claude Code or Codex files (docs/usage.md, Speed)."""
-    from engine.fs.lock_info import LockError
-    from engine.stores.transcript_error import TranscriptError
+    from engine import LockError, TranscriptError
 
     return OSError, RuntimeError, TranscriptError, LockError
 
