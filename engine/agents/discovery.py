@@ -21,7 +21,7 @@ import orjson
 
 from engine.agents import registry
 from engine.agents.openclaw.layout import agent_database, openclaw_place
-from engine.agents.registry import sniff_format
+from engine.agents.registry import read_head, sniff_format
 from engine.stores.placement import confinement_problem, file_problem, read_regular
 from engine.stores.source import Discovery, FileKind, SessionSource, classify_file
 
@@ -58,22 +58,18 @@ def load_store(path: Path) -> tuple[dict[str, Mapping[str, Any]], str | None]:
     return {str(k): v for k, v in data.items() if isinstance(v, Mapping)}, None
 
 
-def _first_line(path: Path) -> tuple[bool, str | None]:
-    """``(looks like a transcript, header id)`` from the first line.
+def _first_line(head: bytes | None) -> tuple[bool, str | None]:
+    """``(looks like a transcript, header id)`` from the first line, in ``head`` (the file's first bytes,
+    :func:`engine.agents.registry.read_head`; ``None``: unreadable).
 
     A transcript's first line is an object with a ``type`` (the session header, or an entry in a header-less
     file); other JSONL files (ctxscope's own ``audit.jsonl``, tool logs) are not sessions. Unreadable or
     non-JSON first lines count as transcripts so that damaged files are still shown and reported.
     """
-    # pi's own listing reads only the first 512 bytes; a long header still fits in 4 KiB.
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            first = os.pread(fd, 4096, 0).partition(b"\n")[0]
-        finally:
-            os.close(fd)
-    except OSError:
+    if head is None:
         return True, None
+    # pi's own listing reads only the first 512 bytes; a long header still fits in 4 KiB.
+    first = head[:4096].partition(b"\n")[0]
     try:
         obj = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))
     except orjson.JSONDecodeError:
@@ -193,8 +189,9 @@ class _Collector:
         if problem is not None:
             self.problems.append(problem)
             return
-        transcript_like, header_id = _first_line(path)
-        agent = sniff_format(path) if header_id is None else None
+        head = read_head(path)  # one read of the first bytes for both looks at the first line
+        transcript_like, header_id = _first_line(head)
+        agent = sniff_format(path, head) if header_id is None else None
         if agent is not None:
             self.add_agent_session(path, *agent)
             return
