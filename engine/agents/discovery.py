@@ -92,7 +92,7 @@ class _Collector:
         self._listings: dict[Path, list[str]] = {}
         self._store_index: dict[Path, dict[str, tuple[str, Mapping[str, Any]]]] = {}
         self._stores_near: dict[Path, list[tuple[Path, dict[str, Mapping[str, Any]]]]] = {}
-        self._places: dict[str, tuple[str, Path | None, str | None]] = {}
+        self._places: dict[str, tuple[Path | None, str | None]] = {}
         self._real_dirs: dict[str, str] = {}
         self._databases: dict[tuple[Path, str], bool] = {}
 
@@ -104,14 +104,20 @@ class _Collector:
         transcripts share it); only symlinked files are resolved on their own. The resolved path is a string:
         it only keys the sessions found, and a ``Path`` per transcript is measurable over thousands.
         """
-        directory, name = os.path.split(path)
+        directory = os.path.dirname(path)
         known = self._places.get(directory)
         if known is None:
-            resolved_dir = self._real_dir(directory)
-            known = self._places[directory] = (resolved_dir, *openclaw_place(Path(resolved_dir)))
+            known = self._places[directory] = openclaw_place(Path(self._real_dir(directory)))
+        resolved, link = self.resolved(path)
+        return resolved, known[0], known[1], link
+
+    def resolved(self, path: Path) -> tuple[str, bool]:
+        """``(resolved path, is a symlink)`` of a file, as :meth:`place` gives them, without the OpenClaw layout a
+        Claude Code or Codex file has no use for (a Codex tree has a directory per day: a ``Path`` per directory
+        was measurable)."""
+        directory, name = os.path.split(path)
         link = os.path.islink(path)
-        resolved = os.path.realpath(path) if link else os.path.join(known[0], name)
-        return resolved, known[1], known[2], link
+        return (os.path.realpath(path) if link else os.path.join(self._real_dir(directory), name)), link
 
     def _real_dir(self, directory: str) -> str:
         """``os.path.realpath(directory)``, from its parent's when it is no symbolic link itself: one ``lstat``
@@ -228,7 +234,7 @@ class _Collector:
 
     def add_agent_session(self, path: Path, session_format: str, session_id: str | None) -> None:
         """A Claude Code or Codex session file (docs/claude-code.md, docs/codex.md): read-only."""
-        resolved, _, _, link = self.place(path)
+        resolved, link = self.resolved(path)
         source = SessionSource(
             key=session_id or str(path), path=path, format=session_format,  # type: ignore[arg-type]
             session_id=session_id,
