@@ -77,8 +77,10 @@ def main(argv: list[str] | None = None) -> int:
                 with tempfile.TemporaryDirectory(prefix="ctxscope-bench-phases-") as tmp:
                     env = {**base, "PYTHONPATH": str(tree.resolve()), "XDG_CACHE_HOME": tmp,
                            "XDG_CONFIG_HOME": str(Path(tmp) / "config")}
-                    out = subprocess.run([sys.executable, "-c", _CHILD, str(root)], env=env, capture_output=True,
-                                         text=True, check=True).stdout
+                    # Run from the temp dir: ``python -c`` puts the working directory first on the path, and a
+                    # checkout there would be imported instead of the tree.
+                    out = subprocess.run([sys.executable, "-c", _CHILD, str(root)], env=env, cwd=tmp,
+                                         capture_output=True, text=True, check=True).stdout
                 if run:
                     found.append(json.loads(out.splitlines()[-1]))
             table[str(tree)] = [statistics.median(r[i] for r in found) * 1e3 for i in range(len(PHASES))]
