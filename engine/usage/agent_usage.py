@@ -74,13 +74,14 @@ def _shard(path: Path) -> str:
                 parts = Path(parent).parts
                 if len(parts) > 3 and all(p.isdigit() for p in parts[-3:]):
                     folded = Path(*parts[:-3])
-        found = _SHARDS[parent] = "agent-usage:" + os.path.abspath(folded)
+        found = "agent-usage:" + os.path.abspath(folded)
+        if os.path.isabs(parent):  # a relative name's shard follows the working directory: not kept
+            _SHARDS[parent] = found
     return found
 
 
 _SHARDS: dict[str, str] = {}
-"""Directory → its shard; a directory's shard never changes (it depends on its name and the working directory,
-which a report does not change)."""
+"""Absolute directory → its shard (which depends on nothing but the directory's name)."""
 
 
 def _stamp(st: os.stat_result) -> list[int]:
