@@ -203,7 +203,7 @@ _HOMES: dict[str, str] = {
     "TailMessage": "engine.queries.transcript",
     "Thresholds": "engine.accounting.gauge",
     "Timeline": "engine.accounting.timeline",
-    "TranscriptError": "engine.stores.transcript",
+    "TranscriptError": "engine.stores.transcript_error",
     "UnsafePathError": "engine.fs.safe_path",
     "UsageReport": "engine.usage.model",
     "UsageTotals": "engine.usage.model",

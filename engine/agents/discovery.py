@@ -21,7 +21,7 @@ import orjson
 
 from engine.agents import registry
 from engine.agents.openclaw.layout import agent_database, openclaw_place
-from engine.agents.registry import sniff_format
+from engine.agents.registry import read_head, sniff_format
 from engine.stores.placement import confinement_problem, file_problem, read_regular
 from engine.stores.source import Discovery, FileKind, SessionSource, classify_file
 
@@ -58,22 +58,18 @@ def load_store(path: Path) -> tuple[dict[str, Mapping[str, Any]], str | None]:
     return {str(k): v for k, v in data.items() if isinstance(v, Mapping)}, None
 
 
-def _first_line(path: Path) -> tuple[bool, str | None]:
-    """``(looks like a transcript, header id)`` from the first line.
+def _first_line(head: bytes | None) -> tuple[bool, str | None]:
+    """``(looks like a transcript, header id)`` from the first line, in ``head`` (the file's first bytes,
+    :func:`engine.agents.registry.read_head`; ``None``: unreadable).
 
     A transcript's first line is an object with a ``type`` (the session header, or an entry in a header-less
     file); other JSONL files (ctxscope's own ``audit.jsonl``, tool logs) are not sessions. Unreadable or
     non-JSON first lines count as transcripts so that damaged files are still shown and reported.
     """
-    # pi's own listing reads only the first 512 bytes; a long header still fits in 4 KiB.
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            first = os.pread(fd, 4096, 0).partition(b"\n")[0]
-        finally:
-            os.close(fd)
-    except OSError:
+    if head is None:
         return True, None
+    # pi's own listing reads only the first 512 bytes; a long header still fits in 4 KiB.
+    first = head[:4096].partition(b"\n")[0]
     try:
         obj = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))
     except orjson.JSONDecodeError:
@@ -96,7 +92,7 @@ class _Collector:
         self._listings: dict[Path, list[str]] = {}
         self._store_index: dict[Path, dict[str, tuple[str, Mapping[str, Any]]]] = {}
         self._stores_near: dict[Path, list[tuple[Path, dict[str, Mapping[str, Any]]]]] = {}
-        self._places: dict[str, tuple[str, Path | None, str | None]] = {}
+        self._places: dict[str, tuple[Path | None, str | None]] = {}
         self._real_dirs: dict[str, str] = {}
         self._databases: dict[tuple[Path, str], bool] = {}
 
@@ -108,14 +104,20 @@ class _Collector:
         transcripts share it); only symlinked files are resolved on their own. The resolved path is a string:
         it only keys the sessions found, and a ``Path`` per transcript is measurable over thousands.
         """
-        directory, name = os.path.split(path)
+        directory = os.path.dirname(path)
         known = self._places.get(directory)
         if known is None:
-            resolved_dir = self._real_dir(directory)
-            known = self._places[directory] = (resolved_dir, *openclaw_place(Path(resolved_dir)))
+            known = self._places[directory] = openclaw_place(Path(self._real_dir(directory)))
+        resolved, link = self.resolved(path)
+        return resolved, known[0], known[1], link
+
+    def resolved(self, path: Path) -> tuple[str, bool]:
+        """``(resolved path, is a symlink)`` of a file, as :meth:`place` gives them, without the OpenClaw layout a
+        Claude Code or Codex file has no use for (a Codex tree has a directory per day: a ``Path`` per directory
+        was measurable)."""
+        directory, name = os.path.split(path)
         link = os.path.islink(path)
-        resolved = os.path.realpath(path) if link else os.path.join(known[0], name)
-        return resolved, known[1], known[2], link
+        return (os.path.realpath(path) if link else os.path.join(self._real_dir(directory), name)), link
 
     def _real_dir(self, directory: str) -> str:
         """``os.path.realpath(directory)``, from its parent's when it is no symbolic link itself: one ``lstat``
@@ -193,8 +195,9 @@ class _Collector:
         if problem is not None:
             self.problems.append(problem)
             return
-        transcript_like, header_id = _first_line(path)
-        agent = sniff_format(path) if header_id is None else None
+        head = read_head(path)  # one read of the first bytes for both looks at the first line
+        transcript_like, header_id = _first_line(head)
+        agent = sniff_format(path, head) if header_id is None else None
         if agent is not None:
             self.add_agent_session(path, *agent)
             return
@@ -231,7 +234,7 @@ class _Collector:
 
     def add_agent_session(self, path: Path, session_format: str, session_id: str | None) -> None:
         """A Claude Code or Codex session file (docs/claude-code.md, docs/codex.md): read-only."""
-        resolved, _, _, link = self.place(path)
+        resolved, link = self.resolved(path)
         source = SessionSource(
             key=session_id or str(path), path=path, format=session_format,  # type: ignore[arg-type]
             session_id=session_id,

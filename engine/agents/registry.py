@@ -6,7 +6,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -14,8 +14,11 @@ from engine.agents.claude_code import ADAPTER as CLAUDE_CODE
 from engine.agents.codex import ADAPTER as CODEX
 from engine.agents.openclaw import ADAPTER as OPENCLAW
 from engine.agents.pi import ADAPTER as PI
-from engine.agents.protocol import Agent, AgentAdapter, EntryAgent
 from engine.stores.source import SessionSource
+
+if TYPE_CHECKING:
+    # Only the types: naming the agents loads none of their readers (docs/usage.md, Speed).
+    from engine.agents.protocol import Agent, AgentAdapter, EntryAgent
 
 __all__ = [
     "ADAPTERS",
@@ -27,6 +30,7 @@ __all__ = [
     "agent_of",
     "archive_source",
     "entry_agent",
+    "read_head",
     "sniff_format",
 ]
 
@@ -83,23 +87,38 @@ _FIRST_READ = 1 << 12
 """A first line is mostly shorter: reading 64 KiB of every file made discovery read most of a small session."""
 
 
-def sniff_format(path: Path) -> tuple[str, str | None] | None:
-    """``(format, session id)`` of a file an agent here claims, from its first line; ``None`` otherwise.
-
-    The session id is the agent's own: the file's UUID name (Claude Code ``<uuid>.jsonl``, a sub-agent's
-    ``agent-<id>.jsonl`` keeps its name; Codex ``rollout-<time>-<uuid>.jsonl``).
-    """
+def read_head(path: Path) -> bytes | None:
+    """The first bytes of a file as :func:`sniff_format` reads them (4 KiB, or 64 KiB when its first line is
+    longer); ``None`` when it cannot be read."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
             head = os.pread(fd, _FIRST_READ, 0)
             if b"\n" not in head and len(head) == _FIRST_READ:
                 head = os.pread(fd, _SNIFF_BYTES, 0)
-            first = head.partition(b"\n")[0]
+            return head
         finally:
             os.close(fd)
-        obj = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))
-    except (OSError, orjson.JSONDecodeError):
+    except OSError:
+        return None
+
+
+def sniff_format(path: Path, head: bytes | None = None) -> tuple[str, str | None] | None:
+    """``(format, session id)`` of a file an agent here claims, from its first line; ``None`` otherwise.
+
+    ``head``: the file's first bytes as :func:`read_head` gave them, when the caller has them already (discovery
+    reads them once for its own look at the first line: docs/usage.md, Speed).
+
+    The session id is the agent's own: the file's UUID name (Claude Code ``<uuid>.jsonl``, a sub-agent's
+    ``agent-<id>.jsonl`` keeps its name; Codex ``rollout-<time>-<uuid>.jsonl``).
+    """
+    if head is None:
+        head = read_head(path)
+        if head is None:
+            return None
+    try:
+        obj = orjson.loads(head.partition(b"\n")[0].removeprefix(b"\xef\xbb\xbf"))
+    except orjson.JSONDecodeError:
         return None
     if not isinstance(obj, dict):
         return None

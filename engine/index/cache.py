@@ -117,13 +117,20 @@ class LoadedIndex:
 
 def encode_index(entries: Mapping[str, Sections]) -> bytes:
     """The bytes of an index file holding ``entries`` (key → sections, each already JSON or binary)."""
+    return _encode({k: {n: (d, section_digest(d)) for n, d in v.items()} for k, v in entries.items()})
+
+
+def _encode(entries: Mapping[str, Mapping[str, tuple[Blob, str]]]) -> bytes:
+    """:func:`encode_index` of sections whose digest is already known: a shard's write does not checksum again
+    what each save checksummed (docs/usage.md, Speed). A section kept from the file as read keeps the digest the
+    file stated, so one damaged on disk stays detectably damaged in the copy written back."""
     listed: dict[str, list[list[Any]]] = {}
     body: list[bytes] = []
     pos = 0
     for key, sections in entries.items():
         listed[key] = []
-        for name, data in sections.items():
-            listed[key].append([name, pos, len(data), section_digest(data)])
+        for name, (data, digest) in sections.items():
+            listed[key].append([name, pos, len(data), digest])
             body.append(bytes(data))
             pos += len(data)
     header = {"format": FORMAT, "version": FORMAT_VERSION, "entries": listed}
@@ -272,7 +279,7 @@ class IndexCache:
     def _write(self, name: str, stored: _Shard) -> bool:
         path = self.file_for(name)
         assert path is not None
-        data = encode_index({k: {n: d for n, (d, _digest) in v.items()} for k, v in stored.entries.items()})
+        data = _encode(stored.entries)
         try:
             write_atomic(path, data, mode=0o600, durable=False)
         except OSError as exc:

@@ -13,7 +13,6 @@ edit in the middle that keeps the size and the modification time, or comes with 
 from __future__ import annotations
 
 import os
-from _blake2 import blake2b  # hashlib.blake2b itself, without the OpenSSL load hashlib's import costs
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any, Literal
 import orjson
 
 from engine.index.cache import IndexCache, LoadedIndex, section_digest, shard_of
+from engine.index.file_check import bytes_check, file_check
 from engine.index.records import CompactionRecord, HeaderInfo, UsageRecord
 from engine.index.scanner import ScanState, resolve_calls, scan_file
 
@@ -31,7 +31,6 @@ CacheOutcome = Literal["off", "cold", "warm", "extended", "rebuilt"]
 """``off``: no cache; ``cold``: none stored; ``warm``: nothing new; ``extended``: new bytes scanned on top of the
 stored index; ``rebuilt``: the stored index no longer described the file."""
 
-_CHECK_BYTES = 4096
 _EMPTY_DIGEST = section_digest(b"[]")
 _EMPTY_HEADER = HeaderInfo(None, None, 3, True)
 
@@ -119,27 +118,6 @@ class _Section:
 
     def clear(self) -> None:
         self._raw, self._digest, self._items = None, None, []
-
-
-def _blake(data: bytes) -> str:
-    return blake2b(data, digest_size=16).hexdigest()
-
-
-def file_check(fd: int, offset: int) -> list[Any]:
-    """``[offset, BLAKE2b]`` of the first and the last bytes before ``offset`` (up to 4 KiB each, one read when the
-    two overlap)."""
-    if offset <= 2 * _CHECK_BYTES:
-        return [offset, _blake(os.pread(fd, offset, 0))]
-    head = os.pread(fd, _CHECK_BYTES, 0)
-    return [offset, _blake(head + os.pread(fd, _CHECK_BYTES, offset - _CHECK_BYTES))]
-
-
-def bytes_check(data: bytes, offset: int) -> list[Any]:
-    """:func:`file_check` of a file whose first bytes, at least up to ``offset``, are ``data`` (already read:
-    no second read of the file; tested equal)."""
-    if offset <= 2 * _CHECK_BYTES:
-        return [offset, _blake(data[:offset])]
-    return [offset, _blake(data[:_CHECK_BYTES] + data[offset - _CHECK_BYTES:offset])]
 
 
 class _Stored:

@@ -27,6 +27,7 @@ from engine.fs.tail import MAX_LINE_BYTES, reading
 from engine.stores.entries import Entry
 from engine.stores.entry_parser import BOM as _BOM
 from engine.stores.entry_parser import BadLine, EntryParser, migrate_v2_role
+from engine.stores.transcript_error import TranscriptError
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -55,10 +56,6 @@ def _next_data(fd: int, pos: int, size: int) -> int:
         return os.lseek(fd, pos, _SEEK_DATA)
     except OSError as exc:
         return size if exc.errno == errno.ENXIO else pos  # ENXIO: only a hole is left
-
-
-class TranscriptError(Exception):
-    """A transcript could not be opened or re-read."""
 
 
 @dataclass(frozen=True, slots=True)

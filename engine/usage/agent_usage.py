@@ -15,19 +15,19 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from engine.agents.claude_code.reader import UsageReading, read_usage
-from engine.agents.codex.reader import CodexReader
-from engine.agents.protocol import AgentCall, AgentCompaction
 from engine.index.cache import IndexCache, LoadedIndex
+from engine.index.file_check import bytes_check, file_check
 from engine.index.records import CompactionRecord, UsageRecord
-from engine.index.transcript_index import bytes_check, file_check
-from engine.session.agent_glance import read_agent_session
 from engine.stores.source import SessionSource
 from engine.usage.model import SessionUsage
+
+if TYPE_CHECKING:
+    from engine.agents.claude_code.reader import UsageReading
+    from engine.agents.protocol import AgentCall, AgentCompaction
 
 __all__ = ["UnreadableSessionError", "agent_session_usage", "usage_of"]
 
@@ -56,10 +56,32 @@ def usage_of(source: SessionSource, agent: str, session_id: str | None, cwd: str
 def _shard(path: Path) -> str:
     """Every session of one agent's tree in one index file: a Codex rollout's ``YYYY/MM/DD`` directories are
     folded into the ``sessions`` directory above them (a thousand days would be a thousand files)."""
-    parent = path.parent
-    if len(parent.parts) > 3 and all(p.isdigit() for p in parent.parts[-3:]):
-        parent = parent.parent.parent.parent
-    return "agent-usage:" + os.path.abspath(parent)
+    parent = os.path.dirname(path)
+    found = _SHARDS.get(parent)
+    if found is None:
+        # Worked out once per directory, from its name as a string (a Path's parts per file cost 12 ms of a
+        # cold report over 1,000 sessions: docs/usage.md, Speed).
+        folded: str | Path = parent
+        head, day = os.path.split(parent)
+        if day.isdigit():
+            clean = "//" not in parent and "/." not in parent  # no component a Path would drop or keep apart
+            if clean:
+                rest, month = os.path.split(head)
+                above, year = os.path.split(rest)
+                if month.isdigit() and year.isdigit() and above:
+                    folded = above
+            else:
+                parts = Path(parent).parts
+                if len(parts) > 3 and all(p.isdigit() for p in parts[-3:]):
+                    folded = Path(*parts[:-3])
+        found = "agent-usage:" + os.path.abspath(folded)
+        if os.path.isabs(parent):  # a relative name's shard follows the working directory: not kept
+            _SHARDS[parent] = found
+    return found
+
+
+_SHARDS: dict[str, str] = {}
+"""Absolute directory → its shard (which depends on nothing but the directory's name)."""
 
 
 def _stamp(st: os.stat_result) -> list[int]:
@@ -82,7 +104,7 @@ def _stored(loaded: LoadedIndex, source: SessionSource, stamp: list[int]) -> Ses
 
 
 def _check(path: Path, st: os.stat_result, offset: int) -> list[Any] | None:
-    """The digest of the bytes before ``offset`` (:func:`engine.index.transcript_index.file_check`), read from
+    """The digest of the bytes before ``offset`` (:func:`engine.index.file_check.file_check`), read from
     the file ``st`` describes; ``None`` when it is no longer that file."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
@@ -116,7 +138,11 @@ def _read(source: SessionSource, since: dict[str, Any] | None = None
     """The usage of ``source``, read from where ``since`` stopped when it is given, the state to resume from next
     time (``None``: the file was read by the full reader, which does not resume) and the file's bytes when the
     reader read them from the start in one go."""
+    # Each agent's reader is imported when a file of that agent is read: a report over one agent's files loads
+    # no other agent's reader (docs/usage.md, Speed; tests/tui/test_report_imports.py).
     if source.format == "claude-code-jsonl":
+        from engine.agents.claude_code.reader import read_usage
+
         # Only the lines that can hold a call or a compaction are parsed: the same figures as the full reader.
         quick = read_usage(source.path, _claude_since(since) if since is not None else None)
         if quick is not None:
@@ -125,12 +151,16 @@ def _read(source: SessionSource, since: dict[str, Any] | None = None
             return usage_of(source, "claude-code", quick.session_id, quick.cwd, quick.calls,
                             quick.compactions), state, quick.whole
     elif source.format == "codex-jsonl":
+        from engine.agents.codex.reader import CodexReader
+
         reader = (CodexReader.resume(source.path, since) if since is not None
                   else CodexReader(source.path, usage_only=True))
         reading = reader.read_new()
         if reading.session_id is not None or reading.calls:
             return usage_of(source, reading.agent, reading.session_id, reading.cwd, reading.calls,
                             reading.compactions), reader.usage_state(), reader.whole
+    from engine.session.agent_glance import read_agent_session
+
     reading = read_agent_session(source)
     if not reading.is_session:
         raise UnreadableSessionError(f"not a {reading.agent} session ctxscope can read ({reading.records} records, "
@@ -141,6 +171,9 @@ def _read(source: SessionSource, since: dict[str, Any] | None = None
 
 def _claude_since(state: dict[str, Any]) -> UsageReading:
     """Raises KeyError, TypeError, ValueError: ``state`` is not one :func:`_read` stored."""
+    from engine.agents.claude_code.reader import UsageReading
+    from engine.agents.protocol import AgentCall, AgentCompaction
+
     return UsageReading(state["session_id"], state["cwd"], tuple(AgentCall(*c) for c in state["calls"]),
                         tuple(AgentCompaction(*c) for c in state["compactions"]), int(state["offset"]),
                         int(state["lines"]))

@@ -221,40 +221,44 @@ def aggregate_usage(
 
     day_names: dict[date | None, str] = {None: _UNKNOWN}
     seen_add = seen_calls.add
+    # Bound once: the loop below runs once per call (tens of thousands), where each lookup showed in the profile.
+    day_call, rates_of, groups_get = day_of.__call__, prices.rates, groups.get
     for session in ordered:
         calls = session.calls
-        if any(calls[i].line > calls[i + 1].line for i in range(len(calls) - 1)):
+        lines = [c[0] for c in calls]  # each call's line (UsageRecord.line), read once
+        if lines != sorted(lines):
             calls = tuple(sorted(calls, key=lambda c: c.line))
+            lines = [c.line for c in calls]
         # Only a session with OpenClaw's estimate needs its calls priced together; the rest are priced one by one.
         shared = (call_prices(replace(session, calls=calls), prices)
                   if session.estimated_cost_usd and not recorded_only else None)
         fixed = group_key(session, None, None) if by in ("project", "agent", "session") else None
         for i, call in enumerate(calls):
-            key = call.key
+            # One unpacking instead of an attribute read per field (a NamedTuple's fields are descriptors).
+            _, key, _, timestamp, model, provider, tokens_in, tokens_out, read, written, recorded, _ = call
             if key is not None:
                 if key in seen_calls:
                     duplicates += 1
                     continue
                 seen_add(key)
             if dated:
-                day = day_of(call.timestamp)
+                day = day_call(timestamp)
                 if filtered and not in_range(day):
                     continue
                 if fixed is None and by == "day":
                     name = day_names.get(day)
                     if name is None:
                         name = day_names[day] = day.isoformat()  # type: ignore[union-attr]
-                    acc = acc_for(name)
+                    acc = groups_get(name) or acc_for(name)
                 else:
-                    acc = acc_for(fixed if fixed is not None else group_key(session, call.model, day))
+                    acc = acc_for(fixed if fixed is not None else group_key(session, model, day))
             else:
-                acc = acc_for(fixed if fixed is not None else group_key(session, call.model, None))
+                acc = acc_for(fixed if fixed is not None else group_key(session, model, None))
             acc.calls += 1
-            acc.input += call.input
-            acc.output += call.output
-            acc.cache_read += call.cache_read
-            acc.cache_write += call.cache_write
-            recorded = call.cost
+            acc.input += tokens_in
+            acc.output += tokens_out
+            acc.cache_read += read
+            acc.cache_write += written
             if recorded is not None and recorded > 0:
                 acc.recorded += recorded
             elif recorded_only:
@@ -268,12 +272,13 @@ def aggregate_usage(
                 else:
                     acc.table += priced[0]
             else:
-                table = _table_cost(call, prices)
-                if table is None:
+                rates = rates_of(model, provider)
+                if rates is None:
                     acc.unpriced += 1
                 else:
-                    acc.table += table
-        lines = [c.line for c in calls]
+                    # _table_cost's sum, term by term in its order (the same float), inlined for the same reason.
+                    acc.table += (tokens_in * rates[0] + tokens_out * rates[1] + read * rates[2]
+                                  + written * rates[3]) / 1_000_000
         for compaction in session.compactions:
             if compaction.key is not None:
                 if compaction.key in seen_compactions:

@@ -11,15 +11,17 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.agents import registry
 from engine.index.cache import IndexCache
-from engine.index.transcript_index import TranscriptIndex, index_transcript
 from engine.stores.number_bounds import cost_usd
 from engine.stores.source import AGENT_FORMATS, Discovery, SessionSource
-from engine.stores.transcript import TranscriptError
+from engine.stores.transcript_error import TranscriptError
 from engine.usage.model import SessionUsage
+
+if TYPE_CHECKING:
+    from engine.index.transcript_index import TranscriptIndex
 
 __all__ = ["archive_source", "collect_usage", "index_source", "session_usage"]
 
@@ -54,6 +56,9 @@ def index_source(source: SessionSource, cache: IndexCache | None) -> TranscriptI
         from engine.index.sqlite_index import index_sqlite_session  # only SQLite users pay for sqlite3
 
         return index_sqlite_session(source.path, source.session_id or "", cache)
+    # Imported here: pi's and OpenClaw's index is not loaded for a report over the other agents' files alone.
+    from engine.index.transcript_index import index_transcript
+
     return index_transcript(source.path, cache, calls=True)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from engine.index.cache import FORMAT_VERSION, IndexCache, decode_index, encode_index
+from engine.index.cache import FORMAT_VERSION, IndexCache, LoadedIndex, decode_index, encode_index
 from engine.index.transcript_index import TranscriptIndex, index_transcript
 from tests.conftest import MAIN_SESSION, OPENCLAW
 from tests.engine._index_oracle import full_records
@@ -313,3 +313,17 @@ def test_a_shard_is_written_once_per_batch(tmp_path: Path) -> None:
     entries = decode_index(stored.read_bytes())
     assert entries is not None and sorted(entries) == sorted(os.path.abspath(p) for p in paths)
     assert all(index_transcript(p, IndexCache(cache.root), calls=True).cache == "warm" for p in paths)
+
+
+def test_a_section_damaged_on_disk_stays_damaged_when_another_save_rewrites_its_shard(tmp_path: Path) -> None:
+    cache = IndexCache(tmp_path / "cache")
+    assert cache.save("a", {"calls": b"[1,2,3]"}, shard="dir") and cache.save("b", {"calls": b"[4]"}, shard="dir")
+    stored = cache.file_for("dir")
+    assert stored is not None
+    data = stored.read_bytes()
+    stored.write_bytes(data.replace(b"[1,2,3]", b"[1,2,9]"))  # same length: only the digest can tell
+    again = IndexCache(tmp_path / "cache")
+    assert again.save("b", {"calls": b"[5]"}, shard="dir")  # rewrites the shard, "a" copied as read
+    loaded = IndexCache(tmp_path / "cache").load("a", shard="dir")
+    assert isinstance(loaded, LoadedIndex)
+    assert loaded.raw("calls") is None, "the rewrite must not vouch for bytes it never checked"

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.agents.claude_code import reader as claude_reader
+from engine.agents.codex import reader as codex_reader
 from engine.agents.discovery import discover_sessions
 from engine.index.cache import IndexCache
 from engine.index.transcript_index import bytes_check, file_check
@@ -48,17 +50,18 @@ def test_a_cold_report_digests_what_it_read_and_resumes_from_it(write, tmp_path:
         out.write(files[0].read_bytes().splitlines(keepends=True)[-1])
     resumed: list[object] = []
     if write is write_codex:
-        real_resume = agent_usage.CodexReader.resume
-        monkeypatch.setattr(agent_usage.CodexReader, "resume",
+        real_resume = codex_reader.CodexReader.resume
+        monkeypatch.setattr(codex_reader.CodexReader, "resume",
                             classmethod(lambda cls, p, s: resumed.append(p) or real_resume(p, s)))
     else:
-        real_quick = agent_usage.read_usage
+        real_quick = claude_reader.read_usage
 
         def quick(path, since=None):  # type: ignore[no-untyped-def]
             if since is not None:
                 resumed.append(path)
             return real_quick(path, since)
 
-        monkeypatch.setattr(agent_usage, "read_usage", quick)
+        # The reader's module: agent_usage imports each agent's reader when it reads a file of that agent.
+        monkeypatch.setattr(claude_reader, "read_usage", quick)
     collect_usage(discover_sessions([root]), IndexCache(tmp_path / "cache"))
     assert resumed == [files[0]]

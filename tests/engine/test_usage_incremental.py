@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from engine.agents.claude_code import reader as claude_reader
+from engine.agents.codex import reader as codex_reader
 from engine.agents.discovery import discover_sessions
 from engine.index.cache import IndexCache
-from engine.usage import agent_usage
+from engine.session import agent_glance
 from engine.usage.collect import collect_usage
 from sim.agent_corpus import write_claude_code, write_codex
 from tui.cli.main import EXIT_OK, main
@@ -20,7 +22,7 @@ from tui.cli.report_memo import load_output, report_stamp, save_output
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Every Claude Code or Codex file read in full, in order."""
     seen: list[Path] = []
-    real, quick = agent_usage.read_agent_session, agent_usage.read_usage
+    real, quick = agent_glance.read_agent_session, claude_reader.read_usage
 
     def counted(source, env=None):  # type: ignore[no-untyped-def]
         seen.append(source.path)
@@ -32,14 +34,15 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
             seen.append(path)
         return found
 
-    class CountedCodex(agent_usage.CodexReader):  # type: ignore[misc,name-defined]
+    class CountedCodex(codex_reader.CodexReader):
         def __init__(self, path, env=None, *, usage_only=False):  # type: ignore[no-untyped-def]
             seen.append(path)
             super().__init__(path, env, usage_only=usage_only)
 
-    monkeypatch.setattr(agent_usage, "CodexReader", CountedCodex)
-    monkeypatch.setattr(agent_usage, "read_agent_session", counted)
-    monkeypatch.setattr(agent_usage, "read_usage", counted_quick)
+    # In the readers' own modules: agent_usage imports each agent's reader when it reads a file of that agent.
+    monkeypatch.setattr(codex_reader, "CodexReader", CountedCodex)
+    monkeypatch.setattr(agent_glance, "read_agent_session", counted)
+    monkeypatch.setattr(claude_reader, "read_usage", counted_quick)
     return seen
 
 

@@ -1,5 +1,6 @@
 """A cold ``report`` imports only what it uses: the CSV writer, the zone database, the did-you-mean matcher and
-the TOML parser only when asked for; never hashlib, whose import loads OpenSSL (docs/usage.md, Speed)."""
+the TOML parser only when asked for; never hashlib, whose import loads OpenSSL; and only the readers of the agents
+whose files it reads (docs/usage.md, Speed)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.agent_corpus import write_codex
+from sim.agent_corpus import write_claude_code, write_codex, write_openclaw, write_pi
 
 _PROBE = """
 import json, sys
@@ -21,6 +22,21 @@ sys.stdout.flush()
 print(json.dumps({"code": int(code), "loaded": sorted(sys.modules)}), file=sys.stderr)
 """
 _ON_DEMAND = {"csv", "zoneinfo", "difflib", "tomllib", "hashlib"}
+
+# Each agent's reader: pi and OpenClaw share the transcript reader and its index (one format, docs/formats.md).
+_ENTRY_READERS = {"engine.stores.transcript", "engine.index.transcript_index", "engine.index.scanner"}
+_READERS = {
+    "pi": _ENTRY_READERS,
+    "openclaw": _ENTRY_READERS,
+    "claude-code": {"engine.agents.claude_code.reader", "engine.agents.claude_code.records"},
+    "codex": {"engine.agents.codex.reader", "engine.agents.codex.records"},
+}
+_CORPORA = {  # agent: (write the corpus under a directory, the directory a report is given under it)
+    "pi": (lambda home: list(write_pi(home, 2, session_bytes=20_000)), "sessions"),
+    "openclaw": (lambda home: list(write_openclaw(home, 2, session_bytes=20_000)), "."),
+    "claude-code": (lambda home: list(write_claude_code(home, 2, turns=2)), "projects"),
+    "codex": (lambda home: list(write_codex(home, 2, turns=2)), "sessions"),
+}
 
 
 def _loaded(args: list[str], tmp_path: Path) -> tuple[set[str], str]:
@@ -50,3 +66,14 @@ def test_what_an_option_needs_is_imported_when_asked(tmp_path: Path, rollouts: P
                                                      needs: str) -> None:
     loaded, out = _loaded(["report", str(rollouts), *option], tmp_path)
     assert needs in loaded and out.strip()
+
+
+@pytest.mark.parametrize("agent", sorted(_CORPORA))
+def test_a_report_over_one_agents_files_imports_no_other_agents_reader(tmp_path: Path, agent: str) -> None:
+    write, root = _CORPORA[agent]
+    write(tmp_path / "home")
+    loaded, out = _loaded(["report", str(tmp_path / "home" / root), "--json", "--utc"], tmp_path)
+    assert json.loads(out)["total"]["calls"] > 0
+    assert _READERS[agent] <= loaded, "the agent's own reader read the files"
+    others = set().union(*(modules for name, modules in _READERS.items() if name != agent)) - _READERS[agent]
+    assert not loaded & others, f"a report over {agent} files imported {sorted(loaded & others)}"

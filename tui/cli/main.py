@@ -12,11 +12,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from engine import Config, ConfigError, LockError, TranscriptError, load_config
+from engine import ConfigError, load_config
 from tui.cli.exit_codes import ExitCode, exit_codes_help, missing_path_message
 from tui.cli.terminal_output import cell, guarded_output
+
+if TYPE_CHECKING:
+    from engine import Config
 
 __all__ = [
     "EXIT_FAILED", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNCONFIRMED", "EXIT_USAGE", "ExitCode", "main",
@@ -26,7 +29,7 @@ __all__ = [
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE
 EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_UNCONFIRMED = ExitCode.NOT_FOUND, ExitCode.REFUSED, ExitCode.UNCONFIRMED
 
-Handler = Callable[[argparse.Namespace, Config], int]
+Handler = Callable[[argparse.Namespace, "Config"], int]
 
 REPORT_GROUPINGS = ("day", "week", "month", "model", "project", "agent", "session")
 """``report --by`` choices: :data:`engine.usage.model.GROUPINGS`, spelled out so that parsing arguments does not
@@ -176,8 +179,10 @@ class _Parser(argparse.ArgumentParser):
         raise argparse.ArgumentError(action, f"unknown {what} {value!r}{hint} (choose from {', '.join(names)})")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand; with ``command="report"``, with that one alone (the same parser
+    for that command line: its help, its errors and the root's; a report does not pay for building the others:
+    docs/usage.md, Speed)."""
     # Subcommand parsers are made with the root parser's class, so they share its one-line errors.
     parser: argparse.ArgumentParser = _Parser(
         prog="ctxscope",
@@ -186,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_global_options(parser, default=None)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if command == "report":
+        _add_report(sub)
+        return _with_global_options(parser, sub)
 
     status = sub.add_parser("status", help="one line per session: tokens, window, utilization, compactions")
     _add_paths(status)
@@ -261,6 +269,23 @@ def build_parser() -> argparse.ArgumentParser:
                             "0.0.0.0:PORT on every interface); see docs/fleet.md")
     watch.set_defaults(handler="tui.cli.watch_command:watch")
 
+    _add_report(sub)
+
+    codes = sub.add_parser("help-exit-codes", help="list the exit codes")
+    codes.set_defaults(handler=lambda args, config: print("\n" + exit_codes_help()) or ExitCode.OK)
+    return _with_global_options(parser, sub)
+
+
+def _with_global_options(
+    parser: argparse.ArgumentParser, sub: argparse._SubParsersAction[argparse.ArgumentParser]
+) -> argparse.ArgumentParser:
+    for command in sub.choices.values():
+        # Accepted after the subcommand too; SUPPRESS keeps a value given before it.
+        _add_global_options(command, default=argparse.SUPPRESS)
+    return parser
+
+
+def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     report = sub.add_parser(
         "report",
         help="usage and cost by day, week, month, model, project, agent or session (every store, each call once)",
@@ -286,13 +311,6 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--csv", action="store_true", help="print CSV (one row per group, then TOTAL)")
     report.set_defaults(handler="tui.cli.report_command:report")
 
-    codes = sub.add_parser("help-exit-codes", help="list the exit codes")
-    codes.set_defaults(handler=lambda args, config: print("\n" + exit_codes_help()) or ExitCode.OK)
-    for command in sub.choices.values():
-        # Accepted after the subcommand too; SUPPRESS keeps a value given before it.
-        _add_global_options(command, default=argparse.SUPPRESS)
-    return parser
-
 
 def _add_global_options(parser: argparse.ArgumentParser, *, default: object) -> None:
     taken = {option for action in parser._actions for option in action.option_strings}
@@ -314,8 +332,9 @@ def _missing_path(args: argparse.Namespace) -> Path | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ctxscope`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    given = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser("report" if given[:1] == ["report"] else None)
+    args = parser.parse_args(given)
     if getattr(args, "handler", None) in (None, _run_tui, _run_demo):
         return _run(args)  # the TUI draws the terminal itself, through Textual (docs/hostile-input.md)
     # Every other command's output shows session data, never sends it to the terminal (docs/hostile-input.md).
@@ -358,11 +377,19 @@ def _run(args: argparse.Namespace) -> int:
         return ExitCode.OK
     except KeyboardInterrupt:
         return 130  # the shell's status for an interrupt (128 + SIGINT), not one of ctxscope's outcomes
-    except (OSError, RuntimeError, TranscriptError, LockError) as exc:
+    except _failures() as exc:  # evaluated only when an exception gets this far
         # Files changing or vanishing under a command (a transcript truncated or replaced mid-read, a state dir
         # that turned read-only, a .lock that is a directory) are reported in one line, never as a traceback.
         print(f"ctxscope: {_one_line(exc)}", file=sys.stderr)
         return ExitCode.FAILED
+
+
+def _failures() -> tuple[type[BaseException], ...]:
+    """What a command reports in one line. Imported when an exception needs it: the lock and transcript modules
+    are not otherwise loaded by a report over Claude Code or Codex files (docs/usage.md, Speed)."""
+    from engine import LockError, TranscriptError
+
+    return OSError, RuntimeError, TranscriptError, LockError
 
 
 def _one_line(exc: BaseException) -> str:

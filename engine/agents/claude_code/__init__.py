@@ -6,11 +6,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.agents.claude_code.liveness import claude_writer
-from engine.agents.claude_code.reader import ClaudeCodeReader
 from engine.stores.source import SessionSource
 
 if TYPE_CHECKING:
+    from engine.agents.claude_code.reader import ClaudeCodeReader
     from engine.agents.session_reader import SessionReader
 
 __all__ = ["ADAPTER", "ClaudeCode"]
@@ -50,10 +49,16 @@ class ClaudeCode:
         return "parentUuid" in first or "sessionId" in first or first.get("type") in _OWN_TYPES
 
     def reader(self, path: Path, env: Mapping[str, str] | None = None) -> ClaudeCodeReader:
+        # Imported here: naming the agent (the registry, a report over other agents' files) must not load its
+        # reader (docs/usage.md, Speed).
+        from engine.agents.claude_code.reader import ClaudeCodeReader
+
         return ClaudeCodeReader(path)
 
     def writer(self, path: Path, session_id: str | None, env: Mapping[str, str]) -> str | None:
         """A live ``claude`` whose ``sessions/<pid>.json`` names the session (docs/claude-code.md)."""
+        from engine.agents.claude_code.liveness import claude_writer
+
         return claude_writer(session_id, env, path)
 
     def entry_reader(self, source: SessionSource) -> SessionReader:

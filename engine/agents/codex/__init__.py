@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.agents.codex.config import codex_home, home_of_rollout
-from engine.agents.codex.liveness import codex_writer
-from engine.agents.codex.reader import CodexReader
 from engine.stores.source import SessionSource
 
 if TYPE_CHECKING:
+    from engine.agents.codex.reader import CodexReader
     from engine.agents.session_reader import SessionReader
 
 __all__ = ["ADAPTER", "Codex"]
@@ -47,10 +46,16 @@ class Codex:
         return isinstance(first.get("payload"), Mapping) and first.get("type") in _OWN_TYPES
 
     def reader(self, path: Path, env: Mapping[str, str] | None = None) -> CodexReader:
+        # Imported here: naming the agent (the registry, a report over other agents' files) must not load its
+        # reader (docs/usage.md, Speed).
+        from engine.agents.codex.reader import CodexReader
+
         return CodexReader(path, os.environ if env is None else env)
 
     def writer(self, path: Path, session_id: str | None, env: Mapping[str, str]) -> str | None:
         """A process holding the thread's writer lock (docs/codex.md)."""
+        from engine.agents.codex.liveness import codex_writer
+
         return codex_writer(session_id, home_of_rollout(path) or codex_home(env))
 
     def entry_reader(self, source: SessionSource) -> SessionReader:

@@ -14,14 +14,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.agents.openclaw.config import configured_window
 from engine.agents.openclaw.layout import openclaw_place
-from engine.agents.protocol import CompactionRule, WindowHints
-from engine.fs.lock_info import inspect_lock
 from engine.stores.source import SessionSource
-from engine.stores.transcript import TranscriptReader
 
 if TYPE_CHECKING:
+    from engine.agents.protocol import CompactionRule, WindowHints
     from engine.agents.session_reader import SessionReader
 
 __all__ = ["ADAPTER", "OPENCLAW_RESERVE_FLOOR", "OpenClaw"]
@@ -52,6 +49,11 @@ class OpenClaw:
     def window_hints(self, source: SessionSource, provider: str | None, model: str | None,
                      env: Mapping[str, str] | None) -> WindowHints:
         """The model's window in the session's ``openclaw.json`` (the store row's own window is the caller's)."""
+        # Imported here: naming the agent (the registry, a report over other agents' files) must not load its
+        # reader or settings (docs/usage.md, Speed).
+        from engine.agents.openclaw.config import configured_window
+        from engine.agents.protocol import WindowHints
+
         return WindowHints(configured=configured_window(source.state_dir, provider, model))
 
     def compaction_rule(self, cwd: str | None, env: Mapping[str, str] | None) -> CompactionRule | None:
@@ -68,6 +70,8 @@ class OpenClaw:
     def writer(self, path: Path, session_id: str | None, env: Mapping[str, str]) -> str | None:
         """The live holder of ``<transcript>.lock`` (OpenClaw takes it for every write; so does ctxscope while it
         appends), ``None`` without a live lock; a session in the SQLite store has no lock, so ``None`` too."""
+        from engine.fs.lock_info import inspect_lock
+
         info = inspect_lock(path)
         if info is None or info.stale or info.problem is not None:
             return None
@@ -81,6 +85,8 @@ class OpenClaw:
             from engine.agents.openclaw.sqlite_store import SqliteTranscriptReader
 
             return SqliteTranscriptReader(source.path, source.session_id or "")
+        from engine.stores.transcript import TranscriptReader
+
         return TranscriptReader(source.path)
 
     def gateway_addresses(self, source: SessionSource) -> bool:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.agents.pi.config import PiCompaction, pi_compaction_settings, pi_model_window
-from engine.agents.protocol import WindowHints
 from engine.stores.source import SessionSource
-from engine.stores.transcript import TranscriptReader
+
+if TYPE_CHECKING:
+    from engine.agents.pi.config import PiCompaction
+    from engine.agents.protocol import WindowHints
+    from engine.stores.transcript import TranscriptReader
 
 __all__ = ["ADAPTER", "Pi"]
 
@@ -40,10 +42,17 @@ class Pi:
     def window_hints(self, source: SessionSource, provider: str | None, model: str | None,
                      env: Mapping[str, str] | None) -> WindowHints:
         """The window pi's models.json gives the model (pi has no per-session store)."""
+        # Imported here: naming the agent (the registry, a report over other agents' files) must not load its
+        # reader or settings (docs/usage.md, Speed).
+        from engine.agents.pi.config import pi_model_window
+        from engine.agents.protocol import WindowHints
+
         return WindowHints(agent_window=pi_model_window(provider, model, env))
 
     def compaction_rule(self, cwd: str | None, env: Mapping[str, str] | None) -> PiCompaction:
         """pi's ``compaction`` settings: the project's settings.json over the global one, else pi's defaults."""
+        from engine.agents.pi.config import pi_compaction_settings
+
         return pi_compaction_settings(cwd, env)
 
     def claims(self, first: Mapping[str, Any] | None, path: Path) -> bool:
@@ -57,6 +66,8 @@ class Pi:
         return None
 
     def entry_reader(self, source: SessionSource) -> TranscriptReader:
+        from engine.stores.transcript import TranscriptReader
+
         return TranscriptReader(source.path)
 
     def gateway_addresses(self, source: SessionSource) -> bool:
