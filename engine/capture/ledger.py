@@ -54,6 +54,9 @@ __all__ = [
 
 ITEM_CHARS: Final = 300
 """Cap on one item's text, cut between words (an instruction's leading sentences)."""
+DIRECTIVE_CHARS: Final = 400
+"""Cap on a decision's or constraint's text taken from a user message: the directive sentences of a long message
+reach past the first 300 characters more often than a request's lead does (docs/capture.md, round 9)."""
 MAX_ITEMS: Final = 200
 SHORT_REPLY_CHARS: Final = 50
 """A reply shorter than this after a long agent turn can confirm what the turn stated (docs/checkpoints.md)."""
@@ -239,6 +242,10 @@ def _lead(text: str) -> str:
     return clip_words(text, ITEM_CHARS)
 
 
+def _directive(text: str) -> str:
+    return clip_words(text, DIRECTIVE_CHARS)
+
+
 _PROSE_LINE: Final = re.compile(r"^\s*(?![\[{}\]\"'`|<>#$➜]|\d+[:|]|at )\S.*[^\W\d_].*[^\W\d_]")
 
 
@@ -292,10 +299,10 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
         before = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")
                        and not AIDER_FILE_COMMAND.match(i.text)), None)
         if before is not None:
-            return _lead(f"{joined} (re: {clip_words(before.text.split(_ABOUT)[0], 160)})")
+            return _directive(f"{joined} (re: {clip_words(before.text.split(_ABOUT)[0], 160)})")
     if not joined or not (_ARTIFACT.search(joined) or picks_option(joined)):
         return ""
-    return _lead(joined)
+    return _directive(joined)
 
 
 def _close_requests(items: list[Item], when: str | None) -> None:
@@ -405,12 +412,12 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         pass  # a pasted log's "is never read" states no rule
     elif turn.has("corrects"):
         # A correction is kept whole (its lead sentences): "no, you did the opposite" alone says nothing.
-        if _add(items, Item("constraint", _lead(flat), "correction", when, entry_id)) and awaiting is None and \
+        if _add(items, Item("constraint", _directive(flat), "correction", when, entry_id)) and awaiting is None and \
                 picks_option(flat) and not _ARTIFACT.search(flat):
             awaiting = len(items) - 1  # "no, i want you to do the right approach": the agent's reply says which
     elif preferences:
         # One message's rules are one item: "do NOT rewrite … do NOT add sections" is one stance.
-        _add(items, Item("constraint", _lead(" ".join(preferences)), "preference", when, entry_id))
+        _add(items, Item("constraint", _directive(" ".join(preferences)), "preference", when, entry_id))
     asks_for_work = turn.has("reports") or any(
         s.instruction and not s.question and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
         for s in turn.sentences)
