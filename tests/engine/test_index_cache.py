@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from engine.index.cache import FORMAT_VERSION, IndexCache, LoadedIndex, decode_index, encode_index
+from engine.index.cache import FORMAT_VERSION, IndexCache, LoadedIndex, decode_index, encode_index, shard_of
 from engine.index.transcript_index import TranscriptIndex, index_transcript
 from tests.conftest import MAIN_SESSION, OPENCLAW
 from tests.engine._index_oracle import full_records
@@ -264,10 +264,23 @@ def test_sigkill_during_cache_writes_never_leaves_a_wrong_or_torn_index(tmp_path
         kills_with_temp += any(p.name.endswith(".tmp") for p in index.iterdir()) if index.exists() else 0
         for stored in index.glob("*.idx") if index.exists() else ():
             assert decode_index(stored.read_bytes()) is not None, "a torn index file"
+        times_only = _touched_without_growing(path, directory)
         result = index_transcript(path, IndexCache(directory), calls=True)
-        assert result.cache in ("warm", "extended", "cold")
+        # A write killed before its first byte still sets the file's times (Linux updates them before copying):
+        # the same size with new times reads as rewritten in place, and rebuilding is then the right answer.
+        assert result.cache in ("warm", "extended", "cold", *(("rebuilt",) if times_only else ()))
         _agrees(result, path)
     print(f"{TRIALS} kills, {kills_with_temp} left a temp file behind")
+
+
+def _touched_without_growing(path: Path, directory: Path) -> bool:
+    """Whether ``path`` has the size its stored index recorded but other modification or change times."""
+    key = os.path.abspath(path)
+    loaded = IndexCache(directory).load(key, shard=shard_of(key))
+    if not isinstance(loaded, LoadedIndex):
+        return False
+    core, st = loaded.section("core"), os.stat(path)
+    return bool(st.st_size == core["size"] and (st.st_mtime_ns, st.st_ctime_ns) != (core["mtime_ns"], core["ctime_ns"]))
 
 
 def test_temp_files_of_dead_writers_are_swept(tmp_path: Path, cache: IndexCache) -> None:
