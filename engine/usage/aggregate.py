@@ -145,11 +145,13 @@ def call_prices(session: SessionUsage, prices: _Prices | None = None) -> list[tu
 
 def _table_cost(call: UsageRecord, prices: _Prices) -> float | None:
     rates = prices.rates(call.model, call.provider)
-    if rates is None:
-        return None
-    # call_cost's own sum, term by term in its order (the same float), without a Usage per call.
-    return (call.input * rates[0] + call.output * rates[1] + call.cache_read * rates[2]
-            + call.cache_write * rates[3]) / 1_000_000
+    return None if rates is None else _rate_sum(call.input, call.output, call.cache_read, call.cache_write, rates)
+
+
+def _rate_sum(tokens_in: int, tokens_out: int, read: int, written: int,
+              rates: tuple[float, float, float, float]) -> float:
+    """call_cost's own sum, term by term in its order (the same float), without a Usage per call."""
+    return (tokens_in * rates[0] + tokens_out * rates[1] + read * rates[2] + written * rates[3]) / 1_000_000
 
 
 def _compaction_cost(
@@ -276,9 +278,7 @@ def aggregate_usage(
                 if rates is None:
                     acc.unpriced += 1
                 else:
-                    # _table_cost's sum, term by term in its order (the same float), inlined for the same reason.
-                    acc.table += (tokens_in * rates[0] + tokens_out * rates[1] + read * rates[2]
-                                  + written * rates[3]) / 1_000_000
+                    acc.table += _rate_sum(tokens_in, tokens_out, read, written, rates)
         for compaction in session.compactions:
             if compaction.key is not None:
                 if compaction.key in seen_compactions:
