@@ -1,16 +1,17 @@
-"""CPU time of a cold and a warm ``ctxscope report`` for two source trees, interleaved in the same minutes, on
-the corpora :mod:`bench.ccusage` writes (docs/usage.md, Speed).
+"""CPU time of a cold and a warm ``ctxscope report`` for two source trees, interleaved in the same minutes, on the
+corpora :mod:`bench.ccusage` writes (docs/usage.md, Speed).
 
 Run: ``python -m bench.ccusage --work DIR`` once (it writes the corpora), then
 ``python -m bench.report_cpu --work DIR --before /path/to/older/checkout [--after .] [--runs 9]``.
 
-Each run starts this environment's ``ctxscope`` console script with ``PYTHONPATH`` set to one tree, so that tree's
-``tui`` and ``engine`` are the ones imported. Both trees' bytecode is written before any timed run, as an
-installed ctxscope has it (a pycache prefix instead slowed every start-up here). The figure is the child's user +
-system time (``getrusage``), median of ``--runs``: on a machine shared with other work a process's CPU time moves
-much less than its wall time. The ratio is after / before. The floor every run pays comes first: Python's start-up
-(``python -S -c pass``, ``python -c pass``) and ``import re``, which pip's console-script wrapper does before
-ctxscope's code runs.
+Each run starts the tree's own ``scripts/ctxscope`` (what the install puts on ``PATH``) with ``PYTHONPATH`` set to
+that tree, so its ``tui`` and ``engine`` are the ones imported; a tree older than that script runs as the console-
+script wrapper an installer wrote for it (``import re``, then the entry point). Both trees' bytecode is written
+before any timed run, as an installed ctxscope has it (a pycache prefix instead slowed every start-up here). The
+figure is the child's user + system time (``getrusage``), median of ``--runs``: on a machine shared with other work a
+process's CPU time moves much less than its wall time. The ratio is after / before. The floor every run pays comes
+first: Python's start-up (``python -S -c pass``, ``python -c pass``) and ``import re``, which a console-script
+wrapper does before ctxscope's code runs (the installed command has not been one since 2026-11-28).
 """
 
 from __future__ import annotations
@@ -35,6 +36,15 @@ _IMPORTS = ("import tui.cli.main, tui.cli.report_command, engine.agents.discover
 """What a report imports, readers included (each is imported only when a file of its agent is read)."""
 
 
+_WRAPPER = "import re, sys\nfrom tui.cli.entry import main\nsys.argv[0] = 'ctxscope'\nsys.exit(main())"
+"""What an installer's console-script wrapper ran, for a tree that has no ``scripts/ctxscope``."""
+
+
+def _command(tree: Path) -> list[str]:
+    own = tree / "scripts" / "ctxscope"
+    return [sys.executable, str(own)] if own.is_file() else [sys.executable, "-c", _WRAPPER]
+
+
 def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -53,7 +63,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=9, help="runs of each (median; default 9)")
     parser.add_argument("--agents", default="pi,openclaw,claude,codex", help="ccusage names, comma-separated")
     args = parser.parse_args(argv)
-    script = str(Path(sys.executable).with_name("ctxscope"))
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
     # Bytecode written as an installed ctxscope has it, whatever this shell says: with PYTHONDONTWRITEBYTECODE
     # set, a tree without __pycache__ compiled every module on every run (+35 ms of CPU, seen here).
@@ -64,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     # seconds keeps no invocation record (tui/cli/report_memo.py), and every warm run would miss it.
     time.sleep(2.5)
     floors = {"python -S -c pass": ["-S", "-c", "pass"], "python -c pass": ["-c", "pass"],
-              "python -c 'import re' (the console script's first line)": ["-c", "import re"]}
+              "python -c 'import re' (a console-script wrapper's first line)": ["-c", "import re"]}
     rows: list[Row] = []
     for label, flags in floors.items():
         spent = statistics.median(_run([sys.executable, *flags], dict(base))[1] for _ in range(args.runs * 2))
@@ -79,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 for arm, tree in trees.items():
                     cache = Path(tmp) / f"cache-{arm}-{agent.name}"
                     env = {**base, "PYTHONPATH": str(tree), "XDG_CACHE_HOME": str(cache)}
-                    command = [script, "report", str(root), "--json", "--utc"]
+                    command = [*_command(tree), "report", str(root), "--json", "--utc"]
                     shutil.rmtree(cache, ignore_errors=True)
                     found.setdefault((arm, "cold"), []).append(_run(command, env)[1])
                     found.setdefault((arm, "warm"), []).append(_run(command, env)[1])

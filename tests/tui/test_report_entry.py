@@ -135,3 +135,38 @@ def test_a_reader_that_goes_away_is_no_failure(tmp_path: Path, env: dict[str, st
     assert proc.wait() == 0
     *messages, loaded = err.splitlines()
     assert json.loads(loaded) == {"code": 0, "loaded": []} and messages == []
+
+
+
+_COMMAND = """
+import sys
+from tui.cli import report_memo
+report_memo._RACY_NS = -(1 << 62)  # the sessions here were written a moment ago: trust their directories' times
+sys.argv[0] = {script!r}
+exec(compile(open({script!r}).read(), {script!r}, "exec"))
+"""
+
+
+def test_the_installed_command_replays_a_report_with_its_output_and_exit_code(tmp_path: Path,
+                                                                              env: dict[str, str]) -> None:
+    # The command (scripts/ctxscope) ends the process as soon as a replayed output is flushed (tui/cli/entry.py,
+    # run_command): what the user sees must be what the full run showed, exit code included (here 1: a file no
+    # reader takes).
+    script = str(Path(__file__).resolve().parents[2] / "scripts" / "ctxscope")
+    root = tmp_path / "claude" / "projects" / "-p"
+    root.mkdir(parents=True)
+    (root / "s.jsonl").write_text('{"type": "user"}\n')
+    list(write_claude_code(tmp_path / "claude", 2, turns=2))
+    env = {k: v for k, v in env.items() if k != "PYTHONUNBUFFERED"}  # buffered, as a terminal's pipe is
+    argv = [sys.executable, "-X", "importtime", "-c", _COMMAND.format(script=script), "report",
+            str(tmp_path / "claude" / "projects"), "--utc"]
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, check=False)
+        lines = proc.stderr.splitlines()
+        imported = {line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")}
+        messages = [line for line in lines if not line.startswith("import time:")]
+        runs.append((proc.returncode, proc.stdout, messages, "tui.cli.main" in imported))
+    (code1, out1, err1, full1), (code2, out2, err2, full2) = runs
+    assert full1 and not full2  # the second one was replayed, with nothing of the command line imported
+    assert code1 == code2 == 1 and out2 == out1 and err2 == err1 and "CALLS" in out1 and err1

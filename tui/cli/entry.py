@@ -11,28 +11,42 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["main"]
+TYPE_CHECKING = False  # typing itself is not imported on the way to a warm report
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+__all__ = ["main", "run_command"]
+
+
+def _answered(args: list[str]) -> int | None:
+    """Print a repeated report from its invocation record and give its exit code, or ``None`` when the record
+    cannot answer ``args``."""
+    from tui.cli.report_memo import answer_invocation
+
+    found = answer_invocation(args, os.environ)
+    if found is None:
+        return None
+    code, out, err = found
+    try:
+        # Stored as the guarded streams showed it (tui/cli/terminal_output.py): shown again as it is.
+        sys.stdout.write(out)
+        sys.stdout.flush()
+        sys.stderr.write(err)
+        sys.stderr.flush()
+    except BrokenPipeError:
+        # The reader went away (`ctxscope report | head`): no failure, as for the full command line; the
+        # exit's own flush must not complain either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``ctxscope`` console script."""
+    """Entry point of the ``ctxscope`` command."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["report"]:
-        from tui.cli.report_memo import answer_invocation
-
-        found = answer_invocation(args, os.environ)
-        if found is not None:
-            code, out, err = found
-            try:
-                # Stored as the guarded streams showed it (tui/cli/terminal_output.py): shown again as it is.
-                sys.stdout.write(out)
-                sys.stdout.flush()
-                sys.stderr.write(err)
-            except BrokenPipeError:
-                # The reader went away (`ctxscope report | head`): no failure, as for the full command line; the
-                # exit's own flush must not complain either.
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-                return 0
+        code = _answered(args)
+        if code is not None:
             return code
         from tui.cli.report_command import expect_invocation
 
@@ -40,3 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     from tui.cli.main import main as run
 
     return run(args)
+
+
+def run_command() -> NoReturn:
+    """What the installed ``ctxscope`` script runs: :func:`main`, except that a report answered from its record
+    ends the process as soon as its output is flushed. Nothing else ran in it (no thread, no file open, no exit
+    handler), and the interpreter's own teardown was a tenth of a warm report's time (docs/usage.md, Speed)."""
+    args = sys.argv[1:]
+    if args[:1] == ["report"]:
+        code = _answered(args)
+        if code is not None:
+            os._exit(code)
+    sys.exit(main(args))
