@@ -240,6 +240,9 @@ def _private_uses(path: Path, private: set[str]) -> list[str]:
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         for node in ast.walk(cls):
             inside[node] = cls.name in textual_classes
+    # `os._exit` is the standard library's, not Textual's private name of the same spelling.
+    modules = {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+               for alias in node.names if not alias.name.startswith("textual")}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("textual"):
             names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
@@ -249,7 +252,8 @@ def _private_uses(path: Path, private: set[str]) -> list[str]:
             for alias in node.names:
                 if alias.name.startswith("textual") and any(p.startswith("_") for p in alias.name.split(".")):
                     found.append(f"{path.name}:{node.lineno} import {alias.name}")
-        elif isinstance(node, ast.Attribute) and node.attr in private:
+        elif isinstance(node, ast.Attribute) and node.attr in private and not (
+                isinstance(node.value, ast.Name) and node.value.id in modules):
             on_self = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
             if not on_self or inside.get(node, False):
                 found.append(f"{path.name}:{node.lineno} .{node.attr}")
