@@ -196,6 +196,84 @@ def test_fresh_group_is_held_out_by_repository() -> None:
     assert not {r.split("/")[0].lower() for r in fresh_repos} & other_owners
 
 
+NEW = [s for s in SESSIONS if s.get("group") == "new"]
+
+
+def test_new_group_is_held_out_by_repository_and_owner() -> None:
+    # The new group is one more untuned measurement: it shares no repository or owner with the development sessions
+    # or the fresh group, so no rule written for them was written with it in view.
+    new_repos = {s["repository"] for s in NEW}
+    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "new"}
+    assert len(NEW) >= 10 and len(new_repos) >= 5
+    assert not new_repos & other_repos
+    other_owners = {r.split("/")[0].lower() for r in other_repos}
+    assert not {r.split("/")[0].lower() for r in new_repos} & other_owners
+
+
+def test_converter_reads_a_codex_rollout_from_its_response_items(tmp_path: Path) -> None:
+    # event_msg records repeat the conversation for Codex's UI and developer messages are its own instructions;
+    # only response_item records are the conversation, and a call's output answers the call made before it.
+    rows = [
+        {
+            "timestamp": "2026-06-29T06:15:20.000Z",
+            "type": "session_meta",
+            "payload": {"id": "s1", "timestamp": "2026-06-29T06:15:20.000Z", "cwd": "D:\\p"},
+        },
+        {"timestamp": "2026-06-29T06:15:21.000Z", "type": "turn_context", "payload": {"model": "gpt-5.5"}},
+        {
+            "timestamp": "2026-06-29T06:15:22.000Z",
+            "type": "response_item",
+            "payload": {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "rules"}]},
+        },
+        {
+            "timestamp": "2026-06-29T06:15:23.000Z",
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix it"}]},
+        },
+        {
+            "timestamp": "2026-06-29T06:15:23.500Z",
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": "fix it"},
+        },
+        {
+            "timestamp": "2026-06-29T06:15:24.000Z",
+            "type": "response_item",
+            "payload": {"type": "reasoning", "summary": [{"type": "summary_text", "text": "look first"}]},
+        },
+        {
+            "timestamp": "2026-06-29T06:15:25.000Z",
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "shell_command",
+                "arguments": '{"command": "ls"}',
+                "call_id": "c1",
+            },
+        },
+        {
+            "timestamp": "2026-06-29T06:15:26.000Z",
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c1", "output": "a.py"},
+        },
+        {
+            "timestamp": "2026-06-29T06:15:27.000Z",
+            "type": "response_item",
+            "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]},
+        },
+    ]
+    src = tmp_path / "rollout.jsonl"
+    src.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    w = _converter().convert_codex(str(src), None)
+    msgs = [e["message"] for e in w.entries]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "toolResult", "assistant"]
+    assert msgs[0]["content"][0]["text"] == "fix it"
+    assert [b["type"] for b in msgs[1]["content"]] == ["thinking", "toolCall"]
+    assert msgs[1]["content"][1]["arguments"] == {"command": "ls"}
+    assert msgs[2]["toolCallId"] == "c1" and msgs[2]["toolName"] == "shell_command"
+    assert msgs[3]["content"] == [{"type": "text", "text": "done"}] and msgs[3]["model"] == "gpt-5.5"
+    assert w.header["id"] == "s1" and w.header["cwd"] == "D:\\p"
+
+
 def _aider_converter(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     monkeypatch.syspath_prepend(str(REAL))  # convert_aider reuses the pi writer from convert.py beside it
     spec = importlib.util.spec_from_file_location("real_corpus_convert_aider", REAL / "convert_aider.py")
