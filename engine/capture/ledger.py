@@ -88,7 +88,7 @@ _GENERIC_OFFER: Final = re.compile(
 """A closing offer that proposes nothing in particular ("anything else?") leaves nothing open."""
 _ARTIFACT: Final = re.compile(
     r"[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|`[^`]+`|\"[^\"]{2,60}\"|“[^”]{2,60}”|'[^']{3,60}'|\b[a-z]+[A-Z]\w+"
-    r"|\b[A-Z][a-z]+[A-Z]\w+|\b\w+_\w+|\d+\s*(?:%|seconds?|px|ms)|\b\d{2,}\b|「[^」]+」|[\u3400-\u9fff]{4,}"
+    r"|\b[A-Z][a-z]+[A-Z]\w+|\b\w+_\w+|\b(?i:readme)\b|\d+\s*(?:%|seconds?|px|ms)|\b\d{2,}\b|「[^」]+」|[\u3400-\u9fff]{4,}"
 )
 """A concrete thing an instruction names: a file, path, code, quoted text, identifier or amount (in any language:
 Chinese instructions name components and files in Latin script too)."""
@@ -109,12 +109,16 @@ _EXAMINES: Final = re.compile(
 """Asking for an examination ("Review ratelimit.py for races") sets no direction until its findings are acted on;
 it is still work asked for (an open request)."""
 _RECORDS: Final = re.compile(
-    r"^(?:\w+ ){0,4}?(?:readme|docs?|documentation|comments?|[\w@/.-]+\.md)\b[^.]{0,80}?(?:$|\bto (?:reflect|explain"
-    r"|make clear|describe|document|match)|\bbased on|\bwhat we(?:'ve| have)|\bhow (?:it|this|to)\b)",
+    # Making a new document ("create a readme") is work of its own, not a record of work done.
+    r"^(?!(?:create|add|make|write) an?\b)(?:\w+ ){0,4}?(?:readme|docs?|documentation|comments?|[\w@/.-]+\.md)\b"
+    r"(?:\W*$|[^.]{0,80}?(?:\bto (?:reflect|explain|make clear|clarify|describe|document|match)|\bbased on"
+    r"|\bwhat we(?:'ve| have)|\bhow (?:it|this|to)\b))",
     re.I,
 )
-"""Writing up what was done ("update @README.md to reflect this", "write docs … to explain how it works") records
-work; it sets no direction of its own (docs/capture.md, Decisions)."""
+"""Writing up what was done ("update @README.md to reflect this", "update @apps/api/README.md to clarify this",
+"write docs … to explain how it works", a bare "update @README.md") records work; it sets no direction of its own
+(docs/capture.md, Decisions). An update that says what the document is to hold ("update the readme with just the one
+setup and usage path via poetry") does."""
 
 
 @dataclass(frozen=True, slots=True)
