@@ -278,6 +278,12 @@ _SESSION_COMMAND: Final = re.compile(r"^(?:/(?:exit|quit|clear|reset)|exit|quit)
 """A bare command to the agent's program (Aider's ``/exit``, ``/clear``, ``/tokens``; "exit" typed at its prompt)."""
 _REFERS_BACK: Final = re.compile(r"\b(?:it|that|this|them|those|these)\b", re.I)
 """An instruction whose object is in the turn before ("put it back and make it optional")."""
+_WANTS: Final = re.compile(
+    r"^(?:i|we) (?:really )?(?:want|need|would like|'d like) (?:you )?to (?!know|understand|see|learn|think|ask)\w+",
+    re.I,
+)
+"""An order said as the user's own want ("I want to use gemini 2.5 pro", "I want to add an api to communicate with a
+dynamodb"): it says what is to be done, though it may name no file or code (docs/capture.md, round 10)."""
 
 
 def _order_of(sentence: str) -> str:
@@ -288,8 +294,9 @@ def _order_of(sentence: str) -> str:
 
 def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     """The sentences of a message that set direction: instructions and preferences that name a concrete thing
-    (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes. One that
-    names its object only by a pronoun carries what the user asked just before (the thing "it" is)."""
+    (a file, identifier, quoted text, amount) or are the user's own want ("I want to use …") -- not questions,
+    requests to explain or show, or pastes. One that names its object only by a pronoun carries what the user asked
+    just before (the thing "it" is)."""
     kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
             and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
             and not _RECORDS.match(lead.replace("@", ""))]
@@ -304,7 +311,10 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
                        and not AIDER_FILE_COMMAND.match(i.text)), None)
         if before is not None:
             return _directive(f"{joined} (re: {clip_words(before.text.split(_ABOUT)[0], 160)})")
-    if not joined or not (_ARTIFACT.search(joined) or picks_option(joined)):
+    if not joined:
+        return ""
+    if not (_ARTIFACT.search(joined) or picks_option(joined)) and not any(
+            _WANTS.match(_order_of(text)) for text in kept):
         return ""
     return _directive(joined)
 

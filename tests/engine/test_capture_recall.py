@@ -41,3 +41,20 @@ def test_readme_orders_with_their_own_content_set_direction_writing_up_done_work
     # specstoryai/tnyOffice d02, verbatim; keyframe-blogger d14's bare "update @README.md": write-ups of done work.
     assert _decisions(_fold(("user", "update @apps/api/README.md to clarify this"))) == []
     assert _decisions(_fold(("user", "update @README.md"))) == []
+
+
+# tha-hammer/easy-video-share-vue d23, verbatim: what is wanted, with no file or code named.
+_EVS_D23 = ("Review the documentation.\n\nRemember, I'm using the \"cloud resume challenge\" process to learn cloud "
+            "engineering concepts.\n\nWe have an app that allows for uploads to a single bucket on S3 and displays the "
+            "contents of the bucket on the upload page.\n\nI want to build up to allowing for login and user accounts. "
+            "As an MVP step, I want to add an api to communicate with a dynamodb. The database should record the "
+            "username, the file name and the bucket location.  The upload form should add a filed for the username.")
+
+
+def test_an_order_said_as_the_users_own_want_sets_direction_without_a_concrete_thing() -> None:
+    # specstoryai/keyframe-blogger d13, verbatim.
+    assert _decisions(_fold(("user", "I want to use gemini 2.5 pro"))) == ["I want to use gemini 2.5 pro"]
+    decisions = _decisions(_fold(("user", _EVS_D23)))
+    assert len(decisions) == 1 and "dynamodb" in decisions[0] and "record the username" in decisions[0]
+    # Wanting to understand something asks; it sets no direction.
+    assert _decisions(_fold(("user", "I want to understand how the upload works"))) == []
