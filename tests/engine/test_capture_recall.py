@@ -13,7 +13,7 @@ _UBI_D11 = "These are an insane amount of questions. Holy shit, are all these qu
 
 
 def test_a_judgement_of_the_agents_work_is_a_correction_a_good_one_or_a_question_is_not() -> None:
-    constraints = _constraints(_fold(("user", "update the README of the engine config"),
+    constraints = _constraints(_fold(("user", "add the Brave search engine to engines/brave.py"),
                                      ("assistant", "I've added api_key to EngineConfig."),
                                      ("user", _TWAT_D22)))
     assert len(constraints) == 1 and "this stuff is specific to the engine" in constraints[0]
