@@ -161,6 +161,14 @@ _CORRECTION: Final = re.compile(
 )
 _BARE_NO: Final = re.compile(r"^(?:no(?:\s*,?\s*no)*|nope|nah)\b[\s,.!:;—–-]*(?!you\b|i\b|that'?s\b|this is\b)\S", re.I)
 """A "no" that goes on to tell what happened, not what the agent did or what the user said."""
+_DISAPPROVES: Final = re.compile(
+    r"\b(?:(?:it'?s|this is|that'?s) (?:a )?(?:really |very )?(?:bad|terrible|awful|horrible|weird|wrong)"
+    r" (?:design|idea|approach|architecture)|looks? (?:like )?(?:shit|crap|garbage|terrible|awful|horrible)"
+    r"|(?:insane|ridiculous|absurd) (?:amount|number) of)\b",
+    re.I,
+)
+"""A judgement of what the agent made ("It's bad design", "The styling looks like shit", "These are an insane amount
+of questions"): the user corrects it, though no "no" or "actually" opens the message."""
 _ZH_CORRECTION: Final = re.compile(r"^(?:不对|不是这样|错了|你(?:又|把|没有|没)|不是我)")
 _DEFER: Final = re.compile(
     r"\b(?:not now|not yet|later on|do (?:it|that|this) later|skip (?:this|that|it) for now"
@@ -420,7 +428,10 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
         acts.add("rejects")
     elif agent_offered and short and parts and (_APPROVAL.match(parts[0].text) or _ZH_APPROVAL.match(parts[0].text)):
         acts.add("approves")  # a long message that starts "great, …" goes on to say something of its own
-    if parts and (_CORRECTION.match(first) or _ZH_CORRECTION.match(first)) and "rejects" not in acts:
+    # A judgement corrects as an opening "no" does; it may follow the question it answers ("But why do I have to
+    # provide api_key there? It's bad design."), so the first two sentences are read.
+    if parts and (_CORRECTION.match(first) or _ZH_CORRECTION.match(first)
+                  or any(_DISAPPROVES.search(p.text) for p in parts[:2])) and "rejects" not in acts:
         acts.add("corrects")
     if "corrects" in acts and _BARE_NO.match(first) and _FAILS.search(first) and not any(
             p.instruction or p.preference for p in parts):

@@ -88,7 +88,7 @@ _GENERIC_OFFER: Final = re.compile(
 """A closing offer that proposes nothing in particular ("anything else?") leaves nothing open."""
 _ARTIFACT: Final = re.compile(
     r"[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|`[^`]+`|\"[^\"]{2,60}\"|“[^”]{2,60}”|'[^']{3,60}'|\b[a-z]+[A-Z]\w+"
-    r"|\b[A-Z][a-z]+[A-Z]\w+|\b\w+_\w+|\d+\s*(?:%|seconds?|px|ms)|\b\d{2,}\b|「[^」]+」|[\u3400-\u9fff]{4,}"
+    r"|\b[A-Z][a-z]+[A-Z]\w+|\b\w+_\w+|\b(?i:readme)\b|\d+\s*(?:%|seconds?|px|ms)|\b\d{2,}\b|「[^」]+」|[\u3400-\u9fff]{4,}"
 )
 """A concrete thing an instruction names: a file, path, code, quoted text, identifier or amount (in any language:
 Chinese instructions name components and files in Latin script too)."""
@@ -109,12 +109,16 @@ _EXAMINES: Final = re.compile(
 """Asking for an examination ("Review ratelimit.py for races") sets no direction until its findings are acted on;
 it is still work asked for (an open request)."""
 _RECORDS: Final = re.compile(
-    r"^(?:\w+ ){0,4}?(?:readme|docs?|documentation|comments?|[\w@/.-]+\.md)\b[^.]{0,80}?(?:$|\bto (?:reflect|explain"
-    r"|make clear|describe|document|match)|\bbased on|\bwhat we(?:'ve| have)|\bhow (?:it|this|to)\b)",
+    # Making a new document ("create a readme") is work of its own, not a record of work done.
+    r"^(?!(?:create|add|make|write) an?\b)(?:\w+ ){0,4}?(?:readme|docs?|documentation|comments?|[\w@/.-]+\.md)\b"
+    r"(?:\W*$|[^.]{0,80}?(?:\bto (?:reflect|explain|make clear|clarify|describe|document|match)|\bbased on"
+    r"|\bwhat we(?:'ve| have)|\bhow (?:it|this|to)\b))",
     re.I,
 )
-"""Writing up what was done ("update @README.md to reflect this", "write docs … to explain how it works") records
-work; it sets no direction of its own (docs/capture.md, Decisions)."""
+"""Writing up what was done ("update @README.md to reflect this", "update @apps/api/README.md to clarify this",
+"write docs … to explain how it works", a bare "update @README.md") records work; it sets no direction of its own
+(docs/capture.md, Decisions). An update that says what the document is to hold ("update the readme with just the one
+setup and usage path via poetry") does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +278,12 @@ _SESSION_COMMAND: Final = re.compile(r"^(?:/(?:exit|quit|clear|reset)|exit|quit)
 """A bare command to the agent's program (Aider's ``/exit``, ``/clear``, ``/tokens``; "exit" typed at its prompt)."""
 _REFERS_BACK: Final = re.compile(r"\b(?:it|that|this|them|those|these)\b", re.I)
 """An instruction whose object is in the turn before ("put it back and make it optional")."""
+_WANTS: Final = re.compile(
+    r"^(?:i|we) (?:really )?(?:want|need|would like|'d like) (?:you )?to (?!know|understand|see|learn|think|ask)\w+",
+    re.I,
+)
+"""An order said as the user's own want ("I want to use gemini 2.5 pro", "I want to add an api to communicate with a
+dynamodb"): it says what is to be done, though it may name no file or code (docs/capture.md, round 10)."""
 
 
 def _order_of(sentence: str) -> str:
@@ -284,8 +294,9 @@ def _order_of(sentence: str) -> str:
 
 def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     """The sentences of a message that set direction: instructions and preferences that name a concrete thing
-    (a file, identifier, quoted text, amount) -- not questions, requests to explain or show, or pastes. One that
-    names its object only by a pronoun carries what the user asked just before (the thing "it" is)."""
+    (a file, identifier, quoted text, amount) or are the user's own want ("I want to use …") -- not questions,
+    requests to explain or show, or pastes. One that names its object only by a pronoun carries what the user asked
+    just before (the thing "it" is)."""
     kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
             and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
             and not _RECORDS.match(lead.replace("@", ""))]
@@ -300,7 +311,10 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
                        and not AIDER_FILE_COMMAND.match(i.text)), None)
         if before is not None:
             return _directive(f"{joined} (re: {clip_words(before.text.split(_ABOUT)[0], 160)})")
-    if not joined or not (_ARTIFACT.search(joined) or picks_option(joined)):
+    if not joined:
+        return ""
+    if not (_ARTIFACT.search(joined) or picks_option(joined)) and not any(
+            _WANTS.match(_order_of(text)) for text in kept):
         return ""
     return _directive(joined)
 
