@@ -44,6 +44,7 @@ __all__ = [
     "OUTCOME_MARK",
     "Item",
     "Ledger",
+    "add_item",
     "agent_offers",
     "carry_open",
     "fold_agent",
@@ -345,6 +346,10 @@ def _add(items: list[Item], item: Item) -> bool:
         return False
     items.append(item)
     return True
+
+
+add_item: Final = _add
+"""Public name of :func:`_add` for the other folds of the ledger (answers given through a tool)."""
 
 
 def _fold_plan(ledger: Ledger, plan: str, when: str | None, entry_id: str | None) -> Ledger:

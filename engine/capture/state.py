@@ -17,6 +17,7 @@ from typing import Any
 from engine.capture.decisions import is_real_user_message, strip_envelope
 from engine.capture.envelopes import user_words
 from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
+from engine.capture.tool_answers import ASKING_TOOLS, fold_answers, tool_answers
 from engine.capture.redact import redact_secrets
 from engine.capture.whole_text import clip_words
 from engine.stores.entries import Entry
@@ -303,7 +304,7 @@ def capture(
         updated = entry.timestamp or updated
         if entry.role not in ("user", "assistant", "toolResult"):
             continue
-        if entry.role == "toolResult" and not entry.is_error:
+        if entry.role == "toolResult" and not entry.is_error and entry.tool_name not in ASKING_TOOLS:
             continue
         obj = load(entry)
         message = obj.get("message")
@@ -335,6 +336,11 @@ def capture(
                 agent_text = text
             # Items are shown (the Decisions tab) before any file is written: they are made of redacted text.
             ledger = fold_agent(ledger, redact_secrets(text), called, entry.timestamp, entry.id)
+        elif entry.role == "toolResult" and not entry.is_error:
+            # The user's choice in Claude Code's AskUserQuestion comes back as this tool's result (tool_answers).
+            pairs = tool_answers(entry.tool_name, message_text(message))
+            ledger = fold_answers(ledger, [(redact_secrets(q), redact_secrets(a)) for q, a in pairs],
+                                  entry.timestamp, entry.id)
         elif entry.role == "toolResult":
             failures.append(ToolFailure(entry.tool_name or "?", entry.timestamp, entry.id,
                                         clip_words(message_text(message)[:4000], 200)))
