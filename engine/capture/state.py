@@ -17,8 +17,8 @@ from typing import Any
 from engine.capture.decisions import is_real_user_message, strip_envelope
 from engine.capture.envelopes import user_words
 from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
-from engine.capture.tool_answers import ASKING_TOOLS, fold_answers, tool_answers
 from engine.capture.redact import redact_secrets
+from engine.capture.tool_answers import ASKING_TOOLS, fold_answers, tool_answers
 from engine.capture.whole_text import clip_words
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_text

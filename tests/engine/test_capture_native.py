@@ -3,9 +3,9 @@ Chinese questions without a question mark, Claude Code's bash-mode blocks. Real 
 
 from __future__ import annotations
 
+from bench.real import matches
 from engine.capture.tool_answers import tool_answers
 from tests.engine.test_capture_real import _label, _state
-from bench.real import matches
 
 _TRACK_BOTH = ('User has answered your questions: "The .gitignore change removes the .claude exclusion. Do you want to '
                'track the .claude/ directory in git? Also, should .entire/ be included?"="Track both". You can now '
