@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Final
 
+from engine.capture.language.japanese import JA_PREFERENCE, JA_REQUEST, JA_WANT, KANA
 from engine.capture.pasted import pasted_lines
 
 __all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "picks_option", "read_user_turn",
@@ -257,7 +258,8 @@ class UserTurn:
 
 
 def _words(text: str) -> int:
-    return len(_WORD.findall(text)) + len(_CJK.findall(text)) // 2
+    # Chinese and Japanese write no spaces: about two characters make a word.
+    return len(_WORD.findall(text)) + (len(_CJK.findall(text)) + len(KANA.findall(text))) // 2
 
 
 def sentences(text: str) -> list[str]:
@@ -325,6 +327,7 @@ def _read_sentence(text: str) -> Sentence:
     text = text.replace("’", "'")  # "I’d like" typed with a typographic apostrophe is "I'd like"
     core = _LEAD.sub("", text).strip()
     cjk = bool(_CJK.search(core))
+    ja = bool(KANA.search(core))  # Japanese marks an order at the sentence's end (language/japanese.py)
     question = core.endswith(("?", "？")) or (cjk and bool(_ZH_QUESTION.search(core)))
     if not question and not cjk and _QUESTION_START.match(core) and _words(core) <= 25 and not _IMPERATIVE.match(core):
         question = core.lower().startswith(("help me understand", "tell me", "explain"))
@@ -332,13 +335,15 @@ def _read_sentence(text: str) -> Sentence:
         _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
         or (not question and _DESIRED.match(core)) or (not question and _PICK.search(core) and _words(core) <= 12)
         or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core))
-        or after_place(core) is not None)
+        or after_place(core) is not None
+        or (ja and not question and bool(JA_REQUEST.search(core) or JA_WANT.search(core))))
     if question and not cjk and _ASKS_TO_DO.match(core):
         question, instruction = False, True
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     ruled = _ALWAYS_DESCRIBES.sub(" ", core) if "always" in core.lower() else core
-    preference = bool(_PREFERENCE.search(ruled) or (cjk and _ZH_PREFERENCE.search(core))) and not deferral and (
+    preference = bool(_PREFERENCE.search(ruled) or (cjk and _ZH_PREFERENCE.search(core))
+                      or (ja and JA_PREFERENCE.search(core))) and not deferral and (
         _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
     if not core.endswith(("?", "？")) and SCOPE_LIMIT.search(text):
         preference = True  # "tell me your thoughts without implementing any code changes" asks, and limits

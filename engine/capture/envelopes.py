@@ -37,7 +37,7 @@ AIDER_FILE_COMMAND: Final = re.compile(r"^/(?:add|drop|read|read-only)(?:[ \t][^
 _BLOCKS: Final = re.compile(
     r"<(system-reminder|local-command-caveat|local-command-stdout|local-command-stderr|command-name"
     r"|command-message|command-args|ide_opened_file|ide_selection|ide_diagnostics|environment_context"
-    r"|user_instructions|attachments?|task-notification)>.*?</\1>",
+    r"|user_instructions|attachments?|task-notification|bash-input|bash-stdout|bash-stderr)>.*?</\1>",
     re.S,
 )
 """Tagged blocks a harness wraps around or beside the user's words (Claude Code, Codex)."""

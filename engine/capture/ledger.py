@@ -36,6 +36,7 @@ from engine.capture.acts import (
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan
+from engine.capture.language.japanese import JA_EXAMINES, JA_OBJECT, JA_REQUEST, JA_WANT, KANA
 from engine.capture.response_lines import clean
 from engine.capture.whole_text import clip_words, flatten, whole_item
 
@@ -287,6 +288,13 @@ _WANTS: Final = re.compile(
 dynamodb"): it says what is to be done, though it may name no file or code (docs/capture.md, round 10)."""
 
 
+def _japanese_direction(sentence: str) -> bool:
+    """A Japanese order that names its object ("specsも更新しておいて", "シナリオテストにしておいて") or is the user's
+    own want ("tasksはコミットするようにしたいかな"): direction, as "I want to …" is (language/japanese.py)."""
+    return bool(KANA.search(sentence)) and bool(
+        JA_WANT.search(sentence) or (JA_REQUEST.search(sentence) and JA_OBJECT.search(sentence)))
+
+
 def _order_of(sentence: str) -> str:
     """The order a sentence gives, without lead words or a place named first ("in this app, look at …")."""
     lead = _LEAD_WORDS.sub("", sentence)
@@ -300,7 +308,8 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     just before (the thing "it" is)."""
     kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
             and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
-            and not _RECORDS.match(lead.replace("@", ""))]
+            and not _RECORDS.match(lead.replace("@", ""))
+            and not (KANA.search(s.text) and JA_EXAMINES.search(s.text))]
     joined = " ".join(kept)
     if _GO_AHEAD.match(_LEAD_WORDS.sub("", joined).strip()):
         return ""  # "begin implementing this plan", 帮我开始修改吧: the work asked for is the agent's, not a direction
@@ -315,7 +324,7 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     if not joined:
         return ""
     if not (_ARTIFACT.search(joined) or picks_option(joined)) and not any(
-            _WANTS.match(_order_of(text)) for text in kept):
+            _WANTS.match(_order_of(text)) or _japanese_direction(text) for text in kept):
         return ""
     return _directive(joined)
 

@@ -4,8 +4,10 @@ Chinese questions without a question mark, Claude Code's bash-mode blocks. Real 
 from __future__ import annotations
 
 from bench.real import matches
+from engine.capture.acts import read_user_turn
+from engine.capture.envelopes import user_words
 from engine.capture.tool_answers import tool_answers
-from tests.engine.test_capture_real import _label, _state
+from tests.engine.test_capture_real import _constraints, _decisions, _fold, _label, _state
 
 _TRACK_BOTH = ('User has answered your questions: "The .gitignore change removes the .claude exclusion. Do you want to '
                'track the .claude/ directory in git? Also, should .entire/ be included?"="Track both". You can now '
@@ -27,3 +29,35 @@ def test_only_the_asking_tools_answer_envelope_is_read_as_the_users_choice() -> 
         "Also, should .entire/ be included?", "Track both")]
     assert tool_answers("Bash", _TRACK_BOTH) == []
     assert tool_answers("AskUserQuestion", "The user doesn't want to proceed with this tool use.") == []
+
+
+# --- Japanese orders (9BwgeBTPG-QH/mark-it-down d66, yutakobayashidev/repiq d69, d70) ---------------------------
+
+
+def test_a_japanese_order_is_read_by_its_ending_even_in_kana_only() -> None:
+    for said in ("コミットして", "リリース打って", "specsも更新しておいて",
+                 "HeaderのNavigationをよりコンパクトにし、上部に配置してほしい"):
+        assert read_user_turn(said, False).has("instructs"), said
+    # A statement of what the user did is no order: "これは実際に実行した結果を示してます" (d70).
+    assert not read_user_turn("これは実際に実行した結果を示してます", True).has("instructs")
+
+
+def test_a_japanese_order_that_names_its_object_or_says_a_want_sets_direction_a_bare_one_does_not() -> None:
+    assert _decisions(_fold(("user", "specsも更新しておいて"))) == ["specsも更新しておいて"]
+    assert _decisions(_fold(("user", "tasksはコミットするようにしたいかな"))) == ["tasksはコミットするようにしたいかな"]
+    assert _decisions(_fold(("user", "ユースケースシミュレーションって名前良くないな、シナリオテストにしておいて")))
+    assert _decisions(_fold(("user", "コミットして"))) == []
+    # Asking to look and propose sets no direction until the proposal is taken (d70).
+    assert _decisions(_fold(("user", "use-case-simulation.mdを見て、改善点を考察して提案して"))) == []
+
+
+def test_a_japanese_rule_said_with_naiyouni_is_a_constraint() -> None:
+    said = "スクロールすると、Headerが残ってHeader-navが残らない\n\nHeader-navを残してHeaderは残さないようにすること"
+    assert any("Headerは残さない" in c for c in _constraints(_fold(("user", said))))
+
+
+def test_claude_codes_bash_mode_blocks_are_harness_not_the_user() -> None:
+    assert user_words("<bash-input>git push</bash-input>") == ""
+    assert user_words("<bash-stdout>[entire] Pushing session logs to origin...\nTo https://github.com/"
+                      "yutakobayashidev/repiq.git\n   aecabae..1d32158  main -> main</bash-stdout>"
+                      "<bash-stderr></bash-stderr>") == ""
