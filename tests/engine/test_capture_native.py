@@ -61,3 +61,17 @@ def test_claude_codes_bash_mode_blocks_are_harness_not_the_user() -> None:
     assert user_words("<bash-stdout>[entire] Pushing session logs to origin...\nTo https://github.com/"
                       "yutakobayashidev/repiq.git\n   aecabae..1d32158  main -> main</bash-stdout>"
                       "<bash-stderr></bash-stderr>") == ""
+
+
+# --- Chinese questions without a question mark (Real-s/mini-simclr-assignment d59, senlongyugood/Mini-SimCLR- d68) --
+
+
+def test_a_chinese_what_should_i_do_is_a_question_not_an_order() -> None:
+    for said in ("现在是第一天 我应该做些什么来完成这个任务", "我应该如何做 可以在网页端的entire看到会话记录",
+                 "跑通readme里面的要求我需要配置什么环境比如pytorch版本等等"):
+        turn = read_user_turn(said, False)
+        assert turn.has("asks") and not turn.has("instructs"), said
+        assert _decisions(_fold(("user", said))) == [], said
+    # The user's own idea after the comma stays an order (2333qbyqby/GlobalPose d07).
+    own = "如果我的模型动捕已经估算出了人体的整体姿态，我该怎么把物理模块迁入unity,我想的是直接在unity中调c++的库"
+    assert read_user_turn(own, False).has("instructs")
