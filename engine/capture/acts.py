@@ -203,9 +203,10 @@ _QUESTION_START: Final = re.compile(
 _ZH_QUESTION: Final = re.compile(
     r"(?:吗|呢|么|什么|怎么|为什么|如何|是否|哪)[。]?$|是不是|能不能|有没有|可不可以|会不会|要不要|哪些|哪个|多少"
     r"|为什么|怎么(?:办|做|回事|修|改|解决|实现|处理)"
-    # "我应该做些什么来完成这个任务", "我需要配置什么环境": the user asks what they should do, with no question mark;
+    # "我应该做些什么来完成这个任务", "我需要配置什么环境", "接下来该做些什么了", "我自己该怎么运行": the user asks what
+    # should be done, with no question mark;
     # a clause after a comma may give the user's own answer ("我该怎么…迁入unity,我想的是直接…调c++的库").
-    r"|我(?:应该|需要|该)[^，。,！？]{0,12}?(?:什么|如何|怎么|怎样|哪)[^，,]*$"
+    r"|(?:应该|需要|该)[^，。,！？]{0,12}?(?:什么|如何|怎么|怎样|哪)[^，,]*$"
 )
 _CODE_LINE: Final = re.compile(r"^\s*(?:[➜$>#]|at |\[\w+\]|\w+:\d+|[{}()\[\];<]|//|/\*|\*|import |from |const |let |"
                                r"def |function |return |\d+ \||[\w./-]+\.\w+:\d+)")

@@ -75,3 +75,11 @@ def test_a_chinese_what_should_i_do_is_a_question_not_an_order() -> None:
     # The user's own idea after the comma stays an order (2333qbyqby/GlobalPose d07).
     own = "如果我的模型动捕已经估算出了人体的整体姿态，我该怎么把物理模块迁入unity,我想的是直接在unity中调c++的库"
     assert read_user_turn(own, False).has("instructs")
+
+
+def test_a_chinese_question_without_a_question_mark_is_answered_by_the_agents_reply_not_left_open() -> None:
+    reply = "可以直接在终端里运行：先激活环境，再执行 python linear_probe.py。" * 8  # a long answer, no report
+    for said in ("看一下我的项目进度 接下来该做些什么了", "我自己该怎么运行"):  # d59, d67
+        assert read_user_turn(said, False).has("asks"), said
+        items = _fold(("user", said), ("assistant", reply))
+        assert not [i for i in items if i.kind == "open" and not i.done and i.text == said], said
