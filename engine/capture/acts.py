@@ -19,7 +19,7 @@ from engine.capture.language.japanese import JA_PREFERENCE, JA_REQUEST, JA_WANT,
 from engine.capture.pasted import pasted_lines
 
 __all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "picks_option", "read_user_turn",
-           "says_failure", "sentences"]
+           "says_failure", "sentences", "word_count"]
 
 Act = str
 """One of ``instructs``, ``prefers``, ``corrects``, ``approves``, ``rejects``, ``defers``, ``asks``,
@@ -264,6 +264,11 @@ class UserTurn:
 def _words(text: str) -> int:
     # Chinese and Japanese write no spaces: about two characters make a word.
     return len(_WORD.findall(text)) + (len(_CJK.findall(text)) + len(KANA.findall(text))) // 2
+
+
+def word_count(text: str) -> int:
+    """How many words ``text`` holds, Chinese and Japanese counted at about two characters a word."""
+    return _words(text)
 
 
 def sentences(text: str) -> list[str]:

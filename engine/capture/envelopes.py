@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["AIDER_FILE_COMMAND", "accepted_plan", "user_words"]
+__all__ = ["AIDER_FILE_COMMAND", "accepted_plan", "is_interrupt", "user_words"]
 
 _WHOLE_MESSAGE: Final = re.compile(
     r"^(?:\[Request interrupted by user[^\]]*\]"
@@ -70,6 +70,15 @@ def accepted_plan(text: str) -> str | None:
         if title:
             return title[:200]
     return None
+
+
+_INTERRUPT: Final = re.compile(r"^\s*\[Request interrupted by user(?: for tool use)?\]\s*$")
+
+
+def is_interrupt(text: str) -> bool:
+    """Whether ``text`` is Claude Code's record that the user stopped the agent (its reply or a tool call): harness
+    text, but it tells the ledger that the user's next words answer what was stopped (docs/capture.md)."""
+    return bool(_INTERRUPT.match(text))
 
 
 def user_words(text: str) -> str:

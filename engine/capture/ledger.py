@@ -32,6 +32,7 @@ from engine.capture.acts import (
     read_user_turn,
     says_failure,
     sentences,
+    word_count,
 )
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
@@ -153,6 +154,8 @@ class Ledger:
     unconfirmed: int | None = None
     """Index in ``items`` of the problem the user last reported ("still 404", a pasted error): the agent saying it
     fixed it does not close it; only the user moving on does (docs/capture.md, Closing)."""
+    interrupted: bool = False
+    """The user stopped the agent just now (Claude Code's interrupt marker): their next words redirect it."""
 
     def of_kind(self, kind: str, *, include_done: bool = True) -> tuple[Item, ...]:
         """The items of ``kind``, in the order said (closed ones only with ``include_done``)."""
@@ -329,6 +332,10 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     return _directive(joined)
 
 
+_REDIRECT_WORDS: Final = 8
+"""How short an order right after an interrupt is when it only redirects what the user stopped."""
+
+
 def _close_requests(items: list[Item], when: str | None) -> None:
     # The agent's explicit steps (TODO, unchecked boxes) stay open until a checked box closes them.
     for index, item in enumerate(items):
@@ -418,6 +425,15 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
             else:
                 _add(items, decision)
     direction = "" if turn.has("reports") else _direction(turn, items)  # a pasted log's "Use doc() instead" is output
+    # The user stopped the agent's action and in a few words says what to do instead ("use uv as the package manager"
+    # after the pip3 install was stopped, "no verify" after the hook ran again): the stopped action is what the order
+    # is about, so it sets direction though it names no file. A longer message after an interrupt restates the task
+    # and is read like any other (docs/capture.md, round 11).
+    redirects = bool(ledger.interrupted and turn.acts & {"instructs", "corrects"}
+                     and word_count(flat) <= _REDIRECT_WORDS
+                     and not turn.acts & {"asks", "approves", "acknowledges", "reports"})
+    if redirects:
+        direction = direction or _directive(flat)
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
         if direction:  # "nevermind, don't do anything about this now" decides nothing of its own: the open item says it
@@ -428,7 +444,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
                        None)
         text = f"Deferred: {flat}" if direction or earlier is None else f"Deferred: {earlier.text} ({deferred})"
         _add(items, Item("open", _lead(text), "deferred", when, entry_id))
-    elif direction and turn.has("instructs") and _add(items, Item(
+    elif direction and (turn.has("instructs") or redirects) and _add(items, Item(
             "decision", direction, "picked" if picks_option(direction) and not _ARTIFACT.search(direction)
             else "instruction", when, entry_id)):
         awaiting = len(items) - 1

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.capture.decisions import is_real_user_message, strip_envelope
-from engine.capture.envelopes import user_words
+from engine.capture.envelopes import is_interrupt, user_words
 from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
 from engine.capture.redact import redact_secrets
 from engine.capture.tool_answers import ASKING_TOOLS, fold_answers, tool_answers
@@ -348,6 +348,9 @@ def capture(
         else:
             text = message_text(message)
             if not is_real_user_message(text):
+                continue
+            if is_interrupt(text):
+                ledger = replace(ledger, interrupted=True)  # the next words answer what the user stopped
                 continue
             words = user_words(strip_envelope(text))
             if not words:

@@ -83,3 +83,17 @@ def test_a_chinese_question_without_a_question_mark_is_answered_by_the_agents_re
         assert read_user_turn(said, False).has("asks"), said
         items = _fold(("user", said), ("assistant", reply))
         assert not [i for i in items if i.kind == "open" and not i.done and i.text == said], said
+
+
+# --- what the user says right after stopping the agent (rommeld/leeson d61, yutakobayashidev/repiq d70) ----------
+
+
+def test_a_short_order_right_after_an_interrupt_redirects_the_stopped_action_and_sets_direction() -> None:
+    # d61: the user stopped `pip3 install git-filter-repo` and wrote " use uv as the package manager".
+    assert any(d.what.startswith("use uv as the package manager") for d in _state("d61_leeson_risk_guard").decisions)
+    # d70: the user stopped the commit hook's rerun and wrote "no verify".
+    assert any(d.what.startswith("no verify") for d in _state("d70_repiq_scenario_test").decisions)
+
+
+def test_the_same_short_order_without_an_interrupt_names_nothing_and_sets_no_direction() -> None:
+    assert _decisions(_fold(("user", "use uv as the package manager"))) == []
