@@ -23,7 +23,7 @@ _WHOLE_MESSAGE: Final = re.compile(
     r"|@agent (?:Continue|Try Again)\b"
     r"|Unknown (?:skill|slash command|command): \S+\s*$"
     r"|<(?:environment_context|user_instructions|INSTRUCTIONS|turn_aborted|user_shell_command)>"
-    r"|# AGENTS\.md instructions for )",
+    r"|# AGENTS\.md instructions\b)",
 )
 """Messages that are harness from their first characters: nothing in them is the user's turn."""
 
@@ -42,9 +42,12 @@ _BLOCKS: Final = re.compile(
 )
 """Tagged blocks a harness wraps around or beside the user's words (Claude Code, Codex)."""
 
-# Codex's IDE preamble: "# Context from my IDE setup:" ... "## My request for Codex:" then the user's words.
+# Codex's IDE preamble: "# Context from my IDE setup:" (or, in Codex Desktop, "# Files mentioned by the user:") ...
+# "## My request for Codex:" then the user's words.
 _IDE_REQUEST: Final = re.compile(r"^#{1,3} My request for [^\n:]*:[ \t]*\n", re.M)
-_IDE_PREAMBLE: Final = re.compile(r"^\s*#{1,3} Context from my IDE\b")
+_IDE_PREAMBLE: Final = re.compile(r"^\s*#{1,3} (?:Context from my IDE|Files mentioned by the user)\b")
+# Codex Desktop puts an image the user pasted after the request as an empty tagged block with its path.
+_IMAGE_BLOCK: Final = re.compile(r"<image\b[^>]*>\s*</image>")
 # A template heading is a label followed by the template's own question: "Objective: What is the goal?".
 _TEMPLATE_LINE: Final = re.compile(
     r"^[ \t]*(?:[#*-]+[ \t]*)?\**[A-Z][\w /&-]{1,30}\**:\**[ \t]*"
@@ -93,7 +96,7 @@ def user_words(text: str) -> str:
     if _PLAN.match(stripped):
         return stripped  # the acceptance of a plan: the ledger reads it as such (accepted_plan)
     if "<" in stripped:
-        stripped = _BLOCKS.sub("", stripped).strip()
+        stripped = _IMAGE_BLOCK.sub("", _BLOCKS.sub("", stripped)).strip()
     if _IDE_PREAMBLE.match(stripped):
         request = _IDE_REQUEST.search(stripped)
         stripped = stripped[request.end():] if request else ""

@@ -97,3 +97,16 @@ def test_a_short_order_right_after_an_interrupt_redirects_the_stopped_action_and
 
 def test_the_same_short_order_without_an_interrupt_names_nothing_and_sets_no_direction() -> None:
     assert _decisions(_fold(("user", "use uv as the package manager"))) == []
+
+
+# --- Codex Desktop's envelopes (Real-s/mini-simclr-assignment d59) -----------------------------------------------
+
+
+def test_codex_desktops_files_mentioned_wrapper_keeps_only_the_request_and_its_agents_md_is_harness() -> None:
+    wrapped = ("\n# Files mentioned by the user:\n\n## codex-clipboard-850c84aa-a88b-4cde-8485-75a8e0f1d14e.png: "
+               "C:/Users/13416/AppData/Local/Temp/codex-clipboard-850c84aa-a88b-4cde-8485-75a8e0f1d14e.png\n\n"
+               "## My request for Codex:\n这是什么意思\n\n<image name=[Image #1] path=\"C:\\Users\\13416\\AppData\\"
+               "Local\\Temp\\codex-clipboard-850c84aa-a88b-4cde-8485-75a8e0f1d14e.png\">\n</image>")
+    assert user_words(wrapped) == "这是什么意思"
+    assert user_words("# AGENTS.md instructions\n\n<INSTRUCTIONS>\n每次修改word文档时，备份之后在进行修改。\n"
+                      "不要轻易地大批量删除文件。\n</INSTRUCTIONS>") == ""
