@@ -110,3 +110,11 @@ def test_codex_desktops_files_mentioned_wrapper_keeps_only_the_request_and_its_a
     assert user_words(wrapped) == "这是什么意思"
     assert user_words("# AGENTS.md instructions\n\n<INSTRUCTIONS>\n每次修改word文档时，备份之后在进行修改。\n"
                       "不要轻易地大批量删除文件。\n</INSTRUCTIONS>") == ""
+
+
+def test_a_japanese_done_report_closes_the_last_request_at_the_end() -> None:
+    # d69: the agent's last turn after "レビューチェック" reports it finished.
+    report = ("完了。\n\n- CI: パス\n- レビュー指摘 2件: 両方修正して resolve 済み\n  1. 空プロバイダーオブジェクトを除外するよう例を修正\n"
+              "  2. Markdown 例に `error` 列を追加")
+    items = _fold(("user", "specsも更新しておいて"), ("assistant", report))
+    assert not [i for i in items if i.kind == "open" and not i.done]
