@@ -114,7 +114,7 @@ def test_codex_desktops_files_mentioned_wrapper_keeps_only_the_request_and_its_a
 
 def test_a_japanese_done_report_closes_the_last_request_at_the_end() -> None:
     # d69: the agent's last turn after "レビューチェック" reports it finished.
-    report = ("完了。\n\n- CI: パス\n- レビュー指摘 2件: 両方修正して resolve 済み\n  1. 空プロバイダーオブジェクトを除外するよう例を修正\n"
-              "  2. Markdown 例に `error` 列を追加")
+    report = ("完了。\n\n- CI: パス\n- レビュー指摘 2件: 両方修正して resolve 済み\n"
+              "  1. 空プロバイダーオブジェクトを除外するよう例を修正\n  2. Markdown 例に `error` 列を追加")
     items = _fold(("user", "specsも更新しておいて"), ("assistant", report))
     assert not [i for i in items if i.kind == "open" and not i.done]
