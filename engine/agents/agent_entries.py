@@ -43,7 +43,9 @@ def _text(raw: Any) -> str:
         for part in raw:
             if isinstance(part, Mapping):
                 value = part.get("text", part.get("thinking", part.get("content", part.get("input", ""))))
-                parts.append(value if isinstance(value, str) else orjson.dumps(value).decode())
+                # A tool result's content may itself be a list of text blocks: its words, not their JSON.
+                parts.append(value if isinstance(value, str) else _text(value) if isinstance(value, list)
+                             else orjson.dumps(value).decode())
             elif isinstance(part, str):
                 parts.append(part)
         return "\n".join(p for p in parts if p)
@@ -111,7 +113,7 @@ class AgentEntryReader:
         offset = item.offset + (item.part + 1 if item.part >= 0 else 0)  # unique per item: token caches key on it
         return Entry(item.line_no, offset, item.length, "message", ident, parent, item.timestamp, role, item.chars,
                      model=item.model, provider=self.agent if item.model else None,
-                     custom_type=f"{self.agent}-{item.role}" if role == "custom" else None)
+                     custom_type=f"{self.agent}-{item.role}" if role == "custom" else None, tool_name=item.tool_name)
 
     def read_object(self, entry: Entry) -> dict[str, Any]:
         """A pi-shaped object of ``entry`` (``{"type": "message", "message": {role, content}}``), re-read from disk.

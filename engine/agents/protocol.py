@@ -68,6 +68,9 @@ class ContextItem(NamedTuple):
     timestamp: str | None = None
     model: str | None = None
     """The model that wrote an assistant item, where the record says."""
+    tool_name: str | None = None
+    """For a tool result: the tool that was called, where the agent's records name it (capture reads the user's
+    answer in an asking tool's result: docs/capture.md, Harness text)."""
 
     @property
     def place(self) -> str:

@@ -60,8 +60,19 @@ def context_path(leaf: str | None, by_uuid: Mapping[str, Record]) -> tuple[list[
 
 
 def context_items(path: Sequence[Record]) -> tuple[ContextItem, ...]:
-    return tuple(ContextItem(r.line_no, r.uuid, r.role or "harness", r.chars, r.offset, r.length, -1, r.timestamp,
-                             r.model) for r in path if r.role is not None)
+    """The records on the context as items; a tool result names the tool its ``tool_use_id`` points to (a call
+    earlier on the path; when one record answers several tools, the name only if they are all the same)."""
+    called: dict[str, str] = {}
+    items = []
+    for r in path:
+        if r.role is None:
+            continue
+        called.update(r.tool_uses)
+        names = {called.get(i) for i in r.tool_results}
+        tool = names.pop() if len(names) == 1 else None
+        items.append(ContextItem(r.line_no, r.uuid, r.role, r.chars, r.offset, r.length, -1, r.timestamp, r.model,
+                                 tool))
+    return tuple(items)
 
 
 def context_tokens(path: Sequence[Record], boundary: Record | None) -> Figure:

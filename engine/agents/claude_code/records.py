@@ -85,6 +85,10 @@ class Record(NamedTuple):
     cost_usd: float | None = None
     """``costUSD`` an assistant reply of an older Claude Code recorded (ccusage's ``auto`` mode prices with it
     first; docs/claude-code.md)."""
+    tool_uses: tuple[tuple[str, str], ...] = ()
+    """``(id, name)`` of each tool call in a reply: what a later result's ``tool_use_id`` names."""
+    tool_results: tuple[str, ...] = ()
+    """The ``tool_use_id`` of each tool result the record carries."""
 
 
 def _int(value: Any) -> int:
@@ -99,13 +103,16 @@ def _str(value: Any) -> str | None:
     return value if type(value) is str else None
 
 
-def _text_chars(content: Any) -> tuple[int, bool, bool]:
-    """``(chars, every text is harness, every block is a tool result/use)`` of a message's content."""
+def _text_chars(content: Any) -> tuple[int, bool, bool, tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """``(chars, every text is harness, every block is a tool result/use, the tool calls' (id, name), the tool
+    results' ids)`` of a message's content."""
     if isinstance(content, str):
-        return len(content), content.lstrip().startswith(HARNESS_PREFIXES), False
+        return len(content), content.lstrip().startswith(HARNESS_PREFIXES), False, (), ()
     if not isinstance(content, list):
-        return 0, False, False
+        return 0, False, False, (), ()
     chars, texts, harness, tools = 0, 0, 0, 0
+    uses: list[tuple[str, str]] = []
+    results: list[str] = []
     for block in content:
         if not isinstance(block, dict):
             continue
@@ -118,9 +125,13 @@ def _text_chars(content: Any) -> tuple[int, bool, bool]:
             tools += 1
             body = block.get("content") if kind == "tool_result" else block.get("input")
             chars += len(body) if isinstance(body, str) else len(str(body or ""))
+            if kind == "tool_use" and type(block.get("id")) is str and type(block.get("name")) is str:
+                uses.append((block["id"], block["name"]))
+            elif kind == "tool_result" and type(block.get("tool_use_id")) is str:
+                results.append(block["tool_use_id"])
         elif kind == "thinking" and isinstance(block.get("thinking"), str):
             chars += len(block["thinking"])
-    return chars, texts > 0 and harness == texts, tools > 0 and texts == 0
+    return chars, texts > 0 and harness == texts, tools > 0 and texts == 0, tuple(uses), tuple(results)
 
 
 def _usage(raw: Any) -> TokenUsage | None:
@@ -140,24 +151,29 @@ def _boundary(obj: Mapping[str, Any]) -> Boundary:
                     _str(obj.get("logicalParentUuid")))
 
 
-def _role(obj: Mapping[str, Any], kind: str, message: Mapping[str, Any]) -> tuple[str | None, int]:
-    chars, harness, tools = _text_chars(message.get("content"))
+_NO_TOOLS: tuple[tuple[tuple[str, str], ...], tuple[str, ...]] = ((), ())
+
+
+def _role(obj: Mapping[str, Any], kind: str, message: Mapping[str, Any]
+          ) -> tuple[str | None, int, tuple[tuple[tuple[str, str], ...], tuple[str, ...]]]:
+    """The record's role on the context, its characters, and the tool calls and results it carries."""
+    chars, harness, tools, uses, results = _text_chars(message.get("content"))
     if kind == "assistant":
-        return "assistant", chars
+        return "assistant", chars, (uses, ())
     if kind == "user":
         if obj.get("isCompactSummary") is True:
-            return "summary", chars
+            return "summary", chars, _NO_TOOLS
         if obj.get("isMeta") is True or harness:
-            return "harness", chars
-        return ("tool" if tools else "user"), chars
+            return "harness", chars, _NO_TOOLS
+        return ("tool", chars, ((), results)) if tools else ("user", chars, _NO_TOOLS)
     if kind == "attachment":
         rendered = obj.get("rendered")
         chars = sum(len(r["content"]) for r in rendered if isinstance(r, Mapping) and isinstance(r.get("content"), str)
                     ) if isinstance(rendered, list) else 0
-        return "harness", chars
+        return "harness", chars, _NO_TOOLS
     if kind == "system":
-        return "harness", 0
-    return None, 0
+        return "harness", 0, _NO_TOOLS
+    return None, 0, _NO_TOOLS
 
 
 def record_of(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int, usage_only: bool = False) -> Record:
@@ -168,7 +184,7 @@ def record_of(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int,
     kind = _str(obj.get("type")) or ("assistant" if isinstance(obj.get("message"), Mapping) else "unknown")
     message = obj.get("message")
     message = message if isinstance(message, Mapping) else {}
-    role, chars = _role(obj, kind, message) if not usage_only else (None, 0)
+    role, chars, (uses, results) = _role(obj, kind, message) if not usage_only else (None, 0, _NO_TOOLS)
     usage = _usage(message.get("usage")) if kind == "assistant" else None
     call_key = None
     if usage is not None:
@@ -179,5 +195,5 @@ def record_of(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int,
         line_no, offset, length, kind, _str(obj.get("uuid")), _str(obj.get("parentUuid")), _str(obj.get("timestamp")),
         role, chars, usage, _str(message.get("model")), call_key, obj.get("isSidechain") is True, boundary,
         _str(obj.get("leafUuid")) if kind == "last-prompt" else None, _str(obj.get("sessionId")), _str(obj.get("cwd")),
-        _str(obj.get("version")), cost_usd(obj.get("costUSD")) if usage is not None else None,
+        _str(obj.get("version")), cost_usd(obj.get("costUSD")) if usage is not None else None, uses, results,
     )
