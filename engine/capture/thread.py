@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from engine.accounting.context import ContextMessage
 from engine.capture.decisions import is_real_user_message, strip_envelope
+from engine.capture.envelopes import user_words
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_text
 
@@ -93,10 +94,13 @@ def extract_thread(messages: Sequence[ContextMessage], load: Callable[[Entry], M
             previous_agent_chars = entry.chars
         elif message.role == "user":
             text = _text(load, entry)
-            if not is_real_user_message(text):
+            # What the ledger reads as the user's (envelopes.user_words): an interrupt marker, a slash command's
+            # echo or a bash-mode block is the agent's harness, not an exchange of the user's.
+            words = user_words(strip_envelope(text)) if is_real_user_message(text) else ""
+            if not words.strip():
                 continue
             turns.append((index, "user", entry))
-            user_texts[index] = strip_envelope(text)
+            user_texts[index] = words
             if previous_agent_chars > LONG_AGENT_CHARS:
                 picked[index] = "pivot"
             previous_agent_chars = 0

@@ -149,6 +149,25 @@ def test_the_topic_is_the_latest_user_message_that_says_something(tmp_path: Path
     assert thread.summary.endswith("... now make the export stream rows")
 
 
+def test_the_agents_harness_in_the_users_turn_is_no_exchange(tmp_path: Path) -> None:
+    # Claude Code writes these in the user's role (repiq d69 of the real corpus): the key exchanges showed them as
+    # the user's words while the ledger, reading envelopes.user_words, already did not.
+    path = write(tmp_path / "t.jsonl", [
+        user("u1", None, "push"), assistant("a1", "u1", "Pushing.", 10),
+        user("u2", "a1", "[Request interrupted by user for tool use]"),
+        user("u3", "u2", "<command-message>kitchen:recipe</command-message>\n"
+                         "<command-name>/kitchen:recipe</command-name>\n<command-args>フィールド選択</command-args>"),
+        assistant("a3", "u3", "Recipe loaded.", 20),
+        user("u4", "a3", "<bash-input>git status</bash-input>"), user("u5", "u4", "no verify"),
+        assistant("a5", "u5", "Committed with --no-verify.", 30),
+    ])
+    reader = read_transcript(path)
+    view = build_context(reader.entries, reader.by_id, reader.leaf)
+    thread = extract_thread(view.messages, reader.read_object)
+    assert [e.gist for e in thread.key_exchanges if e.role == "user"] == ["push", "no verify"]
+    assert thread.summary == "push ... no verify"
+
+
 def test_triggers_thresholds_turns_margin_compaction_and_the_five_percent_rule() -> None:
     window = ContextWindow(200_000, "store")
     state = TriggerState()
