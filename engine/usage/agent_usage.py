@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from engine.agents.claude_code.reader import UsageReading
     from engine.agents.protocol import AgentCall, AgentCompaction
 
-__all__ = ["UnreadableSessionError", "agent_session_usage", "usage_of"]
+__all__ = ["UnreadableSessionError", "agent_session_usage", "stored_key", "usage_of"]
 
 _PROVIDERS = {"claude-code": "anthropic", "codex": "openai"}
 _VERSION = 4
@@ -82,6 +82,11 @@ def _shard(path: Path) -> str:
 
 _SHARDS: dict[str, str] = {}
 """Absolute directory → its shard (which depends on nothing but the directory's name)."""
+
+
+def stored_key(path: Path) -> tuple[str, str]:
+    """The key a session's usage is stored under in the index cache, and its shard."""
+    return "agent-usage:" + os.path.abspath(path), _shard(path)
 
 
 def _stamp(st: os.stat_result) -> list[int]:
@@ -190,7 +195,7 @@ def agent_session_usage(source: SessionSource, cache: IndexCache | None = None) 
     if cache is None or not cache.enabled:
         return _read(source)[0]
     st = os.stat(source.path)
-    key, shard, stamp = "agent-usage:" + os.path.abspath(source.path), _shard(source.path), _stamp(st)
+    (key, shard), stamp = stored_key(source.path), _stamp(st)
     loaded = cache.load(key, shard=shard)
     since = None
     if isinstance(loaded, LoadedIndex):
