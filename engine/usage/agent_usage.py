@@ -62,18 +62,17 @@ def _shard(path: Path) -> str:
         # Worked out once per directory, from its name as a string (a Path's parts per file cost 12 ms of a
         # cold report over 1,000 sessions: docs/usage.md, Speed).
         folded: str | Path = parent
-        head, day = os.path.split(parent)
-        if day.isdigit():
-            clean = "//" not in parent and "/." not in parent  # no component a Path would drop or keep apart
-            if clean:
-                rest, month = os.path.split(head)
-                above, year = os.path.split(rest)
-                if month.isdigit() and year.isdigit() and above:
-                    folded = above
-            else:
-                parts = Path(parent).parts
-                if len(parts) > 3 and all(p.isdigit() for p in parts[-3:]):
-                    folded = Path(*parts[:-3])
+        # No component a Path would drop (".") or find empty ("//"); a hidden directory (".codex") is kept by both.
+        if "//" not in parent and "/./" not in parent + "/" and not parent.startswith("./") and parent != ".":
+            head, day = os.path.split(parent)
+            rest, month = os.path.split(head)
+            above, year = os.path.split(rest)
+            if day.isdigit() and month.isdigit() and year.isdigit() and above:
+                folded = above
+        else:
+            parts = Path(parent).parts
+            if len(parts) > 3 and all(p.isdigit() for p in parts[-3:]):
+                folded = Path(*parts[:-3])
         found = "agent-usage:" + os.path.abspath(folded)
         if os.path.isabs(parent):  # a relative name's shard follows the working directory: not kept
             _SHARDS[parent] = found

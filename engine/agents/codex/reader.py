@@ -35,7 +35,7 @@ class CodexReader:
     def __init__(self, path: Path, env: Mapping[str, str] | None = None, *, usage_only: bool = False) -> None:
         """``usage_only``: parse only the records a usage report needs (session, model, token counts,
         compactions); the context, the leaf and the compaction line are then left empty (docs/usage.md)."""
-        self.path = Path(path)
+        self.path = path if isinstance(path, Path) else Path(path)  # a Path again costs 5 µs a file
         self._env = dict(env or {})
         self.usage_only = usage_only
         self.cursor = JsonlCursor(self.path, _usage_line if usage_only else None)
