@@ -12,7 +12,8 @@ from typing import Any, NamedTuple
 
 from engine.stores.number_bounds import cost_usd
 
-__all__ = ["HARNESS_PREFIXES", "Boundary", "Record", "TokenUsage", "record_of"]
+__all__ = ["HARNESS_PREFIXES", "Boundary", "Record", "TokenUsage", "boundary_of", "call_key_of", "record_of",
+           "usage_of"]
 
 HARNESS_PREFIXES = (
     "<local-command-caveat>",
@@ -123,14 +124,22 @@ def _text_chars(content: Any) -> tuple[int, bool, bool]:
     return chars, texts > 0 and harness == texts, tools > 0 and texts == 0
 
 
-def _usage(raw: Any) -> TokenUsage | None:
+def usage_of(raw: Any) -> TokenUsage | None:
+    """A reply's ``message.usage`` (``None`` when it is not an object)."""
     if not isinstance(raw, Mapping):
         return None
     return TokenUsage(_int(raw.get("input_tokens")), _int(raw.get("cache_creation_input_tokens")),
                       _int(raw.get("cache_read_input_tokens")), _int(raw.get("output_tokens")))
 
 
-def _boundary(obj: Mapping[str, Any]) -> Boundary:
+def call_key_of(obj: Mapping[str, Any], message: Mapping[str, Any]) -> str | None:
+    """A reply's request key: ``<message id>:<request id>``, else the message id, else the record's uuid."""
+    mid, rid = _str(message.get("id")), _str(obj.get("requestId"))
+    return f"{mid}:{rid}" if mid and rid else (mid or _str(obj.get("uuid")))
+
+
+def boundary_of(obj: Mapping[str, Any]) -> Boundary:
+    """A ``compact_boundary`` record's metadata."""
     meta = obj.get("compactMetadata")
     meta = meta if isinstance(meta, Mapping) else {}
     segment = meta.get("preservedSegment")
@@ -169,12 +178,9 @@ def record_of(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int,
     message = obj.get("message")
     message = message if isinstance(message, Mapping) else {}
     role, chars = _role(obj, kind, message) if not usage_only else (None, 0)
-    usage = _usage(message.get("usage")) if kind == "assistant" else None
-    call_key = None
-    if usage is not None:
-        mid, rid = _str(message.get("id")), _str(obj.get("requestId"))
-        call_key = f"{mid}:{rid}" if mid and rid else (mid or _str(obj.get("uuid")))
-    boundary = _boundary(obj) if kind == "system" and obj.get("subtype") == "compact_boundary" else None
+    usage = usage_of(message.get("usage")) if kind == "assistant" else None
+    call_key = call_key_of(obj, message) if usage is not None else None
+    boundary = boundary_of(obj) if kind == "system" and obj.get("subtype") == "compact_boundary" else None
     return Record(
         line_no, offset, length, kind, _str(obj.get("uuid")), _str(obj.get("parentUuid")), _str(obj.get("timestamp")),
         role, chars, usage, _str(message.get("model")), call_key, obj.get("isSidechain") is True, boundary,
