@@ -45,8 +45,9 @@ def usage_of(source: SessionSource, agent: str, session_id: str | None, cwd: str
     provider = _PROVIDERS.get(agent)
     return SessionUsage(
         key=source.key, agent=agent, project=cwd or "-",
-        calls=tuple(UsageRecord(c.line, c.key, None, c.timestamp, c.model, provider, c.input, c.output,
-                                c.cache_read, c.cache_write, c.cost, None) for c in calls),
+        calls=tuple([UsageRecord(line, key, None, timestamp, model, provider, input_, output, cache_read, cache_write,
+                                 cost, None)
+                     for line, key, timestamp, model, input_, output, cache_read, cache_write, cost in calls]),
         compactions=tuple(CompactionRecord(c.line_no, f"{agent}:{session_id}:{c.line_no}", c.id, c.timestamp,
                                            c.tokens_before, None, None, False) for c in compactions),
         estimated_cost_usd=None, archived=source.kind != "live")
