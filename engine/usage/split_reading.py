@@ -59,30 +59,38 @@ def read_split(sources: Sequence[SessionSource], todo: Sequence[int],
         pid = os.fork()
     except OSError:
         os.close(fd)
-        return [read_one(s, cache) for s in sources]
+        return [r if r is not None else read_one(s, cache) for s, r in zip(sources, results, strict=True)]
     if pid == 0:
         _work(fd, [sources[i] for i in todo], read_one, cache)  # never returns
     worker = _Worker(pid, fd)
+
+    def take(stop: int) -> None:
+        """Place the worker's outcomes up to ``stop`` and apply its saves; done while it still runs, so that
+        little is left to merge once the two meet."""
+        for j, flat, saves in worker.take(stop):
+            if cache is not None:
+                for key, shard, sections in saves:
+                    cache.save(key, sections, shard=shard)
+            results[todo[j]] = _outcome(flat)
+
     try:
         theirs = set(todo)
         for i, source in enumerate(sources):
             if i not in theirs and results[i] is None:
                 results[i] = read_one(source, cache)
-        high = len(todo)  # todo[high:] are read here
-        while worker.done() < high:
+        high = len(todo)  # todo[high:] are read here; the worker's frames of todo[:high] count
+        while (done := worker.done()) < high:
+            take(done)
             if not worker.running():
-                for j in range(worker.done(), high):
+                done = worker.done()  # what it wrote before it exited
+                for j in range(done, high):
                     results[todo[j]] = read_one(sources[todo[j]], cache)
-                high = worker.done()
+                high = done
                 break
             high -= 1
             results[todo[high]] = read_one(sources[todo[high]], cache)
         worker.stop()
-        for j, flat, saves in worker.frames(high):
-            if cache is not None:
-                for key, shard, sections in saves:
-                    cache.save(key, sections, shard=shard)
-            results[todo[j]] = _outcome(flat)
+        take(high)
     finally:
         worker.stop()
         worker.close()
@@ -140,6 +148,7 @@ class _Worker:
         self.fd: int | None = fd
         self._read = 0
         self._frames: list[bytes] = []
+        self._taken = 0
 
     def done(self) -> int:
         """How many sessions, from the front, the worker has finished (frames complete in the file)."""
@@ -175,10 +184,10 @@ class _Worker:
                 os.waitpid(self.pid, 0)
             self.pid = None
 
-    def frames(self, count: int) -> list[tuple[int, Any, list[tuple[str, str | None, dict[str, bytes]]]]]:
-        """The first ``count`` frames, decoded; then the file is closed."""
-        found = [marshal.loads(f) for f in self._frames[:count]]
-        self.close()
+    def take(self, stop: int) -> list[tuple[int, Any, list[tuple[str, str | None, dict[str, bytes]]]]]:
+        """The frames not taken yet before ``stop`` (all complete: :meth:`done` said so), decoded."""
+        found = [marshal.loads(f) for f in self._frames[self._taken:stop]]
+        self._taken = max(self._taken, stop)
         return found
 
     def close(self) -> None:
