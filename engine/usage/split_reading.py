@@ -55,13 +55,14 @@ def read_split(sources: Sequence[SessionSource], todo: Sequence[int],
     results[todo[0]] = read_one(sources[todo[0]], cache)
     todo = todo[1:]
     fd = os.memfd_create("ctxscope-reading", os.MFD_CLOEXEC)
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:
         os.close(fd)
         return [r if r is not None else read_one(s, cache) for s, r in zip(sources, results, strict=True)]
     if pid == 0:
-        _work(fd, [sources[i] for i in todo], read_one, cache)  # never returns
+        _work(fd, [sources[i] for i in todo], read_one, cache, parent)  # never returns
     worker = _Worker(pid, fd)
 
     def take(stop: int) -> None:
@@ -99,7 +100,7 @@ def read_split(sources: Sequence[SessionSource], todo: Sequence[int],
 
 
 def _work(fd: int, sources: list[SessionSource], read_one: Callable[[SessionSource, IndexCache | None], Outcome],
-          cache: IndexCache | None) -> None:
+          cache: IndexCache | None, parent: int) -> None:
     """The worker: one frame per source, in order, then exit. Nothing it does may reach the parent's code: any
     exception ends the process (its frames so far stand)."""
     code = 1
@@ -107,6 +108,8 @@ def _work(fd: int, sources: list[SessionSource], read_one: Callable[[SessionSour
         if cache is not None:
             cache.divert_saves()
         for j, source in enumerate(sources):
+            if os.getppid() != parent:
+                break  # the parent was killed: no one will read what follows
             outcome = read_one(source, cache)
             saves = cache.take_diverted() if cache is not None else []
             frame = marshal.dumps((j, _flat(outcome), saves))

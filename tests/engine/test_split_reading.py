@@ -7,7 +7,10 @@ from __future__ import annotations
 import os
 import select
 import signal
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -182,3 +185,63 @@ def test_a_process_with_other_threads_does_not_fork(corpus: list[Path], tmp_path
         other.join()
     assert forks == []
     assert split == _one_process(corpus, None)
+
+
+_ORPHAN = """
+import os, sys, time
+from pathlib import Path
+from engine.agents.discovery import discover_sessions
+from engine.usage import collect
+parent, real, calls = os.getpid(), collect.session_usage, []
+def scripted(source, cache=None):
+    if os.getpid() != parent and not Path(sys.argv[1]).exists():
+        # The worker's first session: it names itself, then waits until its parent is gone.
+        Path(sys.argv[1]).write_text(str(os.getpid()))
+        while os.getppid() == parent:
+            time.sleep(0.01)
+    elif os.getpid() != parent:
+        os.read(0, 1)  # any later one would wait as long as the test holds the pipe
+    else:
+        calls.append(source)
+        if len(calls) == 2:  # the first after the fork: the parent blocks until it is killed
+            os.read(0, 1)
+    return real(source, cache)
+collect.session_usage = scripted
+collect.collect_usage(discover_sessions([Path(p) for p in sys.argv[2:]]), None, split_at=1)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")  # exited, not reaped yet by whoever adopted it
+
+
+def test_a_worker_whose_parent_is_killed_stops_after_the_session_it_is_reading(corpus: list[Path],
+                                                                                tmp_path: Path) -> None:
+    named = tmp_path / "worker.pid"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-c", _ORPHAN, str(named), *map(str, corpus)], env=env,
+                            stdin=read_end, cwd=tmp_path)
+    os.close(read_end)
+    try:
+        for _ in range(12_000):  # the worker names itself once it reads (a safety bound, not a timing)
+            if named.exists() and named.read_text() or proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None, "the report ended before its worker read anything"
+        worker = int(named.read_text())
+        proc.kill()
+        proc.wait()
+        for _ in range(12_000):
+            if _gone(worker):
+                break
+            time.sleep(0.01)
+        assert _gone(worker)
+    finally:
+        os.close(write_end)
+        proc.kill()
+        proc.wait()
