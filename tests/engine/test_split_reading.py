@@ -229,7 +229,7 @@ def test_a_worker_whose_parent_is_killed_stops_after_the_session_it_is_reading(c
     os.close(read_end)
     try:
         for _ in range(12_000):  # the worker names itself once it reads (a safety bound, not a timing)
-            if named.exists() and named.read_text() or proc.poll() is not None:
+            if (named.exists() and named.read_text()) or proc.poll() is not None:
                 break
             time.sleep(0.01)
         assert proc.poll() is None, "the report ended before its worker read anything"
