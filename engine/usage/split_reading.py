@@ -86,7 +86,7 @@ def read_split(sources: Sequence[SessionSource], todo: Sequence[int],
                 done = worker.done()  # what it wrote before it exited
                 for j in range(done, high):
                     results[todo[j]] = read_one(sources[todo[j]], cache)
-                high = done
+                high = min(high, done)  # frames past it are of sessions read here already
                 break
             high -= 1
             results[todo[high]] = read_one(sources[todo[high]], cache)
