@@ -105,3 +105,13 @@ def test_the_objects_alone_are_the_lines_objects_at_any_start(monkeypatch: pytes
         assert list(marked_objects(data, MARKERS, offset=1000 * number, line_no=number, pos=pos)) == expected
         if pos == 0 and longest is None:
             assert [n for n, _ in expected][:1] == [1]  # the BOM line is a Line at the file's start
+
+
+def test_crlf_lines_after_the_first_have_the_cursors_lengths(tmp_path: Path) -> None:
+    # marked_lines parses a JSON object line in one step past the file's first byte: its length must still be
+    # the cursor's, without the CR.
+    path = tmp_path / "crlf.jsonl"
+    path.write_bytes(b'{"a": 1}\r\n{"usage": 2}\r\n{"usage": 3}\n{"usage": 4}\r\r\n \r\n{"usage": 5}\r\n')
+    found = _by_search(path)
+    assert found == _by_cursor(path)
+    assert [(x.line_no, x.length) for x in found[0] if isinstance(x, Line)] == [(2, 12), (3, 12), (4, 13), (6, 12)]
