@@ -88,7 +88,8 @@ def _totals_differ(ours: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
     return found
 
 
-def bench_agent(agent: Agent, work: Path, ccusage: Path, count: int, repeat: int) -> list[Row]:
+def bench_agent(agent: Agent, work: Path, ccusage: Path, count: int, repeat: int,
+                before: Path | None = None) -> list[Row]:
     home = work / agent.home
     if not home.exists():
         start = time.perf_counter()
@@ -102,21 +103,28 @@ def bench_agent(agent: Agent, work: Path, ccusage: Path, count: int, repeat: int
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     cc_env = {**base, "HOME": str(home.parent), **agent.env(home), "NO_COLOR": "1"}
     cc_argv = [str(ccusage), agent.name, "daily", "--json", "--offline", "-z", "UTC", *agent.args(home)]
-    cache = work / f"cache-{agent.name}"
-    our_env = {**base, "XDG_CACHE_HOME": str(cache)}
     our_argv = [str(Path(sys.executable).with_name("ctxscope")), "report", str(home / agent.root), "--json",
                 "--utc"]
-    theirs_t, cold_t, warm_t = [], [], []
+    # This environment's ctxscope, and the tree given as --before (first on PYTHONPATH), in turn in each round.
+    trees: list[tuple[str, dict[str, str], Path]] = [("", {**base, "XDG_CACHE_HOME": str(work / f"cache-{agent.name}")},
+                                                      work / f"cache-{agent.name}")]
+    if before is not None:
+        cache = work / f"cache-{agent.name}-before"
+        trees.insert(0, ("before: ", {**base, "XDG_CACHE_HOME": str(cache), "PYTHONPATH": str(before.resolve())},
+                         cache))
+    theirs_t: list[float] = []
+    ours_t: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _, _ in trees}
     theirs_out = ours_out = b""
     for _ in range(repeat):
         wall, theirs_out = _timed(cc_argv, cc_env)
         theirs_t.append(wall)
-        shutil.rmtree(cache, ignore_errors=True)
-        wall, ours_out = _timed(our_argv, our_env)
-        cold_t.append(wall)
-        wall, ours_out = _timed(our_argv, our_env)
-        warm_t.append(wall)
-    theirs_m, cold_m, warm_m = (statistics.median(t) for t in (theirs_t, cold_t, warm_t))
+        for name, our_env, cache in trees:
+            shutil.rmtree(cache, ignore_errors=True)
+            wall, ours_out = _timed(our_argv, our_env)
+            ours_t[name][0].append(wall)
+            wall, ours_out = _timed(our_argv, our_env)
+            ours_t[name][1].append(wall)
+    theirs_m = statistics.median(theirs_t)
     ours = orjson.loads(ours_out)
     theirs = orjson.loads(theirs_out)["totals"]
     differ = _totals_differ(ours["total"], theirs)
@@ -125,14 +133,18 @@ def bench_agent(agent: Agent, work: Path, ccusage: Path, count: int, repeat: int
     baseline = f"ccusage {theirs_m:.3f} s"
     tokens = (f"{ours['total']['calls']:,} calls, {ours['total']['total_tokens']:,} tokens, "
               f"cost ${ours['total']['cost_usd']:.6f} vs ${cost_theirs:.6f}")
-    return [
-        Row(f"{where}: cold ≤ 0.5× ccusage", f"{cold_m:.3f} s", baseline, f"{cold_m / theirs_m:.2f}×",
-            cold_m <= 0.5 * theirs_m),
-        Row(f"{where}: warm ≤ 0.1× ccusage", f"{warm_m:.3f} s", baseline, f"{warm_m / theirs_m:.3f}×",
-            warm_m <= 0.1 * theirs_m),
-        Row(f"{where}: totals equal to the token", "equal" if not differ else "; ".join(differ), tokens, "-",
-            not differ),
-    ]
+    rows = []
+    for name, (cold_t, warm_t) in ours_t.items():
+        cold_m, warm_m = statistics.median(cold_t), statistics.median(warm_t)
+        rows += [
+            Row(f"{name}{where}: cold ≤ 0.5× ccusage", f"{cold_m:.3f} s", baseline, f"{cold_m / theirs_m:.2f}×",
+                cold_m <= 0.5 * theirs_m),
+            Row(f"{name}{where}: warm ≤ 0.1× ccusage", f"{warm_m:.3f} s", baseline, f"{warm_m / theirs_m:.3f}×",
+                warm_m <= 0.1 * theirs_m),
+        ]
+    rows.append(Row(f"{where}: totals equal to the token", "equal" if not differ else "; ".join(differ), tokens,
+                    "-", not differ))
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,15 +153,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="runs of each command (median; default 5)")
     parser.add_argument("--agents", default="pi,openclaw,claude,codex", help="ccusage names, comma-separated")
     parser.add_argument("--work", type=Path, help="keep the corpora here and reuse them (default: a temp dir)")
+    parser.add_argument("--before", type=Path, help="also time this source tree's report, in turn in each round "
+                        "(first on PYTHONPATH: an older checkout, for a same-run before and after)")
     args = parser.parse_args(argv)
     ccusage = install_ccusage()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, ccusage {VERSION}", file=sys.stderr)
     chosen = [a for a in AGENTS if a.name in args.agents.split(",")]
     # Bytecode as an installed ctxscope has it: written once here, before any timed run.
-    subprocess.run([sys.executable, "-c", "import tui.cli.report_command, engine.usage.agent_usage"], check=True)
+    for tree in ([args.before] if args.before is not None else []) + [None]:
+        env = ({**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+                "PYTHONPATH": str(tree.resolve())} if tree is not None else None)
+        subprocess.run([sys.executable, "-c", "import tui.cli.report_command, engine.usage.agent_usage"], check=True,
+                       env=env, cwd=tree)
     with tempfile.TemporaryDirectory(prefix="ctxscope-bench-ccusage-") as tmp:
         work = args.work or Path(tmp)
-        rows = [row for agent in chosen for row in bench_agent(agent, work, ccusage, args.sessions, args.repeat)]
+        rows = [row for agent in chosen
+                for row in bench_agent(agent, work, ccusage, args.sessions, args.repeat, args.before)]
     print_table(rows)
     return 0 if all(r.ok for r in rows) else 1
 

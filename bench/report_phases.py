@@ -26,7 +26,7 @@ from pathlib import Path
 from bench.ccusage import AGENTS
 
 _CHILD = r"""
-import json, sys, time
+import json, resource, sys, time
 root = sys.argv[1]
 marks = [time.process_time()]
 import tui.cli.entry, tui.cli.report_memo, tui.cli.main as cli, tui.cli.report_command as rc
@@ -45,17 +45,25 @@ tui.cli.report_memo.take_listing([root], (str(rc._config_file()),))
 marks.append(time.process_time())
 found = discover_sessions([Path(root)])
 marks.append(time.process_time())
+split = {"split_at": rc._split_at()} if hasattr(rc, "_split_at") else {}  # as the command line reads
+before, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
 with cache.batch():
-    usages, problems = collect_usage(found, cache)
+    usages, problems = collect_usage(found, cache, **split)
 marks.append(time.process_time())
+after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - wall
 result = aggregate_usage(usages, "day", tz=UTC)
 marks.append(time.process_time())
 rc.json_text(result.to_dict())
 marks.append(time.process_time())
-print(json.dumps([b - a for a, b in zip(marks, marks[1:])]))
+worker = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+print(json.dumps([b - a for a, b in zip(marks, marks[1:])] + [worker, wall]))
 """
 PHASES = ("imports (command line, engine)", "build and parse the command line", "config, cache, memo listing",
           "discovery", "reading (with the index writes)", "aggregation", "JSON text")
+EXTRA = ("reading: the worker's CPU", "reading: wall time")
+"""Beside the phases (not in their total): the CPU of the worker that reads a share of the sessions in a second
+process (docs/usage.md, Speed; 0 for a tree that reads in one), and the reading phase's wall time, which is what
+sharing it over two cores saves — when the machine has a second core free."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,12 +91,15 @@ def main(argv: list[str] | None = None) -> int:
                                          capture_output=True, text=True, check=True).stdout
                 if run:
                     found.append(json.loads(out.splitlines()[-1]))
-            table[str(tree)] = [statistics.median(r[i] for r in found) * 1e3 for i in range(len(PHASES))]
+            table[str(tree)] = [statistics.median(r[i] if i < len(r) else 0.0 for r in found) * 1e3
+                                for i in range(len(PHASES) + len(EXTRA))]
         print(f"\n{agent.label}: CPU ms per phase of a cold report, median of {args.runs}")
         print(f"{'phase':34s}" + "".join(f"  {Path(t).name[-14:]:>14s}" for t in table))
         for i, phase in enumerate(PHASES):
             print(f"{phase:34s}" + "".join(f"  {row[i]:14.1f}" for row in table.values()))
-        print(f"{'total':34s}" + "".join(f"  {sum(row):14.1f}" for row in table.values()))
+        print(f"{'total':34s}" + "".join(f"  {sum(row[:len(PHASES)]):14.1f}" for row in table.values()))
+        for i, extra in enumerate(EXTRA, len(PHASES)):
+            print(f"{extra:34s}" + "".join(f"  {row[i]:14.1f}" for row in table.values()))
     return 0
 
 

@@ -193,6 +193,20 @@ class IndexCache:
         self._swept = False
         self._shards: dict[str, _Shard] = {}
         self._batches = 0
+        self._diverted: list[tuple[str, str | None, dict[str, bytes]]] | None = None
+
+    def divert_saves(self) -> None:
+        """From now on, saves write nothing: they are kept for :meth:`take_diverted` (a worker process that reads
+        a share of a report's sessions hands what it would save to the process that writes: docs/usage.md, Speed).
+        Loads still see them."""
+        self._diverted = []
+
+    def take_diverted(self) -> list[tuple[str, str | None, dict[str, bytes]]]:
+        """The saves diverted since the last call, in order: ``(key, shard, sections)``."""
+        found = self._diverted or []
+        if self._diverted is not None:
+            self._diverted = []
+        return found
 
     @property
     def enabled(self) -> bool:
@@ -242,8 +256,17 @@ class IndexCache:
         cache is off or the write failed (the cache is then off from now on)."""
         if not self.enabled:
             return False
-        entry: dict[str, tuple[Blob, str]] = {n: (bytes(d), section_digest(d)) for n, d in sections.items()}
+        data = {n: bytes(d) for n, d in sections.items()}
+        entry: dict[str, tuple[Blob, str]] = {n: (d, section_digest(d)) for n, d in data.items()}
         with self._lock:
+            if self._diverted is not None:
+                self._diverted.append((key, shard, data))
+                if shard is None:
+                    return True
+                stored = self._shard(shard)
+                stored.entries[key] = entry
+                stored.unusable = False
+                return True  # never dirty: a diverting process writes nothing
             if shard is None:
                 return self._write(key, _Shard({key: entry}, False))
             stored = self._shard(shard)

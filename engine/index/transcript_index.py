@@ -25,7 +25,8 @@ from engine.index.file_check import bytes_check, file_check
 from engine.index.records import CompactionRecord, HeaderInfo, UsageRecord
 from engine.index.scanner import ScanState, resolve_calls, scan_file
 
-__all__ = ["CacheOutcome", "DamagedSectionError", "TranscriptIndex", "bytes_check", "file_check", "index_transcript"]
+__all__ = ["CacheOutcome", "DamagedSectionError", "TranscriptIndex", "bytes_check", "file_check", "index_transcript",
+           "stored_key"]
 
 CacheOutcome = Literal["off", "cold", "warm", "extended", "rebuilt"]
 """``off``: no cache; ``cold``: none stored; ``warm``: nothing new; ``extended``: new bytes scanned on top of the
@@ -202,6 +203,11 @@ def _resolve(state: _Stored, fd: int) -> bool:
     return True
 
 
+def stored_key(path: str | Path) -> str:
+    """The key the index of the transcript at ``path`` is stored under (in the shard :func:`shard_of` names)."""
+    return os.path.abspath(path)  # no resolve(): a symlinked path just gets its own entry, checked by inode
+
+
 def index_transcript(
     path: Path,
     cache: IndexCache | None = None,
@@ -240,7 +246,7 @@ def _index(
     path: Path, cache: IndexCache | None, fd: int, calls: bool, gauge: GaugeProbe | None, *, fresh: bool = False
 ) -> TranscriptIndex:
     st = os.fstat(fd)
-    key = os.path.abspath(path)  # no resolve(): a symlinked path just gets its own entry, checked by inode
+    key = stored_key(path)
     enabled = cache is not None and cache.enabled
     outcome: CacheOutcome = "off" if not enabled else "rebuilt" if fresh else "cold"
     state: _Stored | None = None

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from engine.agents.claude_code.reader import UsageReading
     from engine.agents.protocol import AgentCall, AgentCompaction
 
-__all__ = ["UnreadableSessionError", "agent_session_usage", "usage_of"]
+__all__ = ["UnreadableSessionError", "agent_session_usage", "stored_key", "usage_of"]
 
 _PROVIDERS = {"claude-code": "anthropic", "codex": "openai"}
 _VERSION = 4
@@ -45,8 +45,9 @@ def usage_of(source: SessionSource, agent: str, session_id: str | None, cwd: str
     provider = _PROVIDERS.get(agent)
     return SessionUsage(
         key=source.key, agent=agent, project=cwd or "-",
-        calls=tuple(UsageRecord(c.line, c.key, None, c.timestamp, c.model, provider, c.input, c.output,
-                                c.cache_read, c.cache_write, c.cost, None) for c in calls),
+        calls=tuple([UsageRecord(line, key, None, timestamp, model, provider, input_, output, cache_read, cache_write,
+                                 cost, None)
+                     for line, key, timestamp, model, input_, output, cache_read, cache_write, cost in calls]),
         compactions=tuple(CompactionRecord(c.line_no, f"{agent}:{session_id}:{c.line_no}", c.id, c.timestamp,
                                            c.tokens_before, None, None, False) for c in compactions),
         estimated_cost_usd=None, archived=source.kind != "live")
@@ -62,18 +63,17 @@ def _shard(path: Path) -> str:
         # Worked out once per directory, from its name as a string (a Path's parts per file cost 12 ms of a
         # cold report over 1,000 sessions: docs/usage.md, Speed).
         folded: str | Path = parent
-        head, day = os.path.split(parent)
-        if day.isdigit():
-            clean = "//" not in parent and "/." not in parent  # no component a Path would drop or keep apart
-            if clean:
-                rest, month = os.path.split(head)
-                above, year = os.path.split(rest)
-                if month.isdigit() and year.isdigit() and above:
-                    folded = above
-            else:
-                parts = Path(parent).parts
-                if len(parts) > 3 and all(p.isdigit() for p in parts[-3:]):
-                    folded = Path(*parts[:-3])
+        # No component a Path would drop (".") or find empty ("//"); a hidden directory (".codex") is kept by both.
+        if "//" not in parent and "/./" not in parent + "/" and not parent.startswith("./") and parent != ".":
+            head, day = os.path.split(parent)
+            rest, month = os.path.split(head)
+            above, year = os.path.split(rest)
+            if day.isdigit() and month.isdigit() and year.isdigit() and above:
+                folded = above
+        else:
+            parts = Path(parent).parts
+            if len(parts) > 3 and all(p.isdigit() for p in parts[-3:]):
+                folded = Path(*parts[:-3])
         found = "agent-usage:" + os.path.abspath(folded)
         if os.path.isabs(parent):  # a relative name's shard follows the working directory: not kept
             _SHARDS[parent] = found
@@ -82,6 +82,11 @@ def _shard(path: Path) -> str:
 
 _SHARDS: dict[str, str] = {}
 """Absolute directory → its shard (which depends on nothing but the directory's name)."""
+
+
+def stored_key(path: Path) -> tuple[str, str]:
+    """The key a session's usage is stored under in the index cache, and its shard."""
+    return "agent-usage:" + os.path.abspath(path), _shard(path)
 
 
 def _stamp(st: os.stat_result) -> list[int]:
@@ -190,7 +195,7 @@ def agent_session_usage(source: SessionSource, cache: IndexCache | None = None) 
     if cache is None or not cache.enabled:
         return _read(source)[0]
     st = os.stat(source.path)
-    key, shard, stamp = "agent-usage:" + os.path.abspath(source.path), _shard(source.path), _stamp(st)
+    (key, shard), stamp = stored_key(source.path), _stamp(st)
     loaded = cache.load(key, shard=shard)
     since = None
     if isinstance(loaded, LoadedIndex):

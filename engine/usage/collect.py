@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.agents import registry
-from engine.index.cache import IndexCache
+from engine.index.cache import IndexCache, LoadedIndex, shard_of
 from engine.stores.number_bounds import cost_usd
 from engine.stores.source import AGENT_FORMATS, Discovery, SessionSource
 from engine.stores.transcript_error import TranscriptError
@@ -23,7 +23,7 @@ from engine.usage.model import SessionUsage
 if TYPE_CHECKING:
     from engine.index.transcript_index import TranscriptIndex
 
-__all__ = ["archive_source", "collect_usage", "index_source", "session_usage"]
+__all__ = ["SPLIT_AT", "archive_source", "collect_usage", "index_source", "session_usage"]
 
 
 def archive_source(path: Path) -> SessionSource:
@@ -94,18 +94,27 @@ def session_usage(source: SessionSource, cache: IndexCache | None = None) -> Ses
     )
 
 
+SPLIT_AT = 64
+"""Sessions the index cannot answer from which a report reads them over two processes (docs/usage.md, Speed):
+below it, forking a worker costs more than the worker saves."""
+
+
 def collect_usage(
     discovery: Discovery,
     cache: IndexCache | None = None,
     *,
     archives: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    split_at: int | None = None,
 ) -> tuple[tuple[SessionUsage, ...], tuple[str, ...]]:
     """Every session's usage and the problems met (one line per session that could not be read).
 
     Args:
         archives: also read the archived transcripts discovery found.
         progress: called with ``(done, total)`` after each session.
+        split_at: with this many sessions or more that the index cannot answer, a forked worker reads a share of
+            them (:mod:`engine.usage.split_reading`; only in a process with no other thread, and never with
+            ``progress``); ``None``: one process. The result is the same either way.
     """
     sources: list[SessionSource] = list(discovery.sessions)
     if archives:
@@ -114,11 +123,57 @@ def collect_usage(
     found: list[SessionUsage] = []
     problems: list[str] = []
     with cache.batch() if cache is not None else contextlib.nullcontext():  # each shard written once
-        for done, source in enumerate(sources, 1):
-            try:
-                found.append(session_usage(source, cache))
-            except (TranscriptError, OSError, ValueError) as exc:
-                problems.append(f"{source.path}: {exc}")
-            if progress is not None:
-                progress(done, len(sources))
+        outcomes = _split(sources, cache, split_at) if split_at is not None and progress is None else None
+        if outcomes is None:
+            outcomes = []
+            for done, source in enumerate(sources, 1):
+                outcomes.append(_read_one(source, cache))
+                if progress is not None:
+                    progress(done, len(sources))
+    for outcome in outcomes:
+        if isinstance(outcome, str):
+            problems.append(outcome)
+        else:
+            found.append(outcome)
     return tuple(found), tuple(problems)
+
+
+def _read_one(source: SessionSource, cache: IndexCache | None) -> SessionUsage | str:
+    """A session's usage, or the line that names why it could not be read."""
+    try:
+        return session_usage(source, cache)
+    except (TranscriptError, OSError, ValueError) as exc:
+        return f"{source.path}: {exc}"
+
+
+def _split(sources: list[SessionSource], cache: IndexCache | None, split_at: int) -> list[SessionUsage | str] | None:
+    """Every outcome, read over two processes; ``None`` when too few sessions need reading to be worth it."""
+    if len(sources) < split_at:
+        return None
+    from engine.usage.split_reading import can_split, read_split
+
+    if not can_split():
+        return None
+    todo = [i for i, s in enumerate(sources) if _unindexed(s, cache)]
+    if len(todo) < split_at:
+        return None
+    return read_split(sources, todo, _read_one, cache)
+
+
+def _unindexed(source: SessionSource, cache: IndexCache | None) -> bool:
+    """Nothing is stored for the session: reading it means reading its whole file. A SQLite store stays with the
+    process that opened it."""
+    if source.in_database:
+        return False
+    if cache is None or not cache.enabled:
+        return True
+    if source.format in AGENT_FORMATS:
+        from engine.usage.agent_usage import stored_key
+
+        key, shard = stored_key(source.path)
+    else:
+        from engine.index.transcript_index import stored_key as transcript_key
+
+        key = transcript_key(source.path)
+        shard = shard_of(key)
+    return not isinstance(cache.load(key, shard=shard), LoadedIndex)

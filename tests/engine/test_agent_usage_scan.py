@@ -10,8 +10,7 @@ import pytest
 
 from engine.agents import marked_lines
 from engine.agents.claude_code import reader as claude_reader
-from engine.agents.claude_code.reader import ClaudeCodeReader, read_usage
-from engine.agents.claude_code.records import record_of
+from engine.agents.claude_code.reader import ClaudeCodeReader, note_usage, read_usage
 from engine.agents.codex.reader import CodexReader
 from sim.agent_corpus import write_claude_code, write_codex
 from tests.conftest import FIXTURES
@@ -143,9 +142,9 @@ def test_claude_code_lines_are_chosen_by_their_usage_once_the_session_is_known(t
     # parsed, and the calls and line numbers stay the full reader's.
     parsed: list[int] = []
 
-    def counted(obj, **where):  # type: ignore[no-untyped-def]
-        parsed.append(where["line_no"])
-        return record_of(obj, **where)
+    def counted(obj, line_no, calls, compactions):  # type: ignore[no-untyped-def]
+        parsed.append(line_no)
+        return note_usage(obj, line_no, calls, compactions)
 
     path = tmp_path / "s.jsonl"
     path.write_text(
@@ -161,7 +160,7 @@ def test_claude_code_lines_are_chosen_by_their_usage_once_the_session_is_known(t
         '{"type": "user", "uuid": "w", "message": {"role": "user", "content": "it\\u2019s done"}}\n'
     )
     _same(path)
-    monkeypatch.setattr(claude_reader, "record_of", counted)
+    monkeypatch.setattr(claude_reader, "note_usage", counted)
     quick = read_usage(path)
     assert quick is not None and [(c.line, c.input) for c in quick.calls] == [(3, 5), (7, 3)]
     assert [c.line_no for c in quick.compactions] == [6]
@@ -192,3 +191,45 @@ def test_files_too_large_to_read_at_once_give_the_same_usage_through_the_cursor(
     cursor = _usage_of(CodexReader(rollout, usage_only=True)), read_usage(claude)
     assert cursor[0] == whole[0] and cursor[1] is not None and whole[1] is not None
     assert cursor[1][:6] == whole[1][:6] and cursor[1].whole is None
+
+
+def test_odd_values_give_the_full_readers_calls_and_compactions(tmp_path: Path) -> None:
+    # The quick pass takes calls and compactions from each object without a record (note_usage): every odd value
+    # a record reads as absent must read so there too.
+    reply = {"type": "assistant", "requestId": "r", "timestamp": "2026-01-01T00:00:00Z",
+             "message": {"id": "m", "model": "claude-sonnet-4-5", "usage": {"input_tokens": 4, "output_tokens": 1}}}
+
+    def variant(n: int, **change: object) -> dict[str, object]:
+        obj = json.loads(json.dumps(reply))
+        obj["message"]["id"] = f"m{n}"
+        for key, value in change.items():
+            if key.startswith("m_"):
+                obj["message"][key[2:]] = value
+            else:
+                obj[key] = value
+        return obj
+
+    lines: list[object] = [
+        {"sessionId": "", "cwd": 7, "type": "user", "message": {"content": "hi"}},  # an empty id, a numeric cwd
+        variant(1, type=123), variant(2, type=""), variant(3, type=None, message=[1]), variant(4, m_model=5),
+        variant(5, timestamp=12), variant(6, m_usage={"input_tokens": -3, "output_tokens": True}),
+        variant(7, m_usage={"input_tokens": 1.5, "cache_read_input_tokens": 2}), variant(8, m_usage={}),
+        variant(9, m_usage=[1, 2]), variant(10, m_id="", uuid="u10"), variant(11, m_id="", uuid=None),
+        variant(12, requestId=5), variant(13, m_id=None, requestId="r13", uuid=""),
+        variant(14, costUSD="1.5"), variant(15, costUSD=-2.0), variant(16, costUSD=1e300), variant(17, costUSD=0.25),
+        variant(1, m_usage={"input_tokens": 99}),  # the same key again: the first is kept
+        {"sessionId": "s", "cwd": "/w", "type": "user", "message": {"content": "later ids"}},
+        {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "isSidechain": True},
+        {"type": "system", "subtype": "compact_boundary", "uuid": 3, "timestamp": 4, "isSidechain": "yes",
+         "compactMetadata": {"trigger": 1, "preTokens": -1, "postTokens": 2.0, "preservedSegment": []}},
+        {"type": "system", "subtype": "compact_boundary", "compactMetadata": [], "usage": {"x": 1}},
+        {"type": "system", "subtype": "other", "usage": {"input_tokens": 3}},
+        {"message": {"id": "m20", "usage": {"output_tokens": 2}}, "requestId": "r"},  # untyped: a reply
+        {"type": "user", "message": {"id": "m21", "usage": {"output_tokens": 2}}},  # a user's usage counts not
+    ]
+    path = tmp_path / "odd.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    _same(path)
+    quick = read_usage(path)
+    assert quick is not None and quick.session_id == "s" and quick.cwd == "/w"
+    assert len(quick.calls) > 10 and len(quick.compactions) == 2

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from engine.agents import marked_lines as marked_lines_module
 from engine.agents.jsonl_cursor import JsonlCursor, Line
-from engine.agents.marked_lines import Deferred, line_starts, marked_lines, read_marked
+from engine.agents.marked_lines import Deferred, line_starts, marked_lines, marked_objects, read_marked
 
 MARKERS = (b'"usage"', b"compact_boundary", b"\\u")
 
@@ -87,3 +88,30 @@ def test_a_file_with_no_complete_line_gives_nothing(tmp_path: Path, size: int) -
     path = tmp_path / "short.jsonl"
     path.write_bytes(b'{"usage": 1}'[:size])
     assert _by_search(path) == ([], 0, 0) == _by_cursor(path)
+
+
+@pytest.mark.parametrize("longest", [None, 60], ids=["any length", "lines over 60 bytes too long"])
+def test_the_objects_alone_are_the_lines_objects_at_any_start(monkeypatch: pytest.MonkeyPatch,
+                                                              longest: int | None) -> None:
+    # marked_objects parses in one step what parse_line parses in several (a BOM, a CR, blank, torn, non-UTF-8,
+    # list and string lines, a line too long): the objects and their numbers must be the same from any line.
+    if longest is not None:
+        monkeypatch.setattr(marked_lines_module, "MAX_LINE_BYTES", longest)
+    data = HOSTILE + b'\n{"usage": 5, "pad": "' + b"x" * 70 + b'"}\r\n{"usage": 6}\n'
+    starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
+    for number, pos in enumerate(starts):
+        lines = marked_lines(data, MARKERS, offset=1000 * number, line_no=number, pos=pos)
+        expected = [(x.line_no, x.obj) for x in lines if isinstance(x, Line)]
+        assert list(marked_objects(data, MARKERS, offset=1000 * number, line_no=number, pos=pos)) == expected
+        if pos == 0 and longest is None:
+            assert [n for n, _ in expected][:1] == [1]  # the BOM line is a Line at the file's start
+
+
+def test_crlf_lines_after_the_first_have_the_cursors_lengths(tmp_path: Path) -> None:
+    # marked_lines parses a JSON object line in one step past the file's first byte: its length must still be
+    # the cursor's, without the CR.
+    path = tmp_path / "crlf.jsonl"
+    path.write_bytes(b'{"a": 1}\r\n{"usage": 2}\r\n{"usage": 3}\n{"usage": 4}\r\r\n \r\n{"usage": 5}\r\n')
+    found = _by_search(path)
+    assert found == _by_cursor(path)
+    assert [(x.line_no, x.length) for x in found[0] if isinstance(x, Line)] == [(2, 12), (3, 12), (4, 13), (6, 12)]

@@ -30,7 +30,7 @@ DEEP_IMPORTS: dict[str, frozenset[str]] = {
     "engine.text.terminal": frozenset({"BIDI_CONTROLS"}),
     "engine.config.loader": frozenset({"config_path"}),
     "engine.fs.atomic": frozenset({"write_atomic"}),
-    "engine.usage.collect": frozenset({"index_source"}),
+    "engine.usage.collect": frozenset({"SPLIT_AT", "index_source"}),
 }
 """Module → the names tui/ may import from it directly, beyond ``engine.__all__``."""
 

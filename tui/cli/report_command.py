@@ -154,6 +154,17 @@ def _config_file() -> Path:
     return config_path()
 
 
+def _split_at() -> int | None:
+    """From how many files the index cannot answer a report reads them over two processes (docs/usage.md,
+    Speed): ``CTXSCOPE_SPLIT_AT`` (a count; ``0``: never), else the engine's default."""
+    from engine.usage.collect import SPLIT_AT
+
+    value = os.environ.get("CTXSCOPE_SPLIT_AT", "").strip()
+    if not value.isdigit():
+        return SPLIT_AT
+    return int(value) or None
+
+
 def _report(args: argparse.Namespace, cache: IndexCache) -> int:
     from engine import aggregate_usage, catalog_info, collect_usage, discover_sessions
 
@@ -171,7 +182,7 @@ def _report(args: argparse.Namespace, cache: IndexCache) -> int:
     discovery = discover_sessions(args.paths or None)
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
-    usages, problems = collect_usage(discovery, cache, archives=not args.no_archives)
+    usages, problems = collect_usage(discovery, cache, archives=not args.no_archives, split_at=_split_at())
     for problem in problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
     result = aggregate_usage(usages, args.by, tz=tz, since=args.since, until=args.until,

@@ -8,16 +8,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engine.agents.claude_code.context import context_items, context_path, context_tokens
 from engine.agents.claude_code.limits import compaction_line, window_of
-from engine.agents.claude_code.records import Record, record_of
+from engine.agents.claude_code.records import (
+    Boundary,
+    Record,
+    TokenUsage,
+    boundary_of,
+    call_key_of,
+    record_of,
+    usage_of,
+)
 from engine.agents.jsonl_cursor import JsonlCursor, Line, LineProblem
-from engine.agents.marked_lines import complete_end, marked_lines, parse_line, read_from
+from engine.agents.marked_lines import complete_end, marked_objects, parse_line, read_from
 from engine.agents.protocol import AgentCall, AgentCompaction, AgentReading
+from engine.stores.number_bounds import cost_usd
 
-__all__ = ["ClaudeCodeReader", "UsageReading", "read_usage"]
+__all__ = ["ClaudeCodeReader", "UsageReading", "note_usage", "read_usage"]
 
 AGENT = "claude-code"
 
@@ -96,19 +105,52 @@ def calls_of(records: Iterable[Record]) -> dict[str, AgentCall]:
     for r in records:
         if r.usage is not None and r.call_key is not None and r.usage.total:
             # One reply can be written as several records repeating its usage: count it once.
-            calls.setdefault(r.call_key, AgentCall(r.line_no, f"claude:{r.call_key}", r.timestamp, r.model,
-                                                   r.usage.input, r.usage.output, r.usage.cache_read,
-                                                   r.usage.cache_write, r.cost_usd))
+            calls.setdefault(r.call_key, _call(r.line_no, r.call_key, r.timestamp, r.model, r.usage, r.cost_usd))
     return calls
 
 
 def compactions_of(records: Iterable[Record]) -> tuple[AgentCompaction, ...]:
     """The main thread's compaction boundaries."""
-    return tuple(
-        AgentCompaction(r.line_no, r.uuid, r.boundary.trigger, r.boundary.pre_tokens, r.boundary.post_tokens,
-                        r.timestamp, "claude-code compact_boundary")
-        for r in records if r.boundary is not None and not r.sidechain
-    )
+    return tuple(_compaction(r.line_no, r.uuid, r.boundary, r.timestamp)
+                 for r in records if r.boundary is not None and not r.sidechain)
+
+
+def _call(line_no: int, key: str, timestamp: str | None, model: str | None, usage: TokenUsage,
+          cost: float | None) -> AgentCall:
+    return AgentCall(line_no, f"claude:{key}", timestamp, model, usage.input, usage.output, usage.cache_read,
+                     usage.cache_write, cost)
+
+
+def _compaction(line_no: int, uuid: str | None, boundary: Boundary, timestamp: str | None) -> AgentCompaction:
+    return AgentCompaction(line_no, uuid, boundary.trigger, boundary.pre_tokens, boundary.post_tokens, timestamp,
+                           "claude-code compact_boundary")
+
+
+def note_usage(obj: dict[str, Any], line_no: int, calls: dict[str, AgentCall],
+               compactions: list[AgentCompaction]) -> None:
+    """Add what :func:`calls_of` and :func:`compactions_of` take from the :func:`record_of` of one parsed line,
+    without building the record (a usage report's pass: a fifth of its time went to records no one kept,
+    docs/usage.md, Speed). ``calls`` is keyed by :attr:`AgentCall.key`; a key already there is kept."""
+    message = obj.get("message")
+    kind = obj.get("type")
+    if type(kind) is not str or not kind:  # record_of's rule: an untyped line with a message is a reply
+        kind = "assistant" if isinstance(message, dict) else "unknown"
+    if kind == "assistant":
+        if not isinstance(message, dict):
+            return
+        usage = usage_of(message.get("usage"))
+        if usage is None or not usage.total:
+            return
+        key = call_key_of(obj, message)
+        if key is not None and f"claude:{key}" not in calls:
+            ts, model = obj.get("timestamp"), message.get("model")
+            call = _call(line_no, key, ts if type(ts) is str else None, model if type(model) is str else None,
+                         usage, cost_usd(obj.get("costUSD")))
+            calls[call.key] = call
+    elif kind == "system" and obj.get("subtype") == "compact_boundary" and obj.get("isSidechain") is not True:
+        ts, uuid = obj.get("timestamp"), obj.get("uuid")
+        compactions.append(_compaction(line_no, uuid if type(uuid) is str else None, boundary_of(obj),
+                                       ts if type(ts) is str else None))
 
 
 class UsageReading(NamedTuple):
@@ -139,11 +181,12 @@ def _may_count(raw: bytes) -> bool:
     return b'"usage"' in raw or b"compact_boundary" in raw or b"\\u00" in raw
 
 
-def _objects(path: Path, ids: list[str | None], end: list[int], whole: list[bytes]) -> Iterator[Line]:
-    """The parsed lines a usage report needs, numbered as :class:`JsonlCursor` numbers them: every line until
-    ``ids`` (filled by the caller) holds a session id and a cwd, then only those holding one of :data:`_MARKERS`.
-    ``end`` is ``[offset, lines]``: where to start, then (once exhausted) where the last complete line ends;
-    ``whole`` receives the file's bytes when they were read from its start in one go."""
+def _objects(path: Path, ids: list[str | None], end: list[int],
+             whole: list[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` of the parsed lines a usage report needs, numbered as :class:`JsonlCursor` numbers
+    them: every line until ``ids`` (filled by the caller) holds a session id and a cwd, then only those holding one
+    of :data:`_MARKERS`. ``end`` is ``[offset, lines]``: where to start, then (once exhausted) where the last
+    complete line ends; ``whole`` receives the file's bytes when they were read from its start in one go."""
     start, first_line = end
     data = read_from(path, start)
     if data is not None and start == 0:
@@ -151,7 +194,7 @@ def _objects(path: Path, ids: list[str | None], end: list[int], whole: list[byte
     if data is None:
         cursor = JsonlCursor(path, lambda raw: ids[0] is None or ids[1] is None or _may_count(raw))
         cursor.offset, cursor.line_no = start, first_line
-        yield from (line for line in cursor.read_lazily() if isinstance(line, Line))
+        yield from ((line.line_no, line.obj) for line in cursor.read_lazily() if isinstance(line, Line))
         end[:] = [cursor.offset, cursor.line_no]
         return
     stop, lines = complete_end(data)
@@ -162,10 +205,9 @@ def _objects(path: Path, ids: list[str | None], end: list[int], whole: list[byte
         line = parse_line(data[pos:newline], start + pos, number)
         pos = newline + 1
         if isinstance(line, Line):
-            yield line
+            yield number, line.obj
     if pos < stop:
-        yield from (line for line in marked_lines(data, _MARKERS, offset=start, line_no=number, pos=pos)
-                    if isinstance(line, Line))
+        yield from marked_objects(data, _MARKERS, offset=start, line_no=number, pos=pos)
     end[:] = [start + stop, first_line + lines]
 
 
@@ -181,22 +223,21 @@ def read_usage(path: Path, since: UsageReading | None = None) -> UsageReading | 
     Raises:
         OSError: the file cannot be read.
     """
-    # The first session id and cwd in file order, as the reader takes them.
+    # The first session id and cwd in file order, as the reader takes them (record_of's sessionId and cwd).
     ids: list[str | None] = [since.session_id, since.cwd] if since is not None else [None, None]
     end = [since.offset, since.lines] if since is not None else [0, 0]
-    records: list[Record] = []
-    whole: list[bytes] = []
-    for line in _objects(path, ids, end, whole):
-        record = record_of(line.obj, line_no=line.line_no, offset=line.offset, length=line.length, usage_only=True)
-        ids[0] = ids[0] or record.session_id
-        ids[1] = ids[1] or record.cwd
-        records.append(record)
-    session_id, cwd = ids
+    # A reply repeated later in the file, or after ``since``, is still counted once: the first is kept.
     calls = {c.key: c for c in since.calls} if since is not None else {}
-    for call in calls_of(records).values():
-        calls.setdefault(call.key, call)  # a reply repeated later in the file is still counted once
+    compactions = list(since.compactions) if since is not None else []
+    whole: list[bytes] = []
+    for line_no, obj in _objects(path, ids, end, whole):
+        if not (ids[0] and ids[1]):
+            sid, cwd = obj.get("sessionId"), obj.get("cwd")
+            ids[0] = ids[0] or (sid if type(sid) is str else None)
+            ids[1] = ids[1] or (cwd if type(cwd) is str else None)
+        note_usage(obj, line_no, calls, compactions)
+    session_id, cwd = ids
     if session_id is None and not calls:
         return None
-    compactions = (*since.compactions, *compactions_of(records)) if since is not None else compactions_of(records)
-    return UsageReading(session_id, cwd, tuple(sorted(calls.values())), compactions, end[0], end[1],
+    return UsageReading(session_id, cwd, tuple(sorted(calls.values())), tuple(compactions), end[0], end[1],
                         whole[0] if whole else None)

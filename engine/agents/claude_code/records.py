@@ -12,7 +12,8 @@ from typing import Any, NamedTuple
 
 from engine.stores.number_bounds import cost_usd
 
-__all__ = ["HARNESS_PREFIXES", "Boundary", "Record", "TokenUsage", "record_of"]
+__all__ = ["HARNESS_PREFIXES", "Boundary", "Record", "TokenUsage", "boundary_of", "call_key_of", "record_of",
+           "usage_of"]
 
 HARNESS_PREFIXES = (
     "<local-command-caveat>",
@@ -134,14 +135,26 @@ def _text_chars(content: Any) -> tuple[int, bool, bool, tuple[tuple[str, str], .
     return chars, texts > 0 and harness == texts, tools > 0 and texts == 0, tuple(uses), tuple(results)
 
 
-def _usage(raw: Any) -> TokenUsage | None:
-    if not isinstance(raw, Mapping):
+def usage_of(raw: Any) -> TokenUsage | None:
+    """A reply's ``message.usage`` (``None`` when it is not an object)."""
+    if type(raw) is not dict and not isinstance(raw, Mapping):  # orjson's dict first: a Mapping check costs more
         return None
-    return TokenUsage(_int(raw.get("input_tokens")), _int(raw.get("cache_creation_input_tokens")),
-                      _int(raw.get("cache_read_input_tokens")), _int(raw.get("output_tokens")))
+    # _int's rule written out four times: this runs for every reply a report reads (docs/usage.md, Speed).
+    get = raw.get
+    a, b, c, d = get("input_tokens"), get("cache_creation_input_tokens"), get("cache_read_input_tokens"), get(
+        "output_tokens")
+    return TokenUsage(a if type(a) is int and a >= 0 else 0, b if type(b) is int and b >= 0 else 0,
+                      c if type(c) is int and c >= 0 else 0, d if type(d) is int and d >= 0 else 0)
 
 
-def _boundary(obj: Mapping[str, Any]) -> Boundary:
+def call_key_of(obj: Mapping[str, Any], message: Mapping[str, Any]) -> str | None:
+    """A reply's request key: ``<message id>:<request id>``, else the message id, else the record's uuid."""
+    mid, rid = _str(message.get("id")), _str(obj.get("requestId"))
+    return f"{mid}:{rid}" if mid and rid else (mid or _str(obj.get("uuid")))
+
+
+def boundary_of(obj: Mapping[str, Any]) -> Boundary:
+    """A ``compact_boundary`` record's metadata."""
     meta = obj.get("compactMetadata")
     meta = meta if isinstance(meta, Mapping) else {}
     segment = meta.get("preservedSegment")
@@ -185,12 +198,9 @@ def record_of(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int,
     message = obj.get("message")
     message = message if isinstance(message, Mapping) else {}
     role, chars, (uses, results) = _role(obj, kind, message) if not usage_only else (None, 0, _NO_TOOLS)
-    usage = _usage(message.get("usage")) if kind == "assistant" else None
-    call_key = None
-    if usage is not None:
-        mid, rid = _str(message.get("id")), _str(obj.get("requestId"))
-        call_key = f"{mid}:{rid}" if mid and rid else (mid or _str(obj.get("uuid")))
-    boundary = _boundary(obj) if kind == "system" and obj.get("subtype") == "compact_boundary" else None
+    usage = usage_of(message.get("usage")) if kind == "assistant" else None
+    call_key = call_key_of(obj, message) if usage is not None else None
+    boundary = boundary_of(obj) if kind == "system" and obj.get("subtype") == "compact_boundary" else None
     return Record(
         line_no, offset, length, kind, _str(obj.get("uuid")), _str(obj.get("parentUuid")), _str(obj.get("timestamp")),
         role, chars, usage, _str(message.get("model")), call_key, obj.get("isSidechain") is True, boundary,
