@@ -18,8 +18,8 @@ from typing import Final
 from engine.capture.language.japanese import JA_PREFERENCE, JA_REQUEST, JA_WANT, KANA
 from engine.capture.pasted import pasted_lines
 
-__all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "picks_option", "read_user_turn",
-           "says_failure", "sentences", "word_count"]
+__all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "asks_whether_fixed", "picks_option",
+           "read_user_turn", "says_failure", "sentences", "word_count"]
 
 Act = str
 """One of ``instructs``, ``prefers``, ``corrects``, ``approves``, ``rejects``, ``defers``, ``asks``,
@@ -215,7 +215,7 @@ _CODE_LINE: Final = re.compile(r"^\s*(?:[➜$>#]|at |\[\w+\]|\w+:\d+|[{}()\[\];<
 _FAILS: Final = re.compile(
     r"\b(?:still|(?:does|did|is|was|do|are)(?:n'?t| not) (?:\w+ )?(?:work|fix|load|show|appear|change|navigate"
     r"|open|close|render|run|build|compile)|error|exception|fail(?:s|ed|ing)?|broken|wrong|same (?:error|issue"
-    r"|problem)|no (?:effect|change)|but not)\b"
+    r"|problem)|no (?:effect|change)|but not|work(?:s|ed)?,? but)\b"
     r"|还是|仍然|依然|报错|错误|失败|不行|没有(?:效果|反应|变化)|không",
     re.I,
 )
@@ -231,9 +231,27 @@ _WORKS: Final = re.compile(r"\b(?:works?|working|fixed|solved|resolved)\b|成功
 """A statement that something now works: the user confirms, and asks for nothing."""
 
 
+_STILL_NOT: Final = re.compile(
+    r"\bstill (?:\w+ ){0,3}?(?:not|no|doesn'?t|don'?t|isn'?t|aren'?t|won'?t|can'?t|didn'?t)\b"
+    r"|\b(?:does|did|is|was|do|are)(?:n'?t| not) (?:\w+ )?(?:work|fix|load|show|appear|change|navigate|open|close"
+    r"|render|run|build|compile)\b",
+    re.I,
+)
+"""The failure forms a question can carry and still report the failure ("seems Mistral still does not get the
+realtime data first?"); a bare "still" ("is this still needed?") or "error" in a question asks about it."""
+_ASKS_WHY: Final = re.compile(r"\b(?:why|how come|how|what)\b|为什么|为何|怎么|なぜ|どうして", re.I)
+"""A question about why or how something fails asks for an explanation, which a reply gives (docs/capture.md)."""
+
+
 def says_failure(text: str) -> bool:
     """Whether ``text`` says that something still fails or the last attempt did not work."""
     return bool(_FAILS.search(text))
+
+
+def asks_whether_fixed(turn: UserTurn) -> bool:
+    """Whether a question of ``turn`` reports that the last attempt still fails ("… still does not get the realtime
+    data first?") without asking why or how: a failure report, however punctuated (docs/capture.md, Closing)."""
+    return any(s.question and _STILL_NOT.search(s.text) and not _ASKS_WHY.search(s.text) for s in turn.sentences)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from engine.capture.acts import (
     SCOPE_LIMIT,
     UserTurn,
     after_place,
+    asks_whether_fixed,
     picks_option,
     read_user_turn,
     says_failure,
@@ -472,7 +473,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         # "give me examples" or "explain" is answered by a reply; work needs a report that it is finished.
         text = _asked(words, turn)
         # A question about why something is so asks for an answer; a failure report asks for a fix.
-        problem = turn.has("corrects") or (bool(says_failure(flat)) and not turn.has("asks"))
+        problem = (turn.has("corrects") or (bool(says_failure(flat)) and not turn.has("asks"))
+                   or asks_whether_fixed(turn))
         earlier = next((i for i in reversed(items) if i.kind == "open" and i.source == "request"
                         and not AIDER_FILE_COMMAND.match(i.text)), None)
         if problem and earlier is not None and not _ARTIFACT.search(flat) and len(flat.split()) <= 15:

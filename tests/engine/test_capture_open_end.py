@@ -1,0 +1,42 @@
+"""What is still open at the end of a real session (docs/capture.md, round 12). Real FIT text quoted verbatim."""
+
+from __future__ import annotations
+
+from bench.real import matches
+from engine.capture.acts import asks_whether_fixed, read_user_turn, says_failure
+from tests.engine.test_capture_real import _fold, _label, _open, _state
+
+# d65 (Safecast/safecast-map-MCP): the user's last message; the agent then pushed a change and described it.
+_STILL_NOT = "Tables are good now. Bu seems Mistral still does not get the realtime data first?"
+# d52 (Sprayer115/KLIMA): the user's last message; the agent then rewrote Layout.vue.
+_WORKED_BUT = ("I think you are way over complicating it maybe also check Layout.vue usually applying dark mode "
+               "style is easy, with the last change it somehow worked but has a diffrent background color. Try to "
+               "keep it simple with standard implementation")
+_FIXED = ("Pushed. The key change — instead of a text instruction, `query_radiation` now returns structured data. "
+          "The bounding box is pre-computed from the query coordinates ±0.5° (~50km), so Mistral just copies the "
+          "numbers directly — no geocoding needed, no room to get it wrong.")
+
+
+def test_a_failure_reported_as_a_question_stays_open_until_the_user_confirms_the_fix() -> None:
+    assert asks_whether_fixed(read_user_turn(_STILL_NOT, False))
+    items = _fold(("user", _STILL_NOT), ("assistant", _FIXED))
+    assert _open(items) == [_STILL_NOT]
+    # The whole session: the label "Check whether Mistral now fetches the real-time sensor data first" is open.
+    opened = _state("d65_safecast_mistral_guidance").open_items
+    assert any(matches(o, _label("d65_safecast_mistral_guidance", "open_items", "O1")) for o in opened)
+
+
+def test_a_question_about_why_it_fails_or_a_bare_still_is_answered_by_the_reply() -> None:
+    for said in ("why does the page still not load?", "Is this still needed?", "what error do you get?"):
+        assert not asks_whether_fixed(read_user_turn(said, False)), said
+        assert not _open(_fold(("user", said), ("assistant", _FIXED * 2))), said
+
+
+def test_it_worked_but_reports_what_still_fails() -> None:
+    assert says_failure(_WORKED_BUT)
+    items = _fold(("user", _WORKED_BUT),
+                  ("assistant", "I've simplified the dark mode implementation in src\\components\\Layout.vue. "
+                                "These changes should provide a more straightforward and consistent dark mode."))
+    assert _open(items) == [_WORKED_BUT]
+    opened = _state("d52_klima_results_tables").open_items
+    assert any(matches(o, _label("d52_klima_results_tables", "open_items", "O1")) for o in opened)
