@@ -135,7 +135,8 @@ class Item:
     text: str
     source: str
     """How it arose: ``instruction``, ``confirmed``, ``declined``, ``deferred``, ``preference``, ``correction``,
-    ``request``, ``question`` (the user's), ``agent_question`` / ``next_step`` (the agent's, open at the end)."""
+    ``request``, ``question`` (the user's), ``agent_question`` / ``next_step`` (the agent's, open at the end),
+    ``stopped`` (a request whose reply was stopped before it finished and the user moved on from)."""
     when: str | None
     entry_id: str | None
     done: bool = False
@@ -158,6 +159,9 @@ class Ledger:
     fixed it does not close it; only the user moving on does (docs/capture.md, Closing)."""
     interrupted: bool = False
     """The user stopped the agent just now (Claude Code's interrupt marker): their next words redirect it."""
+    stopped: bool = False
+    """The agent's reply was stopped ("Cancelled" in a SpecStory export) and nothing it said since: the request it
+    was working on is not answered by the user moving on (docs/capture.md, Closing)."""
 
     def of_kind(self, kind: str, *, include_done: bool = True) -> tuple[Item, ...]:
         """The items of ``kind``, in the order said (closed ones only with ``include_done``)."""
@@ -322,8 +326,9 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     if joined and not _ARTIFACT.search(joined) and items and _REFERS_BACK.search(joined) and len(joined.split()) <= 15 \
             and not turn.has("approves"):
         # Aider's `/read file` before "fix that" is the file put in play, not the request "that" is about.
-        before = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")
-                       and not AIDER_FILE_COMMAND.match(i.text)), None)
+        before = next((i for i in reversed(items) if i.kind == "open"
+                       and i.source in ("request", "question", "stopped") and not AIDER_FILE_COMMAND.match(i.text)),
+                      None)
         if before is not None:
             return _directive(f"{joined} (re: {clip_words(before.text.split(_ABOUT)[0], 160)})")
     if not joined:
@@ -338,14 +343,24 @@ _REDIRECT_WORDS: Final = 8
 """How short an order right after an interrupt is when it only redirects what the user stopped."""
 
 
-def _close_requests(items: list[Item], when: str | None) -> None:
-    # The agent's explicit steps (TODO, unchecked boxes) stay open until a checked box closes them.
+def _close_requests(items: list[Item], when: str | None, *, stopped: bool = True) -> None:
+    # The agent's explicit steps (TODO, unchecked boxes) stay open until a checked box closes them; stopped work
+    # is closed by later work the user moved on from, not by the end of the conversation.
+    sources = ("request", "question", "agent_question", "stopped") if stopped else ("request", "question",
+                                                                                     "agent_question")
     for index, item in enumerate(items):
-        if item.kind == "open" and not item.done and item.source in ("request", "question", "agent_question"):
+        if item.kind == "open" and not item.done and item.source in sources:
             items[index] = replace(item, done=True, done_when=when)
 
 
 _TOKEN: Final = re.compile(r"[\w./#@-]+|[\u3400-\u9fff]")
+
+
+def _latest_request(items: list[Item]) -> int | None:
+    """Index of the latest open request: when the agent's reply to it was stopped before it reported the work
+    finished ("Now let's apply these changes:" then "Cancelled") and the user moved on, it is left undone."""
+    return next((n for n in range(len(items) - 1, -1, -1) if items[n].kind == "open" and not items[n].done
+                 and items[n].source == "request"), None)
 
 
 def _repeats(a: str, b: str) -> bool:
@@ -360,8 +375,13 @@ def _add(items: list[Item], item: Item) -> bool:
     if not item.text:
         return False
     base = item.text.split(OUTCOME_MARK)[0]
-    if any(i.kind == item.kind and not i.done and _repeats(base, i.text.split(OUTCOME_MARK)[0]) for i in items[-40:]):
-        return False
+    start = max(0, len(items) - 40)
+    for n in range(start, len(items)):
+        known = items[n]
+        if known.kind == item.kind and not known.done and _repeats(base, known.text.split(OUTCOME_MARK)[0]):
+            if known.source == "stopped":  # the user came back to the stopped request: it is asked again
+                items[n] = replace(known, source=item.source)
+            return False
     items.append(item)
     return True
 
@@ -405,7 +425,11 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     if ledger.agent_acted and not (turn.acts & {"corrects", "approves", "rejects"}):
         # The agent answered and the user moved on (a new request, a question, thanks): what they asked was
         # done. A correction keeps it open; a yes or no to a proposal is still part of the same work.
+        stopped = _latest_request(items) if ledger.stopped and not _finished(ledger.agent_text) else None
         _close_requests(items, when)
+        if stopped is not None:
+            # Only the latest stop stays open: work finished after an earlier stop superseded it.
+            items[stopped] = replace(items[stopped], source="stopped", done=False, done_when=None)
     flat = flatten(words)
     if turn.has("rejects") and proposal:
         _add(items, Item("decision", f"Declined: {proposal}", "declined", when, entry_id))
@@ -442,8 +466,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
             _add(items, Item("decision", direction, "deferred", when, entry_id))
         # What is put off: this message's own request, or -- when it only defers ("don't do anything about this
         # now") -- the request before it, which it answers.
-        earlier = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question")),
-                       None)
+        earlier = next((i for i in reversed(items)
+                        if i.kind == "open" and i.source in ("request", "question", "stopped")), None)
         text = f"Deferred: {flat}" if direction or earlier is None else f"Deferred: {earlier.text} ({deferred})"
         _add(items, Item("open", _lead(text), "deferred", when, entry_id))
     elif direction and (turn.has("instructs") or redirects) and _add(items, Item(
@@ -475,7 +499,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         # A question about why something is so asks for an answer; a failure report asks for a fix.
         problem = (turn.has("corrects") or (bool(says_failure(flat)) and not turn.has("asks"))
                    or asks_whether_fixed(turn))
-        earlier = next((i for i in reversed(items) if i.kind == "open" and i.source == "request"
+        earlier = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "stopped")
                         and not AIDER_FILE_COMMAND.match(i.text)), None)
         if problem and earlier is not None and not _ARTIFACT.search(flat) and len(flat.split()) <= 15:
             # "that did not fix the issue": the problem is the one the earlier request named.
@@ -546,6 +570,7 @@ def _agent_decisions(items: list[Item], text: str, when: str | None, entry_id: s
 
 
 _SAYS_NOTHING: Final = re.compile(r"^[\W_]*(?:cancell?ed[\W_]*)?$", re.I)
+_STOPPED: Final = re.compile(r"^[\W_]*cancell?ed[\W_]*$", re.I)
 """An agent turn with no words (SpecStory's ``_****_`` marker), or only its record of a reply the user stopped
 ("Cancelled"): it answered nothing."""
 
@@ -554,6 +579,8 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
                entry_id: str | None = None) -> Ledger:
     """``ledger`` after an agent message with visible ``text`` (its tool calls set ``acted``)."""
     if _SAYS_NOTHING.match(text):
+        if _STOPPED.match(text):
+            ledger = replace(ledger, stopped=True)
         return replace(ledger, agent_acted=ledger.agent_acted or acted) if acted else ledger
     items = list(ledger.items)
     awaiting = ledger.awaiting
@@ -597,7 +624,7 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
         # A fix for a problem the user reported is not done until the user says so: at the end nobody has.
         held = ledger.unconfirmed if ledger.unconfirmed is not None and ledger.unconfirmed < len(items) else None
         kept = items[held] if held is not None else None
-        _close_requests(items, when)
+        _close_requests(items, when, stopped=False)
         if held is not None and kept is not None:
             items[held] = kept
     elif len(ledger.agent_text) >= LONG_RESPONSE_CHARS:

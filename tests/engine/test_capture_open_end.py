@@ -24,9 +24,7 @@ def test_a_failure_reported_as_a_question_stays_open_until_the_user_confirms_the
     # The whole session: the label "Check whether Mistral now fetches the real-time sensor data first" is open.
     opened = _state("d65_safecast_mistral_guidance").open_items
     assert any(matches(o, _label("d65_safecast_mistral_guidance", "open_items", "O1")) for o in opened)
-
-
-def test_a_question_about_why_it_fails_or_a_bare_still_is_answered_by_the_reply() -> None:
+    # A question about why or how it fails, or a bare "still", asks for an answer, which the reply gives.
     for said in ("why does the page still not load?", "Is this still needed?", "what error do you get?"):
         assert not asks_whether_fixed(read_user_turn(said, False)), said
         assert not _open(_fold(("user", said), ("assistant", _FIXED * 2))), said
@@ -40,3 +38,35 @@ def test_it_worked_but_reports_what_still_fails() -> None:
     assert _open(items) == [_WORKED_BUT]
     opened = _state("d52_klima_results_tables").open_items
     assert any(matches(o, _label("d52_klima_results_tables", "open_items", "O1")) for o in opened)
+
+
+# --- a reply the user stopped (SpecStory's "Cancelled"): tha-hammer/easy-video-share-vue d23, twardoch/twat-search d22
+
+_STOPPED_TURNS = (
+    ("user", "ran command in external window, error attached"),
+    ("assistant", "Let me try a different approach. Since the API Gateway authorizer configuration looks correct, the "
+                  "issue might be that the **identity source** needs to be explicitly configured, or there's a timing "
+                  "issue. Let's fix the API Gateway authorizer:"),
+    ("assistant", "Now let's apply these changes:"),
+    ("assistant", "Cancelled"),
+    ("user", "Review this entire conversation and the 'easy video sharing' document.\n\nHelp me understand the "
+             "troubleshooting reasoning. Help me with a troubleshooting process to use in general for cloud "
+             "engineering and devops as well."),
+    ("assistant", "Here is the reasoning we followed, step by step, and a general process you can reuse." * 5),
+)
+
+
+def test_a_request_whose_reply_was_stopped_stays_open_until_later_finished_work_supersedes_it() -> None:
+    items = _fold(*_STOPPED_TURNS)
+    stopped = [i for i in items if i.source == "stopped"]
+    assert [i.text for i in stopped] == ["ran command in external window, error attached"]
+    assert not stopped[0].done
+    for name, label in (("d23_evs_accounts_api", "O2"), ("d22_twat_brave", "O1")):
+        assert any(matches(o, _label(name, "open_items", label)) for o in _state(name).open_items), name
+    # Without the stop, the user moving on closes the request as before.
+    turns = tuple(t for t in _STOPPED_TURNS if t[1] != "Cancelled")
+    assert "ran command in external window, error attached" not in _open(_fold(*turns))
+    # Only the latest stop stays open: work finished after it, which the user moved on from, supersedes it.
+    later = _fold(*_STOPPED_TURNS, ("user", "add a login page under src/app/login/page.tsx"),
+                  ("assistant", "I've added the login page in src/app/login/page.tsx."), ("user", "thanks"))
+    assert not [i for i in later if i.source == "stopped" and not i.done]
