@@ -607,6 +607,21 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
     return Ledger(tuple(items), joined[-8000:], True, awaiting, unconfirmed)
 
 
+_VERIFIED: Final = re.compile(
+    r"\b(?:tests? (?:now )?pass(?:es|ed)?|(?:ci|build|checks?) (?:now )?(?:passe[sd]|succeeded|is green)"
+    r"|(?:now )?(?:runs|ran) (?:fine|successfully|without errors?))\b"
+    r"|跑通|运行成功|测试通过|ci[:：]?\s*パス|テスト(?:が)?(?:パス|通過)|動作確認(?:済み|しました)",
+    re.I,
+)
+"""The agent's last turn reports its own run of the work succeeding (a test, the build, CI, running the script): the
+fix is shown, not only claimed (docs/capture.md, Closing)."""
+
+
+def _verified(agent_text: str) -> bool:
+    """The agent's last message reports that its own run of the work succeeded."""
+    return bool(_VERIFIED.search(agent_text.rsplit("\n\n\n", 1)[-1][-1500:]))
+
+
 def _finished(agent_text: str) -> bool:
     """The agent's last words report finished work and do not announce more."""
     tail = agent_text[-1500:]
@@ -620,9 +635,12 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
     turn reports it finished; the agent's closing question and next steps are open."""
     items = list(ledger.items)
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
-    if ledger.agent_text and _finished(ledger.agent_text):
-        # A fix for a problem the user reported is not done until the user says so: at the end nobody has.
-        held = ledger.unconfirmed if ledger.unconfirmed is not None and ledger.unconfirmed < len(items) else None
+    verified = _verified(ledger.agent_text)
+    if ledger.agent_text and (verified or _finished(ledger.agent_text)):
+        # A fix for a problem the user reported is not done until the user says so, or the agent's own run shows it
+        # working ("跑通了", "CI: パス"): at the end nobody else has.
+        held = (ledger.unconfirmed if not verified and ledger.unconfirmed is not None
+                and ledger.unconfirmed < len(items) else None)
         kept = items[held] if held is not None else None
         _close_requests(items, when, stopped=False)
         if held is not None and kept is not None:

@@ -70,3 +70,22 @@ def test_a_request_whose_reply_was_stopped_stays_open_until_later_finished_work_
     later = _fold(*_STOPPED_TURNS, ("user", "add a login page under src/app/login/page.tsx"),
                   ("assistant", "I've added the login page in src/app/login/page.tsx."), ("user", "thanks"))
     assert not [i for i in later if i.source == "stopped" and not i.done]
+
+
+# --- a reported problem the agent's own run shows fixed: senlongyugood/Mini-SimCLR- d68, yutakobayashidev/repiq d69
+
+
+def test_a_reported_problem_is_closed_at_the_end_when_the_agents_own_run_shows_it_working() -> None:
+    said = "我的data_utils.py用simclr环境运行不了"  # d68, the user's last message
+    ran = ("跑通了。总共修了两个问题：\n\n| 问题 | 原因 | 修复 |\n|---|---|---|\n"
+           "| `No module named 'code'` | `code/` 没有 `__init__.py` | 新建了空的 `code/__init__.py` |")
+    assert not _open(_fold(("user", said), ("assistant", ran)))
+    # The same problem with only a claim of a fix ("should work now") stays open until the user confirms it.
+    claimed = "找到原因了，我把数据文件移到了子目录下，现在应该可以了。"
+    assert _open(_fold(("user", said), ("assistant", claimed))) == [said]
+    # d69: "no veridy" after the user stopped the commit hook; the agent's last message reports CI passing.
+    done = "完了。\n\n- CI: パス\n- レビュー指摘 2件: 両方修正して resolve 済み"
+    assert not _open(_fold(("user", "レビューチェック"), ("assistant", "CI パス。レビューコメントを確認します。"),
+                           ("user", "no veridy"), ("assistant", done)))
+    for name in ("d68_minisimclr_env", "d69_repiq_license_trend"):
+        assert not _state(name).open_items, name
