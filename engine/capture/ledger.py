@@ -39,6 +39,7 @@ from engine.capture.decisions import extract_decision_from_response, extract_ope
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan
 from engine.capture.language.japanese import JA_EXAMINES, JA_OBJECT, JA_REQUEST, JA_WANT, KANA
+from engine.capture.next_steps import asks_how_to_proceed, steps_in
 from engine.capture.response_lines import clean
 from engine.capture.whole_text import clip_words, flatten, whole_item
 
@@ -630,11 +631,25 @@ def _finished(agent_text: str) -> bool:
     return bool(_DONE_REPORT.search(tail))
 
 
+def _how_to_at_end(items: list[Item], answer: str) -> tuple[int, str] | None:
+    """The user's last message, when it is a question about how to go on that the agent answered with steps, and
+    those steps (docs/capture.md, round 12)."""
+    last = next((n for n in range(len(items) - 1, -1, -1) if items[n].kind == "open"
+                 and items[n].source in ("request", "question", "stopped")), None)
+    if last is None or items[last].done or items[last].source != "question" or not asks_how_to_proceed(
+            items[last].text):
+        return None
+    steps = steps_in(answer)
+    return (last, steps) if steps else None
+
+
 def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
     """Every item with the end of the conversation applied: the last request is closed when the agent's last
     turn reports it finished; the agent's closing question and next steps are open."""
     items = list(ledger.items)
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
+    last_message = ledger.agent_text.rsplit("\n\n\n", 1)[-1]  # the agent's last message only
+    how_to = _how_to_at_end(items, last_message)
     verified = _verified(ledger.agent_text)
     if ledger.agent_text and (verified or _finished(ledger.agent_text)):
         # A fix for a problem the user reported is not done until the user says so, or the agent's own run shows it
@@ -650,13 +665,17 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
         for index, item in enumerate(items):
             if item.kind == "open" and not item.done and item.source == "question":
                 items[index] = replace(item, done=True, done_when=when)
+    if how_to is not None:
+        # The last question asked how the user goes on: the answer gave steps the user has yet to carry out.
+        index, steps = how_to
+        items[index] = replace(items[index], text=f"{items[index].text}{OUTCOME_MARK}{steps}", source="next_step",
+                               done=False, done_when=None)
     if ledger.agent_text:
         offer = agent_offers(ledger.agent_text)
         if offer and _GENERIC_OFFER.search(offer):
             offer = None
         if offer:
             items.append(Item("open", offer, "agent_question", when, None))
-        last_message = ledger.agent_text.rsplit("\n\n\n", 1)[-1]  # the agent's last message only
         for step in extract_open_items(last_message):
             known = any(i.kind == "open" and (is_semantic_duplicate(step, i.text) or (
                 i.source == "next_step" and _step_key(step) == _step_key(i.text))) for i in items)

@@ -89,3 +89,26 @@ def test_a_reported_problem_is_closed_at_the_end_when_the_agents_own_run_shows_i
                            ("user", "no veridy"), ("assistant", done)))
     for name in ("d68_minisimclr_env", "d69_repiq_license_trend"):
         assert not _state(name).open_items, name
+
+
+# --- a last question about how to go on: Rinku8381/seraphine-hybrid-v1 d12, Real-s d59, senlongyugood d67 ----------
+
+_HOW_TO_RUN = ("直接命令行运行：\n\n**预训练：**\n```bash\ncd code\npython pretrain.py\n```\n\n"
+               "**线性评估（先等预训练跑完生成 checkpoint）：**\n```bash\ncd code\npython linear_probe.py\n```\n\n"
+               "如果你要调参数，可以直接改文件底部的 `config` 字典：")
+
+
+def test_a_last_question_about_how_to_go_on_stays_open_with_the_steps_the_answer_gave() -> None:
+    items = _fold(("user", "我自己该怎么运行"), ("assistant", _HOW_TO_RUN))  # d67
+    assert _open(items) == ["我自己该怎么运行 → python pretrain.py; python linear_probe.py"]
+    # d59: no commands in the answer, its first numbered step is what is to do.
+    plan = ("接下来最该做的不是继续折腾数据集，而是进入“模型和 loss”阶段。按优先级我建议你这样走：\n\n"
+            "1. 写 `model.py` 的思路，不急着写满：\n   先确定一个小型 CNN encoder。\n2. 写 `loss.py` 的思路：")
+    assert _open(_fold(("user", "看一下我的项目进度 接下来该做些什么了"), ("assistant", plan * 2))) == [
+        "看一下我的项目进度 接下来该做些什么了 → 写 `model.py` 的思路，不急着写满："]
+    for name, label in (("d12_rinku_terms_popup", "O2"), ("d59_simclr_codex_day1", "O1"),
+                        ("d67_minisimclr_ntxent", "O1")):
+        assert any(matches(o, _label(name, "open_items", label)) for o in _state(name).open_items), name
+    # A question the user moved on from is answered; so is one about why, which gives no steps of the user's.
+    assert not _open(_fold(("user", "我自己该怎么运行"), ("assistant", _HOW_TO_RUN), ("user", "thanks, works")))
+    assert not _open(_fold(("user", "why does the build fail?"), ("assistant", _HOW_TO_RUN)))
