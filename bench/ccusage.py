@@ -73,6 +73,17 @@ def install_ccusage() -> Path:
     return install("ccusage", VERSION, f"ccusage-{VERSION}") / "node_modules" / ".bin" / "ccusage"
 
 
+_WRAPPER = "import re, sys\nfrom tui.cli.entry import main\nsys.argv[0] = 'ctxscope'\nsys.exit(main())"
+"""What an installer's console-script wrapper ran, for a tree older than ``scripts/ctxscope``."""
+
+
+def tree_command(tree: Path) -> list[str]:
+    """The ``ctxscope`` command of a source tree (run with the tree first on ``PYTHONPATH``): its own
+    ``scripts/ctxscope``, or, for a tree from before that script, what its console-script wrapper ran."""
+    own = tree / "scripts" / "ctxscope"
+    return [sys.executable, str(own)] if own.is_file() else [sys.executable, "-c", _WRAPPER]
+
+
 def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, bytes]:
     start = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, env=env, check=False)
@@ -103,22 +114,22 @@ def bench_agent(agent: Agent, work: Path, ccusage: Path, count: int, repeat: int
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     cc_env = {**base, "HOME": str(home.parent), **agent.env(home), "NO_COLOR": "1"}
     cc_argv = [str(ccusage), agent.name, "daily", "--json", "--offline", "-z", "UTC", *agent.args(home)]
-    our_argv = [str(Path(sys.executable).with_name("ctxscope")), "report", str(home / agent.root), "--json",
-                "--utc"]
+    report = ["report", str(home / agent.root), "--json", "--utc"]
     # This environment's ctxscope, and the tree given as --before (first on PYTHONPATH), in turn in each round.
-    trees: list[tuple[str, dict[str, str], Path]] = [("", {**base, "XDG_CACHE_HOME": str(work / f"cache-{agent.name}")},
-                                                      work / f"cache-{agent.name}")]
+    trees: list[tuple[str, dict[str, str], Path, list[str]]] = [
+        ("", {**base, "XDG_CACHE_HOME": str(work / f"cache-{agent.name}")}, work / f"cache-{agent.name}",
+         [str(Path(sys.executable).with_name("ctxscope")), *report])]
     if before is not None:
         cache = work / f"cache-{agent.name}-before"
         trees.insert(0, ("before: ", {**base, "XDG_CACHE_HOME": str(cache), "PYTHONPATH": str(before.resolve())},
-                         cache))
+                         cache, [*tree_command(before), *report]))
     theirs_t: list[float] = []
-    ours_t: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _, _ in trees}
+    ours_t: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _, _, _ in trees}
     theirs_out = ours_out = b""
     for _ in range(repeat):
         wall, theirs_out = _timed(cc_argv, cc_env)
         theirs_t.append(wall)
-        for name, our_env, cache in trees:
+        for name, our_env, cache, our_argv in trees:
             shutil.rmtree(cache, ignore_errors=True)
             wall, ours_out = _timed(our_argv, our_env)
             ours_t[name][0].append(wall)

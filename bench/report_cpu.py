@@ -27,22 +27,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.ccusage import AGENTS
+from bench.ccusage import AGENTS, tree_command
 from bench.table import Row, print_table
 
 _IMPORTS = ("import tui.cli.main, tui.cli.report_command, engine.agents.discovery, engine.usage.collect, "
             "engine.usage.agent_usage, engine.usage.aggregate, engine.agents.claude_code.reader, "
             "engine.agents.codex.reader, engine.index.transcript_index, engine.stores.transcript")
 """What a report imports, readers included (each is imported only when a file of its agent is read)."""
-
-
-_WRAPPER = "import re, sys\nfrom tui.cli.entry import main\nsys.argv[0] = 'ctxscope'\nsys.exit(main())"
-"""What an installer's console-script wrapper ran, for a tree that has no ``scripts/ctxscope``."""
-
-
-def _command(tree: Path) -> list[str]:
-    own = tree / "scripts" / "ctxscope"
-    return [sys.executable, str(own)] if own.is_file() else [sys.executable, "-c", _WRAPPER]
 
 
 def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -88,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
                 for arm, tree in trees.items():
                     cache = Path(tmp) / f"cache-{arm}-{agent.name}"
                     env = {**base, "PYTHONPATH": str(tree), "XDG_CACHE_HOME": str(cache)}
-                    command = [*_command(tree), "report", str(root), "--json", "--utc"]
+                    command = [*tree_command(tree), "report", str(root), "--json", "--utc"]
                     shutil.rmtree(cache, ignore_errors=True)
                     found.setdefault((arm, "cold"), []).append(_run(command, env)[1])
                     found.setdefault((arm, "warm"), []).append(_run(command, env)[1])
