@@ -81,7 +81,8 @@ def tree_command(tree: Path) -> list[str]:
     """The ``ctxscope`` command of a source tree (run with the tree first on ``PYTHONPATH``): its own
     ``scripts/ctxscope``, or, for a tree from before that script, what its console-script wrapper ran."""
     own = tree / "scripts" / "ctxscope"
-    return [sys.executable, str(own)] if own.is_file() else [sys.executable, "-c", _WRAPPER]
+    # -P: no working directory in front of the tree on sys.path (the bench runs in a checkout of its own).
+    return [sys.executable, str(own)] if own.is_file() else [sys.executable, "-P", "-c", _WRAPPER]
 
 
 def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, bytes]:
