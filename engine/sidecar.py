@@ -27,7 +27,7 @@ from engine.config.extras import missing_extra
 from engine.config.loader import Config, resolve_state_dir
 from engine.index.cache import IndexCache
 from engine.session.snapshot import SessionFollower, SessionSnapshot
-from engine.stores.source import SessionSource
+from engine.stores.source import AGENT_FORMATS, SessionSource
 from engine.stores.timestamps import parse_iso
 from engine.stores.transcript import TranscriptError
 
@@ -305,8 +305,10 @@ class ContextManager:
         session.triggers = replace(session.triggers, user_messages_since=0, last_checkpoint_tokens=tokens)
         util = snapshot.gauge.utilization
         # The figure the checkpoint stores, said the same way: after a compaction, before the agent's next reply,
-        # the size is unknown and the checkpoint records pi's estimate, named as such.
-        usage = f"~{tokens:,} tokens (pi's estimate: the size is unknown until the agent's next reply)" if (
+        # the size is unknown and the checkpoint records pi's estimate, named as such — by the rule it follows for
+        # Claude Code or Codex, whose users know no "pi" (as the compaction plan says it: plan_stages.py).
+        how = "at 4 characters a token" if snapshot.source.format in AGENT_FORMATS else "pi's estimate"
+        usage = f"~{tokens:,} tokens ({how}: the size is unknown until the agent's next reply)" if (
             util is None) else f"{util * 100:.0f}%"
         return self._event(
             "checkpoint",

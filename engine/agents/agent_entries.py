@@ -52,6 +52,31 @@ def _text(raw: Any) -> str:
     return ""
 
 
+def _blocks(raw: Any) -> list[dict[str, Any]] | None:
+    """A reply's content as pi's blocks (``text``, ``thinking``, ``toolCall``), so what reads pi's replies tells the
+    agent's words from its reasoning and its tool calls (capture's files and tools: docs/claude-code.md, Records);
+    ``None`` when it has no list of parts."""
+    content = raw.get("content") if isinstance(raw, Mapping) else None
+    if not isinstance(content, list):
+        return None
+    blocks: list[dict[str, Any]] = []
+    for part in content:
+        if not isinstance(part, Mapping):
+            continue
+        kind = part.get("type")
+        if kind == "tool_use":
+            arguments = part.get("input")
+            blocks.append({"type": "toolCall", "id": str(part.get("id") or ""), "name": str(part.get("name") or "?"),
+                           "arguments": dict(arguments) if isinstance(arguments, Mapping) else {}})
+        elif kind == "thinking" and isinstance(part.get("thinking"), str):
+            blocks.append({"type": "thinking", "thinking": part["thinking"]})
+        else:
+            said = _text([part])
+            if said:
+                blocks.append({"type": "text", "text": said})
+    return blocks or None
+
+
 class AgentEntryReader:
     """A :class:`engine.agents.session_reader.SessionReader` over a Claude Code or Codex session."""
 
@@ -148,7 +173,8 @@ class AgentEntryReader:
             elif obj.get("type") == "compacted":
                 source = {"content": payload.get("message")}
         text = _text(source)
-        message: dict[str, Any] = {"role": entry.role, "content": [{"type": "text", "text": text}]}
+        blocks = _blocks(source) if entry.role == "assistant" else None
+        message: dict[str, Any] = {"role": entry.role, "content": blocks or [{"type": "text", "text": text}]}
         if entry.custom_type:
             message["customType"] = entry.custom_type
         return {"type": "message", "id": entry.id, "parentId": entry.parent_id, "timestamp": entry.timestamp,

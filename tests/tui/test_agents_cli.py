@@ -187,3 +187,16 @@ def test_a_cost_claude_code_recorded_is_the_cost_reported(
     assert main(["inspect", "--json", str(copy)]) == 0
     spend = json.loads(capsys.readouterr().out)["spend"]
     assert spend["usd"] == pytest.approx(1.02) and spend["source"] == "usage.cost"
+
+
+def test_a_checkpoint_of_a_claude_code_session_without_usage_names_no_pi(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # ccusage's Claude Code fixture has no reply usage: the checkpoint records an estimate, said as Claude Code's
+    # user can follow it ("pi's estimate" was printed before).
+    chat = tmp_path / "chat.jsonl"
+    chat.write_bytes((FIXTURES / "claude-code" / "ryoppippi__ccusage__project-alpha__chat.jsonl").read_bytes())
+    assert main(["--state-dir", str(tmp_path / "state"), "checkpoint", str(chat)]) == 0
+    out = capsys.readouterr().out
+    assert "tokens (at 4 characters a token: the size is unknown until the agent's next reply)" in out
+    assert "pi's" not in out
