@@ -97,10 +97,12 @@ _PREFERENCE: Final = re.compile(
     r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"
-    # "make sure everything's working", "make sure all the text is mixed in": the check that ends this step; a rule's
-    # "make sure" says how to work ("make sure to …", "make sure you never …").
-    r"|make sure(?! (?:that )?(?:everything|it|all|the|this|these|they)\b(?:\s*\S+){0,5}?\s*"
-    r"(?:'s|is|are|works?|working)\b)"
+    # A rule's "make sure" says how to work ("make sure to …", "make sure you never …", "make sure your …") or forbids
+    # something in every result ("make sure there's still no 2+ consecutive hyphens"). "make sure everything's
+    # working" and "make sure that you implemented the logic" check this step's work, and "a way to make sure that …
+    # is secured" is the purpose of the request (docs/capture.md, round 13).
+    r"|make sure (?:to|your?|that you|(?:that )?(?:there(?:'s| is| are) )?(?:still )?(?:no|not|nothing|none|never)\b)"
+    r"(?! (?:\w+ly )?\w+ed\b)"
     r"|keep (?:it|them|things|everything|all \w+) (?:simple|short|concise|as is|unchanged|minimal)"
     r"|only (?:trim|change|touch|use|update|modify|add|keep|allow|show|run)|overly \w+"
     r"|too (?:much|many|long|complex|complicated|verbose)"
