@@ -138,7 +138,11 @@ A rule's "always" leads a verb ("always use …"); followed by a value, a number
 ("Bewilligt - always 'kein Wert'", "we got always two values", "the key … always as first column", Verilog's
 "always @(...)")."""
 _STANDING: Final = re.compile(
-    r"\b(?:in|for|across|to) (?:all|every|each)\b"
+    # Making one new thing for all the views or cards ("I want to add Navigation for all input views", "Generate a new
+    # SVG … for all the car cards") is this turn's work, not how every such thing is to be (docs/capture.md, round 13).
+    r"^(?!(?:(?:i|we) (?:want|need|would like|'d like) (?:you )?to )?"
+    r"(?:add|create|generate|build|implement|introduce)\b)"
+    r".*?\b(?:in|for|across|to) (?:all|every|each)\b"
     # "next to each other", "in each of these cases", "to each .js file you created": these things, not a class
     r"(?! other\b| of (?:these|those|the|them|your)\b)"
     r"(?!(?:[^.,;:]|\.(?=\w)){0,40}\b(?:you|we)(?:'ve| have)?(?: just| been)? "
