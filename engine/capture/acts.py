@@ -97,10 +97,12 @@ _PREFERENCE: Final = re.compile(
     r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"
-    # "make sure everything's working", "make sure all the text is mixed in": the check that ends this step; a rule's
-    # "make sure" says how to work ("make sure to …", "make sure you never …").
-    r"|make sure(?! (?:that )?(?:everything|it|all|the|this|these|they)\b(?:\s*\S+){0,5}?\s*"
-    r"(?:'s|is|are|works?|working)\b)"
+    # A rule's "make sure" says how to work ("make sure to …", "make sure you never …", "make sure your …") or forbids
+    # something in every result ("make sure there's still no 2+ consecutive hyphens"). "make sure everything's
+    # working" and "make sure that you implemented the logic" check this step's work, and "a way to make sure that …
+    # is secured" is the purpose of the request (docs/capture.md, round 13).
+    r"|make sure (?:to|your?|that you|(?:that )?(?:there(?:'s| is| are) )?(?:still )?(?:no|not|nothing|none|never)\b)"
+    r"(?! (?:\w+ly )?\w+ed\b)"
     r"|keep (?:it|them|things|everything|all \w+) (?:simple|short|concise|as is|unchanged|minimal)"
     r"|only (?:trim|change|touch|use|update|modify|add|keep|allow|show|run)|overly \w+"
     r"|too (?:much|many|long|complex|complicated|verbose)"
@@ -136,7 +138,11 @@ A rule's "always" leads a verb ("always use …"); followed by a value, a number
 ("Bewilligt - always 'kein Wert'", "we got always two values", "the key … always as first column", Verilog's
 "always @(...)")."""
 _STANDING: Final = re.compile(
-    r"\b(?:in|for|across|to) (?:all|every|each)\b"
+    # Making one new thing for all the views or cards ("I want to add Navigation for all input views", "Generate a new
+    # SVG … for all the car cards") is this turn's work, not how every such thing is to be (docs/capture.md, round 13).
+    r"^(?!(?:(?:i|we) (?:want|need|would like|'d like) (?:you )?to )?"
+    r"(?:add|create|generate|build|implement|introduce)\b)"
+    r".*?\b(?:in|for|across|to) (?:all|every|each)\b"
     # "next to each other", "in each of these cases", "to each .js file you created": these things, not a class
     r"(?! other\b| of (?:these|those|the|them|your)\b)"
     r"(?!(?:[^.,;:]|\.(?=\w)){0,40}\b(?:you|we)(?:'ve| have)?(?: just| been)? "

@@ -73,3 +73,31 @@ def test_a_bare_session_command_is_done_when_said_and_still_closes_what_the_agen
         assert len(said) == 1 and said[0].done and said[0].when == said[0].done_when, command
     # A command with an argument, or words after it, is not a bare session command.
     assert "/exit please" in [i.text for i in _fold(("user", "/exit please")) if i.kind == "open" and not i.done]
+
+
+def test_make_sure_is_a_rule_only_when_it_says_how_to_work_or_forbids_something() -> None:
+    # odyash d10: a check of work already done; tnyOffice d03: the purpose of what is asked ("a way to make sure …").
+    # Neither says how the agent is to work from now on (docs/capture.md, round 13).
+    for text in ("so add them in the comments, and make sure that you implemented the logic (i think you did)",
+                 "Just a way to make sure that when the front end, @apps/docs/ communicates with the backend api "
+                 "(REST and websockets) that is secured."):
+        assert not any(s.preference for s in read_user_turn(text, agent_offered=False).sentences), text
+    # odyash d10: a condition every result must keep ("make sure there's still no …") stays a rule.
+    kept = ("text, then its equivalent part should be surrounded by `-raw-` and `-endraw-` but make sure there's "
+            "still no 2+ consecutive hyphens.")
+    assert any(s.preference for s in read_user_turn(kept, agent_offered=False).sentences)
+    assert _constraints(_fold(("user", "make sure to run the formatter before every commit")))
+    assert _constraints(_fold(("user", "make sure you never print the API key in the logs")))
+
+
+def test_an_order_to_make_something_new_for_every_such_thing_is_one_piece_of_work_not_a_rule() -> None:
+    # KLIMA d50 and keyframe-blogger d14: adding or generating one new thing for all the views / cards is the work of
+    # this turn; a convention over a class ("change … to camelCase in all .module.css and .tsx files", seraphine d12)
+    # stays a rule (docs/capture.md, round 13).
+    for text in ("I want to add Navigation for all input views, I want them to be in a dropdown, which also shows "
+                 "which of them is currently rendered.",
+                 "Generate a new SVG file in /public that is a placeholder image we can display for all the car cards.",
+                 'Add a ShadCN button to each card with an icon for "favorite".'):
+        assert not any(s.preference for s in read_user_turn(text, agent_offered=False).sentences), text
+    assert _constraints(_fold(("user", "I want you to change the dash-case class names to camelCase in all "
+                                       ".module.css and .tsx files")))
