@@ -77,6 +77,26 @@ def _blocks(raw: Any) -> list[dict[str, Any]] | None:
     return blocks or None
 
 
+def _call_blocks(raw: Any) -> list[dict[str, Any]] | None:
+    """A Codex call item (``function_call``, ``custom_tool_call``, ``local_shell_call``) as pi's ``toolCall`` block: a
+    function's JSON arguments, a custom tool's ``input`` (``apply_patch``'s patch), a local shell's command."""
+    if not isinstance(raw, Mapping):
+        return None
+    arguments: Any = {}
+    if isinstance(raw.get("arguments"), str):
+        try:
+            arguments = orjson.loads(raw["arguments"])
+        except orjson.JSONDecodeError:
+            arguments = {"arguments": raw["arguments"]}
+    elif isinstance(raw.get("input"), str):
+        arguments = {"input": raw["input"]}
+    elif isinstance(raw.get("action"), Mapping):
+        arguments = dict(raw["action"])
+    name = raw.get("name") if isinstance(raw.get("name"), str) else str(raw.get("type") or "?").removesuffix("_call")
+    return [{"type": "toolCall", "id": str(raw.get("call_id") or raw.get("id") or ""), "name": name,
+             "arguments": arguments if isinstance(arguments, Mapping) else {"arguments": arguments}}]
+
+
 class AgentEntryReader:
     """A :class:`engine.agents.session_reader.SessionReader` over a Claude Code or Codex session."""
 
@@ -138,7 +158,8 @@ class AgentEntryReader:
         offset = item.offset + (item.part + 1 if item.part >= 0 else 0)  # unique per item: token caches key on it
         return Entry(item.line_no, offset, item.length, "message", ident, parent, item.timestamp, role, item.chars,
                      model=item.model, provider=self.agent if item.model else None,
-                     custom_type=f"{self.agent}-{item.role}" if role == "custom" else None, tool_name=item.tool_name)
+                     custom_type=f"{self.agent}-{item.role}" if role == "custom" else None, tool_name=item.tool_name,
+                     tool_calls=item.calls)
 
     def read_object(self, entry: Entry) -> dict[str, Any]:
         """A pi-shaped object of ``entry`` (``{"type": "message", "message": {role, content}}``), re-read from disk.
@@ -173,7 +194,7 @@ class AgentEntryReader:
             elif obj.get("type") == "compacted":
                 source = {"content": payload.get("message")}
         text = _text(source)
-        blocks = _blocks(source) if entry.role == "assistant" else None
+        blocks = _blocks(source) if entry.role == "assistant" else _call_blocks(source) if entry.tool_calls else None
         message: dict[str, Any] = {"role": entry.role, "content": blocks or [{"type": "text", "text": text}]}
         if entry.custom_type:
             message["customType"] = entry.custom_type

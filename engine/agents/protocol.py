@@ -71,6 +71,8 @@ class ContextItem(NamedTuple):
     tool_name: str | None = None
     """For a tool result: the tool that was called, where the agent's records name it (capture reads the user's
     answer in an asking tool's result: docs/capture.md, Harness text)."""
+    calls: tuple[str, ...] = ()
+    """The tools the item calls (a reply's tool calls; a Codex call item), for the checkpoint's tools and files."""
 
     @property
     def place(self) -> str:

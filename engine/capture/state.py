@@ -48,7 +48,9 @@ _READ_TOOLS = frozenset({"read", "read_file", "view", "cat", "open", "grep", "gl
 _WRITE_TOOLS = frozenset(
     {"write", "edit", "multiedit", "multi_edit", "write_file", "edit_file", "apply_patch", "str_replace", "create"}
 )
-_EXEC_TOOLS = frozenset({"exec", "bash", "shell", "run", "terminal", "process"})
+_EXEC_TOOLS = frozenset({"exec", "bash", "shell", "run", "terminal", "process", "exec_command", "shell_command",
+                         "local_shell"})
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
 # exec commands whose last argument is plainly a file being written or read; anything fancier is ignored.
 _EXEC_WRITE = re.compile(r"(?:^|[;&|]\s*)(?:tee|touch)\s+(?:-a\s+)?([\w./~-]+)\s*$|>\s*([\w./~-]+)\s*$")
 _EXEC_READ = re.compile(r"^(?:cat|head|tail|less|wc)\s+(?:-\S+\s+)*([\w./~-]+)\s*$")
@@ -269,7 +271,13 @@ def _tool_files(name: str, arguments: Mapping[str, Any]) -> tuple[list[str], lis
             written.append(path)
         elif lowered in _READ_TOOLS:
             read.append(path)
+    patch = arguments.get("input")
+    if lowered == "apply_patch" and isinstance(patch, str):  # Codex's patch names its files in its own headers
+        written.extend(m.group(1).strip() for m in _PATCH_FILE.finditer(patch))
     command = arguments.get("command") or arguments.get("cmd")
+    if isinstance(command, list) and all(isinstance(c, str) for c in command):
+        # Codex's shell tool takes an argv: ["bash", "-lc", "cat README.md"] runs its last word.
+        command = command[2] if len(command) == 3 and command[1] in ("-lc", "-c") else " ".join(command)
     if lowered in _EXEC_TOOLS and isinstance(command, str) and "\n" not in command:
         match = _EXEC_WRITE.search(command)
         if match:
@@ -304,27 +312,29 @@ def capture(
         updated = entry.timestamp or updated
         if entry.role not in ("user", "assistant", "toolResult"):
             continue
-        if entry.role == "toolResult" and not entry.is_error and entry.tool_name not in ASKING_TOOLS:
+        # A tool result matters for a failure or the user's answer; a Codex call item (a tool item that calls) for
+        # its call.
+        if entry.role == "toolResult" and not entry.is_error and entry.tool_name not in ASKING_TOOLS and (
+                not entry.tool_calls):
             continue
         obj = load(entry)
         message = obj.get("message")
         if not isinstance(message, Mapping):
             continue
+        content = message.get("content")
+        calls = [b for b in content if isinstance(b, Mapping) and b.get("type") == "toolCall"] if isinstance(
+            content, list) and (entry.role == "assistant" or entry.tool_calls) else []
+        for block in calls:
+            name = str(block.get("name") or "?")
+            arguments = block.get("arguments")
+            arguments = arguments if isinstance(arguments, Mapping) else {}
+            tools = _add_unique(tools, [name], MAX_TOOLS)
+            files_read, files_written = _tool_files(name, arguments)
+            read = _add_unique(read, files_read, MAX_FILES)
+            modified = _add_unique(modified, files_written, MAX_FILES)
+            last_tool = LastToolCall(name, params_summary(arguments))
         if entry.role == "assistant":
-            content = message.get("content")
-            called = False
-            for block in content if isinstance(content, list) else []:
-                if not isinstance(block, Mapping) or block.get("type") != "toolCall":
-                    continue
-                called = True
-                name = str(block.get("name") or "?")
-                arguments = block.get("arguments")
-                arguments = arguments if isinstance(arguments, Mapping) else {}
-                tools = _add_unique(tools, [name], MAX_TOOLS)
-                files_read, files_written = _tool_files(name, arguments)
-                read = _add_unique(read, files_read, MAX_FILES)
-                modified = _add_unique(modified, files_written, MAX_FILES)
-                last_tool = LastToolCall(name, params_summary(arguments))
+            called = bool(calls)
             text = "\n".join(
                 str(b.get("text") or "")
                 for b in (content if isinstance(content, list) else [])
@@ -336,6 +346,8 @@ def capture(
                 agent_text = text
             # Items are shown (the Decisions tab) before any file is written: they are made of redacted text.
             ledger = fold_agent(ledger, redact_secrets(text), called, entry.timestamp, entry.id)
+        elif entry.tool_calls and not entry.is_error:
+            pass  # a Codex call item: its call is noted above
         elif entry.role == "toolResult" and not entry.is_error:
             # The user's choice in Claude Code's AskUserQuestion comes back as this tool's result (tool_answers).
             pairs = tool_answers(entry.tool_name, message_text(message))

@@ -4,12 +4,13 @@ tool's input for what it said (engine/agents/agent_entries.py, docs/claude-code.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from tests.engine._agent_files import SID, cc_assistant, cc_user, write_jsonl
+from tests.engine._agent_files import SID, cc_assistant, cc_user, cx, cx_count, cx_message, write_jsonl
 from tui.cli.main import main
 
 
@@ -50,3 +51,29 @@ def test_a_claude_code_checkpoint_lists_the_files_and_tools_and_keeps_reasoning_
     said = yaml.safe_dump({k: checkpoint[k] for k in ("decisions", "open_items", "learnings", "thread")})
     assert "PROD_SECRET_MODE" not in said and "drop the tests" not in said
     assert "old_string" not in said and "Renamed ENV to APP_ENV" in said
+
+
+def test_a_codex_checkpoint_lists_the_files_and_tools_of_its_call_items(tmp_path: Path) -> None:
+    # Codex writes a call as its own response item (function_call, custom_tool_call), not inside the reply; shapes
+    # as Codex 0.169 and Codex Desktop write them (shell_command and apply_patch: the corpus's d59, d60).
+    patch = "*** Begin Patch\n*** Update File: src/config.py\n@@\n-ENV\n+APP_ENV\n*** End Patch\n"
+    path = write_jsonl(tmp_path / "sessions" / "2026" / "11" / "27" / f"rollout-2026-11-27T10-00-00-{SID}.jsonl", [
+        cx("session_meta", {"id": SID, "cwd": "/w", "cli_version": "0.169.0"}, 0),
+        cx("turn_context", {"model": "gpt-5.2-codex"}, 1),
+        cx("response_item", cx_message("user", "rename ENV to APP_ENV in src/config.py", "p1"), 2),
+        cx("response_item", {"type": "function_call", "name": "shell_command", "call_id": "call_1",
+                             "arguments": json.dumps({"command": "cat src/config.py", "workdir": "/w"})}, 3),
+        cx("response_item", {"type": "function_call_output", "call_id": "call_1", "output": "ENV = 1"}, 4),
+        cx("response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "call_2",
+                             "status": "completed", "input": patch}, 5),
+        cx("response_item", {"type": "custom_tool_call_output", "call_id": "call_2", "output": "Success."}, 6),
+        cx("response_item", cx_message("assistant", "Renamed ENV to APP_ENV in src/config.py.", "m1"), 7),
+        cx("event_msg", cx_count(300, 300), 8),
+    ])
+    state = tmp_path / "state"
+    assert main(["--state-dir", str(state), "checkpoint", str(path)]) == 0
+    [written] = state.rglob("cp_001.yaml")
+    checkpoint = yaml.safe_load(written.read_text())
+    assert checkpoint["resources"] == {"files_read": ["src/config.py"], "files_modified": ["src/config.py"],
+                                       "tools_used": ["shell_command", "apply_patch"]}
+    assert checkpoint["working"]["last_tool_call"]["name"] == "apply_patch"

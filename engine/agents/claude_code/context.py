@@ -71,7 +71,7 @@ def context_items(path: Sequence[Record]) -> tuple[ContextItem, ...]:
         names = {called.get(i) for i in r.tool_results}
         tool = names.pop() if len(names) == 1 else None
         items.append(ContextItem(r.line_no, r.uuid, r.role, r.chars, r.offset, r.length, -1, r.timestamp, r.model,
-                                 tool))
+                                 tool, tuple(name for _, name in r.tool_uses)))
     return tuple(items)
 
 

@@ -172,7 +172,7 @@ class CodexReader:
             return None
         model = self.model if item.role == "assistant" else None
         return ContextItem(line.line_no, item.id, item.role, item.chars, line.offset, line.length, part,
-                           _str(line.obj.get("timestamp")), model)
+                           _str(line.obj.get("timestamp")), model, calls=(item.call,) if item.call else ())
 
     def _accept(self, line: Line) -> None:
         obj = line.obj

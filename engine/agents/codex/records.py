@@ -34,6 +34,8 @@ class Item(NamedTuple):
     """``user``, ``assistant``, ``tool``, ``summary``, ``harness`` (developer and environment context) or
     ``reasoning``."""
     chars: int
+    call: str | None = None
+    """For a tool call (not its output): the tool's name."""
 
 
 class TokenCount(NamedTuple):
@@ -67,6 +69,18 @@ def _text(content: Any) -> str:
     return "".join(parts)
 
 
+_CALLS = {"function_call": None, "custom_tool_call": None, "local_shell_call": "local_shell",
+          "web_search_call": "web_search", "tool_search_call": "tool_search"}
+"""The call kinds of response items, with the tool's name where the item names none."""
+
+
+def _called(kind: str, payload: Mapping[str, Any]) -> str | None:
+    if kind not in _CALLS:
+        return None  # an output
+    name = payload.get("name")
+    return name if isinstance(name, str) and name else _CALLS[kind] or "?"
+
+
 def item_of(payload: Mapping[str, Any]) -> Item | None:
     """The item a ``response_item`` payload (or a ``replacement_history`` entry) is; ``None`` when unknown."""
     kind = payload.get("type")
@@ -89,7 +103,7 @@ def item_of(payload: Mapping[str, Any]) -> Item | None:
     if kind in ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
                 "local_shell_call", "web_search_call", "tool_search_call", "tool_search_output"):
         body = payload.get("arguments") if "arguments" in payload else payload.get("output", payload.get("input"))
-        return Item(ident, "tool", len(body) if isinstance(body, str) else len(str(body or "")))
+        return Item(ident, "tool", len(body) if isinstance(body, str) else len(str(body or "")), _called(kind, payload))
     if kind == "reasoning":
         return Item(ident, "reasoning", len(_text(payload.get("summary"))))
     return None
