@@ -218,7 +218,7 @@ def test_lang_group_is_held_out_and_not_english() -> None:
     # repository or owner with the other sessions, and every session in it is in another language.
     lang_repos = {s["repository"] for s in LANG}
     other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "lang"}
-    assert len(LANG) >= 4 and len(lang_repos) >= 2
+    assert len(LANG) >= 6 and len(lang_repos) >= 2
     assert not lang_repos & other_repos
     other_owners = {r.split("/")[0].lower() for r in other_repos}
     assert not {r.split("/")[0].lower() for r in lang_repos} & other_owners
