@@ -210,6 +210,21 @@ def test_new_group_is_held_out_by_repository_and_owner() -> None:
     assert not {r.split("/")[0].lower() for r in new_repos} & other_owners
 
 
+LANG = [s for s in SESSIONS if s.get("group") == "lang"]
+
+
+def test_lang_group_is_held_out_and_not_english() -> None:
+    # The lang group measures capture on users who do not write English (README.md, "The lang group"): it shares no
+    # repository or owner with the other sessions, and every session in it is in another language.
+    lang_repos = {s["repository"] for s in LANG}
+    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "lang"}
+    assert len(LANG) >= 6 and len(lang_repos) >= 2
+    assert not lang_repos & other_repos
+    other_owners = {r.split("/")[0].lower() for r in other_repos}
+    assert not {r.split("/")[0].lower() for r in lang_repos} & other_owners
+    assert all(s["language"] != "en" for s in LANG)
+
+
 def test_converter_reads_a_codex_rollout_from_its_response_items(tmp_path: Path) -> None:
     # event_msg records repeat the conversation for Codex's UI and developer messages are its own instructions;
     # only response_item records are the conversation, and a call's output answers the call made before it.
