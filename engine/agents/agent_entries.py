@@ -77,9 +77,10 @@ def _blocks(raw: Any) -> list[dict[str, Any]] | None:
     return blocks or None
 
 
-def _call_blocks(raw: Any) -> list[dict[str, Any]] | None:
-    """A Codex call item (``function_call``, ``custom_tool_call``, ``local_shell_call``) as pi's ``toolCall`` block: a
-    function's JSON arguments, a custom tool's ``input`` (``apply_patch``'s patch), a local shell's command."""
+def _call_blocks(raw: Any, name: str) -> list[dict[str, Any]] | None:
+    """A Codex call item (``function_call``, ``custom_tool_call``, ``local_shell_call``) of the tool ``name`` (as the
+    reader named it) as pi's ``toolCall`` block: a function's JSON arguments, a custom tool's ``input``
+    (``apply_patch``'s patch), a local shell's command."""
     if not isinstance(raw, Mapping):
         return None
     arguments: Any = {}
@@ -92,7 +93,6 @@ def _call_blocks(raw: Any) -> list[dict[str, Any]] | None:
         arguments = {"input": raw["input"]}
     elif isinstance(raw.get("action"), Mapping):
         arguments = dict(raw["action"])
-    name = raw.get("name") if isinstance(raw.get("name"), str) else str(raw.get("type") or "?").removesuffix("_call")
     return [{"type": "toolCall", "id": str(raw.get("call_id") or raw.get("id") or ""), "name": name,
              "arguments": arguments if isinstance(arguments, Mapping) else {"arguments": arguments}}]
 
@@ -194,7 +194,8 @@ class AgentEntryReader:
             elif obj.get("type") == "compacted":
                 source = {"content": payload.get("message")}
         text = _text(source)
-        blocks = _blocks(source) if entry.role == "assistant" else _call_blocks(source) if entry.tool_calls else None
+        blocks = _blocks(source) if entry.role == "assistant" else _call_blocks(source, entry.tool_calls[0]) if (
+            entry.tool_calls) else None
         message: dict[str, Any] = {"role": entry.role, "content": blocks or [{"type": "text", "text": text}]}
         if entry.custom_type:
             message["customType"] = entry.custom_type

@@ -26,6 +26,23 @@ def cc_assistant(uuid: str, parent: str, text: str, usage: tuple[int, int, int, 
                                   "cache_read_input_tokens": read, "output_tokens": out}}}
 
 
+def cc_reply(uuid: str, parent: str, blocks: list[dict[str, Any]], msg_id: str | None = None) -> dict[str, Any]:
+    """A reply whose content is ``blocks`` (text, thinking, tool_use), with a small usage."""
+    record = cc_assistant(uuid, parent, "", (1, 10, 100, 20), msg_id or f"msg_{uuid}")
+    record["message"]["content"] = blocks
+    return record
+
+
+def cc_tool_result(uuid: str, parent: str, tool_id: str, content: Any, result: Any = None) -> dict[str, Any]:
+    """A ``user`` record carrying one ``tool_result`` for ``tool_id`` (``content``: a string or text blocks) and
+    Claude Code's ``toolUseResult`` when given."""
+    record = cc_user(uuid, parent, "")
+    record["message"]["content"] = [{"tool_use_id": tool_id, "type": "tool_result", "content": content}]
+    if result is not None:
+        record["toolUseResult"] = result
+    return record
+
+
 def cc_attachment(uuid: str, parent: str) -> dict[str, Any]:
     return {"parentUuid": parent, "isSidechain": False, "type": "attachment", "uuid": uuid, "sessionId": SID,
             "attachment": {"type": "date", "date": "2026-11-27"}}

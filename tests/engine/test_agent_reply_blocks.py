@@ -10,40 +10,32 @@ from typing import Any
 
 import yaml
 
-from tests.engine._agent_files import SID, cc_assistant, cc_user, cx, cx_count, cx_message, write_jsonl
+from tests.engine._agent_files import SID, cc_reply, cc_tool_result, cc_user, cx, cx_count, cx_message, write_jsonl
 from tui.cli.main import main
 
 
-def _reply(uuid: str, parent: str, blocks: list[dict[str, Any]]) -> dict[str, Any]:
-    record = cc_assistant(uuid, parent, "", (1, 10, 100, 20), f"msg_{uuid}")
-    record["message"]["content"] = blocks
-    return record
-
-
-def _result(uuid: str, parent: str, tool_id: str, text: str) -> dict[str, Any]:
-    record = cc_user(uuid, parent, "")
-    record["message"]["content"] = [{"tool_use_id": tool_id, "type": "tool_result", "content": text}]
-    return record
+def _checkpoint(path: Path, state: Path) -> dict[str, Any]:
+    """``ctxscope checkpoint`` of ``path``, as written."""
+    assert main(["--state-dir", str(state), "checkpoint", str(path)]) == 0
+    [written] = state.rglob("cp_001.yaml")
+    return dict(yaml.safe_load(written.read_text()))
 
 
 def test_a_claude_code_checkpoint_lists_the_files_and_tools_and_keeps_reasoning_out(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "p" / f"{SID}.jsonl", [
         cc_user("u1", None, "rename the config loader's env variable to APP_ENV in src/config.py"),
-        _reply("r1", "u1", [
+        cc_reply("r1", "u1", [
             {"type": "thinking", "thinking": "The user probably wants PROD_SECRET_MODE too; decided: drop the tests."},
             {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/w/src/config.py"}}]),
-        _result("t1", "r1", "toolu_1", "ENV = os.environ['ENV']"),
-        _reply("r2", "t1", [
+        cc_tool_result("t1", "r1", "toolu_1", "ENV = os.environ['ENV']"),
+        cc_reply("r2", "t1", [
             {"type": "text", "text": "Renaming it now."},
             {"type": "tool_use", "id": "toolu_2", "name": "Edit",
              "input": {"file_path": "/w/src/config.py", "old_string": "'ENV'", "new_string": "'APP_ENV'"}}]),
-        _result("t2", "r2", "toolu_2", "The file /w/src/config.py has been updated."),
-        _reply("r3", "t2", [{"type": "text", "text": "Renamed ENV to APP_ENV in src/config.py."}]),
+        cc_tool_result("t2", "r2", "toolu_2", "The file /w/src/config.py has been updated."),
+        cc_reply("r3", "t2", [{"type": "text", "text": "Renamed ENV to APP_ENV in src/config.py."}]),
     ])
-    state = tmp_path / "state"
-    assert main(["--state-dir", str(state), "checkpoint", str(path)]) == 0
-    [written] = state.rglob("cp_001.yaml")
-    checkpoint = yaml.safe_load(written.read_text())
+    checkpoint = _checkpoint(path, tmp_path / "state")
     assert checkpoint["resources"] == {"files_read": ["/w/src/config.py"], "files_modified": ["/w/src/config.py"],
                                        "tools_used": ["Read", "Edit"]}
     assert checkpoint["working"]["last_tool_call"]["name"] == "Edit"
@@ -70,10 +62,7 @@ def test_a_codex_checkpoint_lists_the_files_and_tools_of_its_call_items(tmp_path
         cx("response_item", cx_message("assistant", "Renamed ENV to APP_ENV in src/config.py.", "m1"), 7),
         cx("event_msg", cx_count(300, 300), 8),
     ])
-    state = tmp_path / "state"
-    assert main(["--state-dir", str(state), "checkpoint", str(path)]) == 0
-    [written] = state.rglob("cp_001.yaml")
-    checkpoint = yaml.safe_load(written.read_text())
+    checkpoint = _checkpoint(path, tmp_path / "state")
     assert checkpoint["resources"] == {"files_read": ["src/config.py"], "files_modified": ["src/config.py"],
                                        "tools_used": ["shell_command", "apply_patch"]}
     assert checkpoint["working"]["last_tool_call"]["name"] == "apply_patch"

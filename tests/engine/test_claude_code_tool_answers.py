@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.engine._agent_files import SID, cc_assistant, cc_user, write_jsonl
+from tests.engine._agent_files import SID, cc_assistant, cc_reply, cc_tool_result, cc_user, write_jsonl
 from tui.cli.main import main
 
 # The question and the answer envelope as Claude Code 2.1.42 wrote them (rommeld/leeson, an Entire checkpoint; the
@@ -25,18 +25,13 @@ _ANSWER = (f'User has answered your questions: "{_QUESTION}"="Track both". You c
 
 
 def _tool_use(uuid: str, parent: str, tool_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    record = cc_assistant(uuid, parent, "", (1, 10, 100, 28), f"msg_{uuid}")
-    record["message"]["content"] = [{"type": "tool_use", "id": tool_id, "name": name, "input": arguments}]
-    return record
+    return cc_reply(uuid, parent, [{"type": "tool_use", "id": tool_id, "name": name, "input": arguments}])
 
 
 def _tool_result(uuid: str, parent: str, tool_id: str, text: str, result: Any, *, blocks: bool = False
                  ) -> dict[str, Any]:
-    record = cc_user(uuid, parent, "")
     content: Any = [{"type": "text", "text": text}] if blocks else text  # Claude Code writes either
-    record["message"]["content"] = [{"tool_use_id": tool_id, "type": "tool_result", "content": content}]
-    record["toolUseResult"] = result
-    return record
+    return cc_tool_result(uuid, parent, tool_id, content, result)
 
 
 def _decisions(path: Path, state: Path) -> list[str]:

@@ -18,6 +18,7 @@ from engine.agents.claude_code.records import (
     TokenUsage,
     boundary_of,
     call_key_of,
+    kind_of,
     record_of,
     usage_of,
 )
@@ -132,9 +133,7 @@ def note_usage(obj: dict[str, Any], line_no: int, calls: dict[str, AgentCall],
     without building the record (a usage report's pass: a fifth of its time went to records no one kept,
     docs/usage.md, Speed). ``calls`` is keyed by :attr:`AgentCall.key`; a key already there is kept."""
     message = obj.get("message")
-    kind = obj.get("type")
-    if type(kind) is not str or not kind:  # record_of's rule: an untyped line with a message is a reply
-        kind = "assistant" if isinstance(message, dict) else "unknown"
+    kind = kind_of(obj)
     if kind == "assistant":
         if not isinstance(message, dict):
             return

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from engine.stores.number_bounds import cost_usd
 
-__all__ = ["HARNESS_PREFIXES", "Boundary", "Record", "TokenUsage", "boundary_of", "call_key_of", "record_of",
+__all__ = ["HARNESS_PREFIXES", "Boundary", "Record", "TokenUsage", "boundary_of", "call_key_of", "kind_of", "record_of",
            "usage_of"]
 
 HARNESS_PREFIXES = (
@@ -189,12 +189,20 @@ def _role(obj: Mapping[str, Any], kind: str, message: Mapping[str, Any]
     return None, 0, _NO_TOOLS
 
 
+def kind_of(obj: Mapping[str, Any]) -> str:
+    """A record's ``type``; an untyped line that carries a message is a reply."""
+    kind = obj.get("type")
+    if type(kind) is str and kind:
+        return kind
+    return "assistant" if isinstance(obj.get("message"), Mapping) else "unknown"
+
+
 def record_of(obj: Mapping[str, Any], *, line_no: int, offset: int, length: int, usage_only: bool = False) -> Record:
     """Reduce one parsed line to a :class:`Record` (never raises on odd values: they read as absent).
 
     ``usage_only``: leave the role and the characters unmeasured (``None``, 0) — a usage report reads neither, and
     measuring every content block was a third of its time on Claude Code files (docs/usage.md)."""
-    kind = _str(obj.get("type")) or ("assistant" if isinstance(obj.get("message"), Mapping) else "unknown")
+    kind = kind_of(obj)
     message = obj.get("message")
     message = message if isinstance(message, Mapping) else {}
     role, chars, (uses, results) = _role(obj, kind, message) if not usage_only else (None, 0, _NO_TOOLS)
