@@ -41,6 +41,8 @@ from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan
 from engine.capture.language.japanese import JA_EXAMINES, JA_OBJECT, JA_REQUEST, JA_WANT, KANA
 from engine.capture.next_steps import asks_how_to_proceed, steps_in
 from engine.capture.response_lines import clean
+from engine.capture.shape_acts import Pending, pending, taken_up
+from engine.capture.shape_acts import acted as shape_acted
 from engine.capture.whole_text import clip_words, flatten, whole_item
 
 __all__ = [
@@ -159,6 +161,8 @@ class Ledger:
     """Index in ``items`` of the problem the user last reported ("still 404", a pasted error): the agent saying it
     fixed it does not close it; only the user moving on does (docs/capture.md, Closing)."""
     interrupted: bool = False
+    shape: Pending | None = None
+    """A message in a language without a table, read as an instruction once the agent acts on it (shape_acts)."""
     """The user stopped the agent just now (Claude Code's interrupt marker): their next words redirect it."""
     stopped: bool = False
     """The agent's reply was stopped ("Cancelled" in a SpecStory export) and nothing it said since: the request it
@@ -403,8 +407,19 @@ def _fold_plan(ledger: Ledger, plan: str, when: str | None, entry_id: str | None
     return Ledger(tuple(items), "", False, awaiting)
 
 
+def _settle_shape(ledger: Ledger) -> Ledger:
+    """``ledger`` with its pending message (a language without a table) decided by what the agent did since."""
+    if ledger.shape is None:
+        return ledger
+    items = list(ledger.items)
+    _add(items, Item("decision", _directive(taken_up(ledger.shape, ledger.agent_text, DIRECTIVE_CHARS)), "instruction",
+                     ledger.shape.when, ledger.shape.entry_id))
+    return replace(ledger, items=tuple(items), shape=None)
+
+
 def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None) -> Ledger:
     """``ledger`` after a real user message whose own words are ``words`` (harness already removed)."""
+    ledger = _settle_shape(ledger)
     plan = accepted_plan(words)
     if plan is not None:
         return _fold_plan(ledger, plan, when, entry_id)
@@ -507,11 +522,14 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
             text = _lead(f"{flat} (about: {earlier.text.split(_ABOUT)[0]})")
         if _add(items, Item("open", text, "request" if asks_for_work or problem else "question", when, entry_id)):
             unconfirmed = len(items) - 1 if problem else None
+    # No table read a direction: in a language without one, the agent's answer may still show it (shape_acts).
+    shape = pending(words, when, entry_id) if not direction and not redirects and not turn.acts & {
+        "approves", "rejects", "acknowledges", "defers", "corrects"} else None
     if len(items) > MAX_ITEMS:
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
         unconfirmed = unconfirmed - drop if unconfirmed is not None and unconfirmed >= drop else None
-    return Ledger(tuple(items), "", False, awaiting, unconfirmed)
+    return Ledger(tuple(items), "", False, awaiting, unconfirmed, shape=shape)
 
 
 _CHECKED: Final = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[xX✓✔]\]|✅|☑)\s*(?P<rest>\S.*)$")
@@ -582,7 +600,8 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
     if _SAYS_NOTHING.match(text):
         if _STOPPED.match(text):
             ledger = replace(ledger, stopped=True)
-        return replace(ledger, agent_acted=ledger.agent_acted or acted) if acted else ledger
+        return replace(ledger, agent_acted=ledger.agent_acted or acted, shape=shape_acted(ledger.shape, acted)) \
+            if acted else ledger
     items = list(ledger.items)
     awaiting = ledger.awaiting
     if awaiting is not None and not ledger.agent_text and awaiting < len(items) and items[awaiting].source in (
@@ -605,7 +624,7 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
         unconfirmed = unconfirmed - drop if unconfirmed is not None and unconfirmed >= drop else None
-    return Ledger(tuple(items), joined[-8000:], True, awaiting, unconfirmed)
+    return Ledger(tuple(items), joined[-8000:], True, awaiting, unconfirmed, shape=shape_acted(ledger.shape, acted))
 
 
 _VERIFIED: Final = re.compile(
@@ -646,6 +665,7 @@ def _how_to_at_end(items: list[Item], answer: str) -> tuple[int, str] | None:
 def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
     """Every item with the end of the conversation applied: the last request is closed when the agent's last
     turn reports it finished; the agent's closing question and next steps are open."""
+    ledger = _settle_shape(ledger)
     items = list(ledger.items)
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
     last_message = ledger.agent_text.rsplit("\n\n\n", 1)[-1]  # the agent's last message only
