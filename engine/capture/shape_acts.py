@@ -27,10 +27,11 @@ _WORD: Final = re.compile(r"[^\W\d_]+", re.UNICODE)
 _TERM: Final = re.compile(r"[^\W_][\w./-]*[^\W_]|[^\W_]", re.UNICODE)
 _TABLED_SCRIPT: Final = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 """Chinese characters and kana: acts.py and language/japanese.py have tables for these."""
-_ENGLISH: Final = frozenset(
-    "the and to of is are be it this that you your we my for with from not can should would will please if but what"
-    " how why there have has just now all also then want need don't it's let's i'm".split()
-)
+_ENGLISH: Final = frozenset((
+    "the", "and", "to", "of", "is", "are", "be", "it", "this", "that", "you", "your", "we", "my", "for", "with",
+    "from", "not", "can", "should", "would", "will", "please", "if", "but", "what", "how", "why", "there", "have",
+    "has", "just", "now", "all", "also", "then", "want", "need", "don't", "it's", "let's", "i'm",
+))
 """Words that mark English and that no other language of the corpus uses as a word of its own. Short words shared
 with other languages ("a", "on", "do", "i", "me", "so", "in") are left out: Czech, French, Spanish and Turkish use
 them too."""
