@@ -111,14 +111,17 @@ def _terms(text: str) -> set[str]:
 
 def taken_up(shape: Pending, agent_text: str, limit: int) -> str:
     """The directive of ``shape`` when the agent acted on it in ``agent_text`` (all it said since the message), else
-    an empty string: the sentences whose terms the reply repeats most, as many as ``limit`` characters hold, in the
-    user's order."""
+    an empty string: the message's prose when it fits in ``limit`` characters, else the sentences whose terms the
+    reply repeats most, as many as fit, in the user's order."""
     if not (shape.acted or _EDIT.search(agent_text)):
         return ""
     said = _terms(agent_text)
     shared = [_terms(s) & said for s in shape.sentences]
     if len(set().union(*shared)) < _SHARED_TERMS:
         return ""
+    whole = " ".join(" ".join(shape.sentences).split())
+    if len(whole) <= limit:
+        return whole  # a message that fits is the user's direction whole, as the tables keep all its orders
     # A long specification puts what the agent took up (the colours, the file names) anywhere in it: the sentences
     # sharing most terms with the reply are the directive, not its first lines.
     ranked = sorted((n for n, terms in enumerate(shared) if terms), key=lambda n: -len(shared[n]))
