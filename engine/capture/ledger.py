@@ -175,9 +175,11 @@ class Ledger:
 
 def carry_open(ledger: Ledger) -> Ledger:
     """The ledger a new capture cycle starts from after a checkpoint: only the items still open, and the agent's
-    last words, so a later message can still close what the checkpoint listed as open."""
+    last words, so a later message can still close what the checkpoint listed as open. A message in a language
+    without a table that the agent has not acted on yet stays pending: the checkpoint could not list it."""
+    shape = ledger.shape if ledger.shape and not taken_up(ledger.shape, ledger.agent_text, DIRECTIVE_CHARS) else None
     return Ledger(tuple(i for i in ledger.items if i.kind == "open" and not i.done), ledger.agent_text,
-                  ledger.agent_acted, None)
+                  ledger.agent_acted, None, shape=shape)
 
 
 def agent_offers(text: str) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import engine.capture.ledger as ledger_module
-from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
+from engine.capture.ledger import Item, Ledger, carry_open, fold_agent, fold_user, ledger_at_end
 
 
 def _fold(*turns: tuple[str, str, bool]) -> tuple[Item, ...]:
@@ -99,6 +99,18 @@ def test_a_french_correction_is_a_decision_once_the_agent_acts_after_asking_for_
                                  ("user", _AIDER_NOTICE, False)))
     assert [d.text for d in decisions] == [_FR_USER]
     assert decisions[0].entry_id == "e0"
+
+
+def test_a_checkpoint_before_the_agent_acts_carries_the_message_into_the_next_cycle() -> None:
+    # The checkpoint is taken between the message and the agent's edit: it cannot list the decision yet.
+    before = fold_user(Ledger(), _TR_USER, "2026-01-01T00:00:00Z", "e0")
+    assert _decisions(ledger_at_end(before, None)) == []
+    after = fold_agent(carry_open(before), _TR_AGENT, False, "2026-01-01T00:00:01Z", "e1")
+    assert [d.entry_id for d in _decisions(ledger_at_end(after, None))] == ["e0"]
+    # Once the agent acted, the checkpoint lists it, and the next cycle does not list it again.
+    acted = fold_agent(before, _TR_AGENT, False, "2026-01-01T00:00:01Z", "e1")
+    assert len(_decisions(ledger_at_end(acted, None))) == 1
+    assert _decisions(ledger_at_end(carry_open(acted), None)) == []
 
 
 def test_a_message_the_agent_only_answers_or_that_asks_gives_no_decision() -> None:
