@@ -90,6 +90,8 @@ def pending(words: str, when: str | None, entry_id: str | None) -> Pending | Non
     """The user message ``words`` as a candidate instruction, or ``None``: its own prose (pasted lines and log lines
     aside) is in a language with a table, asks (a sentence ends in a question mark) or is too short to direct
     anything."""
+    if words.isascii():
+        return None  # no letter English lacks anywhere in it (no_table): spares reading an English message twice
     pasted = pasted_lines(words)
     prose = [s for s in sentences("\n".join("" if n in pasted else line for n, line in enumerate(words.splitlines())))
              if _prose(s)]
