@@ -161,12 +161,12 @@ class Ledger:
     """Index in ``items`` of the problem the user last reported ("still 404", a pasted error): the agent saying it
     fixed it does not close it; only the user moving on does (docs/capture.md, Closing)."""
     interrupted: bool = False
-    shape: Pending | None = None
-    """A message in a language without a table, read as an instruction once the agent acts on it (shape_acts)."""
     """The user stopped the agent just now (Claude Code's interrupt marker): their next words redirect it."""
     stopped: bool = False
     """The agent's reply was stopped ("Cancelled" in a SpecStory export) and nothing it said since: the request it
     was working on is not answered by the user moving on (docs/capture.md, Closing)."""
+    shape: Pending | None = None
+    """A message in a language without a table, read as an instruction once the agent acts on it (shape_acts)."""
 
     def of_kind(self, kind: str, *, include_done: bool = True) -> tuple[Item, ...]:
         """The items of ``kind``, in the order said (closed ones only with ``include_done``)."""
