@@ -170,10 +170,11 @@ class Ledger:
 
 
 def carry_open(ledger: Ledger) -> Ledger:
-    """The ledger a new capture cycle starts from after a checkpoint: only the items still open, and the agent's
-    last words, so a later message can still close what the checkpoint listed as open."""
+    """The ledger a new capture cycle starts from after a checkpoint: only the items still open, the agent's last
+    words, and whether the user had just stopped it, so a later message still closes (or leaves open) what the
+    checkpoint listed as open as it would have without the checkpoint."""
     return Ledger(tuple(i for i in ledger.items if i.kind == "open" and not i.done), ledger.agent_text,
-                  ledger.agent_acted, None)
+                  ledger.agent_acted, None, interrupted=ledger.interrupted, stopped=ledger.stopped)
 
 
 def agent_offers(text: str) -> str | None:

@@ -149,6 +149,8 @@ class CapturedState:
                 "agent_acted": self.ledger.agent_acted,
                 "awaiting": self.ledger.awaiting,
                 "unconfirmed": self.ledger.unconfirmed,
+                "interrupted": self.ledger.interrupted,
+                "stopped": self.ledger.stopped,
             },
             "done_items": list(self.done_items),
         }
@@ -183,6 +185,8 @@ class CapturedState:
                 tuple(_item(i) for i in raw_ledger.get("items") or [] if isinstance(i, Mapping) and i.get("text")),
                 str(raw_ledger.get("agent_text") or ""),
                 raw_ledger.get("agent_acted") is True,
+                interrupted=raw_ledger.get("interrupted") is True,
+                stopped=raw_ledger.get("stopped") is True,
             )
             awaiting = raw_ledger.get("awaiting")
             if isinstance(awaiting, int) and not isinstance(awaiting, bool) and 0 <= awaiting < len(ledger.items):
