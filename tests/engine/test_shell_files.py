@@ -35,6 +35,8 @@ def test_a_shell_command_that_writes_a_file_names_it(command: str, written: list
 
 @pytest.mark.parametrize("command", [
     "ls packages > /dev/null 2>&1",   # a device and a descriptor are not files
+    # moltbot-config (tests/fixtures/openclaw): its checkpoint listed /dev/null as a modified file.
+    "ls -la /opt/moltbot/*.json /opt/moltbot/*.yaml /opt/moltbot/*.yml 2>/dev/null",
     "sed 's/a/b/' README.md",          # sed without -i writes to its output
     "cat <<'EOF'\nfeat: a message > notes.txt\nEOF",  # the ">" is inside the heredoc's text
     "rm -f *.ts > $OUT",               # a variable names no file
