@@ -174,12 +174,13 @@ class Ledger:
 
 
 def carry_open(ledger: Ledger) -> Ledger:
-    """The ledger a new capture cycle starts from after a checkpoint: only the items still open, and the agent's
-    last words, so a later message can still close what the checkpoint listed as open. A message in a language
-    without a table that the agent has not acted on yet stays pending: the checkpoint could not list it."""
+    """The ledger a new capture cycle starts from after a checkpoint: only the items still open, the agent's last
+    words, and whether the user had just stopped it, so a later message still closes (or leaves open) what the
+    checkpoint listed as open as it would have without the checkpoint. A message in a language without a table that
+    the agent has not acted on yet stays pending: the checkpoint could not list it."""
     shape = ledger.shape if ledger.shape and not taken_up(ledger.shape, ledger.agent_text, DIRECTIVE_CHARS) else None
     return Ledger(tuple(i for i in ledger.items if i.kind == "open" and not i.done), ledger.agent_text,
-                  ledger.agent_acted, None, shape=shape)
+                  ledger.agent_acted, None, interrupted=ledger.interrupted, stopped=ledger.stopped, shape=shape)
 
 
 def agent_offers(text: str) -> str | None:

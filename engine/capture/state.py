@@ -18,6 +18,7 @@ from engine.capture.decisions import is_real_user_message, strip_envelope
 from engine.capture.envelopes import is_interrupt, user_words
 from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
 from engine.capture.redact import redact_secrets
+from engine.capture.shell_files import shell_files
 from engine.capture.tool_answers import ASKING_TOOLS, fold_answers, tool_answers
 from engine.capture.whole_text import clip_words
 from engine.stores.entries import Entry
@@ -51,9 +52,6 @@ _WRITE_TOOLS = frozenset(
 _EXEC_TOOLS = frozenset({"exec", "bash", "shell", "run", "terminal", "process", "exec_command", "shell_command",
                          "local_shell"})
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
-# exec commands whose last argument is plainly a file being written or read; anything fancier is ignored.
-_EXEC_WRITE = re.compile(r"(?:^|[;&|]\s*)(?:tee|touch)\s+(?:-a\s+)?([\w./~-]+)\s*$|>\s*([\w./~-]+)\s*$")
-_EXEC_READ = re.compile(r"^(?:cat|head|tail|less|wc)\s+(?:-\S+\s+)*([\w./~-]+)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +147,8 @@ class CapturedState:
                 "agent_acted": self.ledger.agent_acted,
                 "awaiting": self.ledger.awaiting,
                 "unconfirmed": self.ledger.unconfirmed,
+                "interrupted": self.ledger.interrupted,
+                "stopped": self.ledger.stopped,
             },
             "done_items": list(self.done_items),
         }
@@ -183,6 +183,8 @@ class CapturedState:
                 tuple(_item(i) for i in raw_ledger.get("items") or [] if isinstance(i, Mapping) and i.get("text")),
                 str(raw_ledger.get("agent_text") or ""),
                 raw_ledger.get("agent_acted") is True,
+                interrupted=raw_ledger.get("interrupted") is True,
+                stopped=raw_ledger.get("stopped") is True,
             )
             awaiting = raw_ledger.get("awaiting")
             if isinstance(awaiting, int) and not isinstance(awaiting, bool) and 0 <= awaiting < len(ledger.items):
@@ -278,14 +280,10 @@ def _tool_files(name: str, arguments: Mapping[str, Any]) -> tuple[list[str], lis
     if isinstance(command, list) and all(isinstance(c, str) for c in command):
         # Codex's shell tool takes an argv: ["bash", "-lc", "cat README.md"] runs its last word.
         command = command[2] if len(command) == 3 and command[1] in ("-lc", "-c") else " ".join(command)
-    if lowered in _EXEC_TOOLS and isinstance(command, str) and "\n" not in command:
-        match = _EXEC_WRITE.search(command)
-        if match:
-            written.append(match.group(1) or match.group(2))
-        else:
-            match = _EXEC_READ.match(command.strip())
-            if match:
-                read.append(match.group(1))
+    if lowered in _EXEC_TOOLS and isinstance(command, str):
+        shell_read, shell_written = shell_files(command)
+        read.extend(shell_read)
+        written.extend(shell_written)
     return read, written
 
 

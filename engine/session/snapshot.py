@@ -284,7 +284,10 @@ class SessionFollower:
 
         window, gauge = agent_gauge(reading, self.config)
         figure = reading.context_tokens
-        tokens = ContextTokens(figure.tokens, figure.source, figure.tokens, None, 0, 0, "agent", figure.tokens or 0,
+        # Before the agent's first figure (or after its compaction) the size is unknown; what a checkpoint and a
+        # compaction plan record then is the context at 4 characters a token, as they say (docs/claude-code.md).
+        estimate = figure.tokens if figure.tokens is not None else sum(m.entry.pi_tokens for m in view.messages)
+        tokens = ContextTokens(figure.tokens, figure.source, figure.tokens, None, 0, 0, "agent", estimate,
                                figure.tokens is not None)
         last_activity = parse_iso(reading.last_timestamp) if reading.last_timestamp else None
         if last_activity is None and self.reader.mtime is not None:

@@ -200,3 +200,24 @@ def test_a_checkpoint_of_a_claude_code_session_without_usage_names_no_pi(
     out = capsys.readouterr().out
     assert "tokens (at 4 characters a token: the size is unknown until the agent's next reply)" in out
     assert "pi's" not in out
+
+
+def test_a_checkpoint_of_a_codex_rollout_before_its_first_token_count_records_the_context_at_4_characters_a_token(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # simonw's sample Codex rollout has harness messages and one user message and no token_count yet: the
+    # checkpoint said "~0 tokens (at 4 characters a token …)" and recorded input_tokens 0.
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_bytes(
+        (FIXTURES / "codex" / "simonw__claude-code-transcripts__sample_codex_session.jsonl").read_bytes())
+    assert main(["inspect", "--json", str(rollout)]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["context_tokens"] is None and shown["agent_estimate_known"] is False
+    chars_over_4 = shown["agent_estimate"]
+    assert chars_over_4 > 0
+    assert main(["--state-dir", str(tmp_path / "state"), "checkpoint", "--json", str(rollout)]) == 0
+    written = json.loads(capsys.readouterr().out)
+    assert f"~{chars_over_4:,} tokens (at 4 characters a token" in written["message"]
+    assert f"input_tokens: {chars_over_4}\n" in Path(written["path"]).read_text(encoding="utf-8")
+    assert main(["inspect", str(rollout)]) == 0
+    assert f"agent's estimate {chars_over_4:,} at 4 characters a token" in capsys.readouterr().out

@@ -320,7 +320,7 @@ def inspect(args: argparse.Namespace, config: Config) -> int:
     known = "unknown" if tokens.tokens is None else f"{tokens.tokens:,}"
     agent_files = snapshot.source.format in AGENT_FORMATS
     estimate = agent_estimate_text(tokens.agent_estimate) + (
-        "" if tokens.agent_estimate_known or agent_files else " (pi: unknown)")
+        "" if tokens.agent_estimate_known else " at 4 characters a token" if agent_files else " (pi: unknown)")
     source = f" ({snapshot.limits.line_source})" if snapshot.limits is not None else ""
     print(f"  context {known} tokens ({tokens.source}); agent's estimate {estimate}; "
           f"compacts at {snapshot.gauge.compaction_text}{source}; compactions {snapshot.compactions}")
