@@ -21,7 +21,7 @@ from typing import Final
 from engine.capture.acts import sentences
 from engine.capture.pasted import pasted_lines
 
-__all__ = ["Pending", "acted", "no_table", "pending", "taken_up"]
+__all__ = ["Pending", "acted", "no_table", "pending", "pending_from", "taken_up"]
 
 _WORD: Final = re.compile(r"[^\W\d_]+", re.UNICODE)
 _TERM: Final = re.compile(r"[^\W_][\w./-]*[^\W_]|[^\W_]", re.UNICODE)
@@ -63,6 +63,20 @@ class Pending:
     entry_id: str | None
     acted: bool = False
     """The agent called a tool since the message."""
+
+    def to_dict(self) -> dict[str, object]:
+        """The pending message as saved with the capture state (:func:`pending_from` reads it back)."""
+        return {"sentences": list(self.sentences), "when": self.when, "entry_id": self.entry_id, "acted": self.acted}
+
+
+def pending_from(data: object) -> Pending | None:
+    """A pending message saved by :meth:`Pending.to_dict`, or ``None`` for anything else."""
+    if not isinstance(data, dict) or not isinstance(data.get("sentences"), list):
+        return None
+    said = tuple(str(s) for s in data["sentences"] if isinstance(s, str))
+    when, entry_id = data.get("when"), data.get("entry_id")
+    return Pending(said, when if isinstance(when, str) else None, entry_id if isinstance(entry_id, str) else None,
+                   data.get("acted") is True) if said else None
 
 
 def _prose(sentence: str) -> bool:

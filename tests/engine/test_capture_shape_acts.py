@@ -6,10 +6,17 @@ pasted log shortened).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import engine.capture.ledger as ledger_module
 from engine.capture.ledger import Item, Ledger, carry_open, fold_agent, fold_user, ledger_at_end
+from engine.capture.state import CapturedState, capture
+from engine.capture.state_files import load_state, save_state
+from engine.stores.transcript import read_transcript
+
+_REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 
 
 def _fold(*turns: tuple[str, str, bool]) -> tuple[Item, ...]:
@@ -144,3 +151,18 @@ def test_no_table_applies_to_turkish_french_and_vietnamese_prose_not_to_english_
     # An English error caption has no function words; it has no letter English lacks either.
     assert not no_table(["Found 6 errors in 3 files.", "npm error Lifecycle script `build` failed with error:"])
     assert not no_table(["不要用animator，用actor"]) and not no_table(["specsも更新しておいて"])
+
+
+@pytest.mark.parametrize("name", ["d54_lsfl_logic_sim", "d58_tellme_wiki_audio"])
+def test_capture_saved_between_a_message_and_the_agents_edit_and_resumed_reads_as_one_pass(
+        name: str, tmp_path: Path) -> None:
+    # 0anes0 d54 (Turkish) and Orolol d58 (French): saved right after each user message, before the agent answers.
+    reader = read_transcript(_REAL / f"{name}.jsonl")
+    entries = list(reader.entries)
+    whole = capture(CapturedState(), entries, reader.read_object)
+    users = [n for n, e in enumerate(entries) if e.role == "user"]
+    assert any(i.kind == "decision" for i in whole.items())
+    for n in users:
+        save_state(tmp_path, name, capture(CapturedState(), entries[:n + 1], reader.read_object))
+        resumed = capture(load_state(tmp_path, name).state, entries[n + 1:], reader.read_object)
+        assert resumed.items() == whole.items(), (name, n)
