@@ -5,8 +5,8 @@ request ("update X", "I want you to …", "请把…改成…"), a standing pref
 …", "不要…"), a correction of the agent's last turn ("no no, you did the opposite"), a deferral ("nevermind,
 not now", "先不"). The message's acts follow from its sentences and from where it stands: a short "yes" / "no"
 right after the agent asked or offered something approves or rejects that proposal; a message that is mostly a
-pasted log reports a problem. English and Chinese forms are listed; other languages fall back on punctuation
-(questions) and length.
+pasted log reports a problem. English and Chinese forms are listed (Japanese in language/japanese.py); in other
+languages a message is a question by its mark, and an instruction by what the agent does next (shape_acts.py).
 """
 
 from __future__ import annotations

@@ -41,6 +41,8 @@ from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan
 from engine.capture.language.japanese import JA_EXAMINES, JA_OBJECT, JA_REQUEST, JA_WANT, KANA
 from engine.capture.next_steps import asks_how_to_proceed, steps_in
 from engine.capture.response_lines import clean
+from engine.capture.shape_acts import Pending, pending, taken_up
+from engine.capture.shape_acts import acted as shape_acted
 from engine.capture.whole_text import clip_words, flatten, whole_item
 
 __all__ = [
@@ -163,6 +165,8 @@ class Ledger:
     stopped: bool = False
     """The agent's reply was stopped ("Cancelled" in a SpecStory export) and nothing it said since: the request it
     was working on is not answered by the user moving on (docs/capture.md, Closing)."""
+    shape: Pending | None = None
+    """A message in a language without a table, read as an instruction once the agent acts on it (shape_acts)."""
 
     def of_kind(self, kind: str, *, include_done: bool = True) -> tuple[Item, ...]:
         """The items of ``kind``, in the order said (closed ones only with ``include_done``)."""
@@ -172,9 +176,11 @@ class Ledger:
 def carry_open(ledger: Ledger) -> Ledger:
     """The ledger a new capture cycle starts from after a checkpoint: only the items still open, the agent's last
     words, and whether the user had just stopped it, so a later message still closes (or leaves open) what the
-    checkpoint listed as open as it would have without the checkpoint."""
+    checkpoint listed as open as it would have without the checkpoint. A message in a language without a table that
+    the agent has not acted on yet stays pending: the checkpoint could not list it."""
+    shape = ledger.shape if ledger.shape and not taken_up(ledger.shape, ledger.agent_text, DIRECTIVE_CHARS) else None
     return Ledger(tuple(i for i in ledger.items if i.kind == "open" and not i.done), ledger.agent_text,
-                  ledger.agent_acted, None, interrupted=ledger.interrupted, stopped=ledger.stopped)
+                  ledger.agent_acted, None, interrupted=ledger.interrupted, stopped=ledger.stopped, shape=shape)
 
 
 def agent_offers(text: str) -> str | None:
@@ -404,8 +410,19 @@ def _fold_plan(ledger: Ledger, plan: str, when: str | None, entry_id: str | None
     return Ledger(tuple(items), "", False, awaiting)
 
 
+def _settle_shape(ledger: Ledger) -> Ledger:
+    """``ledger`` with its pending message (a language without a table) decided by what the agent did since."""
+    if ledger.shape is None:
+        return ledger
+    items = list(ledger.items)
+    _add(items, Item("decision", _directive(taken_up(ledger.shape, ledger.agent_text, DIRECTIVE_CHARS)), "instruction",
+                     ledger.shape.when, ledger.shape.entry_id))
+    return replace(ledger, items=tuple(items), shape=None)
+
+
 def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None) -> Ledger:
     """``ledger`` after a real user message whose own words are ``words`` (harness already removed)."""
+    ledger = _settle_shape(ledger)
     plan = accepted_plan(words)
     if plan is not None:
         return _fold_plan(ledger, plan, when, entry_id)
@@ -508,11 +525,14 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
             text = _lead(f"{flat} (about: {earlier.text.split(_ABOUT)[0]})")
         if _add(items, Item("open", text, "request" if asks_for_work or problem else "question", when, entry_id)):
             unconfirmed = len(items) - 1 if problem else None
+    # No table read a direction: in a language without one, the agent's answer may still show it (shape_acts).
+    shape = pending(words, when, entry_id) if not direction and not redirects and not turn.acts & {
+        "approves", "rejects", "acknowledges", "defers", "corrects"} else None
     if len(items) > MAX_ITEMS:
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
         unconfirmed = unconfirmed - drop if unconfirmed is not None and unconfirmed >= drop else None
-    return Ledger(tuple(items), "", False, awaiting, unconfirmed)
+    return Ledger(tuple(items), "", False, awaiting, unconfirmed, shape=shape)
 
 
 _CHECKED: Final = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[xX✓✔]\]|✅|☑)\s*(?P<rest>\S.*)$")
@@ -583,7 +603,8 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
     if _SAYS_NOTHING.match(text):
         if _STOPPED.match(text):
             ledger = replace(ledger, stopped=True)
-        return replace(ledger, agent_acted=ledger.agent_acted or acted) if acted else ledger
+        return replace(ledger, agent_acted=ledger.agent_acted or acted, shape=shape_acted(ledger.shape, acted)) \
+            if acted else ledger
     items = list(ledger.items)
     awaiting = ledger.awaiting
     if awaiting is not None and not ledger.agent_text and awaiting < len(items) and items[awaiting].source in (
@@ -606,7 +627,7 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
         unconfirmed = unconfirmed - drop if unconfirmed is not None and unconfirmed >= drop else None
-    return Ledger(tuple(items), joined[-8000:], True, awaiting, unconfirmed)
+    return Ledger(tuple(items), joined[-8000:], True, awaiting, unconfirmed, shape=shape_acted(ledger.shape, acted))
 
 
 _VERIFIED: Final = re.compile(
@@ -647,6 +668,7 @@ def _how_to_at_end(items: list[Item], answer: str) -> tuple[int, str] | None:
 def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
     """Every item with the end of the conversation applied: the last request is closed when the agent's last
     turn reports it finished; the agent's closing question and next steps are open."""
+    ledger = _settle_shape(ledger)
     items = list(ledger.items)
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
     last_message = ledger.agent_text.rsplit("\n\n\n", 1)[-1]  # the agent's last message only

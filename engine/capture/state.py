@@ -18,6 +18,7 @@ from engine.capture.decisions import is_real_user_message, strip_envelope
 from engine.capture.envelopes import is_interrupt, user_words
 from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
 from engine.capture.redact import redact_secrets
+from engine.capture.shape_acts import pending_from
 from engine.capture.shell_files import shell_files
 from engine.capture.tool_answers import ASKING_TOOLS, fold_answers, tool_answers
 from engine.capture.whole_text import clip_words
@@ -149,6 +150,7 @@ class CapturedState:
                 "unconfirmed": self.ledger.unconfirmed,
                 "interrupted": self.ledger.interrupted,
                 "stopped": self.ledger.stopped,
+                "shape": self.ledger.shape.to_dict() if self.ledger.shape else None,
             },
             "done_items": list(self.done_items),
         }
@@ -185,6 +187,7 @@ class CapturedState:
                 raw_ledger.get("agent_acted") is True,
                 interrupted=raw_ledger.get("interrupted") is True,
                 stopped=raw_ledger.get("stopped") is True,
+                shape=pending_from(raw_ledger.get("shape")),
             )
             awaiting = raw_ledger.get("awaiting")
             if isinstance(awaiting, int) and not isinstance(awaiting, bool) and 0 <= awaiting < len(ledger.items):
