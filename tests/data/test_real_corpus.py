@@ -225,6 +225,23 @@ def test_lang_group_is_held_out_and_not_english() -> None:
     assert all(s["language"] != "en" for s in LANG)
 
 
+NATIVE2 = [s for s in SESSIONS if s.get("group") == "native2"]
+
+
+def test_native2_group_is_held_out_and_native_claude_code_or_codex() -> None:
+    # The native2 group measures capture, untuned, on the transcripts ctxscope's users produce (README.md, "The
+    # native2 group"): native Claude Code JSONL or Codex rollouts, real multi-turn work, from repositories and owners
+    # no other group holds.
+    native_repos = {s["repository"] for s in NATIVE2}
+    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "native2"}
+    assert len(NATIVE2) >= 8 and len(native_repos) >= 4
+    assert not native_repos & other_repos
+    other_owners = {r.split("/")[0].lower() for r in other_repos}
+    assert not {r.split("/")[0].lower() for r in native_repos} & other_owners
+    assert all(s["source_format"] in {"claude-code-jsonl", "codex-jsonl"} for s in NATIVE2)
+    assert all(s["user_messages"] >= 6 for s in NATIVE2)
+
+
 def test_converter_reads_a_codex_rollout_from_its_response_items(tmp_path: Path) -> None:
     # event_msg records repeat the conversation for Codex's UI and developer messages are its own instructions;
     # only response_item records are the conversation, and a call's output answers the call made before it.
