@@ -36,14 +36,14 @@ from typing import Any
 
 import orjson
 
-import engine.compaction.planner as planner_module
+import engine.compaction.plan_stages as plan_stages
 from bench.retention_facts import PHASES, Fact
 from bench.summarizer_baseline import baseline_summary
 from bench.table import Row, print_table
 from engine.accounting.context import build_context
 from engine.agents.discovery import discover_sessions
 from engine.compaction.controllers import apply_compaction
-from engine.compaction.layer_summary import LayerSummary
+from engine.compaction.layer_summary import LayerSummary, summary_budget
 from engine.compaction.planner import plan_compaction
 from engine.compaction.span_text import message_parts
 from engine.compaction.summary_sections import parse_summary
@@ -179,7 +179,7 @@ def _new_session(root: Path, fmt: str, arm: str) -> _Session:
 @contextlib.contextmanager
 def _todays_summarizer(load: Callable[[Any], Any]) -> Iterator[None]:
     """Route the planner's summarize layer through the frozen pre-issue-13 summarizer for one plan."""
-    original = planner_module.layer_summary
+    original = plan_stages.layer_summary
 
     def old(layer: str, snapshot: Any, span: Any, header: Any, **kwargs: Any) -> LayerSummary:
         if layer not in ("summarize", "full"):
@@ -188,11 +188,11 @@ def _todays_summarizer(load: Callable[[Any], Any]) -> Iterator[None]:
                                 kwargs["turn_start"])
         return LayerSummary(text)
 
-    planner_module.layer_summary = old  # type: ignore[assignment]
+    plan_stages.layer_summary = old  # type: ignore[assignment]
     try:
         yield
     finally:
-        planner_module.layer_summary = original
+        plan_stages.layer_summary = original
 
 
 @dataclass
@@ -321,8 +321,8 @@ def print_results(fmt: str, results: dict[str, list[_Measure]]) -> list[Row]:
                    ", ".join(f"{n} {sum(len(m.stale_current) for m in r)}"
                              for n, r in (("today", today), ("drop-only", drop)) if r), "-", stale == 0))
     biggest = max(m.summary_tokens for m in ours)
-    limit = int(WINDOW * 0.06)
-    out.append(Row(f"[{fmt}] summary <= 6% of the window ({limit:,} tokens)", f"max {biggest:,}",
+    limit = summary_budget(WINDOW)
+    out.append(Row(f"[{fmt}] summary <= {limit / WINDOW:.0%} of the window ({limit:,} tokens)", f"max {biggest:,}",
                    f"today max {max(m.summary_tokens for m in today):,}" if today else "-",
                    f"{biggest / WINDOW:.1%} of the window", biggest <= limit))
     return out

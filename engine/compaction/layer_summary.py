@@ -31,6 +31,8 @@ from engine.stores.entries import Entry
 from engine.stores.source import SessionSource
 
 __all__ = [
+    "SMALL_WINDOW_SHARE",
+    "SMALL_WINDOW_TOKENS",
     "SUMMARY_SHARE",
     "LayerSummary",
     "build_span",
@@ -42,8 +44,13 @@ __all__ = [
     "summary_format_for",
 ]
 
-SUMMARY_SHARE: Final = {"summarize": 0.06, "full": 0.04}
-"""The share of the context window a structured summary may take (issue 13: 12,000 tokens at 200k)."""
+SUMMARY_SHARE: Final = 0.03
+"""The share of the context window a structured summary may take: 3% (6,000 tokens at 200k; docs/compaction.md says
+why it is no longer 6%) ..."""
+SMALL_WINDOW_TOKENS: Final = 2_000
+SMALL_WINDOW_SHARE: Final = 0.06
+"""... but never less than 2,000 tokens or 6% of the window, whichever is less: 3% of a 32k window (983 tokens)
+leaves decisions out to keep node_modules paths."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +162,10 @@ def summary_format_for(source: SessionSource) -> str:
     return agent.summary_format if agent is not None else "openclaw"
 
 
-def summary_budget(layer: str, window: int) -> int:
-    """The most tokens a ``layer`` summary may take: a share of the context window (6% for summarize)."""
-    return max(1, int(window * SUMMARY_SHARE.get(layer, SUMMARY_SHARE["summarize"])))
+def summary_budget(window: int) -> int:
+    """The most tokens a summary (the summarize and full layers alike) may take in a ``window``-token context: 3%
+    of it, at least 2,000 tokens or 6% of it, whichever is less (docs/compaction.md)."""
+    return max(1, int(max(window * SUMMARY_SHARE, min(window * SMALL_WINDOW_SHARE, SMALL_WINDOW_TOKENS))))
 
 
 def layer_summary(
@@ -190,7 +198,7 @@ def layer_summary(
     redacted = [replace(s, parts=redacted_parts(s.parts)) for s in span]
     built = structured_summary(header, redacted, fmt=fmt or summary_format_for(snapshot.source),
                                read_files=files[0], modified_files=files[1], turn_start=turn_start,
-                               max_tokens=summary_budget(layer, snapshot.window.tokens), count=count,
+                               max_tokens=summary_budget(snapshot.window.tokens), count=count,
                                kept=[replace(s, parts=redacted_parts(s.parts)) for s in kept],
                                transcript=str(snapshot.source.path))
     return LayerSummary(built.text, omitted=len(built.omitted))

@@ -17,6 +17,7 @@ import pytest
 
 from engine.capture.ledger import OUTCOME_MARK
 from engine.capture.redact import redact_secrets
+from engine.compaction.layer_summary import summary_budget
 from engine.compaction.plan import CompactionPlan
 from engine.compaction.summary_format import OPENCLAW_HEADINGS
 from engine.compaction.summary_sections import item_key, parse_summary
@@ -110,7 +111,7 @@ def test_openclaw_fixture_every_earlier_item_is_kept_in_openclaws_format(tmp_pat
     lines = [line.strip() for line in plan.summary.splitlines()]
     assert [lines.index(f"## {h}") for h in OPENCLAW_HEADINGS] == sorted(lines.index(f"## {h}")
                                                                          for h in OPENCLAW_HEADINGS)
-    assert plan.summary_tokens <= int(plan.source.store_entry["contextTokens"] * 0.06)  # type: ignore[index]
+    assert plan.summary_tokens <= summary_budget(plan.source.store_entry["contextTokens"])  # type: ignore[index]
 
 
 def test_a_rich_openclaw_summary_is_carried_item_by_item(tmp_path: Path) -> None:
@@ -152,7 +153,7 @@ def test_over_the_budget_whole_items_are_left_out_and_the_summary_says_where_the
     age(session)
     _, plan = plan_for(session, "summarize", tmp_path / "state", keep_recent=2000)
     window = plan.source.store_entry["contextTokens"]  # type: ignore[index]
-    assert plan.summary_tokens <= int(window * 0.06) < len(previous) // 4
+    assert plan.summary_tokens <= summary_budget(window) < len(previous) // 4
     shown = [d for d in decisions if f"- {d}\n" in plan.summary + "\n"]
     assert 0 < len(shown) < len(decisions)
     assert shown == decisions[-len(shown):]  # the oldest went first
@@ -167,3 +168,12 @@ def test_over_the_budget_whole_items_are_left_out_and_the_summary_says_where_the
         # account of carrying them out (docs/capture.md) each ending where its line ends there.
         assert item.kind != "decisions" or item.text in decisions or all(re.search(
             re.escape(part) + r'(\\n|")', transcript) for part in item.text.split(OUTCOME_MARK)), item.text
+
+
+def test_the_summary_budget_is_3_percent_of_the_window_with_a_floor_for_small_windows() -> None:
+    assert summary_budget(200_000) == 6_000      # issue 24: a summary within 3% of the window
+    assert summary_budget(1_000_000) == 30_000
+    assert summary_budget(100_000) == 3_000
+    assert summary_budget(50_000) == 2_000       # 3% would be 1,500: the floor
+    assert summary_budget(32_768) == 1_966       # 6% of a small window, under the 2,000 floor
+    assert summary_budget(0) == 1
