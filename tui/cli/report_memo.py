@@ -35,7 +35,7 @@ import time
 from _blake2 import blake2b  # what hashlib.blake2b is, without hashlib's OpenSSL load
 from _struct import Struct
 
-__all__ = ["Listing", "MemoOutput", "answer_invocation", "invocation_key", "load_output", "report_stamp",
+__all__ = ["Listing", "MemoOutput", "Walk", "answer_invocation", "invocation_key", "load_output", "report_stamp",
            "save_invocation", "save_output", "stamp_of", "take_listing"]
 
 _FORMAT = b"ctxscope-report-memo 1\n"
@@ -140,9 +140,10 @@ _RACY_NS = 2_000_000_000
 its listing is not trusted (like git's racily clean entries)."""
 
 
-def _stats(tree: list[str], followed: list[str]) -> bytes | None:
+def _stats(tree: list[str], followed: list[str], kept: dict[str, os.stat_result] | None = None) -> bytes | None:
     """The packed status of every path, ``tree`` not following links, ``followed`` following them (a config
-    file kept as a link to dotfiles); ``None`` when one cannot be read."""
+    file kept as a link to dotfiles); ``None`` when one cannot be read. ``kept``: filled with each ``tree``
+    path's status (a cold report's discovery takes them)."""
     out: list[bytes] = []
     add, pack = out.append, _PACK.pack  # bound once: this loop is most of a warm report's own time
     for paths, look in ((tree, os.lstat), (followed, os.stat)):
@@ -155,12 +156,15 @@ def _stats(tree: list[str], followed: list[str]) -> bytes | None:
             except OSError:
                 return None
             add(pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+            if kept is not None and paths is tree:
+                kept[path] = st
     return b"".join(out)
 
 
-def _listing(root: str, found: list[str], skip: frozenset[str], racy: list[bool], since_ns: int) -> bool:
-    """Every path under ``root`` into ``found`` (``racy[0]`` set when a directory changed since ``since_ns``);
-    ``False`` on a symbolic link or an unreadable directory."""
+def _listing(root: str, found: list[str], skip: frozenset[str], racy: list[bool], since_ns: int,
+             names: dict[str, list[str]]) -> bool:
+    """Every path under ``root`` into ``found`` and each directory's entry names into ``names`` (``racy[0]`` set
+    when a directory changed since ``since_ns``); ``False`` on a symbolic link or an unreadable directory."""
     try:
         with os.scandir(root) as listing:
             entries = list(listing)
@@ -169,13 +173,15 @@ def _listing(root: str, found: list[str], skip: frozenset[str], racy: list[bool]
         return False
     if max(st.st_mtime_ns, st.st_ctime_ns) >= since_ns:
         racy[0] = True
+    here = names[root] = []
     for entry in entries:
         if entry.name in skip:
             continue
         if entry.is_symlink():
             return False
         found.append(entry.path)
-        if entry.is_dir(follow_symlinks=False) and not _listing(entry.path, found, skip, racy, since_ns):
+        here.append(entry.name)
+        if entry.is_dir(follow_symlinks=False) and not _listing(entry.path, found, skip, racy, since_ns, names):
             return False
     return True
 
@@ -183,18 +189,24 @@ def _listing(root: str, found: list[str], skip: frozenset[str], racy: list[bool]
 Listing = tuple[list[str], list[str], bytes, bool]
 """The paths walked without following links, those followed, their packed status, and whether a directory
 changed in the last two seconds (:func:`take_listing`)."""
+Walk = tuple[dict[str, list[str]], dict[str, os.stat_result]]
+"""The walk a listing was taken from: each directory's entry names and each walked path's ``lstat``, by absolute
+path — what discovery takes instead of walking the same tree again (:data:`engine.agents.discovery.Walked`)."""
 
 
-def take_listing(roots: list[str], files: tuple[str, ...] = ()) -> Listing | None:
+def take_listing(roots: list[str], files: tuple[str, ...] = (), walk: Walk | None = None) -> Listing | None:
     """What a report's output is stored against: every path under ``roots`` and ctxscope's code, the OpenClaw
     stores that may sit beside a root, the ``files`` (config) — and their status now. A directory's times change
     whenever an entry is added, removed or renamed in it, so checking the status of every listed path also sees a
-    new file (docs/usage.md). ``None`` when it cannot be taken safely: a root that is a file, a link inside."""
+    new file (docs/usage.md). ``None`` when it cannot be taken safely: a root that is a file, a link inside.
+
+    ``walk``: filled with the walk itself (:data:`Walk`) when the listing is taken."""
     since_ns = time.time_ns() - _RACY_NS
     code = list(_CODE)  # a list: a set's order changes with each process's string hashing
     tree: list[str] = []
     followed = list(files)
     racy = [False]
+    names: dict[str, list[str]] = {}
     for root in [*code, *(os.path.abspath(r) for r in roots)]:
         tree.append(root)
         try:
@@ -207,13 +219,20 @@ def take_listing(roots: list[str], files: tuple[str, ...] = ()) -> Listing | Non
             if not stat.S_ISDIR(st.st_mode):
                 return None
             # Bytecode is written on first import: it follows the sources, which are listed.
-            if not _listing(root, tree, _BYTECODE if root in code else frozenset(), racy, since_ns):
+            if not _listing(root, tree, _BYTECODE if root in code else frozenset(), racy, since_ns, names):
                 return None
         parent = root
         for _ in range(_ANCESTORS):
             parent = os.path.dirname(parent)
             followed.append(os.path.join(parent, "agent", SQLITE_NAME))
-    stats = _stats(tree, followed)
+    if walk is None:
+        stats = _stats(tree, followed)
+        return None if stats is None else (tree, followed, stats, racy[0])
+    kept: dict[str, os.stat_result] = {}
+    stats = _stats(tree, followed, kept)
+    if stats is not None:
+        walk[0].update(names)
+        walk[1].update(kept)
     return None if stats is None else (tree, followed, stats, racy[0])
 
 
