@@ -39,7 +39,7 @@ __all__ = ["Listing", "MemoOutput", "Walk", "answer_invocation", "invocation_key
            "save_invocation", "save_output", "stamp_of", "take_listing"]
 
 _FORMAT = b"ctxscope-report-memo 1\n"
-_INVOCATION_FORMAT = b"ctxscope-report-invocation 1\n"
+_INVOCATION_FORMAT = b"ctxscope-report-invocation 2\n"
 _ANCESTORS = 3
 """Levels above a root where an OpenClaw SQLite store beside it is looked for (``agents/<id>/agent/``): its
 presence turns the root's transcripts into legacy files (docs/openclaw.md)."""
@@ -252,14 +252,64 @@ def stamp_of(listing: Listing, options: list[str]) -> str:
     return out.hexdigest()
 
 
+def _grouped(tree: list[str]) -> bytes:
+    """The walked paths as groups, each a root and its paths relative to it: ``root\0rel\0rel…``, the groups
+    joined by ``\0\0`` (no path is empty). A path under no earlier root starts a group of its own."""
+    groups: list[list[str]] = []
+    prefix = ""
+    for path in tree:
+        if prefix and path.startswith(prefix):
+            groups[-1].append(path[len(prefix):])
+        else:
+            groups.append([path])
+            prefix = path.rstrip(os.sep) + os.sep
+    return b"\0\0".join(_fields(group) for group in groups)
+
+
+_UNDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_RELATIVE = os.lstat in os.supports_dir_fd and os.open in os.supports_dir_fd
+
+
+def _tree_stats(grouped: bytes, out: list[bytes]) -> bool:
+    """The packed ``lstat`` of every path of :func:`_grouped`'s groups into ``out``, as :func:`_stats` packs them,
+    each looked up from its root's directory: a shorter lookup than from ``/`` for each of thousands of paths
+    (docs/usage.md, Speed). The root itself is the directory opened, without following a link: a root replaced by
+    another directory or by a link is seen. ``False`` when a status cannot be read."""
+    add, pack, lstat = out.append, _PACK.pack, os.lstat
+    for chunk in grouped.split(b"\0\0") if grouped else ():
+        root, *paths = _split(chunk)
+        try:
+            fd = os.open(root, _UNDER)
+        except FileNotFoundError:
+            out.extend([_ABSENT] * (1 + len(paths)))  # listed as absent, or gone with all under it
+            continue
+        except OSError:
+            return False  # a link, a file, or unreadable: the listing had none of these
+        try:
+            st = os.fstat(fd)
+            add(pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+            for path in paths:
+                try:
+                    st = lstat(path, dir_fd=fd)
+                except FileNotFoundError:
+                    add(_ABSENT)
+                    continue
+                add(pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+    return True
+
+
 def save_invocation(directory: str | os.PathLike[str], key: list[str], listing: Listing,
                     output: tuple[int, str, str]) -> None:
     """Store the output of the report ``key`` names, as shown (``output``: exit code, stdout and the stderr
     messages, each already one line), with the listing (:func:`take_listing`) taken before it ran."""
     code, out, err = output
     tree, followed, stats, _ = listing
-    parts = [_fields(tree), _fields(followed), stats, out.encode("utf-8", "surrogateescape"),
-             err.encode("utf-8", "surrogateescape")]
+    parts = [_grouped(tree) if _RELATIVE else _fields(tree), _fields(followed), stats,
+             out.encode("utf-8", "surrogateescape"), err.encode("utf-8", "surrogateescape")]
     sizes = Struct(f"<i{len(parts)}Q").pack(code, *map(len, parts))
     _write(os.path.join(directory, f"{_name(key)}.run"), _INVOCATION_FORMAT + sizes + b"".join(parts))
 
@@ -286,6 +336,11 @@ def answer_invocation(argv: list[str], env: dict[str, str] | os._Environ[str]) -
     for length in lengths:
         parts.append(data[at:at + length])
         at += length
-    if _stats(_split(parts[0]), _split(parts[1])) != parts[2]:
+    if _RELATIVE:
+        found: list[bytes] = []
+        followed = _stats([], _split(parts[1]))
+        if followed is None or not _tree_stats(parts[0], found) or b"".join(found) + followed != parts[2]:
+            return None
+    elif _stats(_split(parts[0]), _split(parts[1])) != parts[2]:
         return None
     return code, parts[3].decode("utf-8", "surrogateescape"), parts[4].decode("utf-8", "surrogateescape")
