@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -57,7 +58,8 @@ def test_a_repeated_report_imports_no_engine_and_prints_the_same(tmp_path: Path,
     assert second["loaded"] == [] and (out2, err2, second["code"]) == (out1, err1, first["code"])
 
 
-@pytest.mark.parametrize("change", ["append", "add", "remove", "touch-config", "env", "cwd"])
+@pytest.mark.parametrize("change", ["append", "add", "remove", "touch-config", "env", "cwd", "root-copied",
+                                    "root-link"])
 def test_any_change_it_covers_runs_the_report_again(change: str, tmp_path: Path, env: dict[str, str]) -> None:
     files = list(write_claude_code(tmp_path / "claude", 3, turns=2))
     root = str(tmp_path / "claude" / "projects")
@@ -83,6 +85,15 @@ def test_any_change_it_covers_runs_the_report_again(change: str, tmp_path: Path,
         env = {**env, "CTXSCOPE_RESERVE_TOKENS": "1000"}
     elif change == "cwd":
         cwd = tmp_path / "claude"
+    elif change in ("root-copied", "root-link"):
+        # The record's paths are looked up from their root's directory (docs/usage.md, Speed): a root replaced by
+        # an identical copy, or by a link to it, is another directory, whatever its files say.
+        shutil.copytree(root, root + "-copy", symlinks=True)
+        os.rename(root, root + "-old")
+        if change == "root-copied":
+            os.rename(root + "-copy", root)
+        else:
+            os.symlink(root + "-copy", root, target_is_directory=True)
     probe, after, _ = _run(args, env, cwd)
     assert "tui.cli.main" in probe["loaded"]  # not answered from the record
     expected = {"append": calls + 1, "add": calls + each, "remove": calls - each}.get(change, calls)

@@ -267,7 +267,7 @@ def _grouped(tree: list[str]) -> bytes:
 
 
 _UNDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_RELATIVE = os.lstat in os.supports_dir_fd and os.open in os.supports_dir_fd
+_RELATIVE = os.stat in os.supports_dir_fd and os.open in os.supports_dir_fd  # lstat is stat without following
 
 
 def _tree_stats(grouped: bytes, out: list[bytes]) -> bool:
