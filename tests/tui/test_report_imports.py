@@ -88,3 +88,5 @@ def test_a_report_over_one_agents_files_imports_no_other_agents_reader(tmp_path:
     assert not loaded & _NEVER, sorted(loaded & _NEVER)
     if agent in ("pi", "openclaw"):  # the protocol's types are the Claude Code and Codex readers'
         assert "engine.agents.protocol" not in loaded
+    else:  # pi's entry parser: the records a report sums have a module of their own
+        assert "engine.stores.entries" not in loaded
