@@ -154,3 +154,26 @@ def test_a_file_in_an_agents_place_with_its_name_is_that_agents_never_skipped_or
     out, err = capsys.readouterr()
     assert f"{junk}: not a {reader} session ctxscope can read" in err
     assert orjson.loads(out)["sessions"] == 0
+
+
+def test_a_report_runs_without_the_cyclic_collector_and_gives_it_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Its passes over the report's acyclic containers cost CPU and freed nothing (docs/usage.md, Speed).
+    import gc
+
+    from tui.cli import report_command
+
+    codex_session(tmp_path / ".codex", compacted=False)
+    seen: list[bool] = []
+    real = report_command._report
+
+    def spy(*args: object, **kwargs: object) -> int:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(report_command, "_report", spy)
+    assert gc.isenabled()
+    assert main(["report", "--json", "--utc", str(tmp_path / ".codex")]) == EXIT_OK
+    assert seen == [False] and gc.isenabled()
+    assert orjson.loads(capsys.readouterr().out)["total"]["calls"] > 0
