@@ -67,6 +67,12 @@ def run_command() -> NoReturn:
         sys.exit(main(args))
     code = _answered(args)
     if code is None:
+        # The collector off from the first import on (report_command.report turns it off while reading): class
+        # creation and the report allocate many containers and no cycles a short process needs freed; about 2 ms
+        # of the imports' 45 (docs/usage.md, Speed).
+        import gc  # not before: a replayed report does not load it
+
+        gc.disable()
         code = main(args)
         if not _alone():
             sys.exit(code)
