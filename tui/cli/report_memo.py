@@ -161,18 +161,14 @@ def _stats(tree: list[str], followed: list[str], kept: dict[str, os.stat_result]
     return b"".join(out)
 
 
-def _listing(root: str, found: list[str], skip: frozenset[str], racy: list[bool], since_ns: int,
-             names: dict[str, list[str]]) -> bool:
-    """Every path under ``root`` into ``found`` and each directory's entry names into ``names`` (``racy[0]`` set
-    when a directory changed since ``since_ns``); ``False`` on a symbolic link or an unreadable directory."""
+def _listing(root: str, found: list[str], skip: frozenset[str], names: dict[str, list[str]]) -> bool:
+    """Every path under ``root`` into ``found`` and each directory's entry names into ``names``; ``False`` on a
+    symbolic link or an unreadable directory."""
     try:
         with os.scandir(root) as listing:
             entries = list(listing)
-        st = os.lstat(root)
     except OSError:
         return False
-    if max(st.st_mtime_ns, st.st_ctime_ns) >= since_ns:
-        racy[0] = True
     here = names[root] = []
     for entry in entries:
         if entry.name in skip:
@@ -181,7 +177,7 @@ def _listing(root: str, found: list[str], skip: frozenset[str], racy: list[bool]
             return False
         found.append(entry.path)
         here.append(entry.name)
-        if entry.is_dir(follow_symlinks=False) and not _listing(entry.path, found, skip, racy, since_ns, names):
+        if entry.is_dir(follow_symlinks=False) and not _listing(entry.path, found, skip, names):
             return False
     return True
 
@@ -205,7 +201,6 @@ def take_listing(roots: list[str], files: tuple[str, ...] = (), walk: Walk | Non
     code = list(_CODE)  # a list: a set's order changes with each process's string hashing
     tree: list[str] = []
     followed = list(files)
-    racy = [False]
     names: dict[str, list[str]] = {}
     for root in [*code, *(os.path.abspath(r) for r in roots)]:
         tree.append(root)
@@ -219,21 +214,23 @@ def take_listing(roots: list[str], files: tuple[str, ...] = (), walk: Walk | Non
             if not stat.S_ISDIR(st.st_mode):
                 return None
             # Bytecode is written on first import: it follows the sources, which are listed.
-            if not _listing(root, tree, _BYTECODE if root in code else frozenset(), racy, since_ns, names):
+            if not _listing(root, tree, _BYTECODE if root in code else frozenset(), names):
                 return None
         parent = root
         for _ in range(_ANCESTORS):
             parent = os.path.dirname(parent)
             followed.append(os.path.join(parent, "agent", SQLITE_NAME))
-    if walk is None:
-        stats = _stats(tree, followed)
-        return None if stats is None else (tree, followed, stats, racy[0])
     kept: dict[str, os.stat_result] = {}
     stats = _stats(tree, followed, kept)
-    if stats is not None:
+    if stats is None:
+        return None
+    # Racy: a directory whose stored times are this recent (taken after its entries were listed). The statuses
+    # stored serve: a second lstat of each directory for this was a thousand for Codex's day directories.
+    racy = any(stat.S_ISDIR(st.st_mode) and max(st.st_mtime_ns, st.st_ctime_ns) >= since_ns for st in kept.values())
+    if walk is not None:
         walk[0].update(names)
         walk[1].update(kept)
-    return None if stats is None else (tree, followed, stats, racy[0])
+    return tree, followed, stats, racy
 
 
 def report_stamp(roots: list[str], options: list[str], files: tuple[str, ...] = ()) -> str | None:
