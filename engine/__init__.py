@@ -201,7 +201,7 @@ _HOMES: dict[str, str] = {
     "SidecarEvent": "engine.sidecar",
     "StoredCheckpoint": "engine.queries.checkpoints",
     "TailMessage": "engine.queries.transcript",
-    "Thresholds": "engine.accounting.gauge",
+    "Thresholds": "engine.accounting.thresholds",
     "Timeline": "engine.accounting.timeline",
     "TranscriptError": "engine.stores.transcript_error",
     "UnsafePathError": "engine.fs.safe_path",

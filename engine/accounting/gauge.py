@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from engine.accounting.thresholds import Thresholds
 from engine.accounting.windows import ContextWindow
 from engine.agents.pi.config import PI_DEFAULT_RESERVE
 
@@ -24,20 +25,6 @@ __all__ = [
 ]
 
 GaugeLevel = Literal["unknown", "ok", "gauge", "checkpoint", "near-compaction", "over-compaction"]
-
-
-@dataclass(frozen=True, slots=True)
-class Thresholds:
-    """Gauge thresholds as fractions of the window (all configurable)."""
-
-    gauge: float = 0.70
-    checkpoint: float = 0.80
-    rolling: tuple[float, ...] = (0.25, 0.50, 0.75)
-    flush: tuple[float, ...] = (0.50, 0.75, 0.90)
-    pre_compaction_margin: float = 0.05
-    """Write a checkpoint once utilization is within this fraction of the window below the compaction line."""
-    reserve_tokens: int = PI_DEFAULT_RESERVE
-    """pi's ``compaction.reserveTokens``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,11 +107,14 @@ def compaction_line(window: int, *, reserve_tokens: int = PI_DEFAULT_RESERVE, re
     return max(0, window - max(reserve_tokens, reserve_floor))
 
 
+_DEFAULT_THRESHOLDS = Thresholds()
+
+
 def read_gauge(
     tokens: int | None,
     window: ContextWindow,
     *,
-    thresholds: Thresholds = Thresholds(),
+    thresholds: Thresholds = _DEFAULT_THRESHOLDS,
     reserve_floor: int = 0,
     compaction_enabled: bool = True,
     line_known: bool = True,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,12 +21,13 @@ import orjson
 
 from engine.agents import registry
 from engine.agents.openclaw.layout import agent_database, openclaw_place
-from engine.agents.registry import read_head, sniff_format
+from engine.agents.registry import own_roots, read_head, shaped_session, sniff_format
 from engine.stores.placement import confinement_problem, file_problem, read_regular
 from engine.stores.source import Discovery, FileKind, SessionSource, classify_file
 
 __all__ = [
     "SessionNotFoundError",
+    "Walked",
     "default_roots",
     "discover_sessions",
     "find_session",
@@ -40,6 +41,12 @@ def default_roots(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
     with_home = {**env, "HOME": str(home)}
     return tuple(root for agent in registry.ADAPTERS for root in agent.default_roots(with_home))
 
+
+Walked = tuple[Mapping[str, Sequence[str]], Mapping[str, os.stat_result]]
+"""A tree its caller listed already: each directory's entry names and each path's ``lstat``, keyed by absolute
+path, with no symbolic link anywhere in it (the report's memo listing, docs/usage.md, Speed). Discovery walks it
+instead of listing the directories again, and takes each file's type from it instead of a ``stat`` and an
+``lstat`` of its own."""
 
 _MAX_STORE_BYTES = 256 << 20
 """A ``sessions.json`` larger than this is reported, not parsed (real stores are a few MB at most)."""
@@ -82,7 +89,11 @@ def _first_line(head: bytes | None) -> tuple[bool, str | None]:
 
 
 class _Collector:
-    def __init__(self) -> None:
+    def __init__(self, env: Mapping[str, str] | None = None, walked: Walked | None = None) -> None:
+        self.walked = walked
+        self.own_roots = own_roots(os.environ if env is None else env)
+        self._unlinked: set[str] = set()
+        """Directories known to be no symbolic link (walked): no ``lstat`` to resolve them."""
         self.sessions: dict[tuple[str, str | None], SessionSource] = {}
         self.archives: list[Path] = []
         self.sidecars: list[Path] = []
@@ -96,7 +107,7 @@ class _Collector:
         self._real_dirs: dict[str, str] = {}
         self._databases: dict[tuple[Path, str], bool] = {}
 
-    def place(self, path: Path) -> tuple[str, Path | None, str | None, bool]:
+    def place(self, path: Path, link: bool | None = None) -> tuple[str, Path | None, str | None, bool]:
         """``(resolved path, state dir, agent id, is a symlink)`` of a file: the state dir is that of the directory
         the file was found in, never of a symlink's target.
 
@@ -108,15 +119,16 @@ class _Collector:
         known = self._places.get(directory)
         if known is None:
             known = self._places[directory] = openclaw_place(Path(self._real_dir(directory)))
-        resolved, link = self.resolved(path)
+        resolved, link = self.resolved(path, link)
         return resolved, known[0], known[1], link
 
-    def resolved(self, path: Path) -> tuple[str, bool]:
+    def resolved(self, path: Path, link: bool | None = None) -> tuple[str, bool]:
         """``(resolved path, is a symlink)`` of a file, as :meth:`place` gives them, without the OpenClaw layout a
         Claude Code or Codex file has no use for (a Codex tree has a directory per day: a ``Path`` per directory
-        was measurable)."""
+        was measurable). ``link``: whether it is one, when a walked tree says so."""
         directory, name = os.path.split(path)
-        link = os.path.islink(path)
+        if link is None:
+            link = os.path.islink(path)
         return (os.path.realpath(path) if link else os.path.join(self._real_dir(directory), name)), link
 
     def _real_dir(self, directory: str) -> str:
@@ -125,7 +137,8 @@ class _Collector:
         known = self._real_dirs.get(directory)
         if known is None:
             parent, name = os.path.split(directory)
-            if name in ("", ".", "..") or not parent or parent == directory or os.path.islink(directory):
+            if name in ("", ".", "..") or not parent or parent == directory or (
+                    directory not in self._unlinked and os.path.islink(directory)):
                 known = os.path.realpath(directory or ".")
             else:
                 known = os.path.join(self._real_dir(parent), name)
@@ -184,16 +197,28 @@ class _Collector:
             self._store_index[store_path] = index
         return index
 
-    def add_transcript(self, path: Path, kind: FileKind, *, explicit: bool) -> None:
+    def add_transcript(self, path: Path, kind: FileKind, *, explicit: bool,
+                       status: os.stat_result | None = None) -> None:
+        """``status``: the file's ``lstat`` from a walked tree (no link there), else it is taken here."""
         if kind in ("archive", "checkpoint-copy") and not explicit:
             self.archives.append(path)
             return
         if kind == "sidecar" and not explicit:
             self.sidecars.append(path)
             return
-        problem = file_problem(path)
-        if problem is not None:
-            self.problems.append(problem)
+        if status is None:
+            status, problem = _regular(path)
+        else:
+            problem = None if stat.S_ISREG(status.st_mode) else file_problem(path)
+        if problem is not None or status is None:
+            self.problems.append(problem or f"{path}: cannot read; skipped")
+            return
+        link = False if self.walked is not None else None
+        # A file whose place and name are Claude Code's or Codex's is theirs, unread (docs/usage.md, Speed); an
+        # empty one is sniffed as before (an agent creating it, or nothing at all).
+        shaped = shaped_session(str(path), self.own_roots) if not explicit and status.st_size else None
+        if shaped is not None:
+            self.add_agent_session(path, *shaped, link=link)
             return
         head = read_head(path)  # one read of the first bytes for both looks at the first line
         transcript_like, header_id = _first_line(head)
@@ -212,7 +237,7 @@ class _Collector:
                 key, entry = match
                 store_path = candidate_path
                 break
-        resolved, state_dir, agent_id, link = self.place(path)
+        resolved, state_dir, agent_id, link = self.place(path, link)
         openclaw = store_path is not None or state_dir is not None
         file_kind: Literal["live", "archive", "legacy"] = "live" if kind == "transcript" else "archive"
         if file_kind == "live" and self.has_database(state_dir, agent_id):
@@ -232,9 +257,10 @@ class _Collector:
         )
         self.sessions.setdefault((resolved, None), source)
 
-    def add_agent_session(self, path: Path, session_format: str, session_id: str | None) -> None:
+    def add_agent_session(self, path: Path, session_format: str, session_id: str | None, *,
+                          link: bool | None = None) -> None:
         """A Claude Code or Codex session file (docs/claude-code.md, docs/codex.md): read-only."""
-        resolved, link = self.resolved(path)
+        resolved, link = self.resolved(path, link)
         source = SessionSource(
             key=session_id or str(path), path=path, format=session_format,  # type: ignore[arg-type]
             session_id=session_id,
@@ -272,6 +298,10 @@ class _Collector:
                     break
 
     def scan_dir(self, directory: Path) -> None:
+        if self.walked is not None and os.path.abspath(directory) in self.walked[0]:
+            self._scan_walked(os.fspath(directory), os.path.abspath(directory))
+            return
+
         def report(exc: OSError) -> None:
             self.problems.append(f"{exc.filename or directory}: cannot list ({exc.strerror or exc})")
 
@@ -281,13 +311,33 @@ class _Collector:
             for name in sorted(files):  # os.walk lists directories apart: no stat needed here
                 self.add_file(base / name, explicit=False)
 
+    def _scan_walked(self, shown: str, real: str) -> None:
+        """:meth:`scan_dir` over the walked tree: the same directories and files in the same order as ``os.walk``
+        with sorted names gives them (``shown``: the directory as that walk names it, ``real``: its key)."""
+        names, statuses = self.walked or ({}, {})
+        self._unlinked.add(shown)
+        dirs: list[str] = []
+        files: list[tuple[str, os.stat_result]] = []
+        for name in names[real]:
+            status = statuses[os.path.join(real, name)]
+            if stat.S_ISDIR(status.st_mode):
+                dirs.append(name)
+            else:
+                files.append((name, status))
+        base = Path(shown)
+        for name, status in sorted(files):
+            self.add_file(base / name, explicit=False, status=status)
+        for name in sorted(dirs):
+            if not name.startswith(".") and name != "session-sqlite-import-archive":
+                self._scan_walked(os.path.join(shown, name), os.path.join(real, name))
+
     def add_path(self, path: Path, *, explicit: bool) -> None:
         if path.is_dir():
             self.scan_dir(path)
         else:
             self.add_file(path, explicit=explicit)
 
-    def add_file(self, path: Path, *, explicit: bool) -> None:
+    def add_file(self, path: Path, *, explicit: bool, status: os.stat_result | None = None) -> None:
         kind = classify_file(path)
         if kind == "lock":
             self.locks.append(path)
@@ -296,11 +346,22 @@ class _Collector:
         elif kind == "sqlite" or (explicit and path.suffix in (".sqlite", ".db")):
             self.add_sqlite(path)
         elif kind in ("transcript", "archive", "checkpoint-copy", "sidecar"):
-            self.add_transcript(path, kind, explicit=explicit)
+            self.add_transcript(path, kind, explicit=explicit, status=status)
         elif explicit:
             # Named by the user, so silence would read as "no sessions here": say what ctxscope reads instead.
             self.problems.append(f"{path}: not a session file (ctxscope reads *.jsonl transcripts, sessions.json "
                                  "and OpenClaw's *.sqlite stores)")
+
+
+def _regular(path: Path) -> tuple[os.stat_result | None, str | None]:
+    """``(status, None)`` of a regular file, else ``(None, why it cannot be read)`` (:func:`file_problem`)."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None, file_problem(path)
+    if not stat.S_ISREG(status.st_mode):
+        return None, file_problem(path)
+    return status, None
 
 
 def _plain_name(name: str) -> bool:
@@ -342,9 +403,13 @@ def _match_in(
     return match
 
 
-def discover_sessions(paths: Iterable[Path] | None = None, *, env: Mapping[str, str] | None = None) -> Discovery:
-    """Find sessions under ``paths`` (files or directories), or under :func:`default_roots` when none are given."""
-    collector = _Collector()
+def discover_sessions(paths: Iterable[Path] | None = None, *, env: Mapping[str, str] | None = None,
+                      walked: Walked | None = None) -> Discovery:
+    """Find sessions under ``paths`` (files or directories), or under :func:`default_roots` when none are given.
+
+    ``walked``: those directories as the caller listed them already (:data:`Walked`); a directory it does not
+    hold is listed here."""
+    collector = _Collector(env, walked)
     given = [Path(p).expanduser() for p in paths] if paths else []
     if given:
         for path in given:

@@ -30,7 +30,9 @@ __all__ = [
     "agent_of",
     "archive_source",
     "entry_agent",
+    "own_roots",
     "read_head",
+    "shaped_session",
     "sniff_format",
 ]
 
@@ -101,6 +103,43 @@ def read_head(path: Path) -> bytes | None:
             os.close(fd)
     except OSError:
         return None
+
+
+_CLAUDE_CODE_NAME = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl")
+_CODEX_NAME = re.compile(r"rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-"
+                         r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl")
+_DAY_PARTS = (4, 2, 2)
+
+
+def own_roots(env: Mapping[str, str]) -> frozenset[str]:
+    """The Claude Code projects and Codex sessions directories ``env`` names (:func:`shaped_session`)."""
+    return frozenset(str(root) for root in (*CLAUDE_CODE.default_roots(env), *CODEX.default_roots(env)[:1]))
+
+
+def shaped_session(path: str, roots: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+    """``(format, session id)`` of a file whose place and name are an agent's own, without reading it; ``None``
+    for any other file (it is sniffed: :func:`sniff_format`).
+
+    Claude Code's ``<config>/projects/<project>/<uuid>.jsonl`` and Codex's
+    ``<home>/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl``, where ``<config>`` is a ``.claude`` directory and
+    ``<home>`` a ``.codex`` one, or the projects or sessions directory is one of ``roots`` (:func:`own_roots`).
+    The session id is the one :func:`sniff_format` takes from the name. A file in such a place that holds
+    something else is its agent's reader's to judge: it is named as a file that reader cannot read, never
+    counted as an empty session (docs/usage.md, Speed).
+    """
+    parts = path.rsplit(os.sep, 5)
+    name = parts[-1]
+    if len(parts) >= 4 and parts[-3] == "projects" and parts[-2] != "subagents" and _CLAUDE_CODE_NAME.fullmatch(name):
+        if parts[-4] == ".claude" or path[:-len(parts[-2]) - len(name) - 2] in roots:
+            return CLAUDE_CODE.format, name[:-6]
+        return None
+    if len(parts) == 6 and parts[1] == "sessions" and name.startswith("rollout-"):
+        found = _CODEX_NAME.fullmatch(name)
+        if found is None or not all(len(p) == n and p.isdigit() for p, n in zip(parts[2:5], _DAY_PARTS, strict=True)):
+            return None
+        if parts[0].endswith(os.sep + ".codex") or parts[0] + os.sep + "sessions" in roots:
+            return CODEX.format, found.group(1)
+    return None
 
 
 def sniff_format(path: Path, head: bytes | None = None) -> tuple[str, str | None] | None:

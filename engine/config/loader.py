@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from engine.accounting.gauge import Thresholds
+from engine.accounting.thresholds import Thresholds
 from engine.agents.pi.config import PI_DEFAULT_RESERVE
 from engine.agents.registry import entry_agent
 from engine.config.compaction_settings import CompactionSettings, SettingsError, apply_compaction_key

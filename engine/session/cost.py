@@ -21,11 +21,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
 from engine.catalog.model_catalog import CatalogEntry, lookup
-from engine.stores.entries import Entry, Usage
 from engine.stores.timestamps import parse_iso
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: a report over Claude Code or Codex files does not import the entry parser
     from engine.session.snapshot import SessionSnapshot
+    from engine.stores.entries import Entry, Usage
 
 __all__ = [
     "DEFAULT_CACHE_TTL_SECONDS",

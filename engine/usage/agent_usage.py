@@ -21,7 +21,7 @@ import orjson
 
 from engine.index.cache import IndexCache, LoadedIndex
 from engine.index.file_check import bytes_check, file_check
-from engine.index.records import CompactionRecord, UsageRecord
+from engine.index.record_types import CompactionRecord, UsageRecord
 from engine.stores.source import SessionSource
 from engine.usage.model import SessionUsage
 

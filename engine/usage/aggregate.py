@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
-from engine.index.records import CompactionRecord, UsageRecord
+from engine.index.record_types import CompactionRecord, UsageRecord
 from engine.session.cost import DEFAULT_CACHE_TTL_SECONDS, ModelPrice, price_for, rewrite_cost
 from engine.stores.timestamps import parse_iso
 from engine.usage.model import GroupBy, SessionUsage, UsageReport, UsageRow, UsageTotals

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
 
-from engine.index.records import CompactionRecord, UsageRecord
+from engine.index.record_types import CompactionRecord, UsageRecord
 
 __all__ = ["GROUPINGS", "CostSource", "GroupBy", "SessionUsage", "UsageReport", "UsageRow", "UsageTotals"]
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.index.cache import IndexCache
-from engine.index.records import CompactionRecord, UsageRecord
+from engine.index.record_types import CompactionRecord, UsageRecord
 from engine.stores.source import SessionSource
 from engine.usage.model import SessionUsage
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -57,7 +58,8 @@ def test_a_repeated_report_imports_no_engine_and_prints_the_same(tmp_path: Path,
     assert second["loaded"] == [] and (out2, err2, second["code"]) == (out1, err1, first["code"])
 
 
-@pytest.mark.parametrize("change", ["append", "add", "remove", "touch-config", "env", "cwd"])
+@pytest.mark.parametrize("change", ["append", "add", "remove", "touch-config", "env", "cwd", "root-copied",
+                                    "root-link"])
 def test_any_change_it_covers_runs_the_report_again(change: str, tmp_path: Path, env: dict[str, str]) -> None:
     files = list(write_claude_code(tmp_path / "claude", 3, turns=2))
     root = str(tmp_path / "claude" / "projects")
@@ -83,6 +85,15 @@ def test_any_change_it_covers_runs_the_report_again(change: str, tmp_path: Path,
         env = {**env, "CTXSCOPE_RESERVE_TOKENS": "1000"}
     elif change == "cwd":
         cwd = tmp_path / "claude"
+    elif change in ("root-copied", "root-link"):
+        # The record's paths are looked up from their root's directory (docs/usage.md, Speed): a root replaced by
+        # an identical copy, or by a link to it, is another directory, whatever its files say.
+        shutil.copytree(root, root + "-copy", symlinks=True)
+        os.rename(root, root + "-old")
+        if change == "root-copied":
+            os.rename(root + "-copy", root)
+        else:
+            os.symlink(root + "-copy", root, target_is_directory=True)
     probe, after, _ = _run(args, env, cwd)
     assert "tui.cli.main" in probe["loaded"]  # not answered from the record
     expected = {"append": calls + 1, "add": calls + each, "remove": calls - each}.get(change, calls)
@@ -170,3 +181,39 @@ def test_the_installed_command_replays_a_report_with_its_output_and_exit_code(tm
     (code1, out1, err1, full1), (code2, out2, err2, full2) = runs
     assert full1 and not full2  # the second one was replayed, with nothing of the command line imported
     assert code1 == code2 == 1 and out2 == out1 and err2 == err1 and "CALLS" in out1 and err1
+
+
+
+_ENDS = """
+import os, sys, threading
+real = os._exit
+def ended(code):
+    sys.stderr.write(f"os._exit({{code}})\\n")
+    sys.stderr.flush()
+    real(code)
+os._exit = ended
+stop = threading.Event()
+if {other_thread}:  # something else still running: the ordinary exit waits for it
+    threading.Thread(target=stop.wait, daemon=False).start()
+    threading.Timer(5, stop.set).start()
+from tui.cli.entry import run_command
+sys.argv = ["ctxscope", *sys.argv[1:]]
+try:
+    run_command()
+finally:
+    stop.set()
+"""
+
+
+@pytest.mark.parametrize("other_thread", [False, True])
+def test_a_report_that_ran_ends_its_process_once_its_output_is_flushed(
+    other_thread: bool, tmp_path: Path, env: dict[str, str],
+) -> None:
+    # No interpreter teardown after a report that ran (docs/usage.md, Speed) — unless something may still need it.
+    list(write_codex(tmp_path / "codex", 2, turns=2))
+    env = {k: v for k, v in env.items() if k != "PYTHONUNBUFFERED"}  # buffered, as a pipe is
+    proc = subprocess.run([sys.executable, "-c", _ENDS.format(other_thread=other_thread), "report",
+                           str(tmp_path / "codex" / "sessions"), "--json", "--utc"],
+                          env=env, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and _total(proc.stdout) > 0
+    assert ("os._exit(0)" in proc.stderr) is not other_thread, proc.stderr

@@ -129,3 +129,51 @@ def test_an_unreadable_file_beside_codex_sessions_fails_the_report(tmp_path: Pat
     out, err = capsys.readouterr()
     assert f"{junk}: not" in err and "could not be read and are not counted" in err
     assert date(2026, 11, 27).isoformat() in out
+
+
+@pytest.mark.parametrize("index", ["on", "off"])  # off: no memo listing, discovery walks the tree itself
+@pytest.mark.parametrize(("where", "reader"), [
+    (f".codex/sessions/2026/11/27/rollout-2026-11-27T10-00-00-{SID}.jsonl", "codex"),
+    (f".claude/projects/-w/{SID}.jsonl", "claude-code"),
+])
+@pytest.mark.parametrize("content", ['{"foo": 1}\n', '{"type":"session","id":"s1"}\n', "not json\n"])
+def test_a_file_in_an_agents_place_with_its_name_is_that_agents_never_skipped_or_counted(
+    where: str, reader: str, content: str, index: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Discovery takes such a file for the agent's without reading it (docs/usage.md, Speed): whatever it holds,
+    # the agent's reader judges it, and a file it cannot read is named — not skipped as "no session" (a JSON line
+    # without a type was), nor counted as an empty pi session (a pi header was).
+    if index == "off":
+        monkeypatch.setenv("CTXSCOPE_NO_INDEX", "1")
+    junk = tmp_path / where
+    junk.parent.mkdir(parents=True)
+    junk.write_text(content)
+    root = tmp_path / where.split("/")[0] / where.split("/")[1]
+    assert main(["report", "--json", "--utc", str(root)]) == EXIT_FAILED
+    out, err = capsys.readouterr()
+    assert f"{junk}: not a {reader} session ctxscope can read" in err
+    assert orjson.loads(out)["sessions"] == 0
+
+
+def test_a_report_runs_without_the_cyclic_collector_and_gives_it_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Its passes over the report's acyclic containers cost CPU and freed nothing (docs/usage.md, Speed).
+    import gc
+
+    from tui.cli import report_command
+
+    codex_session(tmp_path / ".codex", compacted=False)
+    seen: list[bool] = []
+    real = report_command._report
+
+    def spy(*args: object, **kwargs: object) -> int:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(report_command, "_report", spy)
+    assert gc.isenabled()
+    assert main(["report", "--json", "--utc", str(tmp_path / ".codex")]) == EXIT_OK
+    assert seen == [False] and gc.isenabled()
+    assert orjson.loads(capsys.readouterr().out)["total"]["calls"] > 0

@@ -22,6 +22,13 @@ sys.stdout.flush()
 print(json.dumps({"code": int(code), "loaded": sorted(sys.modules)}), file=sys.stderr)
 """
 _ON_DEMAND = {"csv", "zoneinfo", "difflib", "tomllib", "hashlib"}
+_NEVER = {
+    "shutil",  # argparse's formatter asks it for the terminal's width, which only help and usage need
+    "engine.accounting.gauge",  # the config holds the gauge's thresholds; a report draws no gauge
+    "engine.accounting.windows",
+    "textual", "rich", "watchfiles", "tiktoken", "engine.capture",
+}
+"""Modules no report imports, whatever it reads (docs/usage.md, Speed)."""
 
 # Each agent's reader: pi and OpenClaw share the transcript reader and its index (one format, docs/formats.md).
 _ENTRY_READERS = {"engine.stores.transcript", "engine.index.transcript_index", "engine.index.scanner"}
@@ -59,6 +66,7 @@ def test_a_cold_report_imports_none_of_what_it_does_not_use(tmp_path: Path, roll
     loaded, out = _loaded(["report", str(rollouts), "--json", "--utc"], tmp_path)
     assert json.loads(out)["total"]["calls"] > 0
     assert "engine.usage.agent_usage" in loaded and not loaded & _ON_DEMAND
+    assert not loaded & _NEVER, sorted(loaded & _NEVER)
 
 
 @pytest.mark.parametrize(("option", "needs"), [(["--csv"], "csv"), (["--timezone", "Europe/Paris"], "zoneinfo")])
@@ -77,3 +85,8 @@ def test_a_report_over_one_agents_files_imports_no_other_agents_reader(tmp_path:
     assert _READERS[agent] <= loaded, "the agent's own reader read the files"
     others = set().union(*(modules for name, modules in _READERS.items() if name != agent)) - _READERS[agent]
     assert not loaded & others, f"a report over {agent} files imported {sorted(loaded & others)}"
+    assert not loaded & _NEVER, sorted(loaded & _NEVER)
+    if agent in ("pi", "openclaw"):  # the protocol's types are the Claude Code and Codex readers'
+        assert "engine.agents.protocol" not in loaded
+    else:  # pi's entry parser: the records a report sums have a module of their own
+        assert "engine.stores.entries" not in loaded

@@ -31,7 +31,10 @@ code = main(sys.argv[1:])
 sys.stdout.flush()
 me = str(os.getpid())
 def parent(pid):
-    return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1]
+    try:  # any process on the machine may end between the listing and this read
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1]
+    except OSError:
+        return None
 left = [p for p in os.listdir("/proc") if p.isdigit() and parent(p) == me]
 print(json.dumps({"code": int(code), "forks": len(forks), "left": left}), file=sys.stderr)
 """

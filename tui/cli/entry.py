@@ -57,12 +57,37 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_command() -> NoReturn:
-    """What the installed ``ctxscope`` script runs: :func:`main`, except that a report answered from its record
-    ends the process as soon as its output is flushed. Nothing else ran in it (no thread, no file open, no exit
-    handler), and the interpreter's own teardown was a tenth of a warm report's time (docs/usage.md, Speed)."""
+    """What the installed ``ctxscope`` script runs: :func:`main`, except that a report ends the process as soon as
+    its output is flushed. A report answered from its record ran nothing else (no thread, no file open, no exit
+    handler), and the interpreter's own teardown was a tenth of a warm report's time; a report that ran has
+    written its index and memo files whole (atomic writes) and reaped its worker, and freeing the calls it read
+    one object at a time took about 14 ms of a cold report's 250 (docs/usage.md, Speed)."""
     args = sys.argv[1:]
-    if args[:1] == ["report"]:
-        code = _answered(args)
-        if code is not None:
-            os._exit(code)
-    sys.exit(main(args))
+    if args[:1] != ["report"]:
+        sys.exit(main(args))
+    code = _answered(args)
+    if code is None:
+        # The collector off from the first import on (report_command.report turns it off while reading): class
+        # creation and the report allocate many containers and no cycles a short process needs freed; about 2 ms
+        # of the imports' 45 (docs/usage.md, Speed).
+        import gc  # not before: a replayed report does not load it
+
+        gc.disable()
+        code = main(args)
+        if not _alone():
+            sys.exit(code)
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BrokenPipeError:
+            code = 0  # as the full command line says when the reader went away (`ctxscope report | head`)
+    os._exit(code)
+
+
+def _alone() -> bool:
+    """Whether nothing but this thread runs and nothing waits for the interpreter's exit: an exit handler or
+    another thread (the TUI's, a library's) keeps the ordinary exit."""
+    import atexit
+
+    threading = sys.modules.get("threading")
+    return (threading is None or threading.active_count() == 1) and atexit._ncallbacks() == 0

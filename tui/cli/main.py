@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine import ConfigError, load_config
 from tui.cli.exit_codes import ExitCode, exit_codes_help, missing_path_message
@@ -158,8 +158,30 @@ def _add_compaction_flags(parser: argparse.ArgumentParser) -> None:
     _add_write_flags(parser)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, set up when it first formats something. argparse makes one for every argument
+    added, only to check its metavar (a method that reads none of its state), and setting one up asks for the
+    terminal's width through ``shutil``, whose import (with ``bz2`` and ``lzma``) was about 1.8 ms of every report's
+    CPU (docs/usage.md, Speed). Help and usage come out as argparse's own: the same set-up, done later."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        self.__dict__["_deferred"] = (prog, indent_increment, max_help_position, width)
+
+    def __getattr__(self, name: str) -> Any:
+        deferred = self.__dict__.pop("_deferred", None)
+        if deferred is None:
+            raise AttributeError(name)
+        super().__init__(*deferred)
+        return getattr(self, name)
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line that says where the usage is (exit 2, as argparse's)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)  # sub-command parsers are made with this class too
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         # argparse prints the whole usage block first; the one line that matters scrolled past it.
@@ -190,7 +212,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog="Run `ctxscope demo` to see it on a simulated agent. Exit codes: see `ctxscope help-exit-codes`.",
     )
     _add_global_options(parser, default=None)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # prog: what argparse would work out by formatting the usage of the positionals before the command (there are
+    # none), which would set a formatter up.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog=parser.prog)
     if command == "report":
         _add_report(sub)
         return _with_global_options(parser, sub)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import sys
 from datetime import UTC, datetime, tzinfo
@@ -15,6 +16,7 @@ from engine import money, percent
 from tui.cli.exit_codes import ExitCode
 from tui.cli.index_cache import stderr_cache
 from tui.cli.report_memo import (
+    Walk,
     invocation_key,
     load_output,
     save_invocation,
@@ -120,8 +122,10 @@ def report(args: argparse.Namespace, config: Config) -> int:
     options = [f"{k}={v}" for k, v in sorted(vars(args).items()) if k not in ("handler", "paths")]
     options += [f"zone={zone}", *sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("CTXSCOPE_"))]
     files = (str(args.config.expanduser() if args.config is not None else _config_file()),)
-    # One walk of the roots serves both records: the stamp of the output and the invocation's listing.
-    listing = take_listing([str(r) for r in roots], files) if directory is not None else None
+    # One walk of the roots serves both records — the stamp of the output and the invocation's listing — and
+    # discovery, when the report runs (docs/usage.md, Speed).
+    walk: Walk = ({}, {})
+    listing = take_listing([str(r) for r in roots], files, walk) if directory is not None else None
     stamp = stamp_of(listing, options) if listing is not None else None
     global _invocation
     invocation, _invocation = _invocation, None  # one command line, one report
@@ -132,8 +136,17 @@ def report(args: argparse.Namespace, config: Config) -> int:
         # Guarded as they are written (docs/hostile-input.md): what is stored is what the terminal was shown, each
         # stderr message one line, so a replay by the entry path, which imports no guard, shows the same.
         out, err, shown_out, shown_err = guarded_buffers()
-        with contextlib.redirect_stdout(shown_out), contextlib.redirect_stderr(shown_err):
-            code = _report(args, cache)
+        # No cyclic garbage collection while the report runs: it allocates hundreds of thousands of containers
+        # (each parsed line, each call) that hold no cycles, and the collector's passes over them were 4–6 % of a
+        # cold report's CPU and freed nothing (docs/usage.md, Speed). Reference counting still frees them.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            with contextlib.redirect_stdout(shown_out), contextlib.redirect_stderr(shown_err):
+                code = _report(args, cache, walk if listing is not None else None)
+        finally:
+            if collecting:
+                gc.enable()
         stored = (code, out.getvalue().encode(), err.getvalue().encode())
         if stamp is not None and directory is not None and cache.enabled:  # a run that lost its cache says so once
             save_output(directory, options, stamp, stored)
@@ -165,7 +178,7 @@ def _split_at() -> int | None:
     return int(value) or None
 
 
-def _report(args: argparse.Namespace, cache: IndexCache) -> int:
+def _report(args: argparse.Namespace, cache: IndexCache, walk: Walk | None = None) -> int:
     from engine import aggregate_usage, catalog_info, collect_usage, discover_sessions
 
     if args.since is not None and args.until is not None and args.since > args.until:
@@ -179,7 +192,7 @@ def _report(args: argparse.Namespace, cache: IndexCache) -> int:
         print(f"ctxscope report: --timezone {args.timezone!r} is not an IANA time zone (e.g. UTC, Europe/Paris, "
               "America/New_York)", file=sys.stderr)
         return ExitCode.USAGE
-    discovery = discover_sessions(args.paths or None)
+    discovery = discover_sessions(args.paths or None, walked=walk)
     for problem in discovery.problems:
         print(f"ctxscope: {problem}", file=sys.stderr)
     usages, problems = collect_usage(discovery, cache, archives=not args.no_archives, split_at=_split_at())

@@ -35,11 +35,11 @@ import time
 from _blake2 import blake2b  # what hashlib.blake2b is, without hashlib's OpenSSL load
 from _struct import Struct
 
-__all__ = ["Listing", "MemoOutput", "answer_invocation", "invocation_key", "load_output", "report_stamp",
+__all__ = ["Listing", "MemoOutput", "Walk", "answer_invocation", "invocation_key", "load_output", "report_stamp",
            "save_invocation", "save_output", "stamp_of", "take_listing"]
 
 _FORMAT = b"ctxscope-report-memo 1\n"
-_INVOCATION_FORMAT = b"ctxscope-report-invocation 1\n"
+_INVOCATION_FORMAT = b"ctxscope-report-invocation 2\n"
 _ANCESTORS = 3
 """Levels above a root where an OpenClaw SQLite store beside it is looked for (``agents/<id>/agent/``): its
 presence turns the root's transcripts into legacy files (docs/openclaw.md)."""
@@ -140,9 +140,10 @@ _RACY_NS = 2_000_000_000
 its listing is not trusted (like git's racily clean entries)."""
 
 
-def _stats(tree: list[str], followed: list[str]) -> bytes | None:
+def _stats(tree: list[str], followed: list[str], kept: dict[str, os.stat_result] | None = None) -> bytes | None:
     """The packed status of every path, ``tree`` not following links, ``followed`` following them (a config
-    file kept as a link to dotfiles); ``None`` when one cannot be read."""
+    file kept as a link to dotfiles); ``None`` when one cannot be read. ``kept``: filled with each ``tree``
+    path's status (a cold report's discovery takes them)."""
     out: list[bytes] = []
     add, pack = out.append, _PACK.pack  # bound once: this loop is most of a warm report's own time
     for paths, look in ((tree, os.lstat), (followed, os.stat)):
@@ -155,27 +156,28 @@ def _stats(tree: list[str], followed: list[str]) -> bytes | None:
             except OSError:
                 return None
             add(pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+            if kept is not None and paths is tree:
+                kept[path] = st
     return b"".join(out)
 
 
-def _listing(root: str, found: list[str], skip: frozenset[str], racy: list[bool], since_ns: int) -> bool:
-    """Every path under ``root`` into ``found`` (``racy[0]`` set when a directory changed since ``since_ns``);
-    ``False`` on a symbolic link or an unreadable directory."""
+def _listing(root: str, found: list[str], skip: frozenset[str], names: dict[str, list[str]]) -> bool:
+    """Every path under ``root`` into ``found`` and each directory's entry names into ``names``; ``False`` on a
+    symbolic link or an unreadable directory."""
     try:
         with os.scandir(root) as listing:
             entries = list(listing)
-        st = os.lstat(root)
     except OSError:
         return False
-    if max(st.st_mtime_ns, st.st_ctime_ns) >= since_ns:
-        racy[0] = True
+    here = names[root] = []
     for entry in entries:
         if entry.name in skip:
             continue
         if entry.is_symlink():
             return False
         found.append(entry.path)
-        if entry.is_dir(follow_symlinks=False) and not _listing(entry.path, found, skip, racy, since_ns):
+        here.append(entry.name)
+        if entry.is_dir(follow_symlinks=False) and not _listing(entry.path, found, skip, names):
             return False
     return True
 
@@ -183,18 +185,23 @@ def _listing(root: str, found: list[str], skip: frozenset[str], racy: list[bool]
 Listing = tuple[list[str], list[str], bytes, bool]
 """The paths walked without following links, those followed, their packed status, and whether a directory
 changed in the last two seconds (:func:`take_listing`)."""
+Walk = tuple[dict[str, list[str]], dict[str, os.stat_result]]
+"""The walk a listing was taken from: each directory's entry names and each walked path's ``lstat``, by absolute
+path — what discovery takes instead of walking the same tree again (:data:`engine.agents.discovery.Walked`)."""
 
 
-def take_listing(roots: list[str], files: tuple[str, ...] = ()) -> Listing | None:
+def take_listing(roots: list[str], files: tuple[str, ...] = (), walk: Walk | None = None) -> Listing | None:
     """What a report's output is stored against: every path under ``roots`` and ctxscope's code, the OpenClaw
     stores that may sit beside a root, the ``files`` (config) — and their status now. A directory's times change
     whenever an entry is added, removed or renamed in it, so checking the status of every listed path also sees a
-    new file (docs/usage.md). ``None`` when it cannot be taken safely: a root that is a file, a link inside."""
+    new file (docs/usage.md). ``None`` when it cannot be taken safely: a root that is a file, a link inside.
+
+    ``walk``: filled with the walk itself (:data:`Walk`) when the listing is taken."""
     since_ns = time.time_ns() - _RACY_NS
     code = list(_CODE)  # a list: a set's order changes with each process's string hashing
     tree: list[str] = []
     followed = list(files)
-    racy = [False]
+    names: dict[str, list[str]] = {}
     for root in [*code, *(os.path.abspath(r) for r in roots)]:
         tree.append(root)
         try:
@@ -207,14 +214,23 @@ def take_listing(roots: list[str], files: tuple[str, ...] = ()) -> Listing | Non
             if not stat.S_ISDIR(st.st_mode):
                 return None
             # Bytecode is written on first import: it follows the sources, which are listed.
-            if not _listing(root, tree, _BYTECODE if root in code else frozenset(), racy, since_ns):
+            if not _listing(root, tree, _BYTECODE if root in code else frozenset(), names):
                 return None
         parent = root
         for _ in range(_ANCESTORS):
             parent = os.path.dirname(parent)
             followed.append(os.path.join(parent, "agent", SQLITE_NAME))
-    stats = _stats(tree, followed)
-    return None if stats is None else (tree, followed, stats, racy[0])
+    kept: dict[str, os.stat_result] = {}
+    stats = _stats(tree, followed, kept)
+    if stats is None:
+        return None
+    # Racy: a directory whose stored times are this recent (taken after its entries were listed). The statuses
+    # stored serve: a second lstat of each directory for this was a thousand for Codex's day directories.
+    racy = any(stat.S_ISDIR(st.st_mode) and max(st.st_mtime_ns, st.st_ctime_ns) >= since_ns for st in kept.values())
+    if walk is not None:
+        walk[0].update(names)
+        walk[1].update(kept)
+    return tree, followed, stats, racy
 
 
 def report_stamp(roots: list[str], options: list[str], files: tuple[str, ...] = ()) -> str | None:
@@ -233,14 +249,64 @@ def stamp_of(listing: Listing, options: list[str]) -> str:
     return out.hexdigest()
 
 
+def _grouped(tree: list[str]) -> bytes:
+    """The walked paths as groups, each a root and its paths relative to it: ``root\0rel\0rel…``, the groups
+    joined by ``\0\0`` (no path is empty). A path under no earlier root starts a group of its own."""
+    groups: list[list[str]] = []
+    prefix = ""
+    for path in tree:
+        if prefix and path.startswith(prefix):
+            groups[-1].append(path[len(prefix):])
+        else:
+            groups.append([path])
+            prefix = path.rstrip(os.sep) + os.sep
+    return b"\0\0".join(_fields(group) for group in groups)
+
+
+_UNDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_RELATIVE = os.stat in os.supports_dir_fd and os.open in os.supports_dir_fd  # lstat is stat without following
+
+
+def _tree_stats(grouped: bytes, out: list[bytes]) -> bool:
+    """The packed ``lstat`` of every path of :func:`_grouped`'s groups into ``out``, as :func:`_stats` packs them,
+    each looked up from its root's directory: a shorter lookup than from ``/`` for each of thousands of paths
+    (docs/usage.md, Speed). The root itself is the directory opened, without following a link: a root replaced by
+    another directory or by a link is seen. ``False`` when a status cannot be read."""
+    add, pack, lstat = out.append, _PACK.pack, os.lstat
+    for chunk in grouped.split(b"\0\0") if grouped else ():
+        root, *paths = _split(chunk)
+        try:
+            fd = os.open(root, _UNDER)
+        except FileNotFoundError:
+            out.extend([_ABSENT] * (1 + len(paths)))  # listed as absent, or gone with all under it
+            continue
+        except OSError:
+            return False  # a link, a file, or unreadable: the listing had none of these
+        try:
+            st = os.fstat(fd)
+            add(pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+            for path in paths:
+                try:
+                    st = lstat(path, dir_fd=fd)
+                except FileNotFoundError:
+                    add(_ABSENT)
+                    continue
+                add(pack(st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+    return True
+
+
 def save_invocation(directory: str | os.PathLike[str], key: list[str], listing: Listing,
                     output: tuple[int, str, str]) -> None:
     """Store the output of the report ``key`` names, as shown (``output``: exit code, stdout and the stderr
     messages, each already one line), with the listing (:func:`take_listing`) taken before it ran."""
     code, out, err = output
     tree, followed, stats, _ = listing
-    parts = [_fields(tree), _fields(followed), stats, out.encode("utf-8", "surrogateescape"),
-             err.encode("utf-8", "surrogateescape")]
+    parts = [_grouped(tree) if _RELATIVE else _fields(tree), _fields(followed), stats,
+             out.encode("utf-8", "surrogateescape"), err.encode("utf-8", "surrogateescape")]
     sizes = Struct(f"<i{len(parts)}Q").pack(code, *map(len, parts))
     _write(os.path.join(directory, f"{_name(key)}.run"), _INVOCATION_FORMAT + sizes + b"".join(parts))
 
@@ -267,6 +333,11 @@ def answer_invocation(argv: list[str], env: dict[str, str] | os._Environ[str]) -
     for length in lengths:
         parts.append(data[at:at + length])
         at += length
-    if _stats(_split(parts[0]), _split(parts[1])) != parts[2]:
+    if _RELATIVE:
+        found: list[bytes] = []
+        followed = _stats([], _split(parts[1]))
+        if followed is None or not _tree_stats(parts[0], found) or b"".join(found) + followed != parts[2]:
+            return None
+    elif _stats(_split(parts[0]), _split(parts[1])) != parts[2]:
         return None
     return code, parts[3].decode("utf-8", "surrogateescape"), parts[4].decode("utf-8", "surrogateescape")

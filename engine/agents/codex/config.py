@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.agents.protocol import Figure
+if TYPE_CHECKING:  # the agent's adapter imports this module: naming the agent does not load the protocol's types
+    from engine.agents.protocol import Figure
 
 __all__ = ["codex_home", "compaction_line", "home_of_rollout"]
 
@@ -34,6 +36,8 @@ def compaction_line(env: Mapping[str, str], rollout: Path | None = None) -> Figu
     Without it, Codex 0.169.0 did not compact on its own with a model it has no metadata for (measured up to
     240,221 tokens of a 258,400-token window); a model it knows may bring its own limit, which ctxscope cannot see.
     """
+    from engine.agents.protocol import Figure
+
     home = home_of_rollout(rollout) if rollout is not None else None
     path = (home or codex_home(env)) / "config.toml"
     try:
