@@ -1,0 +1,67 @@
+"""Capture on native Claude Code sessions, round 15 (docs/capture.md, "Capture figures, round 15"): harness text that
+Conductor, plugin commands and the Skill tool write into the user's turn, approvals that carry the user's own order,
+and work that ended once it was committed. Real FIT text quoted verbatim."""
+
+from __future__ import annotations
+
+from engine.capture.envelopes import user_words
+from tests.engine.test_capture_real import _state
+
+# obsessiondb/chkit d82, the session's first message: two Conductor blocks, then the user's own order.
+_CONDUCTOR = (
+    "<system_instruction>\nYou are working inside Conductor, a Mac app that lets the user run many coding agents in "
+    "parallel.\nYour work should take place in the /Users/marc/conductor/workspaces/chkit/belo-horizonte-v1 directory "
+    "(unless otherwise directed), which has been set up for you to work in.\nEach workspace has a .context directory "
+    "(gitignored) where you can save files to collaborate with other agents.\nThe target branch for this workspace is "
+    "main. Use this for actions like creating new PRs, bisecting, etc., unless you're told otherwise.\n\nIf the user "
+    "asks you to work on several unrelated tasks in parallel, you can suggest they start new workspaces.\nIf the user "
+    "asks for help with Conductor, ask them to email [humans@conductor.build](mailto:humans@conductor.build) or\nclick "
+    "on the comment icon in the bottom left to send feedback.\n</system_instruction>\n\n\n<system-instruction>\nTo do "
+    "immediately, before using any skills or any other tools (one time only):\n\nRename the branch using `git branch "
+    "-m`. Do not check the current branch name.\n\nChoosing a branch name: use concrete, specific language, avoid "
+    "abstract nouns, and be concise (<30 characters). Use the prefix \"marc/\" before the name.\n\n"
+    "</system-instruction>\n\nimplement Rec 01: Typed Flag Parser")
+# d81: an attachment notice before the user's words.
+_ATTACHED = ("\n<system_instruction>\nThe user has attached these files. Read them before proceeding.\n- "
+             "/Users/marc/conductor/workspaces/chkit/prague/.context/attachments/PR instructions.md\n"
+             "</system_instruction>\n\n\n\nCreate a PR")
+# Skill texts the Skill tool loaded as user-role messages: tslateman/duet d77 (/prose) and chkit d81.
+_SKILLS = (
+    "Base directory for this skill: /Users/tslater/.claude/plugins/cache/local/duet/0.1.1/skills/prose\n\n# Writing "
+    "Clearly and Concisely\n\n## Overview\n\nWilliam Strunk Jr.'s _The Elements of Style_ (1918) teaches you to write "
+    "clearly and cut ruthlessly.",
+    "Base directory for this skill: /Users/marc/conductor/workspaces/chkit/prague/.claude/skills/testing-bun\n\n# "
+    "Testing Standards (Bun)\n\n## Framework\n- Use `bun:test` imports (`describe`, `test`, `expect`, etc.)\n- Use Bun "
+    "test runner (`bun test`), typically via workspace scripts (`bun run test`)\n- Do not introduce Vitest/Jest in "
+    "this repo",
+)
+# duet d78: the expansion of `/duet:note-why`, which opens with the command's own title.
+_NOTE_WHY = (
+    "# Commit Rationale Annotation\n\n## Context\n\n- Current commit: 0db5f1f fix: Move statusline to Getting Started, "
+    "resolve vamp, prune stale riff\n- Changed files: README.md\nnotes/riffs.md\nnotes/vamp.md\n\n## Your Task\n\n"
+    "Annotate a commit with rationale using `git notes`. This captures the _why_ behind\na commit without changing its "
+    "SHA.")
+
+
+def test_conductors_system_instruction_blocks_are_harness_and_the_users_words_stay() -> None:
+    assert user_words(_CONDUCTOR) == "implement Rec 01: Typed Flag Parser"
+    assert user_words(_ATTACHED) == "Create a PR"
+
+
+def test_a_skill_text_loaded_by_the_skill_tool_is_not_the_user() -> None:
+    for text in _SKILLS:
+        assert user_words(text) == "", text[:60]
+
+
+def test_a_plugin_commands_expansion_with_its_own_title_is_not_the_user() -> None:
+    assert user_words(_NOTE_WHY) == ""
+    # The user's own words that merely start with a heading stay theirs.
+    assert user_words("# Notes\n\nrename /whats-next to /vamp") != ""
+
+
+def test_no_conductor_or_command_text_becomes_a_decision_or_a_rule_in_the_sessions() -> None:
+    for name in ("d81_chkit_plugin_hook", "d82_chkit_flag_parser", "d78_duet_vamp_rename"):
+        state = _state(name)
+        said = [d.what for d in state.decisions] + list(state.learnings)
+        assert not any("Your work should take place" in s or "current branch name" in s or "git notes show" in s
+                       for s in said), name
