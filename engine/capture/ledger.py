@@ -35,6 +35,7 @@ from engine.capture.acts import (
     sentences,
     word_count,
 )
+from engine.capture.approval_order import order_beyond_yes
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan
@@ -450,10 +451,12 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
             # Only the latest stop stays open: work finished after an earlier stop superseded it.
             items[stopped] = replace(items[stopped], source="stopped", done=False, done_when=None)
     flat = flatten(words)
+    own_order = (order_beyond_yes(flat) if turn.has("approves") and proposal and not turn.acts & {"asks", "corrects"}
+                 else None)
     if turn.has("rejects") and proposal:
         _add(items, Item("decision", f"Declined: {proposal}", "declined", when, entry_id))
         _add(items, Item("open", f"Not done (declined): {proposal}", "declined", when, entry_id))
-    elif (turn.has("approves") or turn.has("acknowledges")) and len(flat) < SHORT_REPLY_CHARS:
+    elif (turn.has("approves") or turn.has("acknowledges")) and (len(flat) < SHORT_REPLY_CHARS or own_order):
         # A short yes after a long turn confirms what the turn stated (the synthetic sets' shape,
         # docs/checkpoints.md), else the offer it closed on.
         stated = (extract_decision_from_response(ledger.agent_text, words)
@@ -461,7 +464,10 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         stated = whole_item(stated, ledger.agent_text) if stated else None
         confirmed = stated or (proposal if turn.has("approves") else None)
         if confirmed:
-            decision = Item("decision", stated or agreed(confirmed), "confirmed", when, entry_id)
+            agreed_to = stated or agreed(confirmed)
+            # "yes, fix plugin.json": the user's own words are the decision as made, the offer what they agree to.
+            said = f"{own_order} (agrees: {agreed_to})" if own_order else agreed_to
+            decision = Item("decision", said, "confirmed", when, entry_id)
             # The agent stated it by label a turn ago: it is now the user's, taken at this reply.
             stated_by_agent = next((n for n in range(len(items) - 1, -1, -1) if items[n].source == "agent"
                                     and _repeats(items[n].text, decision.text)), None)

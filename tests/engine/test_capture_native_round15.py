@@ -4,8 +4,11 @@ and work that ended once it was committed. Real FIT text quoted verbatim."""
 
 from __future__ import annotations
 
+from bench.real import matches
+from engine.capture.approval_order import order_beyond_yes
 from engine.capture.envelopes import user_words
-from tests.engine.test_capture_real import _state
+from engine.capture.ledger import Ledger, fold_agent, fold_user, ledger_at_end
+from tests.engine.test_capture_real import _label, _state
 
 # obsessiondb/chkit d82, the session's first message: two Conductor blocks, then the user's own order.
 _CONDUCTOR = (
@@ -65,3 +68,34 @@ def test_no_conductor_or_command_text_becomes_a_decision_or_a_rule_in_the_sessio
         said = [d.what for d in state.decisions] + list(state.learnings)
         assert not any("Your work should take place" in s or "current branch name" in s or "git notes show" in s
                        for s in said), name
+
+
+# --- an approval that carries the user's own order (duet d78, napoli-matcha d83 d84, safecast d65, chkit d82) ------
+
+_AUDIT_END = ("### One fix found\n\n`plugin.json` keywords are missing `ia` and `prose`. Affects discoverability if "
+              "anything ever indexes those keywords.\n\n### Usage evidence\n\nStrong evidence in this repo's commit "
+              "history for `/sweep`, `/review`, `/probe`, `/vamp`, `/ponder`, `/retro`.\n\n---\n\n"
+              "Want me to fix the `plugin.json` keywords?")
+
+
+def _decisions_after(reply: str) -> list[str]:
+    ledger = fold_agent(Ledger(), _AUDIT_END, True, "t1", "a1")
+    ledger = fold_user(ledger, reply, "t2", "u2")
+    return [i.text for i in ledger_at_end(ledger, "t3") if i.kind == "decision"]
+
+
+def test_a_yes_that_goes_on_to_say_what_to_do_is_decided_in_the_users_words() -> None:
+    decided = _decisions_after("yes, fix plugin.json")
+    assert len(decided) == 1 and decided[0].startswith("yes, fix plugin.json (agrees: ")
+    # What a bare yes confirms stays beside the user's words, and a bare yes confirms it alone.
+    assert _decisions_after("yes") == [decided[0].split(" (agrees: ", 1)[1][:-1]]
+    assert order_beyond_yes("yeah do it") is None and order_beyond_yes("Yes..") is None
+    assert order_beyond_yes("ok proceed with TypeScript") == "ok proceed with TypeScript"
+
+
+def test_the_sessions_approvals_with_orders_match_their_labels() -> None:
+    for name, label in (("d78_duet_vamp_rename", "D5"), ("d83_napoli_plan_review", "D1"),
+                        ("d83_napoli_plan_review", "D4"), ("d83_napoli_plan_review", "D8"),
+                        ("d84_napoli_oop_refactor", "D2"), ("d65_safecast_mistral_guidance", "D3")):
+        decisions = [d.what for d in _state(name).decisions]
+        assert any(matches(d, _label(name, "decisions", label)) for d in decisions), (name, label)
