@@ -99,3 +99,18 @@ def test_the_sessions_approvals_with_orders_match_their_labels() -> None:
                         ("d84_napoli_oop_refactor", "D2"), ("d65_safecast_mistral_guidance", "D3")):
         decisions = [d.what for d in _state(name).decisions]
         assert any(matches(d, _label(name, "decisions", label)) for d in decisions), (name, label)
+
+
+# --- work that ended once it was committed (chkit d80, d81; duet d78 reports the same way) -------------------------
+
+
+def test_work_the_agent_reports_committed_and_pushed_is_done_at_the_end() -> None:
+    ledger = fold_user(Ledger(), "great. now do a cmmit on this current dirty worktree and push it", "t1", "u1")
+    ledger = fold_agent(ledger, "Committed and pushed as `cd7e235`.", True, "t2", "a2")
+    assert not [i.text for i in ledger_at_end(ledger, "t3") if i.kind == "open" and not i.done]
+    for name, asked in (("d80_chkit_manual_release", "dirty worktree"), ("d81_chkit_plugin_hook", "Commit and push")):
+        assert not any(asked in item for item in _state(name).open_items), name
+    # A commit still to be made is no report that it was.
+    ledger = fold_user(Ledger(), "commit this", "t1", "u1")
+    ledger = fold_agent(ledger, "Nothing committed yet: the hook failed.", True, "t2", "a2")
+    assert [i.text for i in ledger_at_end(ledger, "t3") if i.kind == "open" and not i.done] == ["commit this"]
