@@ -77,7 +77,11 @@ _REQUEST: Final = re.compile(
     r"\b(?:i want (?:you )?to|i want|i'd like|i would like|i need|we need|we should|you should|we'll need"
     r"|we will need|need to|should (?:be|have|use|just|not|only|say|show|stay)|must|can you|could you|would you"
     r"|kindly|please|instead of|change (?:that|it|this) to|i(?:'ve| have)? decided|(?:let's |we'll )?go with"
-    r"|stick with|go back to|switch (?:back )?to|revert to)\b",
+    r"|stick with|go back to|switch (?:back )?to|revert to)\b"
+    # "we can drop vamp.md …", "i think we can cut the /note-why": a change put softly is still asked for (round 15);
+    # "so that we can …" gives a purpose, not an order, and "we can add video sharing … after" puts it off.
+    r"|(?<!so that )\bwe can (?:now |just |also |probably |safely )?(?=(?:add|apply|cut|delete|drop|remove|rename"
+    r"|replace|skip|move|merge|switch|use|keep|change|simplify|split|combine)\b)(?![^.!?]*\b(?:later|after)\b)",
     re.I,
 )
 _ZH_REQUEST: Final = re.compile(

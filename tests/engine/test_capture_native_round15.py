@@ -5,6 +5,7 @@ and work that ended once it was committed. Real FIT text quoted verbatim."""
 from __future__ import annotations
 
 from bench.real import matches
+from engine.capture.acts import read_user_turn
 from engine.capture.approval_order import order_beyond_yes
 from engine.capture.envelopes import user_words
 from engine.capture.ledger import Ledger, fold_agent, fold_user, ledger_at_end
@@ -114,3 +115,19 @@ def test_work_the_agent_reports_committed_and_pushed_is_done_at_the_end() -> Non
     ledger = fold_user(Ledger(), "commit this", "t1", "u1")
     ledger = fold_agent(ledger, "Nothing committed yet: the hook failed.", True, "t2", "a2")
     assert [i.text for i in ledger_at_end(ledger, "t3") if i.kind == "open" and not i.done] == ["commit this"]
+
+
+# --- a change put softly: "we can drop …" (duet d77, chkit d80) ------------------------------------------------------
+
+
+def test_we_can_and_an_action_is_an_order_not_a_report() -> None:
+    for said in ("we can drop vamp.md and the related pre-push hook",
+                 "okay this worked, so we can delete manual-release and just do the manual-release-bun version.",
+                 "i think we can cut the /note-why - utility feels low"):
+        assert read_user_turn(said, False).has("instructs"), said
+    # Put off for later (tha-hammer/easy-video-share-vue d23), or a purpose: no order.
+    assert not read_user_turn("we can add video sharing and go high level webhook integration after.", False).has(
+        "instructs")
+    for name, label in (("d77_duet_philosophy_readme", "D1"), ("d80_chkit_manual_release", "D5")):
+        decisions = [d.what for d in _state(name).decisions]
+        assert any(matches(d, _label(name, "decisions", label)) for d in decisions), (name, label)
