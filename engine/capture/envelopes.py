@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["AIDER_FILE_COMMAND", "accepted_plan", "is_interrupt", "user_words"]
+__all__ = ["AIDER_FILE_COMMAND", "accepted_plan", "is_interrupt", "plan_steps", "user_words"]
 
 _WHOLE_MESSAGE: Final = re.compile(
     r"^(?:\[Request interrupted by user[^\]]*\]"
@@ -77,6 +77,27 @@ def accepted_plan(text: str) -> str | None:
         if title:
             return title[:200]
     return None
+
+
+_PLAN_HEADING: Final = re.compile(r"^#{2,4}[ \t]+(?P<title>[^\n]+?)[ \t]*$", re.M)
+# Headings every plan has, which say nothing of what it decides.
+_PLAN_FRAME: Final = re.compile(
+    r"^(?:\d+[.)]?\s*)?(?:context|background|overview|summary|goals?|changes|implementation(?: steps| plan)?"
+    r"|steps|files?(?: to (?:change|modify|create))?|verification|testing|tests?|test plan|risks?|notes?"
+    r"|out of scope|open questions|approach|problem|why)\W*$",
+    re.I,
+)
+
+
+def plan_steps(text: str) -> list[str]:
+    """The section headings of an accepted plan that name its changes ("3. Pre-commit hook: generate-readme.sh before
+    prettier", "Move `/install-statusline` to Getting Started"): what the user agreed to, beyond the plan's title
+    (docs/capture.md, round 15). The frame every plan has (Context, Changes, Verification …) is left out."""
+    match = _PLAN.match(text.lstrip())
+    if not match:
+        return []
+    return [m.group("title").strip("*# ") for m in _PLAN_HEADING.finditer(text.lstrip()[match.end():])
+            if not _PLAN_FRAME.match(m.group("title").strip("*# "))]
 
 
 _INTERRUPT: Final = re.compile(r"^\s*\[Request interrupted by user(?: for tool use)?\]\s*$")

@@ -38,7 +38,7 @@ from engine.capture.acts import (
 from engine.capture.approval_order import order_beyond_yes
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
-from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan
+from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan, plan_steps
 from engine.capture.language.japanese import JA_EXAMINES, JA_OBJECT, JA_REQUEST, JA_WANT, KANA
 from engine.capture.next_steps import asks_how_to_proceed, steps_in
 from engine.capture.response_lines import clean
@@ -401,13 +401,17 @@ add_item: Final = _add
 """Public name of :func:`_add` for the other folds of the ledger (answers given through a tool)."""
 
 
-def _fold_plan(ledger: Ledger, plan: str, when: str | None, entry_id: str | None) -> Ledger:
-    """Plan mode: the user accepted ``plan`` (its title) and asked for it to be carried out."""
+def _fold_plan(ledger: Ledger, plan: str, steps: list[str], when: str | None, entry_id: str | None) -> Ledger:
+    """Plan mode: the user accepted ``plan`` (its title, and the ``steps`` its headings name) and asked for it to be
+    carried out."""
     items = list(ledger.items)
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
     if ledger.agent_acted:
         _close_requests(items, when)
-    added = _add(items, Item("decision", f"Agreed plan: {plan}", "confirmed", when, entry_id))
+    # The title says which plan; its steps say what was agreed ("Pre-commit hook: generate-readme.sh before prettier").
+    title = re.sub(r"^plan:\s*", "", plan, flags=re.I)
+    agreed_plan = clip_words(f"Agreed plan: {title}" + (f" — {'; '.join(steps)}" if steps else ""), DIRECTIVE_CHARS)
+    added = _add(items, Item("decision", agreed_plan, "confirmed", when, entry_id))
     awaiting = len(items) - 1 if added else None
     _add(items, Item("open", f"Implement the plan: {plan}", "request", when, entry_id))
     return Ledger(tuple(items), "", False, awaiting)
@@ -428,7 +432,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     ledger = _settle_shape(ledger)
     plan = accepted_plan(words)
     if plan is not None:
-        return _fold_plan(ledger, plan, when, entry_id)
+        return _fold_plan(ledger, plan, plan_steps(words), when, entry_id)
     if _SESSION_COMMAND.match(words.strip()):
         # "/exit", "/clear", "exit": the user ends or resets the session; it asks for nothing and answers nothing,
         # but what the agent answered before it is done (docs/capture.md, Conversation acts).

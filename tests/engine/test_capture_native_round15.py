@@ -7,7 +7,7 @@ from __future__ import annotations
 from bench.real import matches
 from engine.capture.acts import read_user_turn
 from engine.capture.approval_order import order_beyond_yes
-from engine.capture.envelopes import user_words
+from engine.capture.envelopes import plan_steps, user_words
 from engine.capture.ledger import Ledger, fold_agent, fold_user, ledger_at_end
 from tests.engine.test_capture_real import _label, _state
 
@@ -131,3 +131,28 @@ def test_we_can_and_an_action_is_an_order_not_a_report() -> None:
     for name, label in (("d77_duet_philosophy_readme", "D1"), ("d80_chkit_manual_release", "D5")):
         decisions = [d.what for d in _state(name).decisions]
         assert any(matches(d, _label(name, "decisions", label)) for d in decisions), (name, label)
+
+
+# --- a plan accepted in plan mode: its steps are what was agreed (duet d78; headings verbatim, most bodies left out) --
+
+_DUET_PLAN = (
+    "Implement the following plan:\n\n# Plan: Duet Tooling & Polish\n\n## Context\n\nThe `/whats-next` analysis "
+    "surfaced three tooling improvements and three polish fixes. Several turned out to already be in place (GH Actions, URLs), "
+    "narrowing the actual work.\n\n## Changes\n\n### 1. GitHub Actions — already done\n\n`.github/workflows/lint.yml` "
+    "already runs `markdownlint-cli` on PRs to `main`, plus frontmatter validation and broken-reference checks. No "
+    "changes needed.\n\n### 2. URLs — already consistent\n\n### 3. Pre-commit hook: generate-readme.sh before prettier"
+    "\n\n**File:** `.git/hooks/pre-commit`\n\n### 4. Resolve vamp.md\n\n### 5. Remove dangling `score/` suggestion "
+    "from riffs.md\n\n### 6. Move `/install-statusline` to Getting Started\n\n## Verification\n\n- Run "
+    "`scripts/generate-readme.sh` and confirm README.md is unchanged (tables already in sync)")
+
+
+def test_an_accepted_plan_is_decided_with_the_steps_its_headings_name() -> None:
+    assert plan_steps(_DUET_PLAN) == [
+        "1. GitHub Actions — already done", "2. URLs — already consistent",
+        "3. Pre-commit hook: generate-readme.sh before prettier", "4. Resolve vamp.md",
+        "5. Remove dangling `score/` suggestion from riffs.md", "6. Move `/install-statusline` to Getting Started"]
+    decided = [i.text for i in ledger_at_end(fold_user(Ledger(), _DUET_PLAN, "t1", "u1"), "t2") if i.kind == "decision"]
+    assert decided[0].startswith("Agreed plan: Duet Tooling & Polish — 1. GitHub Actions")
+    assert "Context" not in decided[0] and "Verification" not in decided[0]
+    decisions = [d.what for d in _state("d78_duet_vamp_rename").decisions]
+    assert any(matches(d, _label("d78_duet_vamp_rename", "decisions", "D1")) for d in decisions)
