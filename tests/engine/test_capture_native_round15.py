@@ -135,15 +135,21 @@ def test_we_can_and_an_action_is_an_order_not_a_report() -> None:
 
 # --- a plan accepted in plan mode: its steps are what was agreed (duet d78; headings verbatim, most bodies left out) --
 
-_DUET_PLAN = (
-    "Implement the following plan:\n\n# Plan: Duet Tooling & Polish\n\n## Context\n\nThe `/whats-next` analysis "
-    "surfaced three tooling improvements and three polish fixes. Several turned out to already be in place (GH Actions, URLs), "
-    "narrowing the actual work.\n\n## Changes\n\n### 1. GitHub Actions — already done\n\n`.github/workflows/lint.yml` "
-    "already runs `markdownlint-cli` on PRs to `main`, plus frontmatter validation and broken-reference checks. No "
-    "changes needed.\n\n### 2. URLs — already consistent\n\n### 3. Pre-commit hook: generate-readme.sh before prettier"
-    "\n\n**File:** `.git/hooks/pre-commit`\n\n### 4. Resolve vamp.md\n\n### 5. Remove dangling `score/` suggestion "
-    "from riffs.md\n\n### 6. Move `/install-statusline` to Getting Started\n\n## Verification\n\n- Run "
-    "`scripts/generate-readme.sh` and confirm README.md is unchanged (tables already in sync)")
+_DUET_PLAN = "".join((
+    "Implement the following plan:\n\n# Plan: Duet Tooling & Polish\n\n## Context\n\n",
+    "The `/whats-next` analysis surfaced three tooling improvements and three polish fixes. Several turned out to ",
+    "already be in place (GH Actions, URLs), narrowing the actual work.\n\n## Changes\n\n",
+    "### 1. GitHub Actions — already done\n\n",
+    "`.github/workflows/lint.yml` already runs `markdownlint-cli` on PRs to `main`, plus frontmatter validation and ",
+    "broken-reference checks. No changes needed.\n\n",
+    "### 2. URLs — already consistent\n\n",
+    "### 3. Pre-commit hook: generate-readme.sh before prettier\n\n**File:** `.git/hooks/pre-commit`\n\n",
+    "### 4. Resolve vamp.md\n\n",
+    "### 5. Remove dangling `score/` suggestion from riffs.md\n\n",
+    "### 6. Move `/install-statusline` to Getting Started\n\n",
+    "## Verification\n\n",
+    "- Run `scripts/generate-readme.sh` and confirm README.md is unchanged (tables already in sync)",
+))
 
 
 def test_an_accepted_plan_is_decided_with_the_steps_its_headings_name() -> None:
