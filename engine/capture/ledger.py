@@ -113,7 +113,8 @@ _NO_DIRECTION: Final = re.compile(
     re.I,
 )
 _EXAMINES: Final = re.compile(
-    r"^(?:review|investigate|inspect|audit|diagnose|analy[sz]e|look (?:into|over)|go over)\b"
+    r"^(?:review|investigate|inspect|audit|diagnose|analy[sz]e|look (?:into|over)|go over|re-?read|summari[sz]e"
+    r"|clarify (?:what|how|why|whether|if|where|who|which))\b"
     r"(?!.*\b(?:and|then) (?:then )?(?:fix|implement|change|update|apply|make|add|remove|refactor)\b)",
     re.I,
 )
@@ -317,8 +318,13 @@ def _japanese_direction(sentence: str) -> bool:
 
 def _order_of(sentence: str) -> str:
     """The order a sentence gives, without lead words or a place named first ("in this app, look at …")."""
-    lead = _LEAD_WORDS.sub("", sentence)
+    lead = _ASKED_TO.sub("", _LEAD_WORDS.sub("", sentence))
     return after_place(lead) or lead
+
+
+_ASKED_TO: Final = re.compile(r"^(?:can|could|would|will) (?:you|we) (?:please |kindly |just )?", re.I)
+"""An order put as a question ("Can you check if we can merge this PR …") gives the order after it: asking to check
+is asking for an examination, as "check …" is (docs/capture.md, round 15)."""
 
 
 def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:

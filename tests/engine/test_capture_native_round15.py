@@ -162,3 +162,20 @@ def test_an_accepted_plan_is_decided_with_the_steps_its_headings_name() -> None:
     assert "Context" not in decided[0] and "Verification" not in decided[0]
     decisions = [d.what for d in _state("d78_duet_vamp_rename").decisions]
     assert any(matches(d, _label("d78_duet_vamp_rename", "decisions", "D1")) for d in decisions)
+
+
+# --- a request for an answer is no decision (safecast d63, napoli-matcha d83) ----------------------------------------
+
+
+def test_asking_to_check_reread_summarize_or_clarify_sets_no_direction() -> None:
+    for said in ("Can you check if we can merge this PR https://github.com/Safecast/safecast-map-MCP/pull/5",
+                 "Re-read @IMPLEMENTATION_PLAN.md top to bottom carefully, and summarize the core agent workflow that "
+                 "this plan will implement in napoli-matcha.",
+                 "Clarify what the final structure of the requests_queue will be which stores the requests queues and "
+                 "tickets created by the spec agent"):
+        items = ledger_at_end(fold_user(Ledger(), said, "t1", "u1"), "t2")
+        assert not [i for i in items if i.kind == "decision"], said
+        assert [i for i in items if i.kind == "open"], said  # still asked for: an open request
+    # An order put as a question still decides when it names its thing.
+    items = ledger_at_end(fold_user(Ledger(), "Can you move the helpers into src/utils/format.ts?", "t1", "u1"), "t2")
+    assert [i.text for i in items if i.kind == "decision"]
