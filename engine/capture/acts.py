@@ -237,6 +237,9 @@ _DID_STEP: Final = re.compile(
 )
 """The user reports doing a step themselves ("I copied the assets directory", "ran the command in an external
 window")."""
+_WH_ASKS: Final = re.compile(r"^(?:what|why|how|where|when|which|who)\s+(?:should|do|does|did|can|could|would|shall"
+                             r"|will)\s+(?:i|we|you|it|they|this|that)\b", re.I)
+"""A question without its mark: "what should I work on next", "how do I …" (round 15: it read as a "works" report)."""
 _WORKS: Final = re.compile(r"\b(?:works?|working|fixed|solved|resolved)\b|成功|好了|可以了|解决了", re.I)
 """A statement that something now works: the user confirms, and asks for nothing."""
 
@@ -367,7 +370,7 @@ def _read_sentence(text: str) -> Sentence:
     ja = bool(KANA.search(core))  # Japanese marks an order at the sentence's end (language/japanese.py)
     question = core.endswith(("?", "？")) or (cjk and bool(_ZH_QUESTION.search(core)))
     if not question and not cjk and _QUESTION_START.match(core) and _words(core) <= 25 and not _IMPERATIVE.match(core):
-        question = core.lower().startswith(("help me understand", "tell me", "explain"))
+        question = core.lower().startswith(("help me understand", "tell me", "explain")) or bool(_WH_ASKS.match(core))
     instruction = not _LOG_LINE.match(core) and bool(
         _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
         or (not question and _DESIRED.match(core)) or (not question and _PICK.search(core) and _words(core) <= 12)

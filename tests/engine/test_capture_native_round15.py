@@ -179,3 +179,11 @@ def test_asking_to_check_reread_summarize_or_clarify_sets_no_direction() -> None
     # An order put as a question still decides when it names its thing.
     items = ledger_at_end(fold_user(Ledger(), "Can you move the helpers into src/utils/format.ts?", "t1", "u1"), "t2")
     assert [i.text for i in items if i.kind == "decision"]
+
+
+def test_a_question_without_its_mark_is_no_report_that_something_works() -> None:
+    # duet d79: "work" in the question read as "it works", and the "yes" it gave confirmed the agent's last sentence.
+    turn = read_user_turn("what should I work on next", True)
+    assert turn.has("asks") and not turn.has("acknowledges")
+    decisions = [d.what for d in _state("d79_duet_readme_hook").decisions]
+    assert not any(d.startswith("The question worth sitting with") for d in decisions)
