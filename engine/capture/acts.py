@@ -77,7 +77,11 @@ _REQUEST: Final = re.compile(
     r"\b(?:i want (?:you )?to|i want|i'd like|i would like|i need|we need|we should|you should|we'll need"
     r"|we will need|need to|should (?:be|have|use|just|not|only|say|show|stay)|must|can you|could you|would you"
     r"|kindly|please|instead of|change (?:that|it|this) to|i(?:'ve| have)? decided|(?:let's |we'll )?go with"
-    r"|stick with|go back to|switch (?:back )?to|revert to)\b",
+    r"|stick with|go back to|switch (?:back )?to|revert to)\b"
+    # "we can drop vamp.md …", "i think we can cut the /note-why": a change put softly is still asked for (round 15);
+    # "so that we can …" gives a purpose, not an order, and "we can add video sharing … after" puts it off.
+    r"|(?<!so that )\bwe can (?:now |just |also |probably |safely )?(?=(?:add|apply|cut|delete|drop|remove|rename"
+    r"|replace|skip|move|merge|switch|use|keep|change|simplify|split|combine)\b)(?![^.!?]*\b(?:later|after)\b)",
     re.I,
 )
 _ZH_REQUEST: Final = re.compile(
@@ -233,6 +237,9 @@ _DID_STEP: Final = re.compile(
 )
 """The user reports doing a step themselves ("I copied the assets directory", "ran the command in an external
 window")."""
+_WH_ASKS: Final = re.compile(r"^(?:what|why|how|where|when|which|who)\s+(?:should|do|does|did|can|could|would|shall"
+                             r"|will)\s+(?:i|we|you|it|they|this|that)\b", re.I)
+"""A question without its mark: "what should I work on next", "how do I …" (round 15: it read as a "works" report)."""
 _WORKS: Final = re.compile(r"\b(?:works?|working|fixed|solved|resolved)\b|成功|好了|可以了|解决了", re.I)
 """A statement that something now works: the user confirms, and asks for nothing."""
 
@@ -363,7 +370,7 @@ def _read_sentence(text: str) -> Sentence:
     ja = bool(KANA.search(core))  # Japanese marks an order at the sentence's end (language/japanese.py)
     question = core.endswith(("?", "？")) or (cjk and bool(_ZH_QUESTION.search(core)))
     if not question and not cjk and _QUESTION_START.match(core) and _words(core) <= 25 and not _IMPERATIVE.match(core):
-        question = core.lower().startswith(("help me understand", "tell me", "explain"))
+        question = core.lower().startswith(("help me understand", "tell me", "explain")) or bool(_WH_ASKS.match(core))
     instruction = not _LOG_LINE.match(core) and bool(
         _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
         or (not question and _DESIRED.match(core)) or (not question and _PICK.search(core) and _words(core) <= 12)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["AIDER_FILE_COMMAND", "accepted_plan", "is_interrupt", "user_words"]
+__all__ = ["AIDER_FILE_COMMAND", "accepted_plan", "is_interrupt", "plan_steps", "user_words"]
 
 _WHOLE_MESSAGE: Final = re.compile(
     r"^(?:\[Request interrupted by user[^\]]*\]"
@@ -23,7 +23,9 @@ _WHOLE_MESSAGE: Final = re.compile(
     r"|@agent (?:Continue|Try Again)\b"
     r"|Unknown (?:skill|slash command|command): \S+\s*$"
     r"|<(?:environment_context|user_instructions|INSTRUCTIONS|turn_aborted|user_shell_command)>"
-    r"|# AGENTS\.md instructions\b)",
+    r"|# AGENTS\.md instructions\b"
+    # A skill's text, which Claude Code's Skill tool loads as a user-role message (isMeta in native records).
+    r"|Base directory for this skill: )",
 )
 """Messages that are harness from their first characters: nothing in them is the user's turn."""
 
@@ -37,7 +39,8 @@ AIDER_FILE_COMMAND: Final = re.compile(r"^/(?:add|drop|read|read-only)(?:[ \t][^
 _BLOCKS: Final = re.compile(
     r"<(system-reminder|local-command-caveat|local-command-stdout|local-command-stderr|command-name"
     r"|command-message|command-args|ide_opened_file|ide_selection|ide_diagnostics|environment_context"
-    r"|user_instructions|attachments?|task-notification|bash-input|bash-stdout|bash-stderr)>.*?</\1>",
+    r"|user_instructions|attachments?|task-notification|bash-input|bash-stdout|bash-stderr"
+    r"|system_instruction|system-instruction)>.*?</\1>",
     re.S,
 )
 """Tagged blocks a harness wraps around or beside the user's words (Claude Code, Codex)."""
@@ -56,8 +59,9 @@ _TEMPLATE_LINE: Final = re.compile(
 )
 
 
-# A slash command's expanded prompt (Claude Code's /commit: "## Context … ## Your task …") is the command's text.
-_COMMAND_PROMPT: Final = re.compile(r"^#{1,3} Context\b.*^#{1,3} Your task\b", re.S | re.M)
+# A slash command's expanded prompt (Claude Code's /commit: "## Context … ## Your task …") is the command's text; a
+# plugin command's may open with its own title ("# Commit Rationale Annotation" then "## Context … ## Your Task").
+_COMMAND_PROMPT: Final = re.compile(r"^(?:# [^\n]+\n\s*)?#{1,3} Context\b.*^#{1,3} Your [Tt]ask\b", re.S | re.M)
 # Plan mode: accepting a plan sends "Implement the following plan:" and the plan itself.
 _PLAN: Final = re.compile(r"^Implement the following plan:\s*\n", re.I)
 
@@ -73,6 +77,27 @@ def accepted_plan(text: str) -> str | None:
         if title:
             return title[:200]
     return None
+
+
+_PLAN_HEADING: Final = re.compile(r"^#{2,4}[ \t]+(?P<title>[^\n]+?)[ \t]*$", re.M)
+# Headings every plan has, which say nothing of what it decides.
+_PLAN_FRAME: Final = re.compile(
+    r"^(?:\d+[.)]?\s*)?(?:context|background|overview|summary|goals?|changes|implementation(?: steps| plan)?"
+    r"|steps|files?(?: to (?:change|modify|create))?|verification|testing|tests?|test plan|risks?|notes?"
+    r"|out of scope|open questions|approach|problem|why)\W*$",
+    re.I,
+)
+
+
+def plan_steps(text: str) -> list[str]:
+    """The section headings of an accepted plan that name its changes ("3. Pre-commit hook: generate-readme.sh before
+    prettier", "Move `/install-statusline` to Getting Started"): what the user agreed to, beyond the plan's title
+    (docs/capture.md, round 15). The frame every plan has (Context, Changes, Verification …) is left out."""
+    match = _PLAN.match(text.lstrip())
+    if not match:
+        return []
+    return [m.group("title").strip("*# ") for m in _PLAN_HEADING.finditer(text.lstrip()[match.end():])
+            if not _PLAN_FRAME.match(m.group("title").strip("*# "))]
 
 
 _INTERRUPT: Final = re.compile(r"^\s*\[Request interrupted by user(?: for tool use)?\]\s*$")

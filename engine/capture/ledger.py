@@ -35,9 +35,10 @@ from engine.capture.acts import (
     sentences,
     word_count,
 )
+from engine.capture.approval_order import order_beyond_yes
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
-from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan
+from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan, plan_steps
 from engine.capture.language.japanese import JA_EXAMINES, JA_OBJECT, JA_REQUEST, JA_WANT, KANA
 from engine.capture.next_steps import asks_how_to_proceed, steps_in
 from engine.capture.response_lines import clean
@@ -82,7 +83,9 @@ _DONE_REPORT: Final = re.compile(
     r"(?:updated|added|created|fixed|removed|implemented|changed|written|moved|renamed|deleted|refactored)"
     r"|(?:is|are) now\b|now (?:passes|works|builds)|all set|done[.!]|build (?:now )?passes|tests? (?:now )?pass)"
     r"|已(?:经)?[^，。,\n]{0,8}?(?:完成|修改|更新|添加|删除|修复|实现|创建|改为|调整|合并|移动|对调|集成)|完成了|已全部"
-    r"|完了(?:しました|です)?[。！]|(?:修正|変更|追加|削除|作成|更新|対応|実装|コミット|プッシュ)しました",
+    r"|完了(?:しました|です)?[。！]|(?:修正|変更|追加|削除|作成|更新|対応|実装|コミット|プッシュ)しました"
+    # "Committed and pushed as `cd7e235`.", "Committed as `ab71aaf`.": the work is in the repository (round 15).
+    r"|(?:^|\n|[.!]\s)[ \t*_#>✅-]*(?:committed|pushed|merged)\b(?! (?:yet|nothing))",
     re.I,
 )
 _IN_PROGRESS: Final = re.compile(r"(?:^|\n)\s*(?:let me|let's|i'll|i will|now i'll|next,? i'll|接下来|下一步|我来|我先)"
@@ -110,7 +113,8 @@ _NO_DIRECTION: Final = re.compile(
     re.I,
 )
 _EXAMINES: Final = re.compile(
-    r"^(?:review|investigate|inspect|audit|diagnose|analy[sz]e|look (?:into|over)|go over)\b"
+    r"^(?:review|investigate|inspect|audit|diagnose|analy[sz]e|look (?:into|over)|go over|re-?read|summari[sz]e"
+    r"|clarify (?:what|how|why|whether|if|where|who|which))\b"
     r"(?!.*\b(?:and|then) (?:then )?(?:fix|implement|change|update|apply|make|add|remove|refactor)\b)",
     re.I,
 )
@@ -314,8 +318,13 @@ def _japanese_direction(sentence: str) -> bool:
 
 def _order_of(sentence: str) -> str:
     """The order a sentence gives, without lead words or a place named first ("in this app, look at …")."""
-    lead = _LEAD_WORDS.sub("", sentence)
+    lead = _ASKED_TO.sub("", _LEAD_WORDS.sub("", sentence))
     return after_place(lead) or lead
+
+
+_ASKED_TO: Final = re.compile(r"^(?:can|could|would|will) (?:you|we) (?:please |kindly |just )?", re.I)
+"""An order put as a question ("Can you check if we can merge this PR …") gives the order after it: asking to check
+is asking for an examination, as "check …" is (docs/capture.md, round 15)."""
 
 
 def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
@@ -398,13 +407,17 @@ add_item: Final = _add
 """Public name of :func:`_add` for the other folds of the ledger (answers given through a tool)."""
 
 
-def _fold_plan(ledger: Ledger, plan: str, when: str | None, entry_id: str | None) -> Ledger:
-    """Plan mode: the user accepted ``plan`` (its title) and asked for it to be carried out."""
+def _fold_plan(ledger: Ledger, plan: str, steps: list[str], when: str | None, entry_id: str | None) -> Ledger:
+    """Plan mode: the user accepted ``plan`` (its title, and the ``steps`` its headings name) and asked for it to be
+    carried out."""
     items = list(ledger.items)
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
     if ledger.agent_acted:
         _close_requests(items, when)
-    added = _add(items, Item("decision", f"Agreed plan: {plan}", "confirmed", when, entry_id))
+    # The title says which plan; its steps say what was agreed ("Pre-commit hook: generate-readme.sh before prettier").
+    title = re.sub(r"^plan:\s*", "", plan, flags=re.I)
+    agreed_plan = clip_words(f"Agreed plan: {title}" + (f" — {'; '.join(steps)}" if steps else ""), DIRECTIVE_CHARS)
+    added = _add(items, Item("decision", agreed_plan, "confirmed", when, entry_id))
     awaiting = len(items) - 1 if added else None
     _add(items, Item("open", f"Implement the plan: {plan}", "request", when, entry_id))
     return Ledger(tuple(items), "", False, awaiting)
@@ -425,7 +438,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     ledger = _settle_shape(ledger)
     plan = accepted_plan(words)
     if plan is not None:
-        return _fold_plan(ledger, plan, when, entry_id)
+        return _fold_plan(ledger, plan, plan_steps(words), when, entry_id)
     if _SESSION_COMMAND.match(words.strip()):
         # "/exit", "/clear", "exit": the user ends or resets the session; it asks for nothing and answers nothing,
         # but what the agent answered before it is done (docs/capture.md, Conversation acts).
@@ -450,10 +463,12 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
             # Only the latest stop stays open: work finished after an earlier stop superseded it.
             items[stopped] = replace(items[stopped], source="stopped", done=False, done_when=None)
     flat = flatten(words)
+    own_order = (order_beyond_yes(flat) if turn.has("approves") and proposal and not turn.acts & {"asks", "corrects"}
+                 else None)
     if turn.has("rejects") and proposal:
         _add(items, Item("decision", f"Declined: {proposal}", "declined", when, entry_id))
         _add(items, Item("open", f"Not done (declined): {proposal}", "declined", when, entry_id))
-    elif (turn.has("approves") or turn.has("acknowledges")) and len(flat) < SHORT_REPLY_CHARS:
+    elif (turn.has("approves") or turn.has("acknowledges")) and (len(flat) < SHORT_REPLY_CHARS or own_order):
         # A short yes after a long turn confirms what the turn stated (the synthetic sets' shape,
         # docs/checkpoints.md), else the offer it closed on.
         stated = (extract_decision_from_response(ledger.agent_text, words)
@@ -461,7 +476,10 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         stated = whole_item(stated, ledger.agent_text) if stated else None
         confirmed = stated or (proposal if turn.has("approves") else None)
         if confirmed:
-            decision = Item("decision", stated or agreed(confirmed), "confirmed", when, entry_id)
+            agreed_to = stated or agreed(confirmed)
+            # "yes, fix plugin.json": the user's own words are the decision as made, the offer what they agree to.
+            said = f"{own_order} (agrees: {agreed_to})" if own_order else agreed_to
+            decision = Item("decision", said, "confirmed", when, entry_id)
             # The agent stated it by label a turn ago: it is now the user's, taken at this reply.
             stated_by_agent = next((n for n in range(len(items) - 1, -1, -1) if items[n].source == "agent"
                                     and _repeats(items[n].text, decision.text)), None)
