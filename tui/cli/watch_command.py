@@ -150,6 +150,11 @@ def watch(args: argparse.Namespace, config: Config) -> int:
         except OSError as exc:
             print(f"ctxscope: --metrics {metrics}: cannot listen there ({exc})", file=sys.stderr)
             return ExitCode.FAILED
+    # A SIGTERM from the moment "watching" can be printed stops the watch as one during the loop does (a supervisor
+    # that stops a fresh exporter, a busy machine where the loop starts late): never the default death, which
+    # skipped the server's close and exited -15.
+    terminated: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, _frame: terminated.append(signum))
     try:
         # The first read comes before "watching": a change made after that line is seen as the session moving,
         # never folded into the first read (where an idle session is only read, docs/checkpoints.md).
@@ -160,20 +165,24 @@ def watch(args: argparse.Namespace, config: Config) -> int:
             print(line, flush=True)
         if server is not None:
             print(f"metrics at {server.url}", flush=True)
-        if args.once:
+        if args.once or terminated:
             return ExitCode.OK
-        asyncio.run(_main(tracker, args.force_polling, recorder))
+        asyncio.run(_main(tracker, args.force_polling, recorder, terminated))
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if server is not None:
             server.close()
     return ExitCode.OK
 
 
-async def _main(tracker: SessionTracker, force_polling: bool | None, recorder: ActivityRecorder | None) -> None:
+async def _main(tracker: SessionTracker, force_polling: bool | None, recorder: ActivityRecorder | None,
+                terminated: list[int]) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    if terminated:  # it came while the loop was starting, before the handler above
+        stop.set()
     probe = asyncio.create_task(probe_loop_lag(recorder)) if recorder is not None else None
     try:
         await _follow(tracker, force_polling=force_polling, stop=stop, recorder=recorder)
