@@ -94,3 +94,33 @@ def test_a_split_turns_announcements_are_not_carried_as_done_work() -> None:
     kinds = {(i.kind, i.text) for i in parse_summary(text).items}
     assert ("done", "Found the frozen clock in conftest.py") in kinds
     assert not any(kind == "done" and ("let me" in said.lower() or "I'll" in said) for kind, said in kinds)
+
+
+def test_retention_misses_are_listed_for_the_named_group_only(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    # bench.real --retention-misses-of fit: what fit's final summaries lose, per session; a held-out group's
+    # sessions are compacted and pooled but never listed.
+    from pathlib import Path
+
+    import bench.real as real
+
+    def labels(tag: str) -> dict[str, object]:
+        return {"decisions": [{"id": f"D-{tag}", "text": f"decision {tag}", "keys": [["diff", "automerge"]]}],
+                "constraints": [{"id": f"C-{tag}", "text": f"rule {tag}", "keys": [["utc"]]}],
+                "identifiers": [f"src/{tag}.py", f"kept_{tag}"]}
+
+    sessions = [real.Session(tag, repo, Path(f"/x/{tag}.jsonl"), labels(tag))
+                for tag, repo in (("fitone", "own/fit-repo"), ("heldone", "own/held-repo"))]
+    summary = "## Key Decisions\n- use a text diff\n- automerge edits\n## Constraints\n- dates in UTC\n- kept_{}"
+    results = {str(s.path): {"summary": summary.format(s.name), "summary_tokens": 10, "window": 1000,
+                             "compactions": 4} for s in sessions}
+    monkeypatch.setattr(real, "run_driver", lambda script, args, root: results)
+    split = {"fit": frozenset({"own/fit-repo"}), "test": frozenset({"own/held-repo"})}
+    real._retention(sessions, {"ctxscope": Path("."), "baseline": Path(".")}, split, "fit")
+    out = capsys.readouterr().out
+    listed = out.split("retention misses of fit", 1)[1]
+    assert "fitone.jsonl: 2 not kept" in listed
+    assert "decision D-fitone (mentioned, not in one item): decision fitone" in listed
+    assert "identifier not kept: src/fitone.py" in listed
+    assert "C-fitone" not in listed and "kept_fitone" not in listed  # what the summary keeps is not a miss
+    assert "heldone" not in listed and "D-heldone" not in out
+    assert "[test: 1 sessions]" in out  # the held-out group's pooled lines still show
