@@ -35,6 +35,7 @@ __all__ = [
     "is_identifier",
     "is_location",
     "minimal_identifiers",
+    "reported_commits",
 ]
 
 GENERIC_IDENTIFIERS: Final = frozenset({
@@ -236,6 +237,29 @@ def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -
                 add(token)
             previous = raw.lower().rstrip(":#")
     return found
+
+
+_COMMITTED: Final = re.compile(
+    r"^\[(?P<branch>[^\]\s]+)(?: \([^)\n]*\))? (?P<hash>[0-9a-f]{7,40})\] \S"  # git commit: [main 1a2b3c4] subject
+    r"|^Commit (?P<aider>[0-9a-f]{7,40}) \S"  # aider's auto-commit line
+    r"|^\s+[0-9a-f]{7,40}\.\.\.?(?P<pushed>[0-9a-f]{7,40})\s+\S+ -> (?P<target>\S+)\s*$",  # git push
+    re.MULTILINE,
+)
+_BRANCH: Final = re.compile(r"^[\w.-]+(?:/[\w.-]+)+$")
+
+
+def reported_commits(output: str) -> list[str]:
+    """The commits a tool's output says were just made or pushed (git's ``[branch hash] subject``, aider's ``Commit
+    hash subject``, git push's ``old..new  branch -> branch``): each hash, and the branch when it names one
+    (``marc/typed-flag-parser``; not ``main``). Only these lines are read: the rest of a tool's output is data."""
+    found: list[str] = []
+    for match in _COMMITTED.finditer(output):
+        commit = match.group("hash") or match.group("aider") or match.group("pushed")
+        branch = match.group("branch") or match.group("target") or ""
+        found.append(commit)
+        if branch and branch not in GENERIC_IDENTIFIERS and (is_identifier(branch) or _BRANCH.match(branch)):
+            found.append(branch)
+    return list(dict.fromkeys(found))
 
 
 def minimal_identifiers(identifiers: Iterable[str], also_present: str = "") -> list[str]:

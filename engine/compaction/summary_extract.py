@@ -45,6 +45,7 @@ from engine.compaction.identifiers import (
     OPENCLAW_AUDIT_MESSAGES,
     audit_identifiers,
     extract_identifiers,
+    reported_commits,
 )
 from engine.compaction.span_text import MessageParts, SpanMessage, short_tool_call
 
@@ -341,8 +342,13 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             found = extract_identifiers([parts.text])
             for _name, args in parts.tool_calls:
                 found += _locations(args)
-        elif parts.role == "bashExecution" and parts.command:
-            found = extract_identifiers([parts.command], locations_only=True)
+        elif parts.role in _OUTPUT_ROLES:
+            # A tool's output is data, not the session's words; only the commits git (or aider) reports it made
+            # are read from it: a continuation needs them to push, revert or cite (docs/compaction.md).
+            reported = "] " in parts.text or "Commit " in parts.text or " -> " in parts.text
+            found = reported_commits(redact_secrets(parts.text)) if reported else []
+            if parts.role == "bashExecution" and parts.command:
+                found = extract_identifiers([parts.command], locations_only=True) + found
         else:
             continue
         for identifier in found:

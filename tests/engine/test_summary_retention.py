@@ -124,3 +124,20 @@ def test_retention_misses_are_listed_for_the_named_group_only(monkeypatch, capsy
     assert "C-fitone" not in listed and "kept_fitone" not in listed  # what the summary keeps is not a miss
     assert "heldone" not in listed and "D-heldone" not in out
     assert "[test: 1 sessions]" in out  # the held-out group's pooled lines still show
+
+
+def test_the_commits_git_reports_in_tool_output_are_kept_as_identifiers() -> None:
+    # The hash of a commit the session made appears only in git's output ("[branch hash] subject"); a continuation
+    # needs it to push, revert or cite it. The rest of a tool's output is data and names nothing kept.
+    span = _span(("user", "commit this and push"),
+                 ("toolResult", "[marc/typed-flag-parser 944e953] refactor: move flag parsing to core\n"
+                                " 17 files changed\nblob 3f9a2c1d7e in the index"),
+                 ("toolResult", "To github.com:own/repo.git\n   944e953..46bc353  marc/typed-flag-parser -> "
+                                "marc/typed-flag-parser\n"),
+                 ("toolResult", "Applied edit to app/x.tsx\nCommit c47273e refactor: use React Query\n"),
+                 ("toolResult", "[main 9f2591a] refactor: convert to classes\n"))
+    identifiers = [i for i, _ in span_facts(span).identifiers]
+    assert identifiers == ["944e953", "marc/typed-flag-parser", "46bc353", "c47273e", "9f2591a"]
+    summary = structured_summary(SummaryHeader("summarize", 5, 100, "e9"), span, fmt="pi", read_files=(),
+                                 modified_files=()).text
+    assert all(i in summary for i in identifiers) and "3f9a2c1d7e" not in summary
