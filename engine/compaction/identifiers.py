@@ -112,6 +112,9 @@ _CAMEL: Final = re.compile(r"^_?(?:[a-z]+[A-Z]|[A-Z][a-z0-9]+[A-Z])[A-Za-z0-9]*(
 _DOTTED: Final = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?$")
 _CALL: Final = re.compile(r"^[A-Za-z_$][\w$.]*\(\)$")
 _WORD: Final = re.compile(r"^[A-Za-z][\w-]*$")
+_SLASHED_NAME: Final = re.compile(r"^(?:/|~/|\./|\.)?[A-Za-z_][\w.@+-]*(?:/[\w.@+{}-]+)*/?$")
+"""A name in backticks with a slash: a directory (``request_queue/``), a branch (``feature/mcp-logging``), a file
+of any extension (``checkpoints/best.pth``), a slash command (``/copy``)."""
 _CODE_PUNCTUATION: Final = re.compile(r"[(){}\[\];=\"'`]|\+ |, ")
 _COMMAND_HEAD: Final = re.compile(r"^[a-z][\w.-]*$")
 _FLAG: Final = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
@@ -181,7 +184,9 @@ def _backtick(span: str) -> str | None:
     words = span.split()
     if len(words) == 1:
         token = _strip(span)
-        return token if is_identifier(token) or (len(token) >= 4 and _WORD.match(token)) else None
+        if is_identifier(token) or (len(token) >= 4 and _WORD.match(token)):
+            return token
+        return token if "/" in token and len(token) >= 4 and _SLASHED_NAME.match(token) else None
     if len(words) > 8 or _CODE_PUNCTUATION.search(span) or not _COMMAND_HEAD.match(words[0]):
         return None
     return span

@@ -64,3 +64,12 @@ def test_every_identifier_is_a_whole_token_of_its_text(words: list[str], seps: l
 def test_minimal_identifiers_drops_only_what_is_still_there() -> None:
     ids = ["services/a.py", "a.py", "PAY-1", "https://h.example/x"]
     assert minimal_identifiers(ids, "see https://h.example/x") == ["services/a.py", "PAY-1"]
+
+
+def test_a_name_with_a_slash_in_backticks_is_kept_whole() -> None:
+    # A directory written with its slash, a branch, a file of an extension not listed, a slash command: the agent
+    # put them in backticks because they are names (real sessions, issue 24); two-letter pairs are not.
+    text = ("I'll write the tickets to `request_queue/` on `feature/mcp-runtime-logging`, the weights go to "
+            "`checkpoints/simclr_best.pth`; use `/copy` and `logs/AGI-{id}/agent-{n}.log`, not `a/b` or `I/O`.")
+    assert extract_identifiers([text]) == ["request_queue/", "feature/mcp-runtime-logging",
+                                           "checkpoints/simclr_best.pth", "/copy", "logs/AGI-{id}/agent-{n}.log"]
