@@ -27,6 +27,7 @@ its leading whole sentences with a pointer to the entry that holds it verbatim.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
@@ -62,6 +63,8 @@ _USER_LEAD_CHARS: Final = 800
 """How much of a long user message a summary item shows as whole sentences (the ledger's item shows 300
 characters): the user's own words are what later turns are measured against."""
 _DIRECTION_CHARS: Final = 500
+_SHORT_MESSAGE_CHARS: Final = 300
+"""A user message up to this long is carried whole when its one item shows only its opening."""
 """How much of a long user message's later direction (instructions, rules, deferrals) a clipped item adds."""
 _DIRECTING: Final = re.compile(
     r"\b(?:let'?s|let us|please|keep|for now|i(?:'d| would) like|we should|we(?:'ll| will) (?:use|keep|go))\b",
@@ -273,6 +276,17 @@ def with_directions(item: str, message: str) -> str:
     return said if not rest or (extra and full.endswith(extra[-1])) else f"{said} {ELLIPSIS}"
 
 
+def whole_short_message(item: str, message: str) -> str:
+    """The whole of a short user message (at most :data:`_SHORT_MESSAGE_CHARS`) whose only item is its opening
+    sentence: "the philosophy section of the readme is too long..." is the complaint, and the next sentence ("i
+    just want a oneliner … citing philosophy.md") says what to do about it, which a continuation needs."""
+    full = flatten(message)
+    shown = flatten(item)
+    if len(full) > _SHORT_MESSAGE_CHARS or len(full) <= len(shown) or not full.startswith(shown.rstrip(".…")):
+        return item
+    return full
+
+
 def _closing_messages(span: Sequence[SpanMessage]) -> set[int]:
     """Positions of the agent messages after which a real user message comes next (tool results between)."""
     closing: set[int] = set()
@@ -354,11 +368,15 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
         for identifier in found:
             identifiers.setdefault(identifier, entry_id)
     last_agent = next((s.message.entry_id for s in reversed(span) if s.parts.role == "assistant"), "")
-    for item in ledger_at_end(ledger, last_when):
+    captured = ledger_at_end(ledger, last_when)
+    per_message = Counter(item.entry_id for item in captured)
+    for item in captured:
         source = item.entry_id or last_agent  # the agent's closing question is said by its last message
         order = orders.get(source, len(span))
         if item.text.endswith(ELLIPSIS) and source in said:
             item = replace(item, text=with_directions(item.text, said[source]))
+        elif source in said and per_message[item.entry_id] == 1:
+            item = replace(item, text=whole_short_message(item.text, said[source]))
         if item.text.endswith(ELLIPSIS):
             item = replace(item, text=f"{item.text} (full text: entry {source})")
         if item.kind == "decision":

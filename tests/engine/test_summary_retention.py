@@ -141,3 +141,14 @@ def test_the_commits_git_reports_in_tool_output_are_kept_as_identifiers() -> Non
     summary = structured_summary(SummaryHeader("summarize", 5, 100, "e9"), span, fmt="pi", read_files=(),
                                  modified_files=()).text
     assert all(i in summary for i in identifiers) and "3f9a2c1d7e" not in summary
+
+
+def test_a_short_messages_second_sentence_says_what_to_do_and_is_kept() -> None:
+    # The ledger's item is the complaint; what to do about it is the next sentence of the same short message.
+    said = ("the philosophy section of the readme is too long... really i just want a oneliner, maybe stylized "
+            "like a quote, and citing philosophy.md")
+    span = _span(("assistant", "I added the Philosophy section to the README."), ("user", said),
+                 ("assistant", "Done: the section is one quoted line now."))
+    summary = structured_summary(SummaryHeader("summarize", 3, 100, "e3"), span, fmt="pi", read_files=(),
+                                 modified_files=()).text
+    assert "oneliner, maybe stylized like a quote, and citing philosophy.md" in summary
