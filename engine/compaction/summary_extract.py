@@ -63,6 +63,16 @@ _USER_LEAD_CHARS: Final = 800
 """How much of a long user message a summary item shows as whole sentences (the ledger's item shows 300
 characters): the user's own words are what later turns are measured against."""
 _DIRECTION_CHARS: Final = 500
+_REPLY_CHARS: Final = 120
+"""The longest reply a confirmed proposal quotes (a longer one is an instruction of its own in the ledger)."""
+_ASSENT: Final = frozenset({
+    "yes", "yep", "yeah", "yup", "okay", "sure", "please", "pls", "plz", "thanks", "thank", "you", "that", "this",
+    "these", "those", "them", "and", "the", "all", "ahead", "for", "let", "let's", "lets", "sounds", "looks", "good",
+    "great", "fine", "perfect", "much", "better", "nice", "cool", "lgtm", "agreed", "correct", "right", "exactly",
+    "makes", "sense", "works", "well", "then", "now", "just", "way", "one", "option", "approach", "plan", "idea",
+})
+"""Words that only assent: a reply made of nothing else ("yes, much better") adds nothing to the offer it
+confirms."""
 _SHORT_MESSAGE_CHARS: Final = 300
 """A user message up to this long is carried whole when its one item shows only its opening."""
 """How much of a long user message's later direction (instructions, rules, deferrals) a clipped item adds."""
@@ -287,6 +297,17 @@ def whole_short_message(item: str, message: str) -> str:
     return full
 
 
+def with_reply(item: str, reply: str) -> str:
+    """A confirmed proposal with the user's short reply when the reply says more than yes: "yes, fix plugin.json"
+    and "ok proceed with TypeScript" name what was agreed in the user's words, and may narrow the offer."""
+    words = flatten(reply)
+    found = (w.strip("./-") for w in re.findall(r"[^\W\d_][\w./-]*", words.lower()))
+    said = [w for w in found if w not in _ASSENT and len(w) >= 3]
+    if len(words) > _REPLY_CHARS or not said or words.lower() in item.lower():
+        return item
+    return f'{item} (the user: "{words}")'
+
+
 def _closing_messages(span: Sequence[SpanMessage]) -> set[int]:
     """Positions of the agent messages after which a real user message comes next (tool results between)."""
     closing: set[int] = set()
@@ -377,6 +398,8 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             item = replace(item, text=with_directions(item.text, said[source]))
         elif source in said and per_message[item.entry_id] == 1:
             item = replace(item, text=whole_short_message(item.text, said[source]))
+        if item.kind == "decision" and item.source == "confirmed" and source in said:
+            item = replace(item, text=with_reply(item.text, said[source]))
         if item.text.endswith(ELLIPSIS):
             item = replace(item, text=f"{item.text} (full text: entry {source})")
         if item.kind == "decision":

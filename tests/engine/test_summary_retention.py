@@ -152,3 +152,19 @@ def test_a_short_messages_second_sentence_says_what_to_do_and_is_kept() -> None:
     summary = structured_summary(SummaryHeader("summarize", 3, 100, "e3"), span, fmt="pi", read_files=(),
                                  modified_files=()).text
     assert "oneliner, maybe stylized like a quote, and citing philosophy.md" in summary
+
+
+def test_a_confirmed_offer_keeps_the_users_reply_when_it_says_more_than_yes() -> None:
+    # "yes pls put them into a dist dir instead" narrows the offer it answers; a bare "yes" adds nothing.
+    span = _span(("user", "the build leaves js files next to the sources"),
+                 ("assistant", "Would you like me to clean up the generated `.js` files and add `*.js` to "
+                               "`.gitignore` under `src/`?"),
+                 ("user", "yes pls put them into a dist dir instead"),
+                 ("assistant", "Done: the compiler writes to dist/ now."),
+                 ("user", "now the tests"),
+                 ("assistant", "Shall I run the whole suite?"),
+                 ("user", "yes"),
+                 ("assistant", "All 40 tests pass."))
+    decisions = [f.text for f in span_facts(span).facts if f.kind == "decisions"]
+    assert any(d.endswith('(the user: "yes pls put them into a dist dir instead")') for d in decisions), decisions
+    assert not any("the user: \"yes\"" in d for d in decisions)
