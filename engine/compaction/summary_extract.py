@@ -40,6 +40,7 @@ from engine.capture.decisions import (
 from engine.capture.envelopes import user_words
 from engine.capture.ledger import Ledger, fold_agent, fold_user, ledger_at_end
 from engine.capture.redact import redact_obj, redact_secrets
+from engine.capture.tool_answers import fold_answers, tool_answers
 from engine.capture.whole_text import ELLIPSIS, flatten, whole_sentences
 from engine.compaction.identifiers import (
     OPENCLAW_AUDIT_IDENTIFIERS,
@@ -378,6 +379,14 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             for _name, args in parts.tool_calls:
                 found += _locations(args)
         elif parts.role in _OUTPUT_ROLES:
+            # The user's pick in the agent's multiple-choice question comes back as this tool's result: the
+            # checkpoint folds it as a confirmed decision (engine/capture/state.py), so the summary does too.
+            pairs = tool_answers(parts.tool_name, parts.text)
+            if pairs:
+                last_when = s.message.entry.timestamp or last_when
+                ledger = fold_answers(ledger, [(redact_secrets(q), redact_secrets(a)) for q, a in pairs], last_when,
+                                      entry_id)
+                orders[entry_id] = order
             # A tool's output is data, not the session's words; only the commits git (or aider) reports it made
             # are read from it: a continuation needs them to push, revert or cite (docs/compaction.md).
             reported = "] " in parts.text or "Commit " in parts.text or " -> " in parts.text

@@ -168,3 +168,18 @@ def test_a_confirmed_offer_keeps_the_users_reply_when_it_says_more_than_yes() ->
     decisions = [f.text for f in span_facts(span).facts if f.kind == "decisions"]
     assert any(d.endswith('(the user: "yes pls put them into a dist dir instead")') for d in decisions), decisions
     assert not any("the user: \"yes\"" in d for d in decisions)
+
+
+def test_an_answer_given_through_claude_codes_question_tool_is_a_decision_as_in_the_checkpoint() -> None:
+    # The checkpoint folds the user's pick in AskUserQuestion as a confirmed decision; the summary is made of the
+    # same items, so the pick must be there too.
+    span = _span(("user", "clean up the gitignore"), ("assistant", "Let me ask first."),
+                 ("toolResult", "placeholder"), ("assistant", "Tracking both now."))
+    answer = ('User has answered your questions: "Do you want to track the .claude/ directory in git? Also, should '
+              '.entire/ be included?"="Track both". You can now continue with the user\'s answers in mind.')
+    span[2] = SpanMessage(span[2].message, redacted_parts(MessageParts("toolResult", answer,
+                                                                       tool_name="AskUserQuestion")))
+    decisions = [f.text for f in span_facts(span).facts if f.kind == "decisions"]
+    assert any(d.endswith("— Track both") for d in decisions), decisions
+    other = [SpanMessage(span[2].message, redacted_parts(MessageParts("toolResult", answer, tool_name="Bash")))]
+    assert not [f for f in span_facts(other).facts if f.kind == "decisions"]  # only the asking tool's result
