@@ -49,6 +49,7 @@ from engine.compaction.identifiers import (
     extract_identifiers,
     reported_commits,
 )
+from engine.compaction.item_wording import whole_short_message, with_reply
 from engine.compaction.span_text import MessageParts, SpanMessage, short_tool_call
 
 __all__ = ["ASK_CHARS", "SpanFact", "SpanFacts", "TurnContext", "redacted_parts", "span_facts", "turn_context"]
@@ -64,18 +65,6 @@ _USER_LEAD_CHARS: Final = 800
 """How much of a long user message a summary item shows as whole sentences (the ledger's item shows 300
 characters): the user's own words are what later turns are measured against."""
 _DIRECTION_CHARS: Final = 500
-_REPLY_CHARS: Final = 120
-"""The longest reply a confirmed proposal quotes (a longer one is an instruction of its own in the ledger)."""
-_ASSENT: Final = frozenset({
-    "yes", "yep", "yeah", "yup", "okay", "sure", "please", "pls", "plz", "thanks", "thank", "you", "that", "this",
-    "these", "those", "them", "and", "the", "all", "ahead", "for", "let", "let's", "lets", "sounds", "looks", "good",
-    "great", "fine", "perfect", "much", "better", "nice", "cool", "lgtm", "agreed", "correct", "right", "exactly",
-    "makes", "sense", "works", "well", "then", "now", "just", "way", "one", "option", "approach", "plan", "idea",
-})
-"""Words that only assent: a reply made of nothing else ("yes, much better") adds nothing to the offer it
-confirms."""
-_SHORT_MESSAGE_CHARS: Final = 300
-"""A user message up to this long is carried whole when its one item shows only its opening."""
 """How much of a long user message's later direction (instructions, rules, deferrals) a clipped item adds."""
 _DIRECTING: Final = re.compile(
     r"\b(?:let'?s|let us|please|keep|for now|i(?:'d| would) like|we should|we(?:'ll| will) (?:use|keep|go))\b",
@@ -285,28 +274,6 @@ def with_directions(item: str, message: str) -> str:
     rest = full[len(lead):].strip()
     said = " … ".join([lead, *extra])
     return said if not rest or (extra and full.endswith(extra[-1])) else f"{said} {ELLIPSIS}"
-
-
-def whole_short_message(item: str, message: str) -> str:
-    """The whole of a short user message (at most :data:`_SHORT_MESSAGE_CHARS`) whose only item is its opening
-    sentence: "the philosophy section of the readme is too long..." is the complaint, and the next sentence ("i
-    just want a oneliner … citing philosophy.md") says what to do about it, which a continuation needs."""
-    full = flatten(message)
-    shown = flatten(item)
-    if len(full) > _SHORT_MESSAGE_CHARS or len(full) <= len(shown) or not full.startswith(shown.rstrip(".…")):
-        return item
-    return full
-
-
-def with_reply(item: str, reply: str) -> str:
-    """A confirmed proposal with the user's short reply when the reply says more than yes: "yes, fix plugin.json"
-    and "ok proceed with TypeScript" name what was agreed in the user's words, and may narrow the offer."""
-    words = flatten(reply)
-    found = (w.strip("./-") for w in re.findall(r"[^\W\d_][\w./-]*", words.lower()))
-    said = [w for w in found if w not in _ASSENT and len(w) >= 3]
-    if len(words) > _REPLY_CHARS or not said or words.lower() in item.lower():
-        return item
-    return f'{item} (the user: "{words}")'
 
 
 def _closing_messages(span: Sequence[SpanMessage]) -> set[int]:
