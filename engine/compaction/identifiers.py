@@ -23,7 +23,7 @@ fragment.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Final
 
 __all__ = [
@@ -71,9 +71,9 @@ _EXTENSIONS: Final = frozenset({
     "woff", "woff2", "ttf", "otf", "docx", "xlsx", "pptx", "odt", "epub", "rtf", "bak", "patch", "diff",
 })
 _BACKTICKS: Final = re.compile(r"`([^`\n]+)`")
-_SHELL_FENCE: Final = re.compile(
-    r"^ {0,3}```(?:bash|sh|shell|zsh|console|terminal|powershell|cmd)?[ \t]*\n(.*?)^ {0,3}```", re.MULTILINE | re.DOTALL
-)
+_FENCE_LINE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n`]*$", re.MULTILINE)
+"""A code fence line, opening (with its language, if any) or closing."""
+_SHELL_LANGUAGES: Final = frozenset({"", "bash", "sh", "shell", "zsh", "console", "terminal", "powershell", "cmd"})
 """A fenced block with no language or a shell's: its short lines are the commands to run."""
 _SHELL_LINES: Final = 5
 """Commands read from the head of one fenced block (a long block is a script or output, not commands)."""
@@ -205,6 +205,21 @@ def is_location(token: str) -> bool:
             and bool(_URL.match(token) or _WINDOWS_PATH.match(token) or _is_path(token) or _is_file(token)))
 
 
+def _shell_blocks(text: str) -> Iterator[str]:
+    """The bodies of ``text``'s shell code blocks, fences paired in order: a block's closing fence never opens the
+    next one (paired that way, the prose between two ```` ```python ```` blocks was read as commands and the real
+    ```` ```bash ```` block after them was lost)."""
+    opened: re.Match[str] | None = None
+    for fence in _FENCE_LINE.finditer(text):
+        if opened is None:
+            opened = fence
+        elif fence.group(1)[0] == opened.group(1)[0] and len(fence.group(1)) >= len(opened.group(1)) \
+                and not fence.group(2):
+            if opened.group(2).lower() in _SHELL_LANGUAGES:
+                yield text[opened.end() + 1:fence.start()]
+            opened = None
+
+
 def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -> list[str]:
     """Identifiers in ``texts`` in order of first appearance, each once (see the module docstring).
 
@@ -224,8 +239,8 @@ def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -
             continue
         rest = text
         if "```" in text and not locations_only:
-            for block in _SHELL_FENCE.finditer(text):
-                for line in block.group(1).splitlines()[:_SHELL_LINES]:
+            for block in _shell_blocks(text):
+                for line in block.splitlines()[:_SHELL_LINES]:
                     command = _backtick(line.strip().removeprefix("$ "))
                     if command is not None and " " in command:
                         add(command)
