@@ -28,6 +28,10 @@ decisions and constraints (same key rule) and the identifiers -- exact and case-
 and again as whole tokens (not inside a longer path or word, stricter: ``README.md`` inside ``apps/api/README.md``
 does not count); the summary's size is
 given as a share of the model's window (``bench/real_retention.py``). Same baseline.
+``--retention-misses-of NAME`` (implies ``--retention``) then lists, for the sessions of that pooled group
+only, each labelled decision and constraint no single item of ctxscope's final summary states (and whether
+its terms are at least all somewhere in it) and each identifier the summary does not hold: for the group
+the rules are tuned on, never a held-out one.
 
 Speed: capture's CPU time (``time.process_time``) per message (user, assistant and tool-result entries), over
 all sessions, for both.
@@ -49,7 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.real_retention import retention_report
+from bench.real_retention import misses_report, retention_report
 
 KINDS = ("decisions", "constraints", "open_items")
 BASELINE_COMMIT = "a832a5c"
@@ -262,7 +266,7 @@ def _speed(arms: dict[str, dict[str, Any]]) -> None:
 
 
 def _retention(sessions: Sequence[Session], code_roots: dict[str, Path],
-               split: dict[str, frozenset[str]] | None = None) -> None:
+               split: dict[str, frozenset[str]] | None = None, misses_of: str | None = None) -> None:
     print("\nretention after 4 compactions (final summary; labelled decisions and constraints stated in one item"
           " of it, and anywhere in it; identifiers exact, case-sensitive, and as whole tokens)")
     labels = {str(s.path): s.labels for s in sessions}
@@ -279,6 +283,10 @@ def _retention(sessions: Sequence[Session], code_roots: dict[str, Path],
     retention_report(labels, arms, {**groups, "all": list(labels)})
     compactions = {arm: sum(r["compactions"] for r in results.values()) for arm, results in arms.items()}
     print("  compactions applied " + "   ".join(f"{arm} {n} of {4 * len(labels)}" for arm, n in compactions.items()))
+    if misses_of is not None:
+        # Only the named group's misses are listed (the held-out groups' stay pooled lines above).
+        print(f"\nretention misses of {misses_of} (ctxscope's final summaries)")
+        misses_report(labels, arms["ctxscope"], groups.get(misses_of, []))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -293,11 +301,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --verbose: list the misses of this pooled group only (never a held-out one)")
     parser.add_argument("--folds-of", metavar="NAME",
                         help="print the per-repository lines of this pooled group only (the others: pooled)")
+    parser.add_argument("--retention-misses-of", metavar="NAME",
+                        help="with --retention: list per session what the final summary of this pooled group's"
+                             " sessions does not keep (never a held-out group)")
     parser.add_argument("--before", metavar="COMMIT",
                         help="also run the capture code of COMMIT (the tree before a change) as a third arm")
     args = parser.parse_args(argv)
     split = parse_split(args.split) if args.split else None
-    for flag, group in (("--misses-of", args.misses_of), ("--folds-of", args.folds_of)):
+    for flag, group in (("--misses-of", args.misses_of), ("--folds-of", args.folds_of),
+                        ("--retention-misses-of", args.retention_misses_of)):
         if group is not None and group not in (split or ("development", "other")):
             parser.error(f"{flag} {group!r} names no pooled group")
     sessions = load_corpus(args.data)
@@ -317,8 +329,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  {arm} failed on {Path(path).name}: {result['error']} (counted as nothing captured)")
         _table(sessions, arms, args.verbose, split, args.misses_of, args.folds_of)
         _speed(arms)
-        if args.retention:
-            _retention(sessions, roots, split)
+        if args.retention or args.retention_misses_of:
+            _retention(sessions, roots, split, args.retention_misses_of)
     return 0
 
 

@@ -149,6 +149,29 @@ def retention_report(labels: dict[str, dict[str, Any]], arms: dict[str, dict[str
                                                           for arm, w in worst.items()) + "  (target <= 3%)")
 
 
+def retention_misses(labels: dict[str, Any], result: dict[str, Any]) -> list[str]:
+    """One line per labelled decision or constraint no single item of the final summary states (and whether its
+    terms are at least all somewhere in it) and per identifier the summary does not hold exactly."""
+    summary = result["summary"]
+    lines = []
+    for kind in ("decisions", "constraints"):
+        for label in labels.get(kind) or []:
+            if not states(summary, label):
+                where = "mentioned, not in one item" if mentions(summary, label) else "not mentioned"
+                lines.append(f"{kind[:-1]} {label.get('id', '?')} ({where}): {label.get('text', '')}")
+    lines += [f"identifier not kept: {i}" for i in labels.get("identifiers") or [] if i not in summary]
+    return lines
+
+
+def misses_report(labels: dict[str, dict[str, Any]], results: dict[str, dict[str, Any]], paths: list[str]) -> None:
+    """Print the retention misses of ``paths`` (one group's sessions only: never a held-out group's) per session."""
+    for path in paths:
+        lines = retention_misses(labels[path], results[path])
+        print(f"  {Path(path).name}: {len(lines)} not kept")
+        for line in lines:
+            print(f"    {line}")
+
+
 def _safe(path: Path) -> dict[str, Any]:
     try:
         return compact_four_times(path)

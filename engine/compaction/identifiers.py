@@ -23,7 +23,7 @@ fragment.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Final
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "is_identifier",
     "is_location",
     "minimal_identifiers",
+    "reported_commits",
 ]
 
 GENERIC_IDENTIFIERS: Final = frozenset({
@@ -70,9 +71,9 @@ _EXTENSIONS: Final = frozenset({
     "woff", "woff2", "ttf", "otf", "docx", "xlsx", "pptx", "odt", "epub", "rtf", "bak", "patch", "diff",
 })
 _BACKTICKS: Final = re.compile(r"`([^`\n]+)`")
-_SHELL_FENCE: Final = re.compile(
-    r"^ {0,3}```(?:bash|sh|shell|zsh|console|terminal|powershell|cmd)?[ \t]*\n(.*?)^ {0,3}```", re.MULTILINE | re.DOTALL
-)
+_FENCE_LINE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n`]*$", re.MULTILINE)
+"""A code fence line, opening (with its language, if any) or closing."""
+_SHELL_LANGUAGES: Final = frozenset({"", "bash", "sh", "shell", "zsh", "console", "terminal", "powershell", "cmd"})
 """A fenced block with no language or a shell's: its short lines are the commands to run."""
 _SHELL_LINES: Final = 5
 """Commands read from the head of one fenced block (a long block is a script or output, not commands)."""
@@ -111,6 +112,9 @@ _CAMEL: Final = re.compile(r"^_?(?:[a-z]+[A-Z]|[A-Z][a-z0-9]+[A-Z])[A-Za-z0-9]*(
 _DOTTED: Final = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?$")
 _CALL: Final = re.compile(r"^[A-Za-z_$][\w$.]*\(\)$")
 _WORD: Final = re.compile(r"^[A-Za-z][\w-]*$")
+_SLASHED_NAME: Final = re.compile(r"^(?:/|~/|\./|\.)?[A-Za-z_][\w.@+-]*(?:/[\w.@+{}-]+)*/?$")
+"""A name in backticks with a slash: a directory (``request_queue/``), a branch (``feature/mcp-logging``), a file
+of any extension (``checkpoints/best.pth``), a slash command (``/copy``)."""
 _CODE_PUNCTUATION: Final = re.compile(r"[(){}\[\];=\"'`]|\+ |, ")
 _COMMAND_HEAD: Final = re.compile(r"^[a-z][\w.-]*$")
 _FLAG: Final = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
@@ -180,7 +184,9 @@ def _backtick(span: str) -> str | None:
     words = span.split()
     if len(words) == 1:
         token = _strip(span)
-        return token if is_identifier(token) or (len(token) >= 4 and _WORD.match(token)) else None
+        if is_identifier(token) or (len(token) >= 4 and _WORD.match(token)):
+            return token
+        return token if "/" in token and len(token) >= 4 and _SLASHED_NAME.match(token) else None
     if len(words) > 8 or _CODE_PUNCTUATION.search(span) or not _COMMAND_HEAD.match(words[0]):
         return None
     return span
@@ -197,6 +203,21 @@ def is_location(token: str) -> bool:
     """Whether a stripped token is a URL, a path or a file name (what a shell command names worth keeping)."""
     return (len(token) >= 3 and token not in GENERIC_IDENTIFIERS
             and bool(_URL.match(token) or _WINDOWS_PATH.match(token) or _is_path(token) or _is_file(token)))
+
+
+def _shell_blocks(text: str) -> Iterator[str]:
+    """The bodies of ``text``'s shell code blocks, fences paired in order: a block's closing fence never opens the
+    next one (paired that way, the prose between two ```` ```python ```` blocks was read as commands and the real
+    ```` ```bash ```` block after them was lost)."""
+    opened: re.Match[str] | None = None
+    for fence in _FENCE_LINE.finditer(text):
+        if opened is None:
+            opened = fence
+        elif fence.group(1)[0] == opened.group(1)[0] and len(fence.group(1)) >= len(opened.group(1)) \
+                and not fence.group(2):
+            if opened.group(2).lower() in _SHELL_LANGUAGES:
+                yield text[opened.end() + 1:fence.start()]
+            opened = None
 
 
 def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -> list[str]:
@@ -218,8 +239,8 @@ def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -
             continue
         rest = text
         if "```" in text and not locations_only:
-            for block in _SHELL_FENCE.finditer(text):
-                for line in block.group(1).splitlines()[:_SHELL_LINES]:
+            for block in _shell_blocks(text):
+                for line in block.splitlines()[:_SHELL_LINES]:
                     command = _backtick(line.strip().removeprefix("$ "))
                     if command is not None and " " in command:
                         add(command)
@@ -236,6 +257,29 @@ def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -
                 add(token)
             previous = raw.lower().rstrip(":#")
     return found
+
+
+_COMMITTED: Final = re.compile(
+    r"^\[(?P<branch>[^\]\s]+)(?: \([^)\n]*\))? (?P<hash>[0-9a-f]{7,40})\] \S"  # git commit: [main 1a2b3c4] subject
+    r"|^Commit (?P<aider>[0-9a-f]{7,40}) \S"  # aider's auto-commit line
+    r"|^\s+[0-9a-f]{7,40}\.\.\.?(?P<pushed>[0-9a-f]{7,40})\s+\S+ -> (?P<target>\S+)\s*$",  # git push
+    re.MULTILINE,
+)
+_BRANCH: Final = re.compile(r"^[\w.-]+(?:/[\w.-]+)+$")
+
+
+def reported_commits(output: str) -> list[str]:
+    """The commits a tool's output says were just made or pushed (git's ``[branch hash] subject``, aider's ``Commit
+    hash subject``, git push's ``old..new  branch -> branch``): each hash, and the branch when it names one
+    (``marc/typed-flag-parser``; not ``main``). Only these lines are read: the rest of a tool's output is data."""
+    found: list[str] = []
+    for match in _COMMITTED.finditer(output):
+        commit = match.group("hash") or match.group("aider") or match.group("pushed")
+        branch = match.group("branch") or match.group("target") or ""
+        found.append(commit)
+        if branch and branch not in GENERIC_IDENTIFIERS and (is_identifier(branch) or _BRANCH.match(branch)):
+            found.append(branch)
+    return list(dict.fromkeys(found))
 
 
 def minimal_identifiers(identifiers: Iterable[str], also_present: str = "") -> list[str]:

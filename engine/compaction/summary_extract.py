@@ -27,6 +27,7 @@ its leading whole sentences with a pointer to the entry that holds it verbatim.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
@@ -39,13 +40,16 @@ from engine.capture.decisions import (
 from engine.capture.envelopes import user_words
 from engine.capture.ledger import Ledger, fold_agent, fold_user, ledger_at_end
 from engine.capture.redact import redact_obj, redact_secrets
+from engine.capture.tool_answers import fold_answers, tool_answers
 from engine.capture.whole_text import ELLIPSIS, flatten, whole_sentences
 from engine.compaction.identifiers import (
     OPENCLAW_AUDIT_IDENTIFIERS,
     OPENCLAW_AUDIT_MESSAGES,
     audit_identifiers,
     extract_identifiers,
+    reported_commits,
 )
+from engine.compaction.item_wording import whole_short_message, with_reply
 from engine.compaction.span_text import MessageParts, SpanMessage, short_tool_call
 
 __all__ = ["ASK_CHARS", "SpanFact", "SpanFacts", "TurnContext", "redacted_parts", "span_facts", "turn_context"]
@@ -341,18 +345,37 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             found = extract_identifiers([parts.text])
             for _name, args in parts.tool_calls:
                 found += _locations(args)
-        elif parts.role == "bashExecution" and parts.command:
-            found = extract_identifiers([parts.command], locations_only=True)
+        elif parts.role in _OUTPUT_ROLES:
+            # The user's pick in the agent's multiple-choice question comes back as this tool's result: the
+            # checkpoint folds it as a confirmed decision (engine/capture/state.py), so the summary does too.
+            pairs = tool_answers(parts.tool_name, parts.text)
+            if pairs:
+                last_when = s.message.entry.timestamp or last_when
+                ledger = fold_answers(ledger, [(redact_secrets(q), redact_secrets(a)) for q, a in pairs], last_when,
+                                      entry_id)
+                orders[entry_id] = order
+            # A tool's output is data, not the session's words; only the commits git (or aider) reports it made
+            # are read from it: a continuation needs them to push, revert or cite (docs/compaction.md).
+            reported = "] " in parts.text or "Commit " in parts.text or " -> " in parts.text
+            found = reported_commits(redact_secrets(parts.text)) if reported else []
+            if parts.role == "bashExecution" and parts.command:
+                found = extract_identifiers([parts.command], locations_only=True) + found
         else:
             continue
         for identifier in found:
             identifiers.setdefault(identifier, entry_id)
     last_agent = next((s.message.entry_id for s in reversed(span) if s.parts.role == "assistant"), "")
-    for item in ledger_at_end(ledger, last_when):
+    captured = ledger_at_end(ledger, last_when)
+    per_message = Counter(item.entry_id for item in captured)
+    for item in captured:
         source = item.entry_id or last_agent  # the agent's closing question is said by its last message
         order = orders.get(source, len(span))
         if item.text.endswith(ELLIPSIS) and source in said:
             item = replace(item, text=with_directions(item.text, said[source]))
+        elif source in said and per_message[item.entry_id] == 1:
+            item = replace(item, text=whole_short_message(item.text, said[source]))
+        if item.kind == "decision" and item.source == "confirmed" and source in said:
+            item = replace(item, text=with_reply(item.text, said[source]))
         if item.text.endswith(ELLIPSIS):
             item = replace(item, text=f"{item.text} (full text: entry {source})")
         if item.kind == "decision":

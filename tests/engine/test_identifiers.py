@@ -64,3 +64,21 @@ def test_every_identifier_is_a_whole_token_of_its_text(words: list[str], seps: l
 def test_minimal_identifiers_drops_only_what_is_still_there() -> None:
     ids = ["services/a.py", "a.py", "PAY-1", "https://h.example/x"]
     assert minimal_identifiers(ids, "see https://h.example/x") == ["services/a.py", "PAY-1"]
+
+
+def test_a_name_with_a_slash_in_backticks_is_kept_whole() -> None:
+    # A directory written with its slash, a branch, a file of an extension not listed, a slash command: the agent
+    # put them in backticks because they are names (real sessions, issue 24); two-letter pairs are not.
+    text = ("I'll write the tickets to `request_queue/` on `feature/mcp-runtime-logging`, the weights go to "
+            "`checkpoints/simclr_best.pth`; use `/copy` and `logs/AGI-{id}/agent-{n}.log`, not `a/b` or `I/O`.")
+    assert extract_identifiers([text]) == ["request_queue/", "feature/mcp-runtime-logging",
+                                           "checkpoints/simclr_best.pth", "/copy", "logs/AGI-{id}/agent-{n}.log"]
+
+
+def test_code_fences_pair_in_order_so_a_closing_fence_opens_no_shell_block() -> None:
+    # Paired by a pattern, a python block's closing fence opened a "shell block" of the prose after it, and the
+    # real bash block that followed was lost (a plan the user pasted, a real session).
+    text = ("Refactor:\n```python\nclass Runner:\n    pass\n```\n\nrun it and see what breaks now\n\n"
+            "### 5. Run the tests\n```bash\nnpm run test:pr\n```\nThis passes today.\n")
+    found = extract_identifiers([text])
+    assert "npm run test:pr" in found and "run it and see what breaks now" not in found

@@ -94,3 +94,92 @@ def test_a_split_turns_announcements_are_not_carried_as_done_work() -> None:
     kinds = {(i.kind, i.text) for i in parse_summary(text).items}
     assert ("done", "Found the frozen clock in conftest.py") in kinds
     assert not any(kind == "done" and ("let me" in said.lower() or "I'll" in said) for kind, said in kinds)
+
+
+def test_retention_misses_are_listed_for_the_named_group_only(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    # bench.real --retention-misses-of fit: what fit's final summaries lose, per session; a held-out group's
+    # sessions are compacted and pooled but never listed.
+    from pathlib import Path
+
+    import bench.real as real
+
+    def labels(tag: str) -> dict[str, object]:
+        return {"decisions": [{"id": f"D-{tag}", "text": f"decision {tag}", "keys": [["diff", "automerge"]]}],
+                "constraints": [{"id": f"C-{tag}", "text": f"rule {tag}", "keys": [["utc"]]}],
+                "identifiers": [f"src/{tag}.py", f"kept_{tag}"]}
+
+    sessions = [real.Session(tag, repo, Path(f"/x/{tag}.jsonl"), labels(tag))
+                for tag, repo in (("fitone", "own/fit-repo"), ("heldone", "own/held-repo"))]
+    summary = "## Key Decisions\n- use a text diff\n- automerge edits\n## Constraints\n- dates in UTC\n- kept_{}"
+    results = {str(s.path): {"summary": summary.format(s.name), "summary_tokens": 10, "window": 1000,
+                             "compactions": 4} for s in sessions}
+    monkeypatch.setattr(real, "run_driver", lambda script, args, root: results)
+    split = {"fit": frozenset({"own/fit-repo"}), "test": frozenset({"own/held-repo"})}
+    real._retention(sessions, {"ctxscope": Path("."), "baseline": Path(".")}, split, "fit")
+    out = capsys.readouterr().out
+    listed = out.split("retention misses of fit", 1)[1]
+    assert "fitone.jsonl: 2 not kept" in listed
+    assert "decision D-fitone (mentioned, not in one item): decision fitone" in listed
+    assert "identifier not kept: src/fitone.py" in listed
+    assert "C-fitone" not in listed and "kept_fitone" not in listed  # what the summary keeps is not a miss
+    assert "heldone" not in listed and "D-heldone" not in out
+    assert "[test: 1 sessions]" in out  # the held-out group's pooled lines still show
+
+
+def test_the_commits_git_reports_in_tool_output_are_kept_as_identifiers() -> None:
+    # The hash of a commit the session made appears only in git's output ("[branch hash] subject"); a continuation
+    # needs it to push, revert or cite it. The rest of a tool's output is data and names nothing kept.
+    span = _span(("user", "commit this and push"),
+                 ("toolResult", "[marc/typed-flag-parser 944e953] refactor: move flag parsing to core\n"
+                                " 17 files changed\nblob 3f9a2c1d7e in the index"),
+                 ("toolResult", "To github.com:own/repo.git\n   944e953..46bc353  marc/typed-flag-parser -> "
+                                "marc/typed-flag-parser\n"),
+                 ("toolResult", "Applied edit to app/x.tsx\nCommit c47273e refactor: use React Query\n"),
+                 ("toolResult", "[main 9f2591a] refactor: convert to classes\n"))
+    identifiers = [i for i, _ in span_facts(span).identifiers]
+    assert identifiers == ["944e953", "marc/typed-flag-parser", "46bc353", "c47273e", "9f2591a"]
+    summary = structured_summary(SummaryHeader("summarize", 5, 100, "e9"), span, fmt="pi", read_files=(),
+                                 modified_files=()).text
+    assert all(i in summary for i in identifiers) and "3f9a2c1d7e" not in summary
+
+
+def test_a_short_messages_second_sentence_says_what_to_do_and_is_kept() -> None:
+    # The ledger's item is the complaint; what to do about it is the next sentence of the same short message.
+    said = ("the philosophy section of the readme is too long... really i just want a oneliner, maybe stylized "
+            "like a quote, and citing philosophy.md")
+    span = _span(("assistant", "I added the Philosophy section to the README."), ("user", said),
+                 ("assistant", "Done: the section is one quoted line now."))
+    summary = structured_summary(SummaryHeader("summarize", 3, 100, "e3"), span, fmt="pi", read_files=(),
+                                 modified_files=()).text
+    assert "oneliner, maybe stylized like a quote, and citing philosophy.md" in summary
+
+
+def test_a_confirmed_offer_keeps_the_users_reply_when_it_says_more_than_yes() -> None:
+    # "yes pls put them into a dist dir instead" narrows the offer it answers; a bare "yes" adds nothing.
+    span = _span(("user", "the build leaves js files next to the sources"),
+                 ("assistant", "Would you like me to clean up the generated `.js` files and add `*.js` to "
+                               "`.gitignore` under `src/`?"),
+                 ("user", "yes pls put them into a dist dir instead"),
+                 ("assistant", "Done: the compiler writes to dist/ now."),
+                 ("user", "now the tests"),
+                 ("assistant", "Shall I run the whole suite?"),
+                 ("user", "yes"),
+                 ("assistant", "All 40 tests pass."))
+    decisions = [f.text for f in span_facts(span).facts if f.kind == "decisions"]
+    assert any(d.endswith('(the user: "yes pls put them into a dist dir instead")') for d in decisions), decisions
+    assert not any("the user: \"yes\"" in d for d in decisions)
+
+
+def test_an_answer_given_through_claude_codes_question_tool_is_a_decision_as_in_the_checkpoint() -> None:
+    # The checkpoint folds the user's pick in AskUserQuestion as a confirmed decision; the summary is made of the
+    # same items, so the pick must be there too.
+    span = _span(("user", "clean up the gitignore"), ("assistant", "Let me ask first."),
+                 ("toolResult", "placeholder"), ("assistant", "Tracking both now."))
+    answer = ('User has answered your questions: "Do you want to track the .claude/ directory in git? Also, should '
+              '.entire/ be included?"="Track both". You can now continue with the user\'s answers in mind.')
+    span[2] = SpanMessage(span[2].message, redacted_parts(MessageParts("toolResult", answer,
+                                                                       tool_name="AskUserQuestion")))
+    decisions = [f.text for f in span_facts(span).facts if f.kind == "decisions"]
+    assert any(d.endswith("— Track both") for d in decisions), decisions
+    other = [SpanMessage(span[2].message, redacted_parts(MessageParts("toolResult", answer, tool_name="Bash")))]
+    assert not [f for f in span_facts(other).facts if f.kind == "decisions"]  # only the asking tool's result
