@@ -42,7 +42,7 @@ from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan, plan_ste
 from engine.capture.language.japanese import JA_EXAMINES, JA_OBJECT, JA_REQUEST, JA_WANT, KANA
 from engine.capture.next_steps import asks_how_to_proceed, steps_in
 from engine.capture.response_lines import clean
-from engine.capture.shape_acts import Pending, order_pending, pending, taken_up
+from engine.capture.shape_acts import Pending, pending, taken_up
 from engine.capture.shape_acts import acted as shape_acted
 from engine.capture.whole_text import clip_words, flatten, whole_item
 
@@ -327,41 +327,15 @@ _ASKED_TO: Final = re.compile(r"^(?:can|could|would|will) (?:you|we) (?:please |
 is asking for an examination, as "check …" is (docs/capture.md, round 15)."""
 
 
-_GIT_WORK: Final = re.compile(
-    r"^(?:commit|push|merge|rebase|squash|tag|release|(?:create|open|make) an? (?:pr|pull)\b)",
-    re.I)
-"""Git work ordered without a file ("commit and push your changes"): the agent's edits that follow are the work
-before it, not what it decides; round 15 found such orders unlabelled as often as labelled."""
-
-
-def _orders(turn: UserTurn) -> list[str]:
-    """The sentences of a message that read as orders or preferences: not questions, requests to explain or show,
-    examinations or write-ups."""
-    return [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
-            and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
-            and not _RECORDS.match(lead.replace("@", ""))
-            and not (KANA.search(s.text) and JA_EXAMINES.search(s.text))]
-
-
-def _unnamed(turn: UserTurn) -> Pending | None:
-    """An instruction the tables read but that sets no direction by its words alone (it names no file, code or
-    amount: "can we guide Mistral better?"), held until the agent's next turn shows whether it edited files on it
-    (shape_acts.order_pending, docs/capture.md, round 16)."""
-    if not turn.has("instructs"):
-        return None
-    ordering = {s.text for s in turn.sentences if s.instruction}
-    kept = [text for text in _orders(turn) if text in ordering and not _GIT_WORK.match(_order_of(text))]
-    if not kept or _GO_AHEAD.match(_LEAD_WORDS.sub("", " ".join(kept)).strip()):
-        return None
-    return order_pending(kept)
-
-
 def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     """The sentences of a message that set direction: instructions and preferences that name a concrete thing
     (a file, identifier, quoted text, amount) or are the user's own want ("I want to use …") -- not questions,
     requests to explain or show, or pastes. One that names its object only by a pronoun carries what the user asked
     just before (the thing "it" is)."""
-    kept = _orders(turn)
+    kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
+            and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
+            and not _RECORDS.match(lead.replace("@", ""))
+            and not (KANA.search(s.text) and JA_EXAMINES.search(s.text))]
     joined = " ".join(kept)
     if _GO_AHEAD.match(_LEAD_WORDS.sub("", joined).strip()):
         return ""  # "begin implementing this plan", 帮我开始修改吧: the work asked for is the agent's, not a direction
@@ -572,11 +546,6 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     # No table read a direction: in a language without one, the agent's answer may still show it (shape_acts).
     shape = pending(words, when, entry_id) if not direction and not redirects and not turn.acts & {
         "approves", "rejects", "acknowledges", "defers", "corrects"} else None
-    if shape is None and not direction and not redirects and not turn.acts & {
-            "approves", "rejects", "acknowledges", "defers", "corrects", "reports"}:
-        # An English order that names nothing: a decision only if the agent then edits files on it (round 16).
-        unnamed = _unnamed(turn)
-        shape = replace(unnamed, when=when, entry_id=entry_id) if unnamed else None
     if len(items) > MAX_ITEMS:
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
@@ -647,14 +616,13 @@ _STOPPED: Final = re.compile(r"^[\W_]*cancell?ed[\W_]*$", re.I)
 
 
 def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
-               entry_id: str | None = None, *, edited: bool = False) -> Ledger:
-    """``ledger`` after an agent message with visible ``text`` (its tool calls set ``acted``; ``edited`` when one of
-    them writes a file)."""
+               entry_id: str | None = None) -> Ledger:
+    """``ledger`` after an agent message with visible ``text`` (its tool calls set ``acted``)."""
     if _SAYS_NOTHING.match(text):
         if _STOPPED.match(text):
             ledger = replace(ledger, stopped=True)
-        return replace(ledger, agent_acted=ledger.agent_acted or acted,
-                       shape=shape_acted(ledger.shape, acted, edited=edited)) if acted else ledger
+        return replace(ledger, agent_acted=ledger.agent_acted or acted, shape=shape_acted(ledger.shape, acted)) \
+            if acted else ledger
     items = list(ledger.items)
     awaiting = ledger.awaiting
     if awaiting is not None and not ledger.agent_text and awaiting < len(items) and items[awaiting].source in (
@@ -677,8 +645,7 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
         drop = len(items) - MAX_ITEMS
         items, awaiting = items[drop:], (awaiting - drop if awaiting is not None and awaiting >= drop else None)
         unconfirmed = unconfirmed - drop if unconfirmed is not None and unconfirmed >= drop else None
-    return Ledger(tuple(items), joined[-8000:], True, awaiting, unconfirmed,
-                  shape=shape_acted(ledger.shape, acted, edited=edited))
+    return Ledger(tuple(items), joined[-8000:], True, awaiting, unconfirmed, shape=shape_acted(ledger.shape, acted))
 
 
 _VERIFIED: Final = re.compile(

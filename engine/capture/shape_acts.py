@@ -21,7 +21,7 @@ from typing import Final
 from engine.capture.acts import sentences
 from engine.capture.pasted import pasted_lines
 
-__all__ = ["EDITING_TOOLS", "Pending", "acted", "no_table", "order_pending", "pending", "pending_from", "taken_up"]
+__all__ = ["Pending", "acted", "no_table", "pending", "pending_from", "taken_up"]
 
 _WORD: Final = re.compile(r"[^\W\d_]+", re.UNICODE)
 _TERM: Final = re.compile(r"[^\W_][\w./-]*[^\W_]|[^\W_]", re.UNICODE)
@@ -48,24 +48,6 @@ _EDIT: Final = re.compile(r"^[<>=]{7} ?(?:SEARCH|REPLACE)?\s*$|^\*\*\* (?:Begin 
 _OUTPUT: Final = re.compile(r"^(?:Traceback \(|[\w.]*(?:Error|Exception|Warning)\b)|\b[\w.]+(?:Error|Exception):")
 """A program's line left among the user's own ("Traceback (most recent call last):" ends in a colon, as a user's
 "here is the log:" does, so pasted.py keeps it as the user's): the program speaks, not the user."""
-EDITING_TOOLS: Final = frozenset({
-    "write", "edit", "multiedit", "multi_edit", "write_file", "edit_file", "edit_file_v2", "apply_patch",
-    "str_replace", "create", "create_file", "search_replace", "delete_file", "notebookedit", "replace_string_in_file",
-    "insert_edit_into_file",
-})
-"""Tools that write files, by the names Claude Code, Codex, Cursor and Copilot give them (lower case): the agent
-changed the project on an order (a shell command that writes a file counts too, shell_files.py)."""
-_ORDER_COMMON: Final = _ENGLISH | frozenset((
-    "make", "more", "less", "some", "them", "they", "their", "into", "like", "also", "when", "each", "only", "other",
-    "these", "those", "where", "which", "about", "sure", "does", "done", "here", "than", "very", "again", "still",
-    "better", "change", "changes", "changed", "update", "updated", "thing", "things", "something", "using", "work",
-    "working", "works", "look", "should", "could", "would", "will", "with", "what", "were", "been", "being", "them",
-    "then", "there", "going", "it's", "that's", "let's", "okay", "good", "great", "right", "well", "same", "instead",
-    "first", "next", "after", "before", "into", "onto", "over", "under", "need", "needs", "want", "please", "don't",
-    "sure", "added", "fixed", "create", "created", "remove", "removed", "now", "both", "just", "your", "ours",
-))
-"""Words of four letters or more that any English reply repeats from any order ("make", "update", "these"): an
-order's content words are the others (round 16)."""
 _SHARED_TERMS: Final = 2
 """How many of the message's own terms the agent's reply must repeat to be taking it up."""
 _MIN_TERM: Final = 4
@@ -81,15 +63,10 @@ class Pending:
     entry_id: str | None
     acted: bool = False
     """The agent called a tool since the message."""
-    order: bool = False
-    """An English order that names nothing (round 16): only an edit of files shows it was taken as one."""
-    edited: bool = False
-    """The agent called a tool that writes a file since the message."""
 
     def to_dict(self) -> dict[str, object]:
         """The pending message as saved with the capture state (:func:`pending_from` reads it back)."""
-        return {"sentences": list(self.sentences), "when": self.when, "entry_id": self.entry_id, "acted": self.acted,
-                "order": self.order, "edited": self.edited}
+        return {"sentences": list(self.sentences), "when": self.when, "entry_id": self.entry_id, "acted": self.acted}
 
 
 def pending_from(data: object) -> Pending | None:
@@ -99,7 +76,7 @@ def pending_from(data: object) -> Pending | None:
     said = tuple(str(s) for s in data["sentences"] if isinstance(s, str))
     when, entry_id = data.get("when"), data.get("entry_id")
     return Pending(said, when if isinstance(when, str) else None, entry_id if isinstance(entry_id, str) else None,
-                   data.get("acted") is True, data.get("order") is True, data.get("edited") is True) if said else None
+                   data.get("acted") is True) if said else None
 
 
 def _prose(sentence: str) -> bool:
@@ -139,35 +116,23 @@ def pending(words: str, when: str | None, entry_id: str | None) -> Pending | Non
     return Pending(tuple(prose), when, entry_id)
 
 
-def order_pending(orders: list[str]) -> Pending | None:
-    """English orders that name no concrete thing, as a candidate decision (``when`` and ``entry_id`` set by the
-    caller): kept only if the agent's next turn edits files and repeats their content words (:func:`taken_up`).
-    Orders in Chinese or Japanese are left out: their words are not spaced, so shared terms do not measure them."""
-    if not orders or any(_TABLED_SCRIPT.search(o) for o in orders):
-        return None
-    return Pending(tuple(orders), None, None, order=True)
+def acted(shape: Pending | None, called: bool) -> Pending | None:
+    """``shape`` after an agent message that ``called`` a tool or not."""
+    return replace(shape, acted=True) if shape is not None and called and not shape.acted else shape
 
 
-def acted(shape: Pending | None, called: bool, *, edited: bool = False) -> Pending | None:
-    """``shape`` after an agent message that ``called`` a tool or not (``edited``: one that writes a file)."""
-    if shape is None or not ((called and not shape.acted) or (edited and not shape.edited)):
-        return shape
-    return replace(shape, acted=shape.acted or called, edited=shape.edited or edited)
-
-
-def _terms(text: str, common: frozenset[str] = _ENGLISH) -> set[str]:
-    return {t.lower() for t in _TERM.findall(text) if len(t) >= _MIN_TERM and t.lower() not in common}
+def _terms(text: str) -> set[str]:
+    return {t.lower() for t in _TERM.findall(text) if len(t) >= _MIN_TERM and t.lower() not in _ENGLISH}
 
 
 def taken_up(shape: Pending, agent_text: str, limit: int) -> str:
     """The directive of ``shape`` when the agent acted on it in ``agent_text`` (all it said since the message), else
     an empty string: the message's prose when it fits in ``limit`` characters, else the sentences whose terms the
     reply repeats most, as many as fit, in the user's order."""
-    if not (shape.edited if shape.order else shape.acted) and not _EDIT.search(agent_text):
+    if not (shape.acted or _EDIT.search(agent_text)):
         return ""
-    common = _ORDER_COMMON if shape.order else _ENGLISH
-    said = _terms(agent_text, common)
-    shared = [_terms(s, common) & said for s in shape.sentences]
+    said = _terms(agent_text)
+    shared = [_terms(s) & said for s in shape.sentences]
     if len(set().union(*shared)) < _SHARED_TERMS:
         return ""
     whole = " ".join(" ".join(shape.sentences).split())

@@ -18,8 +18,7 @@ from engine.capture.decisions import is_real_user_message, strip_envelope
 from engine.capture.envelopes import is_interrupt, user_words
 from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
 from engine.capture.redact import redact_secrets
-from engine.capture.shape_acts import EDITING_TOOLS, pending_from
-from engine.capture.shape_acts import acted as shape_acted
+from engine.capture.shape_acts import pending_from
 from engine.capture.shell_files import shell_files
 from engine.capture.tool_answers import ASKING_TOOLS, fold_answers, tool_answers
 from engine.capture.whole_text import clip_words
@@ -326,14 +325,12 @@ def capture(
         content = message.get("content")
         calls = [b for b in content if isinstance(b, Mapping) and b.get("type") == "toolCall"] if isinstance(
             content, list) and (entry.role == "assistant" or entry.tool_calls) else []
-        edited = False
         for block in calls:
             name = str(block.get("name") or "?")
             arguments = block.get("arguments")
             arguments = arguments if isinstance(arguments, Mapping) else {}
             tools = _add_unique(tools, [name], MAX_TOOLS)
             files_read, files_written = _tool_files(name, arguments)
-            edited = edited or bool(files_written) or name.lower() in EDITING_TOOLS
             read = _add_unique(read, files_read, MAX_FILES)
             modified = _add_unique(modified, files_written, MAX_FILES)
             last_tool = LastToolCall(name, params_summary(arguments))
@@ -349,11 +346,9 @@ def capture(
             if text.strip():
                 agent_text = text
             # Items are shown (the Decisions tab) before any file is written: they are made of redacted text.
-            ledger = fold_agent(ledger, redact_secrets(text), called, entry.timestamp, entry.id, edited=edited)
+            ledger = fold_agent(ledger, redact_secrets(text), called, entry.timestamp, entry.id)
         elif entry.tool_calls and not entry.is_error:
-            # A Codex call item: its call is noted above; an edit it makes still shows an order was acted on.
-            if edited and ledger.shape is not None:
-                ledger = replace(ledger, shape=shape_acted(ledger.shape, False, edited=True))
+            pass  # a Codex call item: its call is noted above
         elif entry.role == "toolResult" and not entry.is_error:
             # The user's choice in Claude Code's AskUserQuestion comes back as this tool's result (tool_answers).
             pairs = tool_answers(entry.tool_name, message_text(message))
