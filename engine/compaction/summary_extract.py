@@ -83,9 +83,9 @@ _REPORT_ITEMS: Final = 6
 _REPORT_ITEM_CHARS: Final = 240
 """A closing message's list under its own header: the first items, each short enough to be one fact (a long
 item is an explanation, not a thing built)."""
-_REPORT_CHARS: Final = 480
-"""The longest such list kept as one item (header and items): the summary's budget is shared with every other
-item, and a list's first items carry what it is about."""
+_REPORT_CHARS: Final = 360
+"""The longest part of such a list kept as one item (header and items; a longer list is kept in parts): the
+summary's budget is shared with every other item, and at 480 the longer items left out other identifiers."""
 _SHORT_ARGUMENT: Final = 200
 """Tool-call arguments up to this many characters are read for paths and URLs whatever their name."""
 _FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
