@@ -86,6 +86,9 @@ item is an explanation, not a thing built)."""
 _REPORT_CHARS: Final = 360
 """The longest part of such a list kept as one item (header and items; a longer list is kept in parts): the
 summary's budget is shared with every other item, and at 480 the longer items left out other identifiers."""
+_PLUGIN_COMMAND: Final = re.compile(r"<command-name>\s*(/[\w.-]+:[\w.-]+)\s*</command-name>")
+"""A plugin's slash command the user ran (``/kitchen:recipe``), which the envelope strip removes: it names the
+skill that shaped the turn; the client's own commands (``/clear``, ``/model``) name nothing in the work."""
 _SHORT_ARGUMENT: Final = 200
 """Tool-call arguments up to this many characters are read for paths and URLs whatever their name."""
 _FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -401,7 +404,7 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
                 last_when = s.message.entry.timestamp or last_when
                 ledger = fold_user(ledger, words, last_when, entry_id)
                 orders[entry_id] = order
-            found = extract_identifiers([text])
+            found = extract_identifiers([text]) + _PLUGIN_COMMAND.findall(parts.text)
         elif parts.role == "assistant":
             texts.append(parts.text)
             orders[entry_id] = order

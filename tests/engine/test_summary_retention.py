@@ -203,3 +203,12 @@ def test_an_answer_given_through_claude_codes_question_tool_is_a_decision_as_in_
     assert any(d.endswith("— Track both") for d in decisions), decisions
     other = [SpanMessage(span[2].message, redacted_parts(MessageParts("toolResult", answer, tool_name="Bash")))]
     assert not [f for f in span_facts(other).facts if f.kind == "decisions"]  # only the asking tool's result
+
+
+def test_a_plugin_command_the_user_ran_is_an_identifier_and_the_clients_own_are_not() -> None:
+    ran = ("<command-message>kitchen:recipe</command-message>\n<command-name>/kitchen:recipe</command-name>\n"
+           "<command-args>add the license trend field to the report</command-args>")
+    cleared = ("<command-name>/clear</command-name>\n<command-message>clear</command-message>\n"
+               "<command-args></command-args>")
+    found = [i for i, _ in span_facts(_span(("user", ran), ("user", cleared), ("assistant", "On it."))).identifiers]
+    assert "/kitchen:recipe" in found and "/clear" not in found
