@@ -118,6 +118,9 @@ of any extension (``checkpoints/best.pth``), a slash command (``/copy``)."""
 _CODE_PUNCTUATION: Final = re.compile(r"[(){}\[\];=\"'`]|\+ |, ")
 _COMMAND_HEAD: Final = re.compile(r"^[a-z][\w.-]*$")
 _FLAG: Final = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+_CHAT_REFERENCE: Final = re.compile(r"^#(?:file|folder):(?=\S)")
+"""VS Code's chat attaches a file by ``#file:README.md``: the name after the prefix is the file the user means
+(docs/compaction.md, Retention on real sessions, round 3)."""
 
 
 def _strip(token: str) -> str:
@@ -252,7 +255,7 @@ def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -
             rest = _BACKTICKS.sub(" ", text)
         previous = ""
         for raw in rest.split():
-            token = _strip(raw)
+            token = _strip(_CHAT_REFERENCE.sub("", _strip(raw)))
             if accept(token) or (not locations_only and _NUMBER.match(token) and previous in _ID_NOUNS):
                 add(token)
             previous = raw.lower().rstrip(":#")

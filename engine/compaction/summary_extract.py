@@ -83,6 +83,12 @@ _REPORT_ITEMS: Final = 6
 _REPORT_ITEM_CHARS: Final = 240
 """A closing message's list under its own header: the first items, each short enough to be one fact (a long
 item is an explanation, not a thing built)."""
+_REPORT_CHARS: Final = 360
+"""The longest part of such a list kept as one item (header and items; a longer list is kept in parts): the
+summary's budget is shared with every other item, and at 480 the longer items left out other identifiers."""
+_PLUGIN_COMMAND: Final = re.compile(r"<command-name>\s*(/[\w.-]+:[\w.-]+)\s*</command-name>")
+"""A plugin's slash command the user ran (``/kitchen:recipe``), which the envelope strip removes: it names the
+skill that shaped the turn; the client's own commands (``/clear``, ``/model``) name nothing in the work."""
 _SHORT_ARGUMENT: Final = 200
 """Tool-call arguments up to this many characters are read for paths and URLs whatever their name."""
 _FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -196,12 +202,67 @@ def _locations(arguments: Mapping[str, Any]) -> list[str]:
     return extract_identifiers(texts, locations_only=True)
 
 
+class _Report:
+    """A closing message's list under a header of its own, kept as one item: the header and its short items.
+
+    An agent states one decision across the list ("Now the script has flexible options:" / "Default behavior:
+    inline images" / "`--use-files-api`: uploads"); as separate items, or only the items that name something,
+    the summary keeps the flag without the default it departs from. docs/compaction.md, Retention on real
+    sessions, round 3."""
+
+    def __init__(self) -> None:
+        self.header = ""
+        self.items: list[str] = []
+        self.named = False
+
+    def open(self, line: str, entry_id: str, order: int) -> list[SpanFact]:
+        """Start the list under ``line``; the facts of the list it ends."""
+        # A heading right under a header that has no items yet ("… from 2 sources:" / "## Causes:") keeps the
+        # header that says what the list is about.
+        if self.header and not self.items and line.lstrip().startswith("#"):
+            return []
+        closed = self.close(entry_id, order)
+        self.header = _last_sentence(line)
+        return closed
+
+    def add(self, item: str, line: str, entry_id: str, order: int) -> list[SpanFact]:
+        """Add a short item; the facts of the part of the list it does not fit in with (a long list is kept as
+        several items, the header on the first)."""
+        if len(item) > _REPORT_ITEM_CHARS:
+            return []
+        closed: list[SpanFact] = []
+        if self.items and len(self.header) + sum(len(i) + 2 for i in self.items) + len(item) > _REPORT_CHARS:
+            header = self.header
+            closed = self.close(entry_id, order)
+            self.header = "" if closed else header
+        self.items.append(item)
+        self.named = self.named or bool(extract_identifiers([line]))
+        return closed
+
+    def close(self, entry_id: str, order: int) -> list[SpanFact]:
+        """The list as one done item when an item names a file, flag or symbol (else an explanation)."""
+        items, named, header = self.items, self.named, self.header
+        self.header, self.items, self.named = "", [], False
+        if not named:
+            return []
+        return [SpanFact("done", f"{header} {'; '.join(items)}".strip(), entry_id, order)]
+
+
+def _last_sentence(line: str) -> str:
+    """The header's own sentence ("Perfect! Now it has options:" -> "Now it has options:"), heading marks and bold
+    removed."""
+    text = _clean(line.lstrip("#").strip())
+    cut = max(text.rfind(". "), text.rfind("! "), text.rfind("? "))
+    return text[cut + 2:] if cut >= 0 else text
+
+
 def _assistant_facts(text: str, entry_id: str, order: int, *, closing: bool = False) -> list[SpanFact]:
     """Completions and blockers of one agent message; ``closing``: the message ends the agent's turn (the user
     speaks next), so a list under any header of its own ("The script now supports:") reports what was built."""
     facts: list[SpanFact] = []
     reporting = False
     loose = 0  # items left to take under a header of the closing message's own (0: a completion header's list)
+    report = _Report()
     for line in _prose(text):
         for sentence in _RESTATED_RULE.finditer(line):
             said = _sentence_around(line, sentence.start(), sentence.end())
@@ -209,28 +270,35 @@ def _assistant_facts(text: str, entry_id: str, order: int, *, closing: bool = Fa
                 facts.append(SpanFact("context", f"Agent, restating the user: {said}", entry_id, order))
         is_item = bool(_MARKER.match(line))
         if _DONE_HEADER.match(line):
+            facts += report.close(entry_id, order)
             reporting, loose = True, 0
             continue
         if closing and not is_item and line.endswith((":", ":**")) and not _OPEN_WORK.search(line) \
                 and "?" not in line:
+            facts += report.open(line, entry_id, order)
             reporting, loose = True, _REPORT_ITEMS
             continue
         if reporting and is_item:
             item = _clean(line)
-            if loose == 0 or (len(item) <= _REPORT_ITEM_CHARS and extract_identifiers([line])):
+            if loose == 0:
                 facts.append(SpanFact("done", item, entry_id, order))
-            if loose:
+            else:
+                facts += report.add(item, line, entry_id, order)
                 loose -= 1
                 reporting = loose > 0
+                if not reporting:
+                    facts += report.close(entry_id, order)
             continue
         if reporting and not line.startswith("#"):
             # A heading keeps the report going; another list header or prose ends it.
             reporting = line.endswith((":", ":**")) and not _OPEN_WORK.search(line)
+            facts += report.close(entry_id, order)
         done = _DONE.match(line)
         blocked = _BLOCKED.match(line)
         if done or blocked:
             rest = _clean((done or blocked).group("rest"))  # type: ignore[union-attr]
             facts.append(SpanFact("done" if done else "blocked", rest, entry_id, order))
+    facts += report.close(entry_id, order)
     return facts
 
 
@@ -336,7 +404,7 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
                 last_when = s.message.entry.timestamp or last_when
                 ledger = fold_user(ledger, words, last_when, entry_id)
                 orders[entry_id] = order
-            found = extract_identifiers([text])
+            found = extract_identifiers([text]) + _PLUGIN_COMMAND.findall(parts.text)
         elif parts.role == "assistant":
             texts.append(parts.text)
             orders[entry_id] = order

@@ -67,3 +67,8 @@ def test_commands_in_a_shell_block_and_media_files_are_identifiers() -> None:
             "subtitles.srt.\n\n```python\nvalue = compute(1)\n```")
     found = extract_identifiers([text])
     assert found == ["npm run dev", "BuildingTnyDocs-Demo.mp4", "subtitles.srt"]
+
+
+def test_a_file_the_user_attaches_by_a_chat_reference_is_named_without_the_prefix() -> None:
+    found = extract_identifiers(["Then, update the #file:README.md  file and read (#file:main.yml)."])
+    assert "README.md" in found and "main.yml" in found

@@ -71,19 +71,39 @@ def test_a_rule_the_agent_restates_as_the_users_is_kept() -> None:
                     "commands."]
 
 
-def test_the_list_a_turns_last_message_reports_is_done_work() -> None:
+def test_the_list_a_turns_last_message_reports_is_one_done_item_with_its_header() -> None:
     report = ("I've updated the script. It now works like this:\n\n"
-              "1. **Default behavior**: inline images with `Part.from_bytes`, no uploads\n"
-              "2. **`--use-files-api`**: uploads through the Files API\n"
-              "3. It is a lot faster now for everyone\n\nTry it on the sample video.")
+              "1. **Default behavior**: inline images, no uploads\n"
+              "2. **`--use-files-api`**: uploads through the Files API\n\nTry it on the sample video.")
     span = _span(("user", "switch to inline images please"), ("assistant", report), ("user", "great, thanks"))
     done = [f.text for f in span_facts(span).facts if f.kind == "done"]
-    assert "Default behavior: inline images with `Part.from_bytes`, no uploads" in done
-    assert "`--use-files-api`: uploads through the Files API" in done
-    assert not any("faster" in d for d in done)  # names nothing built: an explanation, not a fact
+    # The default and the flag that departs from it are one decision: one item says both.
+    assert done == ["It now works like this: Default behavior: inline images, no uploads; `--use-files-api`: uploads "
+                    "through the Files API"]
     # The same list in a message the agent goes on from is not a report yet.
     middle = _span(("user", "switch to inline images please"), ("assistant", report), ("assistant", "Running it."))
     assert not [f for f in span_facts(middle).facts if f.kind == "done"]
+    # A list that names no file, flag or symbol explains; it reports nothing built.
+    why = _span(("user", "is it faster?"), ("assistant", "Why:\n\n- no uploads\n- one request\n\nTry it."),
+                ("user", "ok"))
+    assert not [f for f in span_facts(why).facts if f.kind == "done"]
+
+
+def test_a_heading_under_a_list_header_keeps_the_header_that_says_what_the_list_is_about() -> None:
+    report = ("Right! The problem is **double navigation** from two sources:\n\n## Causes:\n\n"
+              "1. **AuthWrapper** listens to `authStateChanges()` and navigates to HomeScreen\n"
+              "2. **AuthViewModel.login()** pushes HomeScreen a second time\n\nShall I remove the second one?")
+    span = _span(("user", "why is HomeScreen pushed twice"), ("assistant", report), ("user", "yes"))
+    done = [f.text for f in span_facts(span).facts if f.kind == "done"]
+    assert len(done) == 1 and done[0].startswith("The problem is double navigation from two sources: AuthWrapper")
+
+
+def test_a_long_reported_list_is_kept_in_parts_not_cut() -> None:
+    items = "".join(f"- `step_{n}.py`: {'a long description of the step ' * 4}\n" for n in range(5))
+    span = _span(("user", "do the steps"), ("assistant", f"Changes:\n\n{items}\nAll set."), ("user", "ok"))
+    done = [f.text for f in span_facts(span).facts if f.kind == "done"]
+    assert len(done) > 1 and done[0].startswith("Changes: `step_0.py`") and done[1].startswith("`step_")
+    assert all(f"`step_{n}.py`" in " ".join(done) for n in range(5))
 
 
 def test_a_split_turns_announcements_are_not_carried_as_done_work() -> None:
@@ -187,3 +207,12 @@ def test_an_answer_given_through_claude_codes_question_tool_is_a_decision_as_in_
     assert any(d.endswith("— Track both") for d in decisions), decisions
     other = [SpanMessage(span[2].message, redacted_parts(MessageParts("toolResult", answer, tool_name="Bash")))]
     assert not [f for f in span_facts(other).facts if f.kind == "decisions"]  # only the asking tool's result
+
+
+def test_a_plugin_command_the_user_ran_is_an_identifier_and_the_clients_own_are_not() -> None:
+    ran = ("<command-message>kitchen:recipe</command-message>\n<command-name>/kitchen:recipe</command-name>\n"
+           "<command-args>add the license trend field to the report</command-args>")
+    cleared = ("<command-name>/clear</command-name>\n<command-message>clear</command-message>\n"
+               "<command-args></command-args>")
+    found = [i for i, _ in span_facts(_span(("user", ran), ("user", cleared), ("assistant", "On it."))).identifiers]
+    assert "/kitchen:recipe" in found and "/clear" not in found
