@@ -23,6 +23,10 @@ _READERS: Final = frozenset({"cat", "head", "tail", "less", "wc"})
 _PLAIN: Final = re.compile(r"^[\w./~@+,:=-]+$")
 """A file name as a command names it: no glob, variable, substitution or brace."""
 _MAX_LINES: Final = 200
+_MAX_LINE_CHARS: Final = 4_000
+"""A longer line is a generated script or pasted data, not a command naming its file plainly; splitting it into
+words goes character by character (a megabyte took seconds), so it is left unread."""
+_MAX_FILES: Final = 100
 _MAY_NAME: Final = re.compile(r">|\b(?:tee|touch|sed|perl|cat|head|tail|less|wc)\b")
 """Splitting into words is the slow part: a command with none of these names no file this module reads."""
 
@@ -34,6 +38,8 @@ def shell_files(command: str) -> tuple[list[str], list[str]]:
     if not _MAY_NAME.search(command):
         return read, written
     for line in _command_lines(command):
+        if len(line) > _MAX_LINE_CHARS or len(read) + len(written) >= _MAX_FILES:
+            continue
         try:
             lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
             lexer.whitespace_split = True

@@ -57,3 +57,13 @@ def test_the_checkpoint_lists_files_the_agent_edited_through_its_shell() -> None
     assert "packages/tui/test/markdown.test.ts" in state.files_modified
     assert "/tmp/fix_markdown.py" in state.files_modified
     assert not [f for f in state.files_modified if f.startswith("/dev/")]
+
+
+def test_a_line_too_long_to_be_a_plain_command_is_left_unread_and_the_files_are_capped() -> None:
+    # Session data is hostile: a tool call can carry megabytes in one line, and splitting it into words goes
+    # character by character. Such a line names no file here; a plain one after it still does.
+    huge = "echo " + "x" * 5_000 + " > out.txt"
+    assert shell_files(huge) == ([], [])
+    assert shell_files(huge + "\nsed -i '' 's/a/b/' src/app.ts") == ([], ["src/app.ts"])
+    many = "touch " + " ".join(f"f{n}.txt" for n in range(300)) + "\ntouch last.txt"
+    assert shell_files(many)[1][-1] == "f299.txt"  # the first line's files, then no more lines once 100 are named
