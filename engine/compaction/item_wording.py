@@ -2,29 +2,18 @@
 
 The ledger (docs/capture.md) words an item by its opening: the first sentence of a short message, the agent's offer a
 yes confirmed. A continuation needs what the user said after it too: the sentence that says what to do about a
-complaint, the reply that narrows the offer ("yes pls put them into a dist dir instead"). docs/compaction.md,
-Retention on real sessions, round 2.
+complaint. (A reply that narrows the offer, "yes pls put them into a dist dir instead", is worded by the ledger
+itself: engine/capture/approval_order.py.) docs/compaction.md, Retention on real sessions, round 2.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 from engine.capture.whole_text import flatten
 
-__all__ = ["whole_short_message", "with_reply"]
+__all__ = ["whole_short_message"]
 
-_REPLY_CHARS: Final = 120
-"""The longest reply a confirmed proposal quotes (a longer one is an instruction of its own in the ledger)."""
-_ASSENT: Final = frozenset({
-    "yes", "yep", "yeah", "yup", "okay", "sure", "please", "pls", "plz", "thanks", "thank", "you", "that", "this",
-    "these", "those", "them", "and", "the", "all", "ahead", "for", "let", "let's", "lets", "sounds", "looks", "good",
-    "great", "fine", "perfect", "much", "better", "nice", "cool", "lgtm", "agreed", "correct", "right", "exactly",
-    "makes", "sense", "works", "well", "then", "now", "just", "way", "one", "option", "approach", "plan", "idea",
-})
-"""Words that only assent: a reply made of nothing else ("yes, much better") adds nothing to the offer it
-confirms."""
 _SHORT_MESSAGE_CHARS: Final = 300
 """A user message up to this long is carried whole when its one item shows only its opening."""
 
@@ -39,13 +28,3 @@ def whole_short_message(item: str, message: str) -> str:
         return item
     return full
 
-
-def with_reply(item: str, reply: str) -> str:
-    """A confirmed proposal with the user's short reply when the reply says more than yes: "yes, fix plugin.json"
-    and "ok proceed with TypeScript" name what was agreed in the user's words, and may narrow the offer."""
-    words = flatten(reply)
-    found = (w.strip("./-") for w in re.findall(r"[^\W\d_][\w./-]*", words.lower()))
-    said = [w for w in found if w not in _ASSENT and len(w) >= 3]
-    if len(words) > _REPLY_CHARS or not said or words.lower() in item.lower():
-        return item
-    return f'{item} (the user: "{words}")'

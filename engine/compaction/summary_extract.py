@@ -49,7 +49,7 @@ from engine.compaction.identifiers import (
     extract_identifiers,
     reported_commits,
 )
-from engine.compaction.item_wording import whole_short_message, with_reply
+from engine.compaction.item_wording import whole_short_message
 from engine.compaction.span_text import MessageParts, SpanMessage, short_tool_call
 
 __all__ = ["ASK_CHARS", "SpanFact", "SpanFacts", "TurnContext", "redacted_parts", "span_facts", "turn_context"]
@@ -442,8 +442,6 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             item = replace(item, text=with_directions(item.text, said[source]))
         elif source in said and per_message[item.entry_id] == 1:
             item = replace(item, text=whole_short_message(item.text, said[source]))
-        if item.kind == "decision" and item.source == "confirmed" and source in said:
-            item = replace(item, text=with_reply(item.text, said[source]))
         if item.text.endswith(ELLIPSIS):
             item = replace(item, text=f"{item.text} (full text: entry {source})")
         if item.kind == "decision":
