@@ -29,7 +29,8 @@ from engine import (
     write_checkpoint,
 )
 from engine.accounting.context import find_cut_point
-from engine.capture.state import CapturedDecision, CapturedState
+from engine.capture.state import CapturedDecision, CapturedState, capture
+from engine.checkpoints.builder import build_checkpoint
 from engine.fs.audit import record_action
 from engine.queries.transcript import TAIL_MAX_CHARS, TAIL_MAX_LINES
 from tests.conftest import ENDS_ON_COMPACTION, MAIN_SESSION
@@ -102,6 +103,25 @@ def test_decisions_without_a_sidecar_or_a_checkpoint_are_empty_and_say_so(tmp_pa
     digest = read_decisions(snapshot, follower, None, tmp_path / "state")
     assert (digest.checkpoint_id, digest.live, digest.decisions, digest.open_items) == (None, False, (), ())
     assert not (tmp_path / "state").exists()  # a read path never writes
+
+
+def test_learnings_and_open_items_of_a_checkpoint_carry_the_time_they_were_said(tmp_path: Path) -> None:
+    """The checkpoint schema keeps learnings and open items as bare text; the tab shows when each was said, from
+    the live ledger or, once a checkpoint has reset it, from the user message that said it (a real session)."""
+    session = Path(__file__).parents[1] / "data" / "real" / "d80_chkit_manual_release.jsonl"
+    follower, snapshot = snapshot_of(session)
+    state = capture(CapturedState(), snapshot.view.path, follower.objects.read_object)
+    rule = next(i for i in state.items() if i.kind == "constraint")
+    assert rule.text.startswith("this is not what I wanted") and rule.when
+    state_dir = tmp_path / "state"
+    cp = build_checkpoint(snapshot, state, follower.objects.read_object, trigger="manual",
+                          now=datetime(2026, 11, 28, 7, 17, tzinfo=UTC))
+    write_checkpoint(state_dir, snapshot.key, cp)
+    assert cp.learnings == (rule.text,)
+    for live in (state, CapturedState()):  # beside the live ledger, then after a checkpoint reset the state
+        digest = read_decisions(snapshot, follower, live, state_dir, now=datetime(2026, 11, 28, 8, tzinfo=UTC))
+        assert [(i.text, i.source, i.when) for i in digest.learnings] == [(rule.text, "cp_001", rule.when)]
+    assert rule.when.startswith("2026-02-17T")  # said in February, not when the checkpoint was written
 
 
 # -- checkpoints ------------------------------------------------------------------------------------------------
