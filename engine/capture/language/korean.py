@@ -102,9 +102,10 @@ answer sets direction, not the request, as with "check …", "read …" or "tell
 푸시해" orders the fix and the push."""
 
 KO_CORRECTION: Final = re.compile(
-    r"^(?:아니(?:야|요|오|지|라고)?(?=[\s,.!?]|$)|그게\s?아니|그거\s?말고|잘못|틀렸|내\s?말은|다시(?=[\s,]))"
+    r"^(?:아니(?:야|요|오|지|라고)?(?=[\s,.!?]|$)|그게\s?아니|그거\s?말고|잘못|틀렸|내\s?말은)"
 )
-"""A correction of the agent's last turn, by its opening ("아니, …", "그게 아니라 …", "잘못 …"); not "아니면" (or)."""
+"""A correction of the agent's last turn, by its opening ("아니, …", "그게 아니라 …", "잘못 …"); not "아니면" (or),
+and not "다시 …" (again), which asks for a retry more often than it says the agent was wrong."""
 
 KO_APPROVAL: Final = re.compile(
     r"^(?:응|ㅇㅇ|ㅇㅋ|네|예|넵|넹|웅|그래|좋아|좋네|좋습니다|오케이|오키|진행해|진행하자|계속(?:해|하자|진행해)?"
