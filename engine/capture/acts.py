@@ -5,8 +5,9 @@ request ("update X", "I want you to …", "请把…改成…"), a standing pref
 …", "不要…"), a correction of the agent's last turn ("no no, you did the opposite"), a deferral ("nevermind,
 not now", "先不"). The message's acts follow from its sentences and from where it stands: a short "yes" / "no"
 right after the agent asked or offered something approves or rejects that proposal; a message that is mostly a
-pasted log reports a problem. English and Chinese forms are listed (Japanese in language/japanese.py); in other
-languages a message is a question by its mark, and an instruction by what the agent does next (shape_acts.py).
+pasted log reports a problem. English and Chinese forms are listed (Japanese in language/japanese.py, Korean in
+language/korean.py); in other languages a message is a question by its mark, and an instruction by what the agent
+does next (shape_acts.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,15 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from engine.capture.language.japanese import JA_PREFERENCE, JA_REQUEST, JA_WANT, KANA
+from engine.capture.language.korean import (
+    HANGUL,
+    KO_ACK,
+    KO_APPROVAL,
+    KO_BARE_YES,
+    KO_CORRECTION,
+    KO_REJECTION,
+    read_korean,
+)
 from engine.capture.pasted import pasted_lines
 
 __all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "asks_whether_fixed", "picks_option",
@@ -369,6 +379,9 @@ def _read_sentence(text: str) -> Sentence:
     cjk = bool(_CJK.search(core))
     ja = bool(KANA.search(core))  # Japanese marks an order at the sentence's end (language/japanese.py)
     question = core.endswith(("?", "？")) or (cjk and bool(_ZH_QUESTION.search(core)))
+    ko = read_korean(core) if HANGUL.search(core) else None  # Korean marks acts at the end too (language/korean.py)
+    if ko is not None:
+        question = ko.question  # "…해줄래?" asks for work
     if not question and not cjk and _QUESTION_START.match(core) and _words(core) <= 25 and not _IMPERATIVE.match(core):
         question = core.lower().startswith(("help me understand", "tell me", "explain")) or bool(_WH_ASKS.match(core))
     instruction = not _LOG_LINE.match(core) and bool(
@@ -376,14 +389,15 @@ def _read_sentence(text: str) -> Sentence:
         or (not question and _DESIRED.match(core)) or (not question and _PICK.search(core) and _words(core) <= 12)
         or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core))
         or after_place(core) is not None
-        or (ja and not question and bool(JA_REQUEST.search(core) or JA_WANT.search(core))))
+        or (ja and not question and bool(JA_REQUEST.search(core) or JA_WANT.search(core)))
+        or (ko is not None and not question and ko.request))
     if question and not cjk and _ASKS_TO_DO.match(core):
         question, instruction = False, True
-    deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
+    deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)) or (ko is not None and ko.deferral))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     ruled = _ALWAYS_DESCRIBES.sub(" ", core) if "always" in core.lower() else core
     preference = bool(_PREFERENCE.search(ruled) or (cjk and _ZH_PREFERENCE.search(core))
-                      or (ja and JA_PREFERENCE.search(core))) and not deferral and (
+                      or (ja and JA_PREFERENCE.search(core)) or (ko is not None and ko.rule)) and not deferral and (
         _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
     if not core.endswith(("?", "？")) and SCOPE_LIMIT.search(text):
         preference = True  # "tell me your thoughts without implementing any code changes" asks, and limits
@@ -467,15 +481,16 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
     short = _words(flat) <= 12
     if _pasted(text):
         acts.add("reports")
-    if _ACK.match(flat):
+    if _ACK.match(flat) or KO_ACK.match(flat):
         acts.add("acknowledges")
-    if agent_offered and (_REJECTION.match(flat) or _ZH_REJECTION.match(flat)):
+    if agent_offered and (_REJECTION.match(flat) or _ZH_REJECTION.match(flat) or KO_REJECTION.match(flat)):
         acts.add("rejects")
-    elif agent_offered and short and parts and (_APPROVAL.match(parts[0].text) or _ZH_APPROVAL.match(parts[0].text)):
+    elif agent_offered and short and parts and (_APPROVAL.match(parts[0].text) or _ZH_APPROVAL.match(parts[0].text)
+                                                or KO_APPROVAL.match(parts[0].text)):
         acts.add("approves")  # a long message that starts "great, …" goes on to say something of its own
     # A judgement corrects as an opening "no" does; it may follow the question it answers ("But why do I have to
     # provide api_key there? It's bad design."), so the first two sentences are read.
-    if parts and (_CORRECTION.match(first) or _ZH_CORRECTION.match(first)
+    if parts and (_CORRECTION.match(first) or _ZH_CORRECTION.match(first) or KO_CORRECTION.match(first)
                   or any(_DISAPPROVES.search(p.text) for p in parts[:2])) and "rejects" not in acts:
         acts.add("corrects")
     if "corrects" in acts and _BARE_NO.match(first) and _FAILS.search(first) and not any(
@@ -494,7 +509,8 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
         if part.preference and not part.question:
             acts.add("prefers")
     if short and not agent_offered and parts and len(parts) == 1 and (
-            _APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text) or _ZH_BARE_YES.match(parts[0].text)):
+            _APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text) or _ZH_BARE_YES.match(parts[0].text)
+            or KO_BARE_YES.match(parts[0].text)):
         acts = {"acknowledges"}  # "ok go ahead", 确认 with nothing offered asks for nothing new
     if "approves" in acts and _words(flat) <= 4 and not acts & {"asks", "prefers", "defers"}:
         acts = {"approves"}  # "ok go ahead", "yes do it": the yes itself, not a new request to "go"

@@ -40,6 +40,7 @@ from engine.capture.decisions import extract_decision_from_response, extract_ope
 from engine.capture.dedup import is_semantic_duplicate
 from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan, plan_steps
 from engine.capture.language.japanese import JA_EXAMINES, JA_OBJECT, JA_REQUEST, JA_WANT, KANA
+from engine.capture.language.korean import korean_direction, korean_examines
 from engine.capture.next_steps import asks_how_to_proceed, steps_in
 from engine.capture.response_lines import clean
 from engine.capture.shape_acts import Pending, pending, taken_up
@@ -335,7 +336,7 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
             and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
             and not _RECORDS.match(lead.replace("@", ""))
-            and not (KANA.search(s.text) and JA_EXAMINES.search(s.text))]
+            and not (KANA.search(s.text) and JA_EXAMINES.search(s.text)) and not korean_examines(s.text)]
     joined = " ".join(kept)
     if _GO_AHEAD.match(_LEAD_WORDS.sub("", joined).strip()):
         return ""  # "begin implementing this plan", 帮我开始修改吧: the work asked for is the agent's, not a direction
@@ -351,7 +352,7 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     if not joined:
         return ""
     if not (_ARTIFACT.search(joined) or picks_option(joined)) and not any(
-            _WANTS.match(_order_of(text)) or _japanese_direction(text) for text in kept):
+            _WANTS.match(_order_of(text)) or _japanese_direction(text) or korean_direction(text) for text in kept):
         return ""
     return _directive(joined)
 

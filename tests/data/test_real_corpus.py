@@ -242,6 +242,59 @@ def test_native2_group_is_held_out_and_native_claude_code_or_codex() -> None:
     assert all(s["user_messages"] >= 6 for s in NATIVE2)
 
 
+KO = [s for s in SESSIONS if s.get("group") == "ko"]
+
+
+def test_ko_group_is_korean_and_shares_nothing_with_the_held_out_korean_group() -> None:
+    # The ko group (README.md, "The ko group") is development data for reading Korean: Korean sessions from owners no
+    # other group holds, so a rule written from it cannot have seen the held-out lang group's Korean users.
+    ko_repos = {s["repository"] for s in KO}
+    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "ko"}
+    assert len(KO) >= 4 and len(ko_repos) >= 2
+    assert not ko_repos & other_repos
+    other_owners = {r.split("/")[0].lower() for r in other_repos}
+    assert not {r.split("/")[0].lower() for r in ko_repos} & other_owners
+    assert all(s["language"] == "ko" for s in KO)
+
+
+def test_converter_reads_a_gemini_cli_session_document() -> None:
+    # Gemini CLI keeps one JSON document per session: typed messages are `user`, each `gemini` reply carries its
+    # thoughts, text and tool calls (with their results inside), and `info` records are the CLI's own notices.
+    doc = {
+        "sessionId": "g1",
+        "projectHash": "h",
+        "messages": [
+            {"id": "1", "timestamp": "2026-03-13T08:26:04.442Z", "type": "user", "content": [{"text": "고쳐줘"}]},
+            {
+                "id": "2",
+                "timestamp": "2026-03-13T08:27:00.000Z",
+                "type": "gemini",
+                "content": "확인하겠습니다.",
+                "thoughts": [{"subject": "Plan", "description": "read first"}],
+                "model": "gemini-3-flash-preview",
+                "toolCalls": [
+                    {
+                        "id": "c1",
+                        "name": "read_file",
+                        "args": {"file_path": "a.py"},
+                        "status": "success",
+                        "result": [{"functionResponse": {"id": "c1", "response": {"output": "print(1)"}}}],
+                    }
+                ],
+            },
+            {"id": "3", "timestamp": "2026-03-13T08:28:00.000Z", "type": "info", "content": "Request cancelled."},
+        ],
+    }
+    w = _converter().convert_gemini(doc, None)
+    msgs = [e["message"] for e in w.entries]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "toolResult"]
+    assert msgs[0]["content"][0]["text"] == "고쳐줘"
+    assert [b["type"] for b in msgs[1]["content"]] == ["thinking", "text", "toolCall"]
+    assert msgs[1]["model"] == "gemini-3-flash-preview"
+    assert msgs[2]["toolCallId"] == "c1" and msgs[2]["content"][0]["text"] == "print(1)"
+    assert w.header["id"] == "g1"
+
+
 def test_converter_reads_a_codex_rollout_from_its_response_items(tmp_path: Path) -> None:
     # event_msg records repeat the conversation for Codex's UI and developer messages are its own instructions;
     # only response_item records are the conversation, and a call's output answers the call made before it.
