@@ -98,6 +98,10 @@ _PREFERENCE: Final = re.compile(
     r"|\b(?:doesn'?t|does not|won'?t|will not|shouldn'?t|should not|mustn'?t|must not|can'?t|cannot)\s+"
     r"(?:create|use|change|add|include|run|show|touch|modify|call|print|log|depend|break|require|rely|contain"
     r"|mention|name|be|emphasi[sz]e|rewrite|introduce|delete|remove|overwrite|chain)\b"
+    # "should NOT" in capitals forbids whatever verb follows, as "Do NOT rewrite …" does ("This should NOT appear in
+    # non-verbose", "we probably should NOT file issues in this way"); a plain "you should not limit to just 30
+    # frames" corrects this one design (docs/capture.md, round 17).
+    r"|(?-i:\b(?:should|SHOULD) NOT\s+(?!have to\b)[^\W\d_]+)"
     r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"

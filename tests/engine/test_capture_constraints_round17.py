@@ -1,0 +1,28 @@
+"""Constraints on real conversations, round 17 (docs/capture.md, "Capture figures, round 17 (constraints)"): the
+classes of FIT constraint misses that hold in at least two FIT repositories. Real FIT text quoted verbatim."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.real import matches
+from engine.capture.acts import read_user_turn
+from tests.engine.test_capture_real import _label, _state
+
+
+def _rules(text: str) -> list[str]:
+    return [s.text for s in read_user_turn(text, False).sentences if s.preference]
+
+
+@pytest.mark.parametrize(("name", "label"), [("d22_twat_brave", "C1"), ("d79_duet_readme_hook", "C2")])
+def test_should_not_in_capitals_forbids_whatever_verb_follows(name: str, label: str) -> None:
+    # twardoch/twat-search d22 and tslateman/duet d79: "appear" and "file" are no verb of the old list.
+    assert _rules("This should NOT appear in non-verbose") == ["This should NOT appear in non-verbose"]
+    said = "we probably should NOT file issues in this way - we ought to check guidelines first"
+    assert _rules(f"hey... {said}") == [said]
+    assert any(matches(c, _label(name, "constraints", label)) for c in _state(name).learnings)
+
+
+def test_a_plain_you_should_not_corrects_one_design_and_is_no_rule() -> None:
+    # specstoryai/keyframe-blogger d14: a decision of its own (D6), no standing rule.
+    assert _rules("Good. except you should not limit to just 30 frames.") == []
