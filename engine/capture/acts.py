@@ -102,6 +102,9 @@ _PREFERENCE: Final = re.compile(
     # non-verbose", "we probably should NOT file issues in this way"); a plain "you should not limit to just 30
     # frames" corrects this one design (docs/capture.md, round 17).
     r"|(?-i:\b(?:should|SHOULD) NOT\s+(?!have to\b)[^\W\d_]+)"
+    # How a thing is to be, set against what it is not: "Claude Rule should appear as "Claude Rule", not just "Rule"",
+    # "the map should get coordinates …, not a device name" (round 17).
+    r"|\bshould\b[^.;!?]*?,\s*not\b"
     r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"

@@ -26,3 +26,14 @@ def test_should_not_in_capitals_forbids_whatever_verb_follows(name: str, label: 
 def test_a_plain_you_should_not_corrects_one_design_and_is_no_rule() -> None:
     # specstoryai/keyframe-blogger d14: a decision of its own (D6), no standing rule.
     assert _rules("Good. except you should not limit to just 30 frames.") == []
+
+
+def test_how_a_thing_should_be_set_against_what_it_is_not_is_a_rule() -> None:
+    # PackmindHub/context-evaluator d86 (C1) and Safecast/safecast-map-MCP d64 (its acceptable AC1).
+    said = 'Claude Rule should appear as "Claude Rule", not just "Rule"'
+    assert _rules(said) == [said]
+    links = ("Links work, but the map should get coordinates for the device and instiruct the map to go to there, "
+             "not a device name.")
+    assert _rules(links) == [links]
+    assert any(matches(c, _label("d86_packmind_tree_view", "constraints", "C1"))
+               for c in _state("d86_packmind_tree_view").learnings)
