@@ -105,6 +105,10 @@ _PREFERENCE: Final = re.compile(
     # How a thing is to be, set against what it is not: "Claude Rule should appear as "Claude Rule", not just "Rule"",
     # "the map should get coordinates …, not a device name" (round 17).
     r"|\bshould\b[^.;!?]*?,\s*not\b"
+    # A step tied to one that recurs is a habit ("we should run the prettier formatter on the README before committing
+    # it", "commit always before updating"), not this turn's work (round 17).
+    r"|\bbefore (?:every |each |any )?(?:commit(?:ting|s)?|push(?:ing|es)?|merg(?:e|es|ing)|deploy(?:ing|s)?"
+    r"|releas(?:e|es|ing)|publish(?:ing)?)\b"
     r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"

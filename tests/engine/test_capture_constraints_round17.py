@@ -37,3 +37,11 @@ def test_how_a_thing_should_be_set_against_what_it_is_not_is_a_rule() -> None:
     assert _rules(links) == [links]
     assert any(matches(c, _label("d86_packmind_tree_view", "constraints", "C1"))
                for c in _state("d86_packmind_tree_view").learnings)
+
+
+def test_a_step_tied_to_one_that_recurs_is_a_habit() -> None:
+    # tslateman/duet d79 (C1); 0xmcc/ubi-course d11's "commit always before updating" was a rule already.
+    said = "we should run the prettier formatter on the README before committing it."
+    assert _rules(f"reset the commit! {said} just the readme, not all md") == [said]
+    assert any(matches(c, _label("d79_duet_readme_hook", "constraints", "C1"))
+               for c in _state("d79_duet_readme_hook").learnings)
