@@ -109,6 +109,10 @@ _PREFERENCE: Final = re.compile(
     # it", "commit always before updating"), not this turn's work (round 17).
     r"|\bbefore (?:every |each |any )?(?:commit(?:ting|s)?|push(?:ing|es)?|merg(?:e|es|ing)|deploy(?:ing|s)?"
     r"|releas(?:e|es|ing)|publish(?:ing)?)\b"
+    # A default is how the thing behaves from now on ("make it optional (by default it just applies changes)", "Don't
+    # delete by default"); "the README should just indicate what happens by default" asks for words, and "the shell
+    # command is not installed by default" tells how a tool is (round 17).
+    r"|(?<!happens )(?<!ed )\bby default\b"
     r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"

@@ -45,3 +45,18 @@ def test_a_step_tied_to_one_that_recurs_is_a_habit() -> None:
     assert _rules(f"reset the commit! {said} just the readme, not all md") == [said]
     assert any(matches(c, _label("d79_duet_readme_hook", "constraints", "C1"))
                for c in _state("d79_duet_readme_hook").learnings)
+
+
+def test_a_default_is_how_the_thing_behaves_from_now_on() -> None:
+    # specstoryai/tnyOffice d02 (C2) and specstoryai/keyframe-blogger d15.
+    said = "put it back and make it optional (by default it just applies changes)"
+    assert _rules(f"just kidding. I like that. {said}") == [said]
+    assert "So, by default the script will use inline images." in _rules(
+        "Don't delete by default. Make that another separate command line option. So, by default the script will use "
+        "inline images.")
+    assert any(matches(c, _label("d02_tny_git_pull_impl", "constraints", "C2"))
+               for c in _state("d02_tny_git_pull_impl").learnings)
+    # How a tool is, and a request for words, are no default the user sets.
+    assert _rules("Since Poetry (2.0.0), the shell command is not installed by default.") == []
+    assert _rules("given this, we don't need it in our api .env.example file and the @README.md should just "
+                  "indicate what happens by default") == []
