@@ -145,6 +145,13 @@ _MOVED: Final = re.compile(
     re.I,
 )
 """A thing that is not as it should be, and what to do about it, in one sentence: an order about this thing."""
+_CONVENTION: Final = re.compile(
+    r"\bfollows? (?:(?:this|the|that|our|a|common|same|usual|standard|conventional)\s+)*(?:[\w-]+\s+)?"
+    r"(?:pattern|convention)s?\b",
+    re.I,
+)
+"""A convention to keep ("write commits. follow common git pattern.", "One last refactor so PR titles follow this
+pattern "HOR-8: …""): a rule for every such thing, and the work of bringing things to it (round 17)."""
 _ALWAYS_DESCRIBES: Final = re.compile(
     r"\b(?:is|are|was|were|it'?s|its|isn'?t|aren'?t|not) always\b|\balways (?:the same|equal)\b"
     r"|\bthe same \w+ always\b|\b(?:and|or) always (?:if|when)\b"
@@ -388,7 +395,8 @@ def _read_sentence(text: str) -> Sentence:
         question = core.lower().startswith(("help me understand", "tell me", "explain")) or bool(_WH_ASKS.match(core))
     instruction = not _LOG_LINE.match(core) and bool(
         _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
-        or (not question and _DESIRED.match(core)) or (not question and _PICK.search(core) and _words(core) <= 12)
+        or (not question and (_DESIRED.match(core) or _CONVENTION.search(core)))
+        or (not question and _PICK.search(core) and _words(core) <= 12)
         or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core))
         or after_place(core) is not None
         or (ja and not question and bool(JA_REQUEST.search(core) or JA_WANT.search(core))))
@@ -397,7 +405,7 @@ def _read_sentence(text: str) -> Sentence:
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     ruled = _ALWAYS_DESCRIBES.sub(" ", core) if "always" in core.lower() else core
-    preference = bool(_PREFERENCE.search(ruled) or (cjk and _ZH_PREFERENCE.search(core))
+    preference = bool(_PREFERENCE.search(ruled) or _CONVENTION.search(core) or (cjk and _ZH_PREFERENCE.search(core))
                       or (ja and JA_PREFERENCE.search(core))) and not deferral and (
         _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
     if not core.endswith(("?", "？")) and SCOPE_LIMIT.search(text):

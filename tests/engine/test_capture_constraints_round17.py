@@ -60,3 +60,20 @@ def test_a_default_is_how_the_thing_behaves_from_now_on() -> None:
     assert _rules("Since Poetry (2.0.0), the shell command is not installed by default.") == []
     assert _rules("given this, we don't need it in our api .env.example file and the @README.md should just "
                   "indicate what happens by default") == []
+
+
+@pytest.mark.parametrize(("name", "label"), [("d62_leeson_commit_signing", "C2"), ("d85_napoli_pty_logs", "C1")])
+def test_a_convention_to_follow_is_a_rule_and_the_work_of_following_it(name: str, label: str) -> None:
+    # rommeld/leeson d62 and theogbrand/napoli-matcha d85.
+    assert _rules("check out the chances in my project. write commits. follow common git pattern. divide the "
+                  "commits by domaine.") == ["follow common git pattern."]
+    said = ('One last refactor so PR titles follow this pattern "HOR-8: Context Handoff Compaction for Worker Agents" '
+            'and PR feature branches look like "feat/AGI-{n}" so I can easily match the feature requests to PRs')
+    turn = read_user_turn(said, False)
+    assert turn.acts == {"instructs", "prefers"}
+    state = _state(name)
+    assert any(matches(c, _label(name, "constraints", label)) for c in state.learnings)
+    if name == "d85_napoli_pty_logs":  # the refactor is still asked for: the decision (D5) and its commit (D6) stay
+        decisions = [d.what for d in state.decisions]
+        for wanted in ("D5", "D6"):
+            assert any(matches(d, _label(name, "decisions", wanted)) for d in decisions), wanted
