@@ -152,6 +152,13 @@ _CONVENTION: Final = re.compile(
 )
 """A convention to keep ("write commits. follow common git pattern.", "One last refactor so PR titles follow this
 pattern "HOR-8: …""): a rule for every such thing, and the work of bringing things to it (round 17)."""
+_BRIEF: Final = re.compile(
+    r"\b(?:make (?:it|them|this|that|the \w+|your \w+) (?:more )?(?:concise|brief|succinct|short)|avoid verbosity"
+    r"|be (?:more )?(?:concise|brief|succinct)|(?:less|not so|not too) verbose)\b",
+    re.I,
+)
+"""How short the agent is to be ("If you propose a fix, please make it concise.", "avoid verbosity."): a rule on how
+it answers and writes, however few its words (round 17)."""
 _ALWAYS_DESCRIBES: Final = re.compile(
     r"\b(?:is|are|was|were|it'?s|its|isn'?t|aren'?t|not) always\b|\balways (?:the same|equal)\b"
     r"|\bthe same \w+ always\b|\b(?:and|or) always (?:if|when)\b"
@@ -408,7 +415,7 @@ def _read_sentence(text: str) -> Sentence:
     preference = bool(_PREFERENCE.search(ruled) or _CONVENTION.search(core) or (cjk and _ZH_PREFERENCE.search(core))
                       or (ja and JA_PREFERENCE.search(core))) and not deferral and (
         _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
-    if not core.endswith(("?", "？")) and SCOPE_LIMIT.search(text):
+    if not core.endswith(("?", "？")) and (SCOPE_LIMIT.search(text) or _BRIEF.search(core)):
         preference = True  # "tell me your thoughts without implementing any code changes" asks, and limits
     # An instruction that sets how a whole class of things is ("… camelCase in all .tsx files", 全部放在 @Physics 里)
     # or picks one thing over another ("use #!/bin/sh instead of powershell") stands beyond this turn.

@@ -77,3 +77,15 @@ def test_a_convention_to_follow_is_a_rule_and_the_work_of_following_it(name: str
         decisions = [d.what for d in state.decisions]
         for wanted in ("D5", "D6"):
             assert any(matches(d, _label(name, "decisions", wanted)) for d in decisions), wanted
+
+
+@pytest.mark.parametrize(("name", "label"), [("d04_zch_bookmark_layout", "C4"), ("d05_zch_i18n", "C2"),
+                                             ("d62_leeson_commit_signing", "C1")])
+def test_how_short_the_agent_is_to_be_is_a_rule_however_few_its_words(name: str, label: str) -> None:
+    # zchdoc/shadcn-ui-sidebar-08-admin-dev d04 and d05, rommeld/leeson d62.
+    assert "If you propose a fix, please make it concise." in _rules(
+        "For the code present, we get this error: ``` 找不到模块“next/navigation”或其相应的类型声明。 ``` How can I "
+        "resolve this? If you propose a fix, please make it concise.")
+    assert _rules("update the README.md. describe the current project structure and functionality. avoid "
+                  "verbosity.") == ["avoid verbosity."]
+    assert any(matches(c, _label(name, "constraints", label)) for c in _state(name).learnings)
