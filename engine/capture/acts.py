@@ -113,6 +113,11 @@ _PREFERENCE: Final = re.compile(
     # delete by default"); "the README should just indicate what happens by default" asks for words, and "the shell
     # command is not installed by default" tells how a tool is (round 17).
     r"|(?<!happens )(?<!ed )\bby default\b"
+    # What the user asks the agent to keep in its memory holds for the rest of the project ("I want to save this "style"
+    # of OOP … in the rest of my project, … a user memory section … CLAUDE.md", "写下这个项目的记忆："); "Add it to
+    # Project-level memory" only says where (round 17).
+    r"|\b(?:save|write|record|store|remember|keep)\b(?! (?:it|them|that) (?:to|in|into)\b)[^.!?]*?"
+    r"\b(?:memory|claude\.md|agents\.md)\b|(?:写|记)[^，。！？]{0,6}记忆"
     r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"

@@ -89,3 +89,16 @@ def test_how_short_the_agent_is_to_be_is_a_rule_however_few_its_words(name: str,
     assert _rules("update the README.md. describe the current project structure and functionality. avoid "
                   "verbosity.") == ["avoid verbosity."]
     assert any(matches(c, _label(name, "constraints", label)) for c in _state(name).learnings)
+
+
+def test_what_the_user_asks_the_agent_to_keep_in_memory_is_a_rule() -> None:
+    # theogbrand/napoli-matcha d84 (C1) and Real-s/mini-simclr-assignment d59.
+    said = ('I want to save this "style" of OOP and production-grade maintainability and readability in the rest of '
+            'my project, please come up with a user memory section that I can add to my CLAUDE.md user memory file.')
+    assert _rules(said) == [said]
+    memory = ("写下这个项目的记忆：\n1.使用python验证器使用 conda环境的MedAI\n"
+              "2.给予我修改建议即可 我现在处于学习阶段不需要直接给我修改文件")
+    assert "写下这个项目的记忆：" in _rules(memory)
+    assert _rules("Add it to *Project-level memory instead, and then commit all changes") == []
+    assert any(matches(c, _label("d84_napoli_oop_refactor", "constraints", "C1"))
+               for c in _state("d84_napoli_oop_refactor").learnings)
