@@ -118,6 +118,9 @@ _PREFERENCE: Final = re.compile(
     # Project-level memory" only says where (round 17).
     r"|\b(?:save|write|record|store|remember|keep)\b(?! (?:it|them|that) (?:to|in|into)\b)[^.!?]*?"
     r"\b(?:memory|claude\.md|agents\.md)\b|(?:写|记)[^，。！？]{0,6}记忆"
+    # How every one of a kind is to be ("So each package should just handle their own arguments", "Each step should
+    # compile and pass clippy before proceeding"), said of the kind as the sentence's subject (round 17).
+    r"|^(?:so |and |then )?(?:each|every|all) [\w-]+(?: [\w-]+)? (?:should|must|needs? to|has to)\b"
     r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"

@@ -102,3 +102,16 @@ def test_what_the_user_asks_the_agent_to_keep_in_memory_is_a_rule() -> None:
     assert _rules("Add it to *Project-level memory instead, and then commit all changes") == []
     assert any(matches(c, _label("d84_napoli_oop_refactor", "constraints", "C1"))
                for c in _state("d84_napoli_oop_refactor").learnings)
+
+
+def test_how_every_one_of_a_kind_is_to_be_is_a_rule() -> None:
+    # obsessiondb/chkit d82 (C1) and the plan rommeld/leeson d61 implements.
+    assert _rules("So each package should just handle their own arguments.") == [
+        "So each package should just handle their own arguments."]
+    assert _rules("Each step should compile and pass clippy before proceeding:") == [
+        "Each step should compile and pass clippy before proceeding:"]
+    # The kind must be the subject: "the result from each engine should include …" describes one change.
+    assert _rules('The result from each engine should include an additional key "result" where the value is the '
+                  '"NATIVE DETAILED" form of the result returned by the engine, whatever that might be.') == []
+    assert any(matches(c, _label("d82_chkit_flag_parser", "constraints", "C1"))
+               for c in _state("d82_chkit_flag_parser").learnings)
