@@ -95,6 +95,8 @@ _PREFERENCE: Final = re.compile(
     # "I/we don't" states a rule only with a verb of will ("I don't want …", "we don't use …"); with any other verb
     # it tells how things are ("I dont receive error", "if … aren't created, we don't create them").
     r"|\b(?:i|we) (?:don'?t|do not|never) (?:want|like|wish|prefer|use|allow|accept)\b"
+    # … but not a dislike of one quoted piece of the output (`_DISLIKES_SHOWN`).
+    r"(?! to see\b| the [\"“'])"
     r"|\b(?:doesn'?t|does not|won'?t|will not|shouldn'?t|should not|mustn'?t|must not|can'?t|cannot)\s+"
     r"(?:create|use|change|add|include|run|show|touch|modify|call|print|log|depend|break|require|rely|contain"
     r"|mention|name|be|emphasi[sz]e|rewrite|introduce|delete|remove|overwrite|chain)\b"
@@ -160,6 +162,9 @@ _CONVENTION: Final = re.compile(
 )
 """A convention to keep ("write commits. follow common git pattern.", "One last refactor so PR titles follow this
 pattern "HOR-8: …""): a rule for every such thing, and the work of bringing things to it (round 17)."""
+_DISLIKES_SHOWN: Final = re.compile(r"\b(?:i|we) (?:don'?t|do not) (?:want to see|like the [\"“'])", re.I)
+"""A dislike of one quoted piece of the output ("i dont want to see "Keine Daten" rather just a empty String", "I dont
+like the "Use Cursor, Claude, Github, etc""): an order to change what is shown, not a rule (round 17)."""
 _BRIEF: Final = re.compile(
     r"\b(?:make (?:it|them|this|that|the \w+|your \w+) (?:more )?(?:concise|brief|succinct|short)|avoid verbosity"
     r"|be (?:more )?(?:concise|brief|succinct)|(?:less|not so|not too) verbose)\b",
@@ -410,7 +415,7 @@ def _read_sentence(text: str) -> Sentence:
         question = core.lower().startswith(("help me understand", "tell me", "explain")) or bool(_WH_ASKS.match(core))
     instruction = not _LOG_LINE.match(core) and bool(
         _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
-        or (not question and (_DESIRED.match(core) or _CONVENTION.search(core)))
+        or (not question and (_DESIRED.match(core) or _CONVENTION.search(core) or _DISLIKES_SHOWN.search(core)))
         or (not question and _PICK.search(core) and _words(core) <= 12)
         or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core))
         or after_place(core) is not None

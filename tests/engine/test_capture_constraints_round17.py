@@ -115,3 +115,21 @@ def test_how_every_one_of_a_kind_is_to_be_is_a_rule() -> None:
                   '"NATIVE DETAILED" form of the result returned by the engine, whatever that might be.') == []
     assert any(matches(c, _label("d82_chkit_flag_parser", "constraints", "C1"))
                for c in _state("d82_chkit_flag_parser").learnings)
+
+
+@pytest.mark.parametrize("said", [
+    'I dont like the "Use Cursor, Claude, Github, etc" because people may not know what those are but I do like learn '
+    'advanced ai workflows.',  # 0xmcc/ubi-course d11: the label is a decision (D11), no constraint
+    'if a value field a field is null i dont want to see "Keine Daten" rather just a empty String.',  # KLIMA d52
+])
+def test_a_dislike_of_one_quoted_piece_of_the_output_is_an_order_not_a_rule(said: str) -> None:
+    (sentence,) = read_user_turn(said, False).sentences
+    assert sentence.instruction and not sentence.preference
+
+
+def test_the_dislikes_give_no_constraint_and_stay_in_their_decisions() -> None:
+    state = _state("d11_ubi_codex_landing")
+    assert not any("Use Cursor, Claude" in c for c in state.learnings)
+    assert any(matches(d.what, _label("d11_ubi_codex_landing", "decisions", "D11")) for d in state.decisions)
+    assert not any("Keine Daten" in c for c in _state("d52_klima_results_tables").learnings)
+    assert any("Keine Daten" in d.what for d in _state("d52_klima_results_tables").decisions)
