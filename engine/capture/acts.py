@@ -18,8 +18,8 @@ from typing import Final
 from engine.capture.language.japanese import JA_PREFERENCE, JA_REQUEST, JA_WANT, KANA
 from engine.capture.pasted import pasted_lines
 
-__all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "asks_whether_fixed", "picks_option",
-           "read_user_turn", "says_failure", "sentences", "word_count"]
+__all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "asks_whether_fixed", "copied_list_items",
+           "picks_option", "read_user_turn", "says_failure", "sentences", "word_count"]
 
 Act = str
 """One of ``instructs``, ``prefers``, ``corrects``, ``approves``, ``rejects``, ``defers``, ``asks``,
@@ -486,6 +486,27 @@ def _pasted_sentences(text: str) -> frozenset[str]:
                        for i, line in enumerate(lines))
     # Compared as `_read_sentence` keeps them: with typographic apostrophes read as straight ones.
     return frozenset(s.replace("’", "'") for s in set(sentences(theirs)) - set(sentences(own)))
+
+
+_LIST_ITEM: Final = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+•]|\d+[.)])\s+(?P<rest>\S.*)$")
+
+
+def copied_list_items(text: str) -> frozenset[str]:
+    """The sentences of list items indented with no list item at the margin above them in their block: a terminal
+    indents what it prints, and a user's own nested list has its parent item (docs/capture.md, round 17)."""
+    if "\n " not in text and "\n\t" not in text:
+        return frozenset()
+    copied: set[str] = set()
+    top = False
+    for line in text.splitlines():
+        item = _LIST_ITEM.match(line)
+        if not line.strip():
+            top = False
+        elif item and not item["indent"]:
+            top = True
+        elif item and len(item["indent"].expandtabs(4)) >= 2 and not top:
+            copied.update(s.replace("’", "'") for s in sentences(item["rest"]))
+    return frozenset(copied)
 
 
 def read_user_turn(text: str, agent_offered: bool) -> UserTurn:

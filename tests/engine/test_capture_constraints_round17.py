@@ -7,6 +7,7 @@ import pytest
 
 from bench.real import matches
 from engine.capture.acts import read_user_turn
+from engine.capture.ledger import Ledger, fold_user
 from tests.engine.test_capture_real import _label, _state
 
 
@@ -133,3 +134,28 @@ def test_the_dislikes_give_no_constraint_and_stay_in_their_decisions() -> None:
     assert any(matches(d.what, _label("d11_ubi_codex_landing", "decisions", "D11")) for d in state.decisions)
     assert not any("Keine Daten" in c for c in _state("d52_klima_results_tables").learnings)
     assert any("Keine Daten" in d.what for d in _state("d52_klima_results_tables").decisions)
+
+
+# specstoryai/keyframe-blogger d15: Poetry's error under "help me"; tslateman/duet d78: a rationale copied from a
+# terminal under the user's order. Both indent their list items, with no item at the margin above them.
+_POETRY = (
+    "help me \nThe current project's supported Python range (>=3.8,<4.0) is not compatible with some of the required "
+    "packages Python requirement:\n  - google-genai requires Python >=3.9, so it will not be installable for Python "
+    ">=3.8,<3.9\n\nBecause no versions of google-genai match >1.25.0,<2.0.0\n and google-genai (1.25.0) requires "
+    "Python >=3.9, google-genai is forbidden.")
+_RATIONALE = (
+    "rename /whats-next to /vamp\nrationale:\n\n  The case for vamp\n\n  - Jazz-native: vamping is what musicians do "
+    "between sections — repeat a figure while listening, deciding what to play next. That's exactly the\n  moment this "
+    "skill serves: you're between tasks, surveying the project, choosing where to go\n  - Fits the \"duet\" namespace "
+    "— deepens the music metaphor rather than just sitting beside it\n  - Imperative verb, one syllable, distinctive "
+    "among siblings")
+
+
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("d15_kfb_renamed", _POETRY, "google-genai requires Python >=3.9"),
+    ("d78_duet_vamp_rename", _RATIONALE, "deepens the music metaphor"),
+])
+def test_a_list_indented_as_a_terminal_prints_it_is_copied_and_gives_no_rule(name: str, text: str, said: str) -> None:
+    ledger = fold_user(Ledger(), text, None, "e1")
+    assert not [i.text for i in ledger.items if i.kind == "constraint"]
+    assert not any(said in c for c in _state(name).learnings)
