@@ -167,11 +167,12 @@ _DISLIKES_SHOWN: Final = re.compile(r"\b(?:i|we) (?:don'?t|do not) (?:want to se
 like the "Use Cursor, Claude, Github, etc""): an order to change what is shown, not a rule (round 17)."""
 _BRIEF: Final = re.compile(
     r"\b(?:make (?:it|them|this|that|the \w+|your \w+) (?:more )?(?:concise|brief|succinct|short)|avoid verbosity"
-    r"|be (?:more )?(?:concise|brief|succinct)|(?:less|not so|not too) verbose)\b",
+    r"|be (?:more )?(?:concise|brief|succinct)|(?:less|not so|not too) verbose|step[- ]by[- ]step)\b",
     re.I,
 )
-"""How short the agent is to be ("If you propose a fix, please make it concise.", "avoid verbosity."): a rule on how
-it answers and writes, however few its words (round 17)."""
+"""How the agent is to answer and write ("If you propose a fix, please make it concise.", "avoid verbosity.", "explain
+how it works step by step in english", "where do I get my api key? and how step by step"): a rule on the manner of
+its answers, however few its words (round 17)."""
 _ALWAYS_DESCRIBES: Final = re.compile(
     r"\b(?:is|are|was|were|it'?s|its|isn'?t|aren'?t|not) always\b|\balways (?:the same|equal)\b"
     r"|\bthe same \w+ always\b|\b(?:and|or) always (?:if|when)\b"

@@ -159,3 +159,13 @@ def test_a_list_indented_as_a_terminal_prints_it_is_copied_and_gives_no_rule(nam
     ledger = fold_user(Ledger(), text, None, "e1")
     assert not [i.text for i in ledger.items if i.kind == "constraint"]
     assert not any(said in c for c in _state(name).learnings)
+
+
+@pytest.mark.parametrize(("name", "label"), [("d08_odyash_devto_paths", "C4"), ("d13_kfb_blog_pipeline", "C2")])
+def test_step_by_step_is_how_the_agent_is_to_answer(name: str, label: str) -> None:
+    # OdyAsh/odyash-dev.to d08 and specstoryai/keyframe-blogger d13.
+    said = ("write docs at the start of #file:update-paths.js to explain how it works step by step in english (with "
+            "path examples)")
+    assert _rules(said) == [said]
+    assert _rules("where do I get my api key? and how step by step") == ["and how step by step"]
+    assert any(matches(c, _label(name, "constraints", label)) for c in _state(name).learnings)
