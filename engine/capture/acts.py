@@ -117,9 +117,11 @@ _PREFERENCE: Final = re.compile(
     r"|(?<!happens )(?<!ed )\bby default\b"
     # What the user asks the agent to keep in its memory holds for the rest of the project ("I want to save this "style"
     # of OOP … in the rest of my project, … a user memory section … CLAUDE.md", "写下这个项目的记忆："); "Add it to
-    # Project-level memory" only says where (round 17).
+    # Project-level memory" only says where, and a program's memory ("write the cache to memory") is no store of the
+    # agent's (round 17).
     r"|\b(?:save|write|record|store|remember|keep)\b(?! (?:it|them|that) (?:to|in|into)\b)[^.!?]*?"
-    r"\b(?:memory|claude\.md|agents\.md)\b|(?:写|记)[^，。！？]{0,6}记忆"
+    r"(?:\b(?:your|my|user|project)[ -](?:level )?memory\b|\bmemory (?:section|file|bank)\b|\bclaude\.md\b"
+    r"|\bagents\.md\b)|(?:写|记)[^，。！？]{0,6}记忆"
     # How every one of a kind is to be ("So each package should just handle their own arguments", "Each step should
     # compile and pass clippy before proceeding"), said of the kind as the sentence's subject (round 17).
     r"|^(?:so |and |then )?(?:each|every|all) [\w-]+(?: [\w-]+)? (?:should|must|needs? to|has to)\b"
