@@ -168,7 +168,7 @@ _DISLIKES_SHOWN: Final = re.compile(r"\b(?:i|we) (?:don'?t|do not) (?:want to se
 """A dislike of one quoted piece of the output ("i dont want to see "Keine Daten" rather just a empty String", "I dont
 like the "Use Cursor, Claude, Github, etc""): an order to change what is shown, not a rule (round 17)."""
 _BRIEF: Final = re.compile(
-    r"\b(?:make (?:it|them|this|that|the \w+|your \w+) (?:more )?(?:concise|brief|succinct|short)|avoid verbosity"
+    r"\b(?:make (?:it|them|this|that|the \w+|your \w+) (?:more )?(?:concise|brief|succinct)|avoid verbosity"
     r"|be (?:more )?(?:concise|brief|succinct)|(?:less|not so|not too) verbose|step[- ]by[- ]step)\b",
     re.I,
 )
