@@ -28,8 +28,8 @@ from engine.capture.language.korean import (
 )
 from engine.capture.pasted import pasted_lines
 
-__all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "asks_whether_fixed", "picks_option",
-           "read_user_turn", "says_failure", "sentences", "word_count"]
+__all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "asks_whether_fixed", "copied_list_items",
+           "picks_option", "read_user_turn", "says_failure", "sentences", "word_count"]
 
 Act = str
 """One of ``instructs``, ``prefers``, ``corrects``, ``approves``, ``rejects``, ``defers``, ``asks``,
@@ -105,9 +105,36 @@ _PREFERENCE: Final = re.compile(
     # "I/we don't" states a rule only with a verb of will ("I don't want …", "we don't use …"); with any other verb
     # it tells how things are ("I dont receive error", "if … aren't created, we don't create them").
     r"|\b(?:i|we) (?:don'?t|do not|never) (?:want|like|wish|prefer|use|allow|accept)\b"
+    # … but not a dislike of one quoted piece of the output (`_DISLIKES_SHOWN`).
+    r"(?! to see\b| the [\"“'])"
     r"|\b(?:doesn'?t|does not|won'?t|will not|shouldn'?t|should not|mustn'?t|must not|can'?t|cannot)\s+"
     r"(?:create|use|change|add|include|run|show|touch|modify|call|print|log|depend|break|require|rely|contain"
     r"|mention|name|be|emphasi[sz]e|rewrite|introduce|delete|remove|overwrite|chain)\b"
+    # "should NOT" in capitals forbids whatever verb follows, as "Do NOT rewrite …" does ("This should NOT appear in
+    # non-verbose", "we probably should NOT file issues in this way"); a plain "you should not limit to just 30
+    # frames" corrects this one design (docs/capture.md, round 17).
+    r"|(?-i:\b(?:should|SHOULD) NOT\s+(?!have to\b)[^\W\d_]+)"
+    # How a thing is to be, set against what it is not: "Claude Rule should appear as "Claude Rule", not just "Rule"",
+    # "the map should get coordinates …, not a device name" (round 17).
+    r"|\bshould\b[^.;!?]*?,\s*not\b"
+    # A step tied to one that recurs is a habit ("we should run the prettier formatter on the README before committing
+    # it", "commit always before updating"), not this turn's work (round 17).
+    r"|\bbefore (?:every |each |any )?(?:commit(?:ting|s)?|push(?:ing|es)?|merg(?:e|es|ing)|deploy(?:ing|s)?"
+    r"|releas(?:e|es|ing)|publish(?:ing)?)\b"
+    # A default is how the thing behaves from now on ("make it optional (by default it just applies changes)", "Don't
+    # delete by default"); "the README should just indicate what happens by default" asks for words, and "the shell
+    # command is not installed by default" tells how a tool is (round 17).
+    r"|(?<!happens )(?<!ed )\bby default\b"
+    # What the user asks the agent to keep in its memory holds for the rest of the project ("I want to save this "style"
+    # of OOP … in the rest of my project, … a user memory section … CLAUDE.md", "写下这个项目的记忆："); "Add it to
+    # Project-level memory" only says where, and a program's memory ("write the cache to memory") is no store of the
+    # agent's (round 17).
+    r"|\b(?:save|write|record|store|remember|keep)\b(?! (?:it|them|that) (?:to|in|into)\b)[^.!?]*?"
+    r"(?:\b(?:your|my|user|project)[ -](?:level )?memory\b|\bmemory (?:section|file|bank)\b|\bclaude\.md\b"
+    r"|\bagents\.md\b)|(?:写|记)[^，。！？]{0,6}记忆"
+    # How every one of a kind is to be ("So each package should just handle their own arguments", "Each step should
+    # compile and pass clippy before proceeding"), said of the kind as the sentence's subject (round 17).
+    r"|^(?:so |and |then )?(?:each|every|all) [\w-]+(?: [\w-]+)? (?:should|must|needs? to|has to)\b"
     r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"
@@ -140,6 +167,24 @@ _MOVED: Final = re.compile(
     re.I,
 )
 """A thing that is not as it should be, and what to do about it, in one sentence: an order about this thing."""
+_CONVENTION: Final = re.compile(
+    r"\bfollows? (?:(?:this|the|that|our|a|common|same|usual|standard|conventional)\s+)*(?:[\w-]+\s+)?"
+    r"(?:pattern|convention)s?\b",
+    re.I,
+)
+"""A convention to keep ("write commits. follow common git pattern.", "One last refactor so PR titles follow this
+pattern "HOR-8: …""): a rule for every such thing, and the work of bringing things to it (round 17)."""
+_DISLIKES_SHOWN: Final = re.compile(r"\b(?:i|we) (?:don'?t|do not) (?:want to see|like the [\"“'])", re.I)
+"""A dislike of one quoted piece of the output ("i dont want to see "Keine Daten" rather just a empty String", "I dont
+like the "Use Cursor, Claude, Github, etc""): an order to change what is shown, not a rule (round 17)."""
+_BRIEF: Final = re.compile(
+    r"\b(?:make (?:it|them|this|that|the \w+|your \w+) (?:more )?(?:concise|brief|succinct)|avoid verbosity"
+    r"|be (?:more )?(?:concise|brief|succinct)|(?:less|not so|not too) verbose|step[- ]by[- ]step)\b",
+    re.I,
+)
+"""How the agent is to answer and write ("If you propose a fix, please make it concise.", "avoid verbosity.", "explain
+how it works step by step in english", "where do I get my api key? and how step by step"): a rule on the manner of
+its answers, however few its words (round 17)."""
 _ALWAYS_DESCRIBES: Final = re.compile(
     r"\b(?:is|are|was|were|it'?s|its|isn'?t|aren'?t|not) always\b|\balways (?:the same|equal)\b"
     r"|\bthe same \w+ always\b|\b(?:and|or) always (?:if|when)\b"
@@ -386,7 +431,8 @@ def _read_sentence(text: str) -> Sentence:
         question = core.lower().startswith(("help me understand", "tell me", "explain")) or bool(_WH_ASKS.match(core))
     instruction = not _LOG_LINE.match(core) and bool(
         _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
-        or (not question and _DESIRED.match(core)) or (not question and _PICK.search(core) and _words(core) <= 12)
+        or (not question and (_DESIRED.match(core) or _CONVENTION.search(core) or _DISLIKES_SHOWN.search(core)))
+        or (not question and _PICK.search(core) and _words(core) <= 12)
         or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core))
         or after_place(core) is not None
         or (ja and not question and bool(JA_REQUEST.search(core) or JA_WANT.search(core)))
@@ -396,10 +442,10 @@ def _read_sentence(text: str) -> Sentence:
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)) or (ko is not None and ko.deferral))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     ruled = _ALWAYS_DESCRIBES.sub(" ", core) if "always" in core.lower() else core
-    preference = bool(_PREFERENCE.search(ruled) or (cjk and _ZH_PREFERENCE.search(core))
+    preference = bool(_PREFERENCE.search(ruled) or _CONVENTION.search(core) or (cjk and _ZH_PREFERENCE.search(core))
                       or (ja and JA_PREFERENCE.search(core)) or (ko is not None and ko.rule)) and not deferral and (
         _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
-    if not core.endswith(("?", "？")) and SCOPE_LIMIT.search(text):
+    if not core.endswith(("?", "？")) and (SCOPE_LIMIT.search(text) or _BRIEF.search(core)):
         preference = True  # "tell me your thoughts without implementing any code changes" asks, and limits
     # An instruction that sets how a whole class of things is ("… camelCase in all .tsx files", 全部放在 @Physics 里)
     # or picks one thing over another ("use #!/bin/sh instead of powershell") stands beyond this turn.
@@ -457,6 +503,27 @@ def _pasted_sentences(text: str) -> frozenset[str]:
                        for i, line in enumerate(lines))
     # Compared as `_read_sentence` keeps them: with typographic apostrophes read as straight ones.
     return frozenset(s.replace("’", "'") for s in set(sentences(theirs)) - set(sentences(own)))
+
+
+_LIST_ITEM: Final = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+•]|\d+[.)])\s+(?P<rest>\S.*)$")
+
+
+def copied_list_items(text: str) -> frozenset[str]:
+    """The sentences of list items indented with no list item at the margin above them in their block: a terminal
+    indents what it prints, and a user's own nested list has its parent item (docs/capture.md, round 17)."""
+    if "\n " not in text and "\n\t" not in text:
+        return frozenset()
+    copied: set[str] = set()
+    top = False
+    for line in text.splitlines():
+        item = _LIST_ITEM.match(line)
+        if not line.strip():
+            top = False
+        elif item and not item["indent"]:
+            top = True
+        elif item and len(item["indent"].expandtabs(4)) >= 2 and not top:
+            copied.update(s.replace("’", "'") for s in sentences(item["rest"]))
+    return frozenset(copied)
 
 
 def read_user_turn(text: str, agent_offered: bool) -> UserTurn:

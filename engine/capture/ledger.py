@@ -29,6 +29,7 @@ from engine.capture.acts import (
     UserTurn,
     after_place,
     asks_whether_fixed,
+    copied_list_items,
     picks_option,
     read_user_turn,
     says_failure,
@@ -516,6 +517,9 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     # code changes"); a real question ("should we never …?") sets none.
     preferences = [s.text for s in turn.sentences if s.preference and not s.text.rstrip().endswith(("?", "？"))
                    and (not s.question or SCOPE_LIMIT.search(s.text))]
+    if preferences and (copied := copied_list_items(words)):
+        # "  - google-genai requires Python >=3.9, so it will not be installable …": a tool's output, no rule.
+        preferences = [text for text in preferences if text not in copied]
     if turn.has("reports") and not turn.has("instructs"):
         pass  # a pasted log's "is never read" states no rule
     elif turn.has("corrects"):
