@@ -208,6 +208,11 @@ _ASKS_LEAVE: Final = re.compile(
     r"|want me to|are you ok with|is it ok (?:if i|to))\s+", re.I)
 _TAG_QUESTION_WORDS: Final = 4
 """A closing question this short ("OK?", "Go ahead?", "Sound good?") only asks for a yes to the sentence before."""
+_OFFERS_ACTION: Final = re.compile(r"^(?:want(?: me)? to|ready to|shall i|should i)\s+(?=\w)", re.I)
+_GO_ON: Final = re.compile(r"^(?:do|proceed|go|continue|start|begin)\b", re.I)
+"""A short offer of an action ("Want to file it?", "Ready to deploy?", "Want me to commit this?") is agreed to as
+that action after the sentence that names its object; only going on ("Shall I proceed?", "… do that?") agrees to
+the sentence before alone (docs/capture.md, round 18)."""
 
 
 def agreed(proposal: str) -> str:
@@ -220,13 +225,19 @@ def agreed(proposal: str) -> str:
         return proposal
     *before, asked = parts
     asked = _ASK_LABEL.sub("", asked)
+    action = _OFFERS_ACTION.match(asked)
+    offered = asked[action.end():].rstrip("?？ ") if action else ""
+    if offered and not _GO_ON.match(offered) and len(asked.split()) <= _TAG_QUESTION_WORDS and before:
+        # "That's a Claude Code bug, not something we can fix in Duet. Want to file it?": the yes files it; the
+        # diagnosis before it is no decision of its own.
+        return clip_words(f"{' '.join(before)} {offered[0].upper()}{offered[1:]}", ITEM_CHARS)
     if len(asked.split()) <= _TAG_QUESTION_WORDS and before:
         return clip_words(" ".join(before), ITEM_CHARS)
     stated = _ASKS_LEAVE.sub("", asked).rstrip("?？ ")
     if stated != asked.rstrip("?？ ") and stated:
         stated = stated[0].upper() + stated[1:]
         pronoun = bool(_REFERS_BACK.search(stated)) and not _ARTIFACT.search(stated)
-        if before and pronoun and len(stated.split()) < _TAG_QUESTION_WORDS:
+        if before and pronoun and len(stated.split()) < _TAG_QUESTION_WORDS and _GO_ON.match(stated):
             return clip_words(" ".join(before), ITEM_CHARS)  # "… Would you like me to do that?"
         if before and (len(stated.split()) < 6 or pronoun):
             stated = f"{' '.join(before)} {stated}"

@@ -1,0 +1,46 @@
+"""Capture round 18 (docs/capture.md, "Capture figures, round 18 (decisions)"): what a yes to a short offer of an
+action agrees to. Real FIT text quoted verbatim."""
+
+from __future__ import annotations
+
+from bench.real import matches
+from engine.capture.ledger import agreed, ledger_of
+from tests.engine.test_capture_real import _label, _state
+
+# tslateman/duet d79: the agent's turns after "it's a bug" and after "yep".
+_DUET_CHECK = ("In Claude Code, not Duet — `/rename` changes the session label but `--resume` still uses the session "
+               "ID. So you can't resume by the original name \"elton\" after renaming to \"kiki\", and there's no way "
+               "to know \"kiki\" used to be \"elton\".\n\nIs that the bug you mean, or is it something different?")
+_DUET_BUG = "That's a Claude Code bug, not something we can fix in Duet. Want to file it?"
+# obsessiondb/chkit d80: the agent's report closing on an offer to commit.
+_CHKIT_COMMIT = ("Done. `manual-release-bun.ts` is now `manual-release.ts` — no workspace resolution, uses `bun "
+                 "publish`. Want me to commit this?")
+
+
+def test_a_yes_to_a_short_offer_to_file_the_bug_agrees_to_filing_it_not_to_the_diagnosis() -> None:
+    items = ledger_of([
+        ("user", "it's a bug", None, "u11", False),
+        ("assistant", _DUET_CHECK, None, "a11", False),
+        ("user", "yep", None, "u12", False),
+        ("assistant", _DUET_BUG, None, "a12", False),
+        ("user", "yes", None, "u13", False),
+    ])
+    decisions = [i.text for i in items if i.kind == "decision" and i.entry_id == "u13"]
+    # Before: "That's a Claude Code bug, not something we can fix in Duet." -- the diagnosis, with nothing agreed.
+    assert decisions == ["That's a Claude Code bug, not something we can fix in Duet. File it"]
+
+
+def test_the_duet_session_records_the_filing_the_yes_agreed_to() -> None:
+    filed = _label("d79_duet_readme_hook", "acceptable_decisions", "AD1")
+    decisions = [d.what for d in _state("d79_duet_readme_hook").decisions]
+    assert any(matches(d, filed) for d in decisions)
+    assert "That's a Claude Code bug, not something we can fix in Duet." not in decisions
+
+
+def test_an_offer_to_commit_this_is_agreed_to_as_the_commit_and_an_offer_to_go_on_as_the_sentence_before() -> None:
+    # Before: the pronoun rule for "… Would you like me to do that?" also took "commit this" for going on.
+    assert agreed(_CHKIT_COMMIT) == ("Done. `manual-release-bun.ts` is now `manual-release.ts` — no workspace "
+                                     "resolution, uses `bun publish`. Commit this")
+    assert agreed("Done. `manual-release-bun.ts` is now `manual-release.ts`. Shall I proceed?") == (
+        "Done. `manual-release-bun.ts` is now `manual-release.ts`.")
+    assert agreed("I'll drop the old script. Would you like me to do that?") == "I'll drop the old script."
