@@ -122,9 +122,13 @@ _EXAMINES: Final = re.compile(
 it is still work asked for (an open request)."""
 _RECORDS: Final = re.compile(
     # Making a new document ("create a readme") is work of its own, not a record of work done.
-    r"^(?!(?:create|add|make|write) an?\b)(?:\w+ ){0,4}?(?:readme|docs?|documentation|comments?|[\w@/.-]+\.md)\b"
+    # Expanding a document adds to it ("i want to expand philosophy.md", duet d77): new content, not a record.
+    r"^(?!(?:create|add|make|write) an?\b)(?!(?:\w+ ){0,4}?(?:expand|extend)\b)(?:\w+ ){0,4}?"
+    r"(?:readme|docs?|documentation|comments?|[\w@/.-]+\.md)\b"
+    # "how it works" points back at done work; "how to use it on win mac and linux" (expense-tracker d53) names new
+    # content.
     r"(?:\W*$|[^.]{0,80}?(?:\bto (?:reflect|explain|make clear|clarify|describe|document|match)|\bbased on"
-    r"|\bwhat we(?:'ve| have)|\bhow (?:it|this|to)\b))",
+    r"|\bwhat we(?:'ve| have)|\bhow (?:it|this)\b))",
     re.I,
 )
 """Writing up what was done ("update @README.md to reflect this", "update @apps/api/README.md to clarify this",
@@ -338,15 +342,24 @@ _ASKED_TO: Final = re.compile(r"^(?:can|could|would|will) (?:you|we) (?:please |
 is asking for an examination, as "check …" is (docs/capture.md, round 15)."""
 
 
+def _records(order: str, *, more: bool) -> bool:
+    """Whether ``order`` writes up done work (:data:`_RECORDS`). A bare "update the README.md." followed by orders
+    that say what it is to hold ("describe the current project structure and functionality.", leeson d62) is new
+    content, as "update the readme with just the one setup …" is (docs/capture.md, round 18)."""
+    plain = order.replace("@", "")
+    found = _RECORDS.match(plain)
+    return found is not None and not (more and found.end() == len(plain))
+
+
 def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     """The sentences of a message that set direction: instructions and preferences that name a concrete thing
     (a file, identifier, quoted text, amount) or are the user's own want ("I want to use …") -- not questions,
     requests to explain or show, or pastes. One that names its object only by a pronoun carries what the user asked
     just before (the thing "it" is)."""
-    kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
-            and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
-            and not _RECORDS.match(lead.replace("@", ""))
-            and not (KANA.search(s.text) and JA_EXAMINES.search(s.text))]
+    orders = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
+              and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
+              and not (KANA.search(s.text) and JA_EXAMINES.search(s.text))]
+    kept = [text for n, text in enumerate(orders) if not _records(_order_of(text), more=n + 1 < len(orders))]
     joined = " ".join(kept)
     if _GO_AHEAD.match(_LEAD_WORDS.sub("", joined).strip()):
         return ""  # "begin implementing this plan", 帮我开始修改吧: the work asked for is the agent's, not a direction

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bench.real import matches
 from engine.capture.ledger import agreed, ledger_of
-from tests.engine.test_capture_real import _label, _state
+from tests.engine.test_capture_real import _decisions, _fold, _label, _state
 
 # tslateman/duet d79: the agent's turns after "it's a bug" and after "yep".
 _DUET_CHECK = ("In Claude Code, not Duet — `/rename` changes the session label but `--resume` still uses the session "
@@ -44,3 +44,22 @@ def test_an_offer_to_commit_this_is_agreed_to_as_the_commit_and_an_offer_to_go_o
     assert agreed("Done. `manual-release-bun.ts` is now `manual-release.ts`. Shall I proceed?") == (
         "Done. `manual-release-bun.ts` is now `manual-release.ts`.")
     assert agreed("I'll drop the old script. Would you like me to do that?") == "I'll drop the old script."
+
+
+def test_a_document_update_that_names_new_content_sets_direction() -> None:
+    # PierrunoYT/expense-tracker d53, rommeld/leeson d62, tslateman/duet d77: the user's whole message, verbatim.
+    # Before: each read as writing up done work (a bare update, or "how …"), so no decision.
+    assert _decisions(_fold(("user", "update the readme how to use it on win mac and linux"))) == [
+        "update the readme how to use it on win mac and linux"]
+    assert _decisions(_fold(("user", "update the README.md. describe the current project structure and "
+                                     "functionality. avoid verbosity."))) == [
+        "update the README.md. describe the current project structure and functionality."]
+    expand = _decisions(_fold(("user", "i want to expand philosophy.md\nright now it focuses on going back and forth "
+                                       "with the human-AI, but I also want to highlight another relationship. "
+                                       "multiple humans adopting duet can themselves form a duet by \"singing\" "
+                                       "their part in prompts to the model")))
+    assert len(expand) == 1 and expand[0].startswith("i want to expand philosophy.md")
+    # Still write-ups (tnyOffice d02, keyframe-blogger d14 and d18): pointing back at done work, or a bare update alone.
+    assert _decisions(_fold(("user", "update @apps/api/README.md to clarify this"))) == []
+    assert _decisions(_fold(("user", "update @README.md"))) == []
+    assert _decisions(_fold(("user", "update @README.md based on all the changes you made to process_with_ai"))) == []
