@@ -123,12 +123,12 @@ it is still work asked for (an open request)."""
 _RECORDS: Final = re.compile(
     # Making a new document ("create a readme") is work of its own, not a record of work done.
     # Expanding a document adds to it ("i want to expand philosophy.md", duet d77): new content, not a record.
-    r"^(?!(?:create|add|make|write) an?\b)(?!(?:\w+ ){0,4}?(?:expand|extend)\b)(?:\w+ ){0,4}?"
+    r"^(?!(?:create|add|make|write) an?\b)(?!(?:\w+ ){0,5}?(?:expand|extend)\b)(?:\w+ ){0,5}?"
     r"(?:readme|docs?|documentation|comments?|[\w@/.-]+\.md)\b"
     # "how it works" points back at done work; "how to use it on win mac and linux" (expense-tracker d53) names new
-    # content.
-    r"(?:\W*$|[^.]{0,80}?(?:\bto (?:reflect|explain|make clear|clarify|describe|document|match)|\bbased on"
-    r"|\bwhat we(?:'ve| have)|\bhow (?:it|this)\b))",
+    # content. A file name's dot is no sentence end ("write docs at the start of #file:update-paths.js to explain …").
+    r"(?:\W*$|(?:[^.]|\.(?=\w)){0,80}?(?:\bto (?:reflect|explain|make clear|clarify|describe|document|match)"
+    r"|\bbased on|\bwhat we(?:'ve| have)|\bhow (?:it|this)\b))",
     re.I,
 )
 """Writing up what was done ("update @README.md to reflect this", "update @apps/api/README.md to clarify this",

@@ -63,3 +63,13 @@ def test_a_document_update_that_names_new_content_sets_direction() -> None:
     assert _decisions(_fold(("user", "update @apps/api/README.md to clarify this"))) == []
     assert _decisions(_fold(("user", "update @README.md"))) == []
     assert _decisions(_fold(("user", "update @README.md based on all the changes you made to process_with_ai"))) == []
+
+
+def test_writing_up_done_work_is_no_decision_past_a_file_names_dot_or_a_five_word_lead() -> None:
+    # OdyAsh/odyash-dev.to d08 U6 and specstoryai/keyframe-blogger d15 U1, verbatim. Before: both were decisions (the
+    # dot in "update-paths.js" ended the search for "to explain"; "Make some minor updates to" is five words).
+    assert _decisions(_fold(("user", "write docs at the start of #file:update-paths.js  to explain how it works step "
+                                     "by step in english (with path examples)"))) == []
+    assert _decisions(_fold(("user", "we renamed this project from video_transcriber to keyframe-blogger to better "
+                                     "reflect what it's actually doing now. Make some minor updates to @README.md to "
+                                     "reflect this"))) == []
