@@ -73,3 +73,16 @@ def test_writing_up_done_work_is_no_decision_past_a_file_names_dot_or_a_five_wor
     assert _decisions(_fold(("user", "we renamed this project from video_transcriber to keyframe-blogger to better "
                                      "reflect what it's actually doing now. Make some minor updates to @README.md to "
                                      "reflect this"))) == []
+
+
+def test_an_order_after_what_it_follows_sets_direction() -> None:
+    # theogbrand/napoli-matcha d85 U2 and Sprayer115/KLIMA d56 U39, verbatim. Before: the frame ("Referring to …",
+    # "Based on …") hid the imperative after it, so neither sentence was an order and d85 gave no decision.
+    referring = ("Referring to the update in @CLAUDE.md , create tests to confidently test this new feature with agent "
+                 "logs.")
+    assert _decisions(_fold(("user", referring))) == [referring]
+    based = ("Based on the ent.xml make some changes, and actually take a closer look at which field is a bool and "
+             "which a number. Adjust this in the store, and also in the vue by swapping bools from input number to "
+             "checkboxes")
+    decisions = _decisions(_fold(("user", based)))
+    assert len(decisions) == 1 and decisions[0].startswith("Based on the ent.xml make some changes")
