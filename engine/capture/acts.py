@@ -397,8 +397,11 @@ database", "the page should remain recognizable"): an instruction in the form of
 something works ("this should fix it")."""
 
 
-_PLACE: Final = re.compile(r"^(?:in|on|inside|within|under)\s+", re.I)
-"""Where an order applies; not "for each value, …", which in a spec says how to compute, not where to act."""
+_PLACE: Final = re.compile(r"^(?:in|on|inside|within|under|based on|referring to|according to|following|given)\s+",
+                           re.I)
+"""Where an order applies, or what it follows ("Based on the ent.xml make some changes", "Referring to the update in
+@CLAUDE.md , create tests …", round 18); not "for each value, …", which in a spec says how to compute, not where to
+act."""
 _PLACE_THING: Final = re.compile(r"[/.#`_]|:\d")
 
 

@@ -124,9 +124,13 @@ _EXAMINES: Final = re.compile(
 it is still work asked for (an open request)."""
 _RECORDS: Final = re.compile(
     # Making a new document ("create a readme") is work of its own, not a record of work done.
-    r"^(?!(?:create|add|make|write) an?\b)(?:\w+ ){0,4}?(?:readme|docs?|documentation|comments?|[\w@/.-]+\.md)\b"
-    r"(?:\W*$|[^.]{0,80}?(?:\bto (?:reflect|explain|make clear|clarify|describe|document|match)|\bbased on"
-    r"|\bwhat we(?:'ve| have)|\bhow (?:it|this|to)\b))",
+    # Expanding a document adds to it ("i want to expand philosophy.md", duet d77): new content, not a record.
+    r"^(?!(?:create|add|make|write) an?\b)(?!(?:\w+ ){0,5}?(?:expand|extend)\b)(?:\w+ ){0,5}?"
+    r"(?:readme|docs?|documentation|comments?|[\w@/.-]+\.md)\b"
+    # "how it works" points back at done work; "how to use it on win mac and linux" (expense-tracker d53) names new
+    # content. A file name's dot is no sentence end ("write docs at the start of #file:update-paths.js to explain …").
+    r"(?:\W*$|(?:[^.]|\.(?=\w)){0,80}?(?:\bto (?:reflect|explain|make clear|clarify|describe|document|match)"
+    r"|\bbased on|\bwhat we(?:'ve| have)|\bhow (?:it|this)\b))",
     re.I,
 )
 """Writing up what was done ("update @README.md to reflect this", "update @apps/api/README.md to clarify this",
@@ -210,6 +214,11 @@ _ASKS_LEAVE: Final = re.compile(
     r"|want me to|are you ok with|is it ok (?:if i|to))\s+", re.I)
 _TAG_QUESTION_WORDS: Final = 4
 """A closing question this short ("OK?", "Go ahead?", "Sound good?") only asks for a yes to the sentence before."""
+_OFFERS_ACTION: Final = re.compile(r"^(?:want(?: me)? to|ready to|shall i|should i)\s+(?=\w)", re.I)
+_GO_ON: Final = re.compile(r"^(?:do|proceed|go|continue|start|begin)\b", re.I)
+"""A short offer of an action ("Want to file it?", "Ready to deploy?", "Want me to commit this?") is agreed to as
+that action after the sentence that names its object; only going on ("Shall I proceed?", "… do that?") agrees to
+the sentence before alone (docs/capture.md, round 18)."""
 
 
 def agreed(proposal: str) -> str:
@@ -222,13 +231,19 @@ def agreed(proposal: str) -> str:
         return proposal
     *before, asked = parts
     asked = _ASK_LABEL.sub("", asked)
+    action = _OFFERS_ACTION.match(asked)
+    offered = asked[action.end():].rstrip("?？ ") if action else ""
+    if offered and not _GO_ON.match(offered) and len(asked.split()) <= _TAG_QUESTION_WORDS and before:
+        # "That's a Claude Code bug, not something we can fix in Duet. Want to file it?": the yes files it; the
+        # diagnosis before it is no decision of its own.
+        return clip_words(f"{' '.join(before)} {offered[0].upper()}{offered[1:]}", ITEM_CHARS)
     if len(asked.split()) <= _TAG_QUESTION_WORDS and before:
         return clip_words(" ".join(before), ITEM_CHARS)
     stated = _ASKS_LEAVE.sub("", asked).rstrip("?？ ")
     if stated != asked.rstrip("?？ ") and stated:
         stated = stated[0].upper() + stated[1:]
         pronoun = bool(_REFERS_BACK.search(stated)) and not _ARTIFACT.search(stated)
-        if before and pronoun and len(stated.split()) < _TAG_QUESTION_WORDS:
+        if before and pronoun and len(stated.split()) < _TAG_QUESTION_WORDS and _GO_ON.match(stated):
             return clip_words(" ".join(before), ITEM_CHARS)  # "… Would you like me to do that?"
         if before and (len(stated.split()) < 6 or pronoun):
             stated = f"{' '.join(before)} {stated}"
@@ -329,15 +344,24 @@ _ASKED_TO: Final = re.compile(r"^(?:can|could|would|will) (?:you|we) (?:please |
 is asking for an examination, as "check …" is (docs/capture.md, round 15)."""
 
 
+def _records(order: str, *, more: bool) -> bool:
+    """Whether ``order`` writes up done work (:data:`_RECORDS`). A bare "update the README.md." followed by orders
+    that say what it is to hold ("describe the current project structure and functionality.", leeson d62) is new
+    content, as "update the readme with just the one setup …" is (docs/capture.md, round 18)."""
+    plain = order.replace("@", "")
+    found = _RECORDS.match(plain)
+    return found is not None and not (more and found.end() == len(plain))
+
+
 def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     """The sentences of a message that set direction: instructions and preferences that name a concrete thing
     (a file, identifier, quoted text, amount) or are the user's own want ("I want to use …") -- not questions,
     requests to explain or show, or pastes. One that names its object only by a pronoun carries what the user asked
     just before (the thing "it" is)."""
-    kept = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
-            and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
-            and not _RECORDS.match(lead.replace("@", ""))
-            and not (KANA.search(s.text) and JA_EXAMINES.search(s.text)) and not korean_examines(s.text)]
+    orders = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
+              and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
+              and not (KANA.search(s.text) and JA_EXAMINES.search(s.text)) and not korean_examines(s.text)]
+    kept = [text for n, text in enumerate(orders) if not _records(_order_of(text), more=n + 1 < len(orders))]
     joined = " ".join(kept)
     if _GO_AHEAD.match(_LEAD_WORDS.sub("", joined).strip()):
         return ""  # "begin implementing this plan", 帮我开始修改吧: the work asked for is the agent's, not a direction
