@@ -36,6 +36,7 @@ __all__ = [
     "is_location",
     "minimal_identifiers",
     "reported_commits",
+    "state_commands",
 ]
 
 GENERIC_IDENTIFIERS: Final = frozenset({
@@ -283,6 +284,27 @@ def reported_commits(output: str) -> list[str]:
         if branch and branch not in GENERIC_IDENTIFIERS and (is_identifier(branch) or _BRANCH.match(branch)):
             found.append(branch)
     return list(dict.fromkeys(found))
+
+
+_STATE_SUBCOMMANDS: Final = frozenset({
+    "reset", "revert", "config", "checkout", "switch", "branch", "stash", "rebase", "cherry-pick", "tag", "merge",
+    "restore", "remote",
+})
+"""git subcommands that change what no file list shows: the history, the branches, the stash, the config."""
+_COMMAND_SEPARATOR: Final = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+
+
+def state_commands(command: str) -> list[str]:
+    """The git commands in a shell command the agent ran that change the repository's history, branches, stash or
+    config (``git reset HEAD~1``, ``git config --global commit.gpgsign false``), each whole: a continuation sees the
+    files it changed in the file lists, never these (docs/compaction.md, Retention round 4). Other commands are
+    not kept: they read, build or test, and their other tokens are flags and words."""
+    found: list[str] = []
+    for part in _COMMAND_SEPARATOR.split(command.strip()):
+        words = part.split()
+        if len(words) >= 2 and words[0] == "git" and words[1] in _STATE_SUBCOMMANDS and _backtick(part) == part:
+            found.append(part)
+    return found
 
 
 def minimal_identifiers(identifiers: Iterable[str], also_present: str = "") -> list[str]:

@@ -48,6 +48,7 @@ from engine.compaction.identifiers import (
     audit_identifiers,
     extract_identifiers,
     reported_commits,
+    state_commands,
 )
 from engine.compaction.item_wording import whole_short_message
 from engine.compaction.span_text import MessageParts, SpanMessage, short_tool_call
@@ -190,16 +191,18 @@ def _clean(line: str) -> str:
 
 def _locations(arguments: Mapping[str, Any]) -> list[str]:
     texts: list[str] = []
+    commands: list[str] = []
     for key, value in arguments.items():
         if not isinstance(value, str):
             continue
         if (key in _LOCATION_KEYS or key in ("command", "cmd")) and len(value) <= 4000:
             texts.append(value)
+            commands += state_commands(value) if key in ("command", "cmd") else []
         elif len(value) <= _SHORT_ARGUMENT:
             # A short argument under another name (a tool's ``summary`` or ``pattern``) still names the file it
             # works on; long ones (file content, edits) are code, whose paths are imports, not the session's.
             texts.append(value)
-    return extract_identifiers(texts, locations_only=True)
+    return commands + extract_identifiers(texts, locations_only=True)
 
 
 class _Report:
@@ -427,7 +430,8 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             reported = "] " in parts.text or "Commit " in parts.text or " -> " in parts.text
             found = reported_commits(redact_secrets(parts.text)) if reported else []
             if parts.role == "bashExecution" and parts.command:
-                found = extract_identifiers([parts.command], locations_only=True) + found
+                found = [*state_commands(parts.command),
+                         *extract_identifiers([parts.command], locations_only=True), *found]
         else:
             continue
         for identifier in found:
