@@ -90,6 +90,14 @@ summary's budget is shared with every other item, and at 480 the longer items le
 _PLUGIN_COMMAND: Final = re.compile(r"<command-name>\s*(/[\w.-]+:[\w.-]+)\s*</command-name>")
 """A plugin's slash command the user ran (``/kitchen:recipe``), which the envelope strip removes: it names the
 skill that shaped the turn; the client's own commands (``/clear``, ``/model``) name nothing in the work."""
+_SUBAGENT_TOOLS: Final = frozenset({"Task", "Agent"})
+"""Claude Code's tools that run a sub-agent: the result is that agent's report, prose written for this one."""
+_SUBAGENT_IDENTIFIERS: Final = 3
+"""Identifiers kept from the head of a sub-agent's report, where it names what it found or did (``GitSyncService``
+in ``/apps/api/src/services/git-sync.ts``; the decision ``dec-feb24b59`` it recorded); a long report names a
+hundred more, which would crowd the session's own out of the summary's budget."""
+_SUBAGENT_TRAILER: Final = re.compile(r"^agentId: ", re.MULTILINE)
+"""Claude Code's trailer under a sub-agent's report (its id for resuming, its usage): harness, not the report."""
 _SHORT_ARGUMENT: Final = 200
 """Tool-call arguments up to this many characters are read for paths and URLs whatever their name."""
 _FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -429,6 +437,8 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             # are read from it: a continuation needs them to push, revert or cite (docs/compaction.md).
             reported = "] " in parts.text or "Commit " in parts.text or " -> " in parts.text
             found = reported_commits(redact_secrets(parts.text)) if reported else []
+            if parts.tool_name in _SUBAGENT_TOOLS:
+                found += extract_identifiers([_SUBAGENT_TRAILER.split(parts.text, 1)[0]])[:_SUBAGENT_IDENTIFIERS]
             if parts.role == "bashExecution" and parts.command:
                 found = [*state_commands(parts.command),
                          *extract_identifiers([parts.command], locations_only=True), *found]

@@ -46,3 +46,37 @@ def test_a_git_command_that_changes_the_repository_is_kept_whole() -> None:
     assert not any(i.startswith(("git status", "git log")) for i in identifiers)  # reading commands change nothing
     summary = _summary(span)
     assert "git config --global commit.gpgsign false" in summary and "git reset HEAD~1" in summary
+
+
+_LORE_REPORT = (  # d79 (tslateman/duet): the Task tool's result, verbatim
+    "Recorded both entries to Lore:\n\n**Decision `dec-feb24b59`**: Check `.github/ISSUE_TEMPLATE/` before filing "
+    "issues on external repos; use web form for YAML templates with required fields\n\n**Pattern "
+    "`pat-577737-336d4c0c`**: Check issue templates before filing\n\nThe decision captures the specific lesson "
+    "learned from the claude-code issue closure, while the pattern establishes the general practice of checking "
+    "template types before choosing between `gh issue create` (for markdown templates) and the web form (for YAML "
+    "templates with required fields).\nagentId: a290814 (for resuming to continue this agent's work if needed)\n"
+    "<usage>total_tokens: 10432\ntool_uses: 4\nduration_ms: 24782</usage>")
+_PLAN_REPORT = (  # d01 (specstoryai/tnyOffice): the head of the Task tool's result, verbatim
+    "Error:\n\n```\nThe agent proposed a plan that was rejected by the user. The user chose to stay in plan mode "
+    "rather than proceed with implementation.\n\nRejected plan:\n## Current Git Integration Analysis\n\n### 1. "
+    "**Document Export to Git**\nThe system exports documents through the `GitSyncService` class "
+    "(`/apps/api/src/services/git-sync.ts`):\n- **Sync Endpoint**: `POST /api/v1/git/sync` triggers the export\n")
+
+
+def test_the_head_of_a_sub_agents_report_names_what_it_found() -> None:
+    # A sub-agent's report is prose an agent wrote for this one: what it opens with is what it found or did. Other
+    # tools' output stays data, and the harness's trailer (agentId, usage) is not the report.
+    span = _span(MessageParts("user", "record that lesson to lore"),
+                 _call("Task", {"description": "Record issue filing lesson to Lore"}),
+                 MessageParts("toolResult", _LORE_REPORT, tool_name="Task"),
+                 _call("Task", {"description": "Search git integration code"}),
+                 MessageParts("toolResult", _PLAN_REPORT, tool_name="Task"),
+                 MessageParts("assistant", "Recorded."))
+    identifiers = [i for i, _ in span_facts(span).identifiers]
+    assert {"dec-feb24b59", "GitSyncService", "/apps/api/src/services/git-sync.ts"} <= set(identifiers)
+    assert "a290814" not in identifiers and "duration_ms" not in identifiers
+    summary = _summary(span)
+    assert "dec-feb24b59" in summary and "apps/api/src/services/git-sync.ts" in summary
+    read = _span(MessageParts("user", "check the config"),
+                 MessageParts("toolResult", _LORE_REPORT, tool_name="Read"), MessageParts("assistant", "Checked."))
+    assert "dec-feb24b59" not in [i for i, _ in span_facts(read).identifiers]
