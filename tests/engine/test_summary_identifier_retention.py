@@ -80,3 +80,18 @@ def test_the_head_of_a_sub_agents_report_names_what_it_found() -> None:
     read = _span(MessageParts("user", "check the config"),
                  MessageParts("toolResult", _LORE_REPORT, tool_name="Read"), MessageParts("assistant", "Checked."))
     assert "dec-feb24b59" not in [i for i, _ in span_facts(read).identifiers]
+
+
+def test_a_markdown_links_text_is_read_as_the_name_it_shows() -> None:
+    # d63 (Safecast/safecast-map-MCP) and d80 (obsessiondb/chkit), the agent's text verbatim: the name the agent
+    # showed the reader is the link's text; glued to its target it was no token at all.
+    deploy = ("Looking at [.github/workflows/deploy.yml:61](.github/workflows/deploy.yml#L61), the deployment sets:")
+    bun = ("It's a confirmed bug in bun itself ([oven-sh/bun#24687](https://github.com/oven-sh/bun/issues/24687)). "
+           "`bun publish` is documented as resolving `workspace:*` at publish time, but it doesn't reliably do so.")
+    span = _span(MessageParts("user", "why haiku?"), MessageParts("assistant", deploy),
+                 MessageParts("user", "why the manual step?"), MessageParts("assistant", bun))
+    identifiers = [i for i, _ in span_facts(span).identifiers]
+    assert ".github/workflows/deploy.yml:61" in identifiers and "oven-sh/bun#24687" in identifiers
+    assert not any("](" in i or i.startswith("https://github.com/oven-sh") for i in identifiers)
+    summary = _summary(span)
+    assert ".github/workflows/deploy.yml" in summary and "oven-sh/bun#24687" in summary
