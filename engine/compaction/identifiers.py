@@ -298,10 +298,14 @@ def reported_commits(output: str) -> list[str]:
 
 _STATE_SUBCOMMANDS: Final = frozenset({
     "reset", "revert", "config", "checkout", "switch", "branch", "stash", "rebase", "cherry-pick", "tag", "merge",
-    "restore", "remote",
+    "restore",
 })
 """git subcommands that change what no file list shows: the history, the branches, the stash, the config."""
-_COMMAND_SEPARATOR: Final = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+_LISTING: Final = frozenset({"list", "show", "-l", "--list", "-v", "-vv", "-a", "-r", "--get", "--show-current"})
+"""The forms of those subcommands that only list or read (``git stash list``, ``git branch -a``)."""
+_COMMAND_SEPARATOR: Final = re.compile(r"\s*(?:&&|\|\|?|;|\n)\s*")
+_REDIRECTION: Final = re.compile(r"\s+\d?>>?(?:&\d|\s*\S+)")
+"""Where a command's output goes (``2>&1``, ``> /dev/null``): how it was run, not what it did."""
 
 
 def state_commands(command: str) -> list[str]:
@@ -311,8 +315,12 @@ def state_commands(command: str) -> list[str]:
     not kept: they read, build or test, and their other tokens are flags and words."""
     found: list[str] = []
     for part in _COMMAND_SEPARATOR.split(command.strip()):
+        part = _REDIRECTION.sub("", part)
         words = part.split()
-        if len(words) >= 2 and words[0] == "git" and words[1] in _STATE_SUBCOMMANDS and _backtick(part) == part:
+        if len(words) < 2 or words[0] != "git" or words[1] not in _STATE_SUBCOMMANDS or _backtick(part) != part:
+            continue
+        # ``git stash`` and ``git reset`` change state on their own; the others need an argument that is no listing.
+        if (len(words) == 2 and words[1] in ("stash", "reset")) or (len(words) > 2 and words[2] not in _LISTING):
             found.append(part)
     return found
 

@@ -48,6 +48,16 @@ def test_a_git_command_that_changes_the_repository_is_kept_whole() -> None:
     assert "git config --global commit.gpgsign false" in summary and "git reset HEAD~1" in summary
 
 
+def test_only_the_git_commands_that_change_state_are_read_from_a_command_line() -> None:
+    from engine.compaction.identifiers import state_commands
+
+    # The first three are d61's (rommeld/leeson) and d63's (Safecast/safecast-map-MCP) commands verbatim.
+    assert state_commands("git stash 2>&1") == ["git stash"]
+    assert state_commands("git remote -v 2>&1") == []
+    assert state_commands("git stash && git checkout main") == ["git stash", "git checkout main"]
+    assert state_commands("git stash list | head -5") == [] and state_commands("git branch -a") == []
+
+
 _LORE_REPORT = (  # d79 (tslateman/duet): the Task tool's result, verbatim
     "Recorded both entries to Lore:\n\n**Decision `dec-feb24b59`**: Check `.github/ISSUE_TEMPLATE/` before filing "
     "issues on external repos; use web form for YAML templates with required fields\n\n**Pattern "
