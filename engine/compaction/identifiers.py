@@ -9,7 +9,8 @@ letters; ``host:port`` (a host with a letter in it, or an IPv4 address: ``00:05`
 digits or more right after a word that names an id (``order 246813579``, ``PR 1234567``); a package-style name in
 kebab case with a digit or at least three parts and no small word between them (``gemini-2.5-pro``,
 ``diff-match-patch``, not ``step-by-step``); a symbol (``snake_case``, ``camelCase``, ``PascalCase``,
-``dotted.name``, ``call()``); a command-line flag (``--dry-run``); or anything written in backticks that is a
+``dotted.name``, ``call()``); a command-line flag (``--dry-run``); another repository's issue (``oven-sh/bun#24687``,
+also as a Markdown link's text, whose target is not read); or anything written in backticks that is a
 name (``refactor``) or a command (``npm run check``: at most eight words led by a lower-case program name, without
 code punctuation), up to 120 characters.
 
@@ -36,6 +37,7 @@ __all__ = [
     "is_location",
     "minimal_identifiers",
     "reported_commits",
+    "state_commands",
 ]
 
 GENERIC_IDENTIFIERS: Final = frozenset({
@@ -123,6 +125,13 @@ _CHAT_REFERENCE: Final = re.compile(r"^#(?:file|folder):(?=\S)")
 (docs/compaction.md, Retention on real sessions, round 3)."""
 
 
+_LINK: Final = re.compile(r"\[([^\[\]\n]{1,200})\]\([^()\s]{1,500}\)")
+"""A Markdown link: its text is what the agent named for the reader (``.github/workflows/deploy.yml:61``,
+``oven-sh/bun#24687``); its target is read no further (docs/compaction.md, Retention round 4)."""
+_ISSUE_REFERENCE: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+#\d+$")
+"""GitHub's short reference to an issue or pull request of another repository (``oven-sh/bun#24687``)."""
+
+
 def _strip(token: str) -> str:
     """The token without the punctuation prose wraps it in (a trailing ``()`` of a call is kept)."""
     token = token.lstrip(_LEAD)
@@ -172,7 +181,7 @@ def is_identifier(token: str) -> bool:
         return True
     if _FLAG.match(token) or _TICKET.match(token) or _SNAKE.match(token) or _CAMEL.match(token):
         return True
-    if _CALL.match(token):
+    if _CALL.match(token) or _ISSUE_REFERENCE.match(token):
         return True
     if _DOTTED.match(token):
         return all(len(part) >= 2 for part in token.removesuffix("()").split("."))
@@ -253,6 +262,8 @@ def extract_identifiers(texts: Iterable[str], *, locations_only: bool = False) -
                 if span is not None:
                     add(span)
             rest = _BACKTICKS.sub(" ", text)
+        if "](" in rest:
+            rest = _LINK.sub(r" \1 ", rest)
         previous = ""
         for raw in rest.split():
             token = _strip(_CHAT_REFERENCE.sub("", _strip(raw)))
@@ -283,6 +294,35 @@ def reported_commits(output: str) -> list[str]:
         if branch and branch not in GENERIC_IDENTIFIERS and (is_identifier(branch) or _BRANCH.match(branch)):
             found.append(branch)
     return list(dict.fromkeys(found))
+
+
+_STATE_SUBCOMMANDS: Final = frozenset({
+    "reset", "revert", "config", "checkout", "switch", "branch", "stash", "rebase", "cherry-pick", "tag", "merge",
+    "restore",
+})
+"""git subcommands that change what no file list shows: the history, the branches, the stash, the config."""
+_LISTING: Final = frozenset({"list", "show", "-l", "--list", "-v", "-vv", "-a", "-r", "--get", "--show-current"})
+"""The forms of those subcommands that only list or read (``git stash list``, ``git branch -a``)."""
+_COMMAND_SEPARATOR: Final = re.compile(r"\s*(?:&&|\|\|?|;|\n)\s*")
+_REDIRECTION: Final = re.compile(r"\s+\d?>>?(?:&\d|\s*\S+)")
+"""Where a command's output goes (``2>&1``, ``> /dev/null``): how it was run, not what it did."""
+
+
+def state_commands(command: str) -> list[str]:
+    """The git commands in a shell command the agent ran that change the repository's history, branches, stash or
+    config (``git reset HEAD~1``, ``git config --global commit.gpgsign false``), each whole: a continuation sees the
+    files it changed in the file lists, never these (docs/compaction.md, Retention round 4). Other commands are
+    not kept: they read, build or test, and their other tokens are flags and words."""
+    found: list[str] = []
+    for part in _COMMAND_SEPARATOR.split(command.strip()):
+        part = _REDIRECTION.sub("", part)
+        words = part.split()
+        if len(words) < 2 or words[0] != "git" or words[1] not in _STATE_SUBCOMMANDS or _backtick(part) != part:
+            continue
+        # ``git stash`` and ``git reset`` change state on their own; the others need an argument that is no listing.
+        if (len(words) == 2 and words[1] in ("stash", "reset")) or (len(words) > 2 and words[2] not in _LISTING):
+            found.append(part)
+    return found
 
 
 def minimal_identifiers(identifiers: Iterable[str], also_present: str = "") -> list[str]:

@@ -48,6 +48,7 @@ from engine.compaction.identifiers import (
     audit_identifiers,
     extract_identifiers,
     reported_commits,
+    state_commands,
 )
 from engine.compaction.item_wording import whole_short_message
 from engine.compaction.span_text import MessageParts, SpanMessage, short_tool_call
@@ -89,6 +90,14 @@ summary's budget is shared with every other item, and at 480 the longer items le
 _PLUGIN_COMMAND: Final = re.compile(r"<command-name>\s*(/[\w.-]+:[\w.-]+)\s*</command-name>")
 """A plugin's slash command the user ran (``/kitchen:recipe``), which the envelope strip removes: it names the
 skill that shaped the turn; the client's own commands (``/clear``, ``/model``) name nothing in the work."""
+_SUBAGENT_TOOLS: Final = frozenset({"Task", "Agent"})
+"""Claude Code's tools that run a sub-agent: the result is that agent's report, prose written for this one."""
+_SUBAGENT_IDENTIFIERS: Final = 3
+"""Identifiers kept from the head of a sub-agent's report, where it names what it found or did (``GitSyncService``
+in ``/apps/api/src/services/git-sync.ts``; the decision ``dec-feb24b59`` it recorded); a long report names a
+hundred more, which would crowd the session's own out of the summary's budget."""
+_SUBAGENT_TRAILER: Final = re.compile(r"^agentId: ", re.MULTILINE)
+"""Claude Code's trailer under a sub-agent's report (its id for resuming, its usage): harness, not the report."""
 _SHORT_ARGUMENT: Final = 200
 """Tool-call arguments up to this many characters are read for paths and URLs whatever their name."""
 _FENCE: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -190,16 +199,18 @@ def _clean(line: str) -> str:
 
 def _locations(arguments: Mapping[str, Any]) -> list[str]:
     texts: list[str] = []
+    commands: list[str] = []
     for key, value in arguments.items():
         if not isinstance(value, str):
             continue
         if (key in _LOCATION_KEYS or key in ("command", "cmd")) and len(value) <= 4000:
             texts.append(value)
+            commands += state_commands(value) if key in ("command", "cmd") else []
         elif len(value) <= _SHORT_ARGUMENT:
             # A short argument under another name (a tool's ``summary`` or ``pattern``) still names the file it
             # works on; long ones (file content, edits) are code, whose paths are imports, not the session's.
             texts.append(value)
-    return extract_identifiers(texts, locations_only=True)
+    return commands + extract_identifiers(texts, locations_only=True)
 
 
 class _Report:
@@ -426,8 +437,11 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             # are read from it: a continuation needs them to push, revert or cite (docs/compaction.md).
             reported = "] " in parts.text or "Commit " in parts.text or " -> " in parts.text
             found = reported_commits(redact_secrets(parts.text)) if reported else []
+            if parts.tool_name in _SUBAGENT_TOOLS:
+                found += extract_identifiers([_SUBAGENT_TRAILER.split(parts.text, 1)[0]])[:_SUBAGENT_IDENTIFIERS]
             if parts.role == "bashExecution" and parts.command:
-                found = extract_identifiers([parts.command], locations_only=True) + found
+                found = [*state_commands(parts.command),
+                         *extract_identifiers([parts.command], locations_only=True), *found]
         else:
             continue
         for identifier in found:
