@@ -222,6 +222,17 @@ class ContextManager:
                 events.append(self._event("error", session, f"state not saved: {_one_line(exc)}"))
         return snapshot, events
 
+    def viewed_state(self, key: str) -> CapturedState:
+        """The captured state of ``key`` for a view (the Decisions tab). A session idle when first seen is not
+        captured by :meth:`step` until it moves, so that following a thousand old sessions captures none; one a
+        view asks for is captured now, in memory only (nothing is saved until the session moves)."""
+        session = self.session(key)
+        snapshot = session.snapshot
+        if session.started and session.state.last_line_no == 0 and snapshot is not None and snapshot.view.path:
+            with contextlib.suppress(TranscriptError):  # the view shows what there is; step reports the error
+                session.state = capture(session.state, snapshot.view.path, session.follower.objects.read_object)
+        return session.state
+
     def step_all(self) -> list[SidecarEvent]:
         """:meth:`step` every session."""
         events: list[SidecarEvent] = []

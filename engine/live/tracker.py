@@ -408,7 +408,7 @@ class SessionTracker:
         if tracked is None or tracked.managed is None:
             return None
         with tracked.lock:
-            return tracked.managed.state
+            return self.manager.viewed_state(key) if self.manager is not None else tracked.managed.state
 
     def with_follower(self, key: str, use: Callable[[SessionFollower], T]) -> T:
         """Run ``use`` on the follower of ``key`` while no refresh of it runs (blocking: call from a thread)."""

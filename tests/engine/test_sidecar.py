@@ -304,6 +304,27 @@ def test_a_manual_checkpoint_of_a_session_left_alone_as_idle_holds_everything(tm
     assert "src/net/retry.ts" in cp.resources.files_modified and cp.decisions
 
 
+def test_a_view_of_a_session_left_alone_as_idle_captures_it_in_memory_and_writes_nothing(tmp_path: Path) -> None:
+    # The Decisions tab said "none recognised yet" on any old session opened in the TUI: the sidecar leaves an idle
+    # session uncaptured until it moves, and the tab read that empty state.
+    path = _decision_session(tmp_path / "s.jsonl")
+    state = tmp_path / "state"
+    manager = ContextManager(Config(state_dir=state, auto_checkpoint_idle=60.0), clock=Clock())
+    manager.add_all(discover_sessions([path]).sessions)
+    key = next(iter(manager.sessions))
+    manager.step_all()
+    assert manager.session(key).state.decisions == ()  # idle: read, not captured
+    viewed = manager.viewed_state(key)
+    assert viewed.decisions and "src/net/retry.ts" in viewed.files_modified
+    assert not state.exists()  # a view writes nothing
+    assert manager.viewed_state(key) is viewed  # captured once, not again on every look
+    with path.open("ab") as handle:  # it moves: the next step captures only what is new, then saves
+        handle.write(orjson.dumps(user("u9", read_transcript(path).leaf.id, "thanks")) + b"\n")
+    manager.step_all()
+    after = manager.session(key).state
+    assert after.decisions == viewed.decisions and after.real_user_messages == viewed.real_user_messages + 1
+
+
 @pytest.mark.parametrize(("reply", "decided"), [("yes, do it", True), ("hmm, let me think about it", False)])
 def test_capture_takes_a_proposal_ending_in_a_question_once_the_user_says_yes(
     tmp_path: Path, reply: str, decided: bool
