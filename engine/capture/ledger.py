@@ -107,6 +107,12 @@ _ARTIFACT: Final = re.compile(
 Chinese instructions name components and files in Latin script too)."""
 _LEAVES_TO_USER: Final = re.compile(r"\byou(?:'d| would)? (?:like|want|prefer)\b|\blet me know\b", re.I)
 _ABOUT: Final = " (about: "
+_BARE_WORD_CHARS: Final = 12
+_LETTERS: Final = re.compile(r"^[^\W\d_]+$")
+"""Letters only: an Aider command ("/tokens", "/map-refresh", KLIMA d56), "---" or a number is no bare word."""
+_HAN_OR_KANA: Final = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+"""Chinese and Japanese write a phrase without spaces: "出错了" (it failed, shadcn-ui-sidebar d05) and
+"レビューチェック" (check the review, repiq d69) are a failure and an order in one "word"."""
 _NO_DIRECTION: Final = re.compile(
     r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b"
     # Thinking aloud together sets no direction yet: "let's start thinking about …", "help me learn and think …".
@@ -459,6 +465,15 @@ def _settle_shape(ledger: Ledger) -> Ledger:
     return replace(ledger, items=tuple(items), shape=None)
 
 
+def _bare_word(words: str) -> bool:
+    """A message of one word that no table reads and that names nothing ("voila" handing over the file the agent
+    asked for, tellmepedia d58; "게속", a misspelt "go on", moviehub d90): it asks for nothing of its own, so it is
+    no open item, though it is read as a report (docs/capture.md, round 20)."""
+    flat = words.strip()
+    return (len(flat) <= _BARE_WORD_CHARS and bool(_LETTERS.match(flat)) and not _HAN_OR_KANA.search(flat)
+            and not says_failure(flat))
+
+
 def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None) -> Ledger:
     """``ledger`` after a real user message whose own words are ``words`` (harness already removed)."""
     ledger = _settle_shape(ledger)
@@ -558,6 +573,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         s.instruction and not s.question and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
         for s in turn.sentences)
     wants = turn.acts & {"instructs", "asks", "reports", "corrects"}
+    if turn.acts == {"reports"} and _bare_word(words):
+        wants = set()  # "voila", "게속": nothing of its own to do (docs/capture.md, round 20)
     unconfirmed: int | None = None
     if wants and not turn.has("acknowledges") and not (turn.acts <= {"approves", "rejects"} and turn.acts):
         # "give me examples" or "explain" is answered by a reply; work needs a report that it is finished.
