@@ -108,6 +108,8 @@ Chinese instructions name components and files in Latin script too)."""
 _LEAVES_TO_USER: Final = re.compile(r"\byou(?:'d| would)? (?:like|want|prefer)\b|\blet me know\b", re.I)
 _ABOUT: Final = " (about: "
 _BARE_WORD_CHARS: Final = 12
+_GO_ON_WORDS: Final = 2
+_RE_MARK: Final = " (re: "
 _LETTERS: Final = re.compile(r"^[^\W\d_]+$")
 """Letters only: an Aider command ("/tokens", "/map-refresh", KLIMA d56), "---" or a number is no bare word."""
 _HAN_OR_KANA: Final = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
@@ -465,6 +467,15 @@ def _settle_shape(ledger: Ledger) -> Ledger:
     return replace(ledger, items=tuple(items), shape=None)
 
 
+def _what_went_on(request: str, stopped_reply: str) -> str:
+    """A stopped "go on" ("続けて", repiq d69) names its work only in the agent's reply it started: the item carries
+    that reply's first statement ("フィールド選択の実装計画を作成します。"), as a pronoun order carries its request."""
+    started = _first_statement(stopped_reply)
+    if not started or word_count(request) > _GO_ON_WORDS or _ARTIFACT.search(request) or _RE_MARK in request:
+        return request
+    return f"{request}{_RE_MARK}{clip_words(started, 160)})"
+
+
 def _bare_word(words: str) -> bool:
     """A message of one word that no table reads and that names nothing ("voila" handing over the file the agent
     asked for, tellmepedia d58; "게속", a misspelt "go on", moviehub d90): it asks for nothing of its own, so it is
@@ -498,11 +509,14 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     if ledger.agent_acted and not (turn.acts & {"corrects", "approves", "rejects"}):
         # The agent answered and the user moved on (a new request, a question, thanks): what they asked was
         # done. A correction keeps it open; a yes or no to a proposal is still part of the same work.
-        stopped = _latest_request(items) if ledger.stopped and not _finished(ledger.agent_text) else None
+        # Claude Code's interrupt stops a reply as SpecStory's "Cancelled" does (docs/capture.md, round 20).
+        stopped = (_latest_request(items) if (ledger.stopped or ledger.interrupted) and not _finished(ledger.agent_text)
+                   else None)
         _close_requests(items, when)
         if stopped is not None:
             # Only the latest stop stays open: work finished after an earlier stop superseded it.
-            items[stopped] = replace(items[stopped], source="stopped", done=False, done_when=None)
+            items[stopped] = replace(items[stopped], text=_what_went_on(items[stopped].text, ledger.agent_text),
+                                     source="stopped", done=False, done_when=None)
     flat = flatten(words)
     own_order = (order_beyond_yes(flat) if turn.has("approves") and proposal and not turn.acts & {"asks", "corrects"}
                  else None)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from tests.engine.test_capture_real import _fold, _open, _state
+from dataclasses import replace
+
+from bench.real import matches
+from engine.capture.ledger import Ledger, fold_agent, fold_user, ledger_at_end
+from tests.engine.test_capture_real import _fold, _label, _open, _state
 
 # d58 (Orolol/tellmepedia, Aider): the agent asked for the file; the user added it and said only this.
 _ASKED_FOR_FILE = ("Before we can make any changes, we need to add this file to the chat. Once you've added it, we "
@@ -34,3 +38,21 @@ def test_a_one_word_report_that_names_something_or_a_failure_is_still_open() -> 
     for said in ("出错了", "レビューチェック", "404", "app.py", "broken", "`ENOENT`"):
         items = _fold(("user", said), ("assistant", "Let me look."))
         assert _open(items) == [said], said
+
+
+# --- work cut off: repiq d69 (Claude Code). The agent proposed its next step, the user said "go on", then
+# interrupted the reply that had just begun and asked for something else, which the agent finished.
+_NEXT_STEP = "次のステップは `/kitchen:prep` で実装計画と TODO 分解です。"
+_STARTED = "フィールド選択の実装計画を作成します。まずスペックを確認して TODO を分解します。"
+
+
+def test_an_interrupted_go_on_stays_open_with_the_work_it_had_started() -> None:
+    ledger = fold_agent(Ledger(), _NEXT_STEP, True, "t0", "e0")
+    ledger = fold_agent(fold_user(ledger, "続けて", "t1", "e1"), _STARTED, True, "t2", "e2")
+    ledger = replace(ledger, interrupted=True)  # "[Request interrupted by user]" (engine/capture/state.py)
+    ledger = fold_agent(fold_user(ledger, "レビューチェック", "t3", "e3"), "完了。\n\n- CI: パス", True, "t4", "e4")
+    opened = [i.text for i in ledger_at_end(ledger, "t5") if i.kind == "open" and not i.done]
+    assert opened == ["続けて (re: フィールド選択の実装計画を作成します。)"]
+    # The whole session: the label "Implement field selection (--fields) …" is open at the end.
+    label = _label("d69_repiq_license_trend", "open_items", "O1")
+    assert any(matches(o, label) for o in _state("d69_repiq_license_trend").open_items)
