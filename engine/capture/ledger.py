@@ -86,6 +86,8 @@ _DONE_REPORT: Final = re.compile(
     r"|(?:is|are) now\b|now (?:passes|works|builds)|all set|done[.!]|build (?:now )?passes|tests? (?:now )?pass)"
     r"|已(?:经)?[^，。,\n]{0,8}?(?:完成|修改|更新|添加|删除|修复|实现|创建|改为|调整|合并|移动|对调|集成)|完成了|已全部"
     r"|完了(?:しました|です)?[。！]|(?:修正|変更|追加|削除|作成|更新|対応|実装|コミット|プッシュ)しました"
+    # Korean, round 20: "성공적으로 푸시되었습니다" (moviehub d90), "완료했습니다" (patent_board d87).
+    r"|(?:완료|수정|추가|삭제|변경|적용|반영|푸시|커밋|생성|해결|저장|구현|작성|배포)(?:했습니다|되었습니다|됐습니다)"
     # "Committed and pushed as `cd7e235`.", "Committed as `ab71aaf`.": the work is in the repository (round 15).
     r"|(?:^|\n|[.!]\s)[ \t*_#>✅-]*(?:committed|pushed|merged)\b(?! (?:yet|nothing))",
     re.I,
@@ -307,8 +309,26 @@ def _asked(words: str, turn: UserTurn) -> str:
     flat = flatten(words)
     if len(flat) <= ITEM_CHARS:
         return _lead(flat)
-    prose = [line for line in words.splitlines() if _PROSE_LINE.match(line) and len(line.split()) >= 5]
+    prose = [line for line in _without_frames(words) if _PROSE_LINE.match(line) and len(line.split()) >= 5]
     return _lead(" ".join(" ".join(line.split()) for line in prose)) or _lead(flat)
+
+
+_FRAME: Final = re.compile(r'^\s*(?:Traceback \(most recent call last\):|File "[^"]+", line \d+)')
+"""A Python traceback's own lines: its heading and each frame ("File "<frozen runpy>", line 198, in …")."""
+
+
+def _without_frames(words: str) -> list[str]:
+    """The lines of ``words`` without a traceback's heading, frames and the source line under each frame: what is
+    left of a pasted traceback is its error ("OSError: [Errno 5] Input/output error", tellmepedia d58), which names
+    the problem as its frames do not (docs/capture.md, round 20)."""
+    kept: list[str] = []
+    after_frame = False
+    for line in words.splitlines():
+        frame = bool(_FRAME.match(line))
+        if not frame and not (after_frame and line.startswith((" ", "\t")) and line.strip()):
+            kept.append(line)
+        after_frame = frame and line.lstrip().startswith("File")
+    return kept
 
 
 _GO_AHEAD: Final = re.compile(
@@ -479,7 +499,7 @@ def _what_went_on(request: str, stopped_reply: str) -> str:
 def _bare_word(words: str) -> bool:
     """A message of one word that no table reads and that names nothing ("voila" handing over the file the agent
     asked for, tellmepedia d58; "게속", a misspelt "go on", moviehub d90): it asks for nothing of its own, so it is
-    no open item, though it is read as a report (docs/capture.md, round 20)."""
+    no open item, though it is read as a report, and the work before it goes on (docs/capture.md, round 20)."""
     flat = words.strip()
     return (len(flat) <= _BARE_WORD_CHARS and bool(_LETTERS.match(flat)) and not _HAN_OR_KANA.search(flat)
             and not says_failure(flat))
@@ -506,7 +526,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     items = list(ledger.items)
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
     awaiting: int | None = None
-    if ledger.agent_acted and not (turn.acts & {"corrects", "approves", "rejects"}):
+    bare = turn.acts == {"reports"} and _bare_word(words)
+    if ledger.agent_acted and not (turn.acts & {"corrects", "approves", "rejects"}) and not bare:
         # The agent answered and the user moved on (a new request, a question, thanks): what they asked was
         # done. A correction keeps it open; a yes or no to a proposal is still part of the same work.
         # Claude Code's interrupt stops a reply as SpecStory's "Cancelled" does (docs/capture.md, round 20).
@@ -587,8 +608,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         s.instruction and not s.question and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
         for s in turn.sentences)
     wants = turn.acts & {"instructs", "asks", "reports", "corrects"}
-    if turn.acts == {"reports"} and _bare_word(words):
-        wants = set()  # "voila", "게속": nothing of its own to do (docs/capture.md, round 20)
+    if bare:
+        wants = set()  # "voila", "게속": nothing of its own to do, and it does not move on from the work before
     unconfirmed: int | None = None
     if wants and not turn.has("acknowledges") and not (turn.acts <= {"approves", "rejects"} and turn.acts):
         # "give me examples" or "explain" is answered by a reply; work needs a report that it is finished.

@@ -56,3 +56,34 @@ def test_an_interrupted_go_on_stays_open_with_the_work_it_had_started() -> None:
     # The whole session: the label "Implement field selection (--fields) …" is open at the end.
     label = _label("d69_repiq_license_trend", "open_items", "O1")
     assert any(matches(o, label) for o in _state("d69_repiq_license_trend").open_items)
+
+
+# --- the problem a bare word leaves open: tellmepedia d58 pasted a traceback, the agent asked for the file, the
+# user added it and said "voila", and the agent's shell commands were all declined: the failure is still open.
+# Lines of the pasted traceback, each verbatim.
+_TRACEBACK = """  File "<frozen runpy>", line 198, in _run_module_as_main
+  File "<frozen runpy>", line 88, in _run_code
+  File "/home/orolol/workspace/tellmepedia/api/app.py", line 1, in <module>
+    from flask import Flask, request, jsonify, send_file
+  File "<frozen importlib._bootstrap_external>", line 1131, in get_data
+OSError: [Errno 5] Input/output error"""
+_DONE_KO = "모든 수정 사항이 성공적으로 푸시되었습니다!"
+
+
+def test_a_pasted_traceback_is_named_by_its_error_and_a_bare_word_keeps_it_open() -> None:
+    items = _fold(("user", _TRACEBACK), ("assistant", _ASKED_FOR_FILE), ("user", _VOILA),
+                  ("assistant", "Merci d'avoir ajouté le fichier. Cependant, pour essayer de résoudre ce problème, "
+                                "nous pouvons tenter quelques approches :"))
+    assert _open(items) == ["OSError: [Errno 5] Input/output error"]
+    label = _label("d58_tellme_wiki_audio", "open_items", "O1")
+    assert any(matches(o, label) for o in _state("d58_tellme_wiki_audio").open_items)
+
+
+def test_a_korean_report_of_pushed_work_closes_the_request() -> None:
+    assert _open(_fold(("user", _DELAY), ("assistant", _DONE_KO))) == []
+    # "게속" goes on with the same work: the request stays open until the agent reports it done.
+    items = _fold(("user", _DELAY), ("assistant", "### 변경 사항 상세"), ("user", _GO_ON))
+    assert _open(items) == [_DELAY]
+    assert _open(_fold(("user", _DELAY), ("assistant", "### 변경 사항 상세"), ("user", _GO_ON),
+                       ("assistant", _DONE_KO))) == []
+    assert _state("d90_moviehub_vercel_cron").open_items == ()
