@@ -609,7 +609,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         for s in turn.sentences)
     wants = turn.acts & {"instructs", "asks", "reports", "corrects"}
     if bare:
-        wants = set()  # "voila", "게속": nothing of its own to do, and it does not move on from the work before
+        wants = frozenset()  # "voila", "게속": nothing of its own to do, and it does not move on from the work before
     unconfirmed: int | None = None
     if wants and not turn.has("acknowledges") and not (turn.acts <= {"approves", "rejects"} and turn.acts):
         # "give me examples" or "explain" is answered by a reply; work needs a report that it is finished.
