@@ -530,8 +530,10 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     if ledger.agent_acted and not (turn.acts & {"corrects", "approves", "rejects"}) and not bare:
         # The agent answered and the user moved on (a new request, a question, thanks): what they asked was
         # done. A correction keeps it open; a yes or no to a proposal is still part of the same work.
-        # Claude Code's interrupt stops a reply as SpecStory's "Cancelled" does (docs/capture.md, round 20).
-        stopped = (_latest_request(items) if (ledger.stopped or ledger.interrupted) and not _finished(ledger.agent_text)
+        # Claude Code's interrupt stops a reply as SpecStory's "Cancelled" does, unless the user's next words take the
+        # same work up again ("yep go ahead", keyframe-blogger d13; docs/capture.md, round 20).
+        interrupted = ledger.interrupted and not turn.has("acknowledges")
+        stopped = (_latest_request(items) if (ledger.stopped or interrupted) and not _finished(ledger.agent_text)
                    else None)
         _close_requests(items, when)
         if stopped is not None:

@@ -87,3 +87,12 @@ def test_a_korean_report_of_pushed_work_closes_the_request() -> None:
     assert _open(_fold(("user", _DELAY), ("assistant", "### 변경 사항 상세"), ("user", _GO_ON),
                        ("assistant", _DONE_KO))) == []
     assert _state("d90_moviehub_vercel_cron").open_items == ()
+
+
+def test_a_yes_after_an_interrupt_takes_the_same_work_up_again() -> None:
+    # keyframe-blogger d13: the user stopped a tool call, then said "yep go ahead"; the run finished the work.
+    ledger = fold_agent(fold_user(Ledger(), "got it", "t0", "e0"), "The video is slightly over the token limit.",
+                        True, "t1", "e1")
+    ledger = fold_user(replace(ledger, interrupted=True), "yep go ahead", "t2", "e2")
+    assert not any(i.source == "stopped" for i in ledger.items)
+    assert not any(o.startswith("got it") for o in _state("d13_kfb_blog_pipeline").open_items)
