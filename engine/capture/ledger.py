@@ -86,6 +86,8 @@ _DONE_REPORT: Final = re.compile(
     r"|(?:is|are) now\b|now (?:passes|works|builds)|all set|done[.!]|build (?:now )?passes|tests? (?:now )?pass)"
     r"|已(?:经)?[^，。,\n]{0,8}?(?:完成|修改|更新|添加|删除|修复|实现|创建|改为|调整|合并|移动|对调|集成)|完成了|已全部"
     r"|完了(?:しました|です)?[。！]|(?:修正|変更|追加|削除|作成|更新|対応|実装|コミット|プッシュ)しました"
+    # Korean, round 20: "성공적으로 푸시되었습니다" (moviehub d90), "완료했습니다" (patent_board d87).
+    r"|(?:완료|수정|추가|삭제|변경|적용|반영|푸시|커밋|생성|해결|저장|구현|작성|배포)(?:했습니다|되었습니다|됐습니다)"
     # "Committed and pushed as `cd7e235`.", "Committed as `ab71aaf`.": the work is in the repository (round 15).
     r"|(?:^|\n|[.!]\s)[ \t*_#>✅-]*(?:committed|pushed|merged)\b(?! (?:yet|nothing))",
     re.I,
@@ -107,6 +109,14 @@ _ARTIFACT: Final = re.compile(
 Chinese instructions name components and files in Latin script too)."""
 _LEAVES_TO_USER: Final = re.compile(r"\byou(?:'d| would)? (?:like|want|prefer)\b|\blet me know\b", re.I)
 _ABOUT: Final = " (about: "
+_BARE_WORD_CHARS: Final = 12
+_GO_ON_WORDS: Final = 2
+_RE_MARK: Final = " (re: "
+_LETTERS: Final = re.compile(r"^[^\W\d_]+$")
+"""Letters only: an Aider command ("/tokens", "/map-refresh", KLIMA d56), "---" or a number is no bare word."""
+_HAN_OR_KANA: Final = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+"""Chinese and Japanese write a phrase without spaces: "出错了" (it failed, shadcn-ui-sidebar d05) and
+"レビューチェック" (check the review, repiq d69) are a failure and an order in one "word"."""
 _NO_DIRECTION: Final = re.compile(
     r"^(?:give me|show me|tell me|explain|help me understand|read|look at|check|try|run|print|trace|find out)\b"
     # Thinking aloud together sets no direction yet: "let's start thinking about …", "help me learn and think …".
@@ -299,8 +309,26 @@ def _asked(words: str, turn: UserTurn) -> str:
     flat = flatten(words)
     if len(flat) <= ITEM_CHARS:
         return _lead(flat)
-    prose = [line for line in words.splitlines() if _PROSE_LINE.match(line) and len(line.split()) >= 5]
+    prose = [line for line in _without_frames(words) if _PROSE_LINE.match(line) and len(line.split()) >= 5]
     return _lead(" ".join(" ".join(line.split()) for line in prose)) or _lead(flat)
+
+
+_FRAME: Final = re.compile(r'^\s*(?:Traceback \(most recent call last\):|File "[^"]+", line \d+)')
+"""A Python traceback's own lines: its heading and each frame ("File "<frozen runpy>", line 198, in …")."""
+
+
+def _without_frames(words: str) -> list[str]:
+    """The lines of ``words`` without a traceback's heading, frames and the source line under each frame: what is
+    left of a pasted traceback is its error ("OSError: [Errno 5] Input/output error", tellmepedia d58), which names
+    the problem as its frames do not (docs/capture.md, round 20)."""
+    kept: list[str] = []
+    after_frame = False
+    for line in words.splitlines():
+        frame = bool(_FRAME.match(line))
+        if not frame and not (after_frame and line.startswith((" ", "\t")) and line.strip()):
+            kept.append(line)
+        after_frame = frame and line.lstrip().startswith("File")
+    return kept
 
 
 _GO_AHEAD: Final = re.compile(
@@ -459,6 +487,24 @@ def _settle_shape(ledger: Ledger) -> Ledger:
     return replace(ledger, items=tuple(items), shape=None)
 
 
+def _what_went_on(request: str, stopped_reply: str) -> str:
+    """A stopped "go on" ("続けて", repiq d69) names its work only in the agent's reply it started: the item carries
+    that reply's first statement ("フィールド選択の実装計画を作成します。"), as a pronoun order carries its request."""
+    started = _first_statement(stopped_reply)
+    if not started or word_count(request) > _GO_ON_WORDS or _ARTIFACT.search(request) or _RE_MARK in request:
+        return request
+    return f"{request}{_RE_MARK}{clip_words(started, 160)})"
+
+
+def _bare_word(words: str) -> bool:
+    """A message of one word that no table reads and that names nothing ("voila" handing over the file the agent
+    asked for, tellmepedia d58; "게속", a misspelt "go on", moviehub d90): it asks for nothing of its own, so it is
+    no open item, though it is read as a report, and the work before it goes on (docs/capture.md, round 20)."""
+    flat = words.strip()
+    return (len(flat) <= _BARE_WORD_CHARS and bool(_LETTERS.match(flat)) and not _HAN_OR_KANA.search(flat)
+            and not says_failure(flat))
+
+
 def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None) -> Ledger:
     """``ledger`` after a real user message whose own words are ``words`` (harness already removed)."""
     ledger = _settle_shape(ledger)
@@ -480,14 +526,20 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     items = list(ledger.items)
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
     awaiting: int | None = None
-    if ledger.agent_acted and not (turn.acts & {"corrects", "approves", "rejects"}):
+    bare = turn.acts == {"reports"} and _bare_word(words)
+    if ledger.agent_acted and not (turn.acts & {"corrects", "approves", "rejects"}) and not bare:
         # The agent answered and the user moved on (a new request, a question, thanks): what they asked was
         # done. A correction keeps it open; a yes or no to a proposal is still part of the same work.
-        stopped = _latest_request(items) if ledger.stopped and not _finished(ledger.agent_text) else None
+        # Claude Code's interrupt stops a reply as SpecStory's "Cancelled" does, unless the user's next words take the
+        # same work up again ("yep go ahead", keyframe-blogger d13; docs/capture.md, round 20).
+        interrupted = ledger.interrupted and not turn.has("acknowledges")
+        stopped = (_latest_request(items) if (ledger.stopped or interrupted) and not _finished(ledger.agent_text)
+                   else None)
         _close_requests(items, when)
         if stopped is not None:
             # Only the latest stop stays open: work finished after an earlier stop superseded it.
-            items[stopped] = replace(items[stopped], source="stopped", done=False, done_when=None)
+            items[stopped] = replace(items[stopped], text=_what_went_on(items[stopped].text, ledger.agent_text),
+                                     source="stopped", done=False, done_when=None)
     flat = flatten(words)
     own_order = (order_beyond_yes(flat) if turn.has("approves") and proposal and not turn.acts & {"asks", "corrects"}
                  else None)
@@ -558,6 +610,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         s.instruction and not s.question and not _NO_DIRECTION.match(_LEAD_WORDS.sub("", s.text))
         for s in turn.sentences)
     wants = turn.acts & {"instructs", "asks", "reports", "corrects"}
+    if bare:
+        wants = frozenset()  # "voila", "게속": nothing of its own to do, and it does not move on from the work before
     unconfirmed: int | None = None
     if wants and not turn.has("acknowledges") and not (turn.acts <= {"approves", "rejects"} and turn.acts):
         # "give me examples" or "explain" is answered by a reply; work needs a report that it is finished.

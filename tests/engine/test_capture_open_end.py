@@ -87,8 +87,9 @@ def test_a_reported_problem_is_closed_at_the_end_when_the_agents_own_run_shows_i
     done = "完了。\n\n- CI: パス\n- レビュー指摘 2件: 両方修正して resolve 済み"
     assert not _open(_fold(("user", "レビューチェック"), ("assistant", "CI パス。レビューコメントを確認します。"),
                            ("user", "no veridy"), ("assistant", done)))
-    for name in ("d68_minisimclr_env", "d69_repiq_license_trend"):
-        assert not _state(name).open_items, name
+    assert not _state("d68_minisimclr_env").open_items
+    # d69 keeps open only the "go on" the user stopped earlier (round 20), not the problem the run fixed.
+    assert not [o for o in _state("d69_repiq_license_trend").open_items if not o.startswith("続けて")]
 
 
 # --- a last question about how to go on: Rinku8381/seraphine-hybrid-v1 d12, Real-s d59, senlongyugood d67 ----------
