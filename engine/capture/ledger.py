@@ -377,9 +377,28 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     if not joined:
         return ""
     if not (_ARTIFACT.search(joined) or picks_option(joined)) and not any(
-            _WANTS.match(_order_of(text)) or _japanese_direction(text) or korean_direction(text) for text in kept):
+            _WANTS.match(_order_of(text)) or _japanese_direction(text) or korean_direction(text)
+            or _git_work(text, turn) for text in kept):
         return ""
     return _directive(joined)
+
+
+_GIT_WORK: Final = re.compile(
+    r"^(?:do (?:a |the )?)?(?:commit|push|merge|squash|rebase|release|tag|create (?:a |the )?(?:pr|pull request)\b"
+    r"|open (?:a |the )?(?:pr|pull request)\b|resolve (?:the |all )?(?:merge )?conflicts)",
+    re.I,
+)
+"""Work on the repository ordered by its git verb ("Commit and push all changes", "Create a PR", "resolve the merge
+conflicts with main"): it names the repository's state as its object (docs/capture.md, round 21)."""
+
+
+def _git_work(sentence: str, turn: UserTurn) -> bool:
+    """Whether ``sentence`` orders git work for this turn: not a standing rule about it ("commit always before
+    updating" is a constraint), and said in English ("push khác gì pushreplacement" asks, in Vietnamese, how two
+    calls differ)."""
+    if not _GIT_WORK.match(_order_of(sentence)) or not sentence.isascii():
+        return False
+    return not any(s.preference for s in turn.sentences if s.text == sentence)
 
 
 _REDIRECT_WORDS: Final = 8
