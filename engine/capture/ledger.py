@@ -401,6 +401,19 @@ def _git_work(sentence: str, turn: UserTurn) -> bool:
     return not any(s.preference for s in turn.sentences if s.text == sentence)
 
 
+_INSTEAD: Final = re.compile(r"\b(?:not|instead|i meant|shouldn'?t|should not)\b", re.I)
+
+
+def _corrected_to(turn: UserTurn) -> bool:
+    """Whether a correction says what the user wants instead, of a thing it names ("I shouldn't have to provide the
+    API_KEY into the EngineConfig", "orient the GeneralInput.js on Goals.js not data.js") or of what they meant ("i
+    meant extracting it into a local package, not publishing it as framework"): a direction, not only a rule."""
+    said = [s.text for s in turn.sentences if not s.question and not s.text.rstrip().endswith(("?", "？"))]
+    joined = " ".join(said)
+    return any(_INSTEAD.search(text) for text in said) and bool(
+        _ARTIFACT.search(joined) or re.search(r"\bi meant\b", joined, re.I))
+
+
 _REDIRECT_WORDS: Final = 8
 """How short an order right after an interrupt is when it only redirects what the user stopped."""
 
@@ -542,6 +555,9 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
                      and not turn.acts & {"asks", "approves", "acknowledges", "reports"})
     if redirects:
         direction = direction or _directive(flat)
+    corrected = not direction and turn.has("corrects") and not turn.has("reports") and _corrected_to(turn)
+    if corrected:
+        direction = _directive(flat)
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
         if direction:  # "nevermind, don't do anything about this now" decides nothing of its own: the open item says it
@@ -552,7 +568,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
                         if i.kind == "open" and i.source in ("request", "question", "stopped")), None)
         text = f"Deferred: {flat}" if direction or earlier is None else f"Deferred: {earlier.text} ({deferred})"
         _add(items, Item("open", _lead(text), "deferred", when, entry_id))
-    elif direction and (turn.has("instructs") or redirects) and _add(items, Item(
+    elif direction and (turn.has("instructs") or redirects or corrected) and _add(items, Item(
             "decision", direction, "picked" if picks_option(direction) and not _ARTIFACT.search(direction)
             else "instruction", when, entry_id)):
         awaiting = len(items) - 1
