@@ -39,6 +39,7 @@ from engine.capture.acts import (
 from engine.capture.approval_order import order_beyond_yes
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
+from engine.capture.direction_forms import orders_git_work, says_what_instead
 from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan, plan_steps
 from engine.capture.language.japanese import JA_EXAMINES, JA_OBJECT, JA_REQUEST, JA_WANT, KANA
 from engine.capture.language.korean import korean_direction, korean_examines
@@ -383,35 +384,14 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     return _directive(joined)
 
 
-_GIT_WORK: Final = re.compile(
-    r"^(?:do (?:a |the )?)?(?:commit|push|merge|squash|rebase|release|tag|create (?:a |the )?(?:pr|pull request)\b"
-    r"|open (?:a |the )?(?:pr|pull request)\b|resolve (?:the |all )?(?:merge )?conflicts)",
-    re.I,
-)
-"""Work on the repository ordered by its git verb ("Commit and push all changes", "Create a PR", "resolve the merge
-conflicts with main"): it names the repository's state as its object (docs/capture.md, round 21)."""
-
-
 def _git_work(sentence: str, turn: UserTurn) -> bool:
-    """Whether ``sentence`` orders git work for this turn: not a standing rule about it ("commit always before
-    updating" is a constraint), and said in English ("push khác gì pushreplacement" asks, in Vietnamese, how two
-    calls differ)."""
-    if not _GIT_WORK.match(_order_of(sentence)) or not sentence.isascii():
-        return False
-    return not any(s.preference for s in turn.sentences if s.text == sentence)
-
-
-_INSTEAD: Final = re.compile(r"\b(?:not|instead|i meant|shouldn'?t|should not)\b", re.I)
+    rule = any(s.preference for s in turn.sentences if s.text == sentence)
+    return orders_git_work(_order_of(sentence), sentence, is_rule=rule)
 
 
 def _corrected_to(turn: UserTurn) -> bool:
-    """Whether a correction says what the user wants instead, of a thing it names ("I shouldn't have to provide the
-    API_KEY into the EngineConfig", "orient the GeneralInput.js on Goals.js not data.js") or of what they meant ("i
-    meant extracting it into a local package, not publishing it as framework"): a direction, not only a rule."""
-    said = [s.text for s in turn.sentences if not s.question and not s.text.rstrip().endswith(("?", "？"))]
-    joined = " ".join(said)
-    return any(_INSTEAD.search(text) for text in said) and bool(
-        _ARTIFACT.search(joined) or re.search(r"\bi meant\b", joined, re.I))
+    statements = [s.text for s in turn.sentences if not s.question and not s.text.rstrip().endswith(("?", "？"))]
+    return says_what_instead(statements, lambda text: bool(_ARTIFACT.search(text)))
 
 
 _REDIRECT_WORDS: Final = 8
