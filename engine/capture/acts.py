@@ -53,7 +53,7 @@ _IMPERATIVE: Final = re.compile(
     r"|document|drop|do|draw|edit|enable|disable|ensure|explain|extract|find|fix|follow|generate|get|give|go|handle"
     r"|implement|include|install|integrate|keep|let's|lets|let us|let(?= )(?! me )|limit|log|look|make|mark|merge"
     r"|migrate|move|open"
-    r"|print|put|read|redesign|refactor|reformat|remove|rename|reorder|replace|restore|revert|rewrite|run|save"
+    r"|print|put|read|redesign|refactor|reformat|remove|rename|reorder|replace|resolve|restore|revert|rewrite|run|save"
     r"|separate|set|show|simplify|skip|split|start|state|stick|store|study|swap|switch|test|trace|try|turn|draft"
     r"|prepare|plan|review|investigate|describe|list|summarize|ship|deploy|push|bump|port|wire|debug|measure"
     r"|compare|help|tackle|publish|release|profile|benchmark|hook|close|stop|send|search|clarify|capture|classify"

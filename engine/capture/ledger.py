@@ -39,6 +39,7 @@ from engine.capture.acts import (
 from engine.capture.approval_order import order_beyond_yes
 from engine.capture.decisions import extract_decision_from_response, extract_open_items, is_open_item_line
 from engine.capture.dedup import is_semantic_duplicate
+from engine.capture.direction_forms import orders_git_work, says_what_instead
 from engine.capture.envelopes import AIDER_FILE_COMMAND, accepted_plan, plan_steps
 from engine.capture.language.japanese import JA_EXAMINES, JA_OBJECT, JA_REQUEST, JA_WANT, KANA
 from engine.capture.language.korean import korean_direction, korean_examines
@@ -405,9 +406,20 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     if not joined:
         return ""
     if not (_ARTIFACT.search(joined) or picks_option(joined)) and not any(
-            _WANTS.match(_order_of(text)) or _japanese_direction(text) or korean_direction(text) for text in kept):
+            _WANTS.match(_order_of(text)) or _japanese_direction(text) or korean_direction(text)
+            or _git_work(text, turn) for text in kept):
         return ""
     return _directive(joined)
+
+
+def _git_work(sentence: str, turn: UserTurn) -> bool:
+    rule = any(s.preference for s in turn.sentences if s.text == sentence)
+    return orders_git_work(_order_of(sentence), sentence, is_rule=rule)
+
+
+def _corrected_to(turn: UserTurn) -> bool:
+    statements = [s.text for s in turn.sentences if not s.question and not s.text.rstrip().endswith(("?", "？"))]
+    return says_what_instead(statements, lambda text: bool(_ARTIFACT.search(text)))
 
 
 _REDIRECT_WORDS: Final = 8
@@ -575,6 +587,9 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
                      and not turn.acts & {"asks", "approves", "acknowledges", "reports"})
     if redirects:
         direction = direction or _directive(flat)
+    corrected = not direction and turn.has("corrects") and not turn.has("reports") and _corrected_to(turn)
+    if corrected:
+        direction = _directive(flat)
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
         if direction:  # "nevermind, don't do anything about this now" decides nothing of its own: the open item says it
@@ -585,7 +600,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
                         if i.kind == "open" and i.source in ("request", "question", "stopped")), None)
         text = f"Deferred: {flat}" if direction or earlier is None else f"Deferred: {earlier.text} ({deferred})"
         _add(items, Item("open", _lead(text), "deferred", when, entry_id))
-    elif direction and (turn.has("instructs") or redirects) and _add(items, Item(
+    elif direction and (turn.has("instructs") or redirects or corrected) and _add(items, Item(
             "decision", direction, "picked" if picks_option(direction) and not _ARTIFACT.search(direction)
             else "instruction", when, entry_id)):
         awaiting = len(items) - 1

@@ -23,9 +23,12 @@ _LOG: Final = re.compile(
     r"|^\s*Traceback \(|^\s*File \"[^\"]+\", line \d+|^\s*[\^~]{3,}\s*$"
     r"|^\s*at [\w$.<>]+ \(\S+:\d+(?::\d+)?\)"
     r"|^\s*\[?(?:warning|warn|error|err|info|debug|fatal|trace|critical|notice)\]?[:,\]] "
+    # A level after the tool's mark or name: "🦋  warn You are in prerelease mode", "npm notice", "npm error code 1".
+    r"|^\s*(?:[^\w\s*+#>|`'\"(\[-]{1,3}|npm|npx|yarn|pnpm|bun)\s+(?:warning|warn|error|err!|info|notice)\b"
     r"|^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning)\b"
     r"|^\s*(?:[A-Za-z]:)?[/\\]?(?:[\w.~-]+[/\\])+[\w.-]+\.\w+:\d+"  # a path with a line number, first on the line
     r"|^\s*(?:\$|❯|➜|PS [A-Z]:\\|[\w.-]+@[\w.-]+:\S*[$#])\s"  # a shell prompt
+    r"|^\s*[A-Z]:\\[^>\n]*>\S"  # Windows' prompt before its command ("C:\\Users\\me\\app>npx tailwindcss init")
     r"|^\s*[✔✖✗]\s"  # a CLI's status mark
     r"|^\s*\[[\w@/.:-]{2,40}\]\s",  # a tool's tag before its line ("[nodemon] starting", "[my-script] Converted")
     re.I,
@@ -85,7 +88,9 @@ def pasted_lines(text: str) -> frozenset[int]:
     pasted: set[int] = set()
     paragraphs = _paragraphs(lines)
     for para in paragraphs:
-        body = para[1:] if lines[para[0]].rstrip().endswith((":", "：")) and len(para) > 1 else para
+        # SpecStory escapes a line break typed after the colon as a trailing backslash ("… got this error:\\").
+        intro = lines[para[0]].rstrip().rstrip("\\").rstrip()
+        body = para[1:] if intro.endswith((":", "：")) and len(para) > 1 else para
         machine = [i for i in body if _machine(lines[i])]
         if machine and (len(machine) * 5 >= len(body) * 2 or len(body) == 1):
             # From its first printed line to its last: the user's "fix this build error" above a log and "please

@@ -110,3 +110,37 @@ def test_the_users_order_right_above_a_pasted_log_stays_the_users() -> None:
               "is not defined\nat openVideoModal (http://localhost:5173/src/main.js?t=1750540433211:1019:26)\n"
               "at HTMLButtonElement.onclick (http://localhost:5173/#:1:1)")
     assert pasted_lines(report) == {1, 2}
+
+
+def test_a_tools_lines_led_by_its_mark_or_name_and_a_level_are_pasted() -> None:
+    # chkit d80: the changeset CLI leads its lines with "🦋  warn", npm with "npm notice" / "npm error"; the user
+    # pasted them under "i tried to publish via `bun release:manual` but got this error:\" (SpecStory's escaped line
+    # break after the colon). The warning's "you should revert these changes and run `changeset pre exit`" is the
+    # program's advice, not the user's decision; the user's request after the log stays the user's.
+    first = _user_message("d80_chkit_manual_release", "i tried to publish via `bun release:manual`")
+    lines = first.splitlines()
+    pasted = pasted_lines(first)
+    advice = next(i for i, line in enumerate(lines) if "If you meant to do a normal release" in line)
+    assert 0 not in pasted and advice in pasted
+    later = _user_message("d80_chkit_manual_release", "$ doppler run --project chx")
+    lines = later.splitlines()
+    pasted = pasted_lines(later)
+    assert {i for i, line in enumerate(lines) if line.startswith(("npm notice", "npm error", "🦋  warn"))} <= pasted
+    own = next(i for i, line in enumerate(lines) if line.startswith("I think we need to before running the publish"))
+    assert own not in pasted
+    # tnyOffice d03 and seraphine d12: npm's "npm error …" lines under a terminal session and a Windows prompt.
+    windows = ("can you help me with:\n\nC:\\Users\\Administrator\\Desktop\\Seraphine_Hybrid_V1_App>npx tailwindcss "
+               "init -p\nnpm error could not determine executable to run\nnpm error A complete log of this run can "
+               "be found in: C:\\Users\\Administrator\\AppData\\Local\\npm-cache\\_logs\\2025-07-17T16_22_45_966Z-"
+               "debug-0.log")
+    assert pasted_lines(windows) == {2, 3, 4}
+    lint = _user_message("d03_tny_simple_auth", "➜  apps git:(main) ✗ npm run lint")
+    assert all(i in pasted_lines(lint) for i, line in enumerate(lint.splitlines()) if line.startswith("npm error"))
+
+
+def test_a_pasted_warning_gives_no_decision() -> None:
+    # chkit d80: before round 21 the changeset warning was the decision "🦋 warn If you meant to do a normal release
+    # you should revert these changes and run `changeset pre exit` → All typechecks pass."
+    first = _user_message("d80_chkit_manual_release", "i tried to publish via `bun release:manual`")
+    items = _fold(("user", first))
+    assert not [d for d in _decisions(items) if "changeset pre exit" in d]
