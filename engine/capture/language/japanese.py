@@ -34,5 +34,6 @@ JA_EXAMINES: Final = re.compile(
 )
 """A request to look, explain or propose ("…を見て、改善点を考察して提案して"): the answer sets direction, not the
 request, as with "review …" or "tell me …" in English."""
-JA_PREFERENCE: Final = re.compile(r"ないように|しないで|ないこと|禁止|必ず|常に|絶対に?|決して")
-"""A standing rule: "…ないように" (so that it does not …), "必ず" / "常に" (always), "禁止" (forbidden)."""
+JA_PREFERENCE: Final = re.compile(r"ないように|しないで|ないこと|禁止|必ず|(?<!非)常に|絶対に?|決して")
+"""A standing rule: "…ないように" (so that it does not …), "必ず" / "常に" (always), "禁止" (forbidden). "非常に" is
+"very" ("非常にいいと思います"), another word that only holds "常に" (docs/capture.md, round 22)."""

@@ -1,0 +1,18 @@
+"""Constraint and open-item precision on the native3 sessions joined to FIT, round 22 (docs/capture.md, "Capture
+figures, round 22 (precision on native3)"). Real FIT text quoted verbatim."""
+
+from __future__ import annotations
+
+from engine.capture.acts import read_user_turn
+
+
+def _rules(text: str) -> list[str]:
+    return [s.text for s in read_user_turn(text, False).sentences if s.preference]
+
+
+def test_very_is_not_always() -> None:
+    # uechikohei/spot-diggz d94 and d91: "非常に" is "very"; it only holds the letters of "常に" (always).
+    assert _rules("地図のフルスクリーン化は非常にいいかなと思っています。") == []
+    assert _rules("なるほど、非常にいいと思いました。") == []
+    # A rule said with the word itself stays one (9BwgeBTPG-QH/mark-it-down d66, its C2 form).
+    assert _rules("Header-navを残してHeaderは残さないようにすること") == ["Header-navを残してHeaderは残さないようにすること"]
