@@ -447,8 +447,9 @@ def _read_sentence(text: str) -> Sentence:
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)) or (ko is not None and ko.deferral))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     ruled = _ALWAYS_DESCRIBES.sub(" ", core) if "always" in core.lower() else core
-    # The Chinese table reads Chinese: in a Japanese sentence "不要" is "not needed" ("…の機能は一旦は不要でいいと思って
-    # います", "不要なブランチは…削除して"), not "don't", and "全部" is "all of it" in one order (docs/capture.md, round 22).
+    # The Chinese table reads Chinese: in a Japanese sentence "不要" is "not needed" ("…一旦は不要でいいと
+    # 思っています", "不要なブランチは…削除して"), not "don't", and "全部" is "all of it" in one order
+    # (docs/capture.md, round 22).
     preference = bool(_PREFERENCE.search(ruled) or _CONVENTION.search(core)
                       or (cjk and not ja and _ZH_PREFERENCE.search(core))
                       or (ja and JA_PREFERENCE.search(core)) or (ko is not None and ko.rule)) and not deferral and (

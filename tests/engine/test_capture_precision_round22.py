@@ -15,16 +15,17 @@ def test_very_is_not_always() -> None:
     assert _rules("地図のフルスクリーン化は非常にいいかなと思っています。") == []
     assert _rules("なるほど、非常にいいと思いました。") == []
     # A rule said with the word itself stays one (9BwgeBTPG-QH/mark-it-down d66, its C2 form).
-    assert _rules("Header-navを残してHeaderは残さないようにすること") == ["Header-navを残してHeaderは残さないようにすること"]
+    rule = "Header-navを残してHeaderは残さないようにすること"
+    assert _rules(rule) == [rule]
 
 
 def test_the_chinese_table_does_not_read_japanese() -> None:
     # uechikohei/spot-diggz d92: "不要" is "not needed" in Japanese, and "全部" pushes all of this session once.
     assert _rules("不要なブランチはローカルとリモートから削除してもらっていいでしょうか。") == []
-    assert _rules("今回実装するデータはティア2のデータになりますが、ティア2のデータをティア1に昇格させる機能は一旦は不要でいいと"
-                  "思っています。") == []
-    assert _rules("一度このターミナル閉じたいんで、`spot-diggz`だけ今開いてるのをこのセッションを全部プッシュして、entireの方に"
-                  "プッシュして。") == []
+    assert _rules("今回実装するデータはティア2のデータになりますが、"
+                  "ティア2のデータをティア1に昇格させる機能は一旦は不要でいいと思っています。") == []
+    assert _rules("一度このターミナル閉じたいんで、`spot-diggz`だけ今開いてるのを"
+                  "このセッションを全部プッシュして、entireの方にプッシュして。") == []
     # Chinese keeps its table (2333qbyqby/GlobalPose d06).
     assert _rules("不要用animator，用actor,我之前说错了") == ["不要用animator，用actor,我之前说错了"]
     assert _rules("脚本的位置也需要改动，全部放在 @Physics 里") == ["脚本的位置也需要改动，全部放在 @Physics 里"]
