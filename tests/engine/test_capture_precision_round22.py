@@ -4,6 +4,7 @@ figures, round 22 (precision on native3)"). Real FIT text quoted verbatim."""
 from __future__ import annotations
 
 from engine.capture.acts import read_user_turn
+from engine.capture.ledger import ledger_of
 
 
 def _rules(text: str) -> list[str]:
@@ -29,3 +30,23 @@ def test_the_chinese_table_does_not_read_japanese() -> None:
     # Chinese keeps its table (2333qbyqby/GlobalPose d06).
     assert _rules("不要用animator，用actor,我之前说错了") == ["不要用animator，用actor,我之前说错了"]
     assert _rules("脚本的位置也需要改动，全部放在 @Physics 里") == ["脚本的位置也需要改动，全部放在 @Physics 里"]
+
+
+def _open_at_end(user: str, agent: str) -> list[str]:
+    items = ledger_of([("user", user, "t1", "u1", False), ("assistant", agent, "t2", "a1", True)])
+    return [i.text for i in items if i.kind == "open" and not i.done]
+
+
+def test_a_report_in_headline_form_closes_the_last_request() -> None:
+    # punt-labs/langlearn-tts d96 and Nishanth-sebastin/eagerminds-bookmarks d97: the work was done at the end.
+    pr = ("PR created and Copilot review requested: https://github.com/punt-labs/langlearn-tts/pull/31\n\n"
+          "The three new/updated workflows will run on this PR itself — that's the best test plan there is.")
+    assert _open_at_end("commit this on a branch and open a PR", pr) == []
+    built = "Build green, env safe, verification scripts removed. Committing and pushing the overhaul."
+    assert _open_at_end("use shadcn if you want", built) == []
+    # 0anes0/verilog_simulasyonu-LSFL- d54: Aider's "fixed versions" after a failed edit block reports nothing done.
+    failed = ("# The other 8 SEARCH/REPLACE blocks were applied successfully.\nDon't re-send them.\n"
+              "Just reply with fixed versions of the block above that failed to match.")
+    wires = ("1. Düzenlenebilir Kablo (Draggable Wire Handles): Kablolar çizildikten sonra sabit kalıyor, bu bir EDA "
+             "aracı için kabul")  # the first words of d54's last request
+    assert len(_open_at_end(wires, failed)) == 1
