@@ -50,3 +50,16 @@ def test_a_report_in_headline_form_closes_the_last_request() -> None:
     wires = ("1. Düzenlenebilir Kablo (Draggable Wire Handles): Kablolar çizildikten sonra sabit kalıyor, bu bir EDA "
              "aracı için kabul")  # the first words of d54's last request
     assert len(_open_at_end(wires, failed)) == 1
+
+
+def test_japanese_always_that_tells_how_things_are_is_no_rule() -> None:
+    # uechikohei/spot-diggz d91 and d92: a state, a prediction and a consequence, not how the agent is to work.
+    assert _rules("ミニカードが常に表示されていて、表示領域の70%ぐらいのうち30%はカードで占領していて") == []
+    assert _rules("そこをリンクするっていう手動の操作が必ず必要になると思います。") == []
+    assert _rules("そうすれば、それぞれのユーザーがどれだけスポット情報をプロットして登録しようとも、"
+                  "クラウド側のリソースを圧迫しないで済みますし、データはユーザーのローカル側に担保されるため、"
+                  "サービス提供者側からは見えない形になります。") == []
+    # A rule said with "ないように" stays one (spot-diggz d92, the bold rule the labels hold).
+    bold = ("大文字がまた隠れているので、太文字かボールドが隠れているので、"
+            "ボールドはこのセッションは使用しないようにしてください。")
+    assert _rules(bold) == [bold]
