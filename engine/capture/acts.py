@@ -208,6 +208,8 @@ _STANDING: Final = re.compile(
     r"(?:created|made|added|wrote|written|changed|edited)\b)"
     r"|全部|所有|一律|统一", re.I
 )
+_ZH_STANDING: Final = frozenset({"全部", "所有", "一律", "统一"})
+"""The Chinese words of `_STANDING`: in Japanese "全部プッシュして" pushes all of this session, once."""
 _ONLY_PRONOUN: Final = re.compile(r"\b(?:that|this|it|them|those)\W*$", re.I)
 """A short rule whose object is only a pronoun ("we don't want that") names nothing to keep."""
 _NOT_A_RULE: Final = re.compile(
@@ -445,15 +447,20 @@ def _read_sentence(text: str) -> Sentence:
     deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)) or (ko is not None and ko.deferral))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
     ruled = _ALWAYS_DESCRIBES.sub(" ", core) if "always" in core.lower() else core
-    preference = bool(_PREFERENCE.search(ruled) or _CONVENTION.search(core) or (cjk and _ZH_PREFERENCE.search(core))
+    # The Chinese table reads Chinese: in a Japanese sentence "不要" is "not needed" ("…一旦は不要でいいと
+    # 思っています", "不要なブランチは…削除して"), not "don't", and "全部" is "all of it" in one order
+    # (docs/capture.md, round 22).
+    preference = bool(_PREFERENCE.search(ruled) or _CONVENTION.search(core)
+                      or (cjk and not ja and _ZH_PREFERENCE.search(core))
                       or (ja and JA_PREFERENCE.search(core)) or (ko is not None and ko.rule)) and not deferral and (
         _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
     if not core.endswith(("?", "？")) and (SCOPE_LIMIT.search(text) or _BRIEF.search(core)):
         preference = True  # "tell me your thoughts without implementing any code changes" asks, and limits
     # An instruction that sets how a whole class of things is ("… camelCase in all .tsx files", 全部放在 @Physics 里)
     # or picks one thing over another ("use #!/bin/sh instead of powershell") stands beyond this turn.
-    if instruction and not question and not deferral and not preference and _STANDING.search(
-            after_place(core) or core):  # "for each value, get …" is where this order applies, not a rule
+    standing = _STANDING.search(after_place(core) or core)  # "for each value, get …" is where it applies, not a rule
+    if instruction and not question and not deferral and not preference and standing and not (
+            ja and standing.group(0) in _ZH_STANDING):
         preference = True
     if preference and _MOVED.search(core):
         # "this file shouldn't be in apps/api, it should be in the root": one thing put right now, not a rule.

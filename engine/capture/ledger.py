@@ -90,7 +90,13 @@ _DONE_REPORT: Final = re.compile(
     # Korean, round 20: "성공적으로 푸시되었습니다" (moviehub d90), "완료했습니다" (patent_board d87).
     r"|(?:완료|수정|추가|삭제|변경|적용|반영|푸시|커밋|생성|해결|저장|구현|작성|배포)(?:했습니다|되었습니다|됐습니다)"
     # "Committed and pushed as `cd7e235`.", "Committed as `ab71aaf`.": the work is in the repository (round 15).
-    r"|(?:^|\n|[.!]\s)[ \t*_#>✅-]*(?:committed|pushed|merged)\b(?! (?:yet|nothing))",
+    r"|(?:^|\n|[.!]\s)[ \t*_#>✅-]*(?:committed|pushed|merged)\b(?! (?:yet|nothing))"
+    # A report in headline form, a thing and what was done to it: "PR created and Copilot review requested: https://…"
+    # (langlearn-tts d96), "Build green, env safe, verification scripts removed." (eagerminds d97; round 22); the
+    # participle ends the clause, so Aider's "Just reply with fixed versions of the block" (LSFL d54) is none.
+    r"|(?:^|\n|[.!,;]\s)[ \t*_#>✅-]*(?:(?!(?:was|were|is|are|be|been|being|not|never|get|gets|got|will|would"
+    r"|should|to|can|could|must|have|has|had|if|when|what|which|that|it|this)\b)[\w`#./-]+ ){1,3}"
+    r"(?:created|removed|opened|added|fixed|deleted|updated|published|released|deployed)(?=[.,:;!]|\s+and\b|\s*$)",
     re.I,
 )
 _IN_PROGRESS: Final = re.compile(r"(?:^|\n)\s*(?:let me|let's|i'll|i will|now i'll|next,? i'll|接下来|下一步|我来|我先)"
