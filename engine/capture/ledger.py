@@ -204,6 +204,9 @@ def carry_open(ledger: Ledger) -> Ledger:
                   ledger.agent_acted, None, interrupted=ledger.interrupted, stopped=ledger.stopped, shape=shape)
 
 
+_HAS_WORD: Final = re.compile(r"[^\W_]")
+
+
 def agent_offers(text: str) -> str | None:
     """The proposal an agent turn ends on -- its closing question or offer with the sentence before it -- or
     ``None`` when it ends on a statement."""
@@ -214,7 +217,10 @@ def agent_offers(text: str) -> str | None:
     for index in range(len(tail) - 1, -1, -1):
         sentence = tail[index]
         if sentence.endswith(("?", "？")) or _OFFER.search(sentence):
-            before = tail[index - 1] if index > 0 and not tail[index - 1].endswith(":") else ""
+            # A line with no word ("`─────`", the close of Claude Code's insight box) is a frame, not the sentence
+            # that names the offer's object (docs/capture.md, round 23).
+            before = (tail[index - 1] if index > 0 and not tail[index - 1].endswith(":")
+                      and _HAS_WORD.search(tail[index - 1]) else "")
             return clip_words(f"{before} {sentence}".strip(), ITEM_CHARS)
     return None
 
@@ -268,10 +274,15 @@ OUTCOME_MARK: Final = " → "
 """Joins a decision to the agent's account of carrying it out."""
 
 
+def _last_message(agent_text: str) -> str:
+    """The last of the agent messages ``agent_text`` joins (``fold_agent`` puts three line breaks between them)."""
+    return agent_text.strip().rsplit("\n\n\n", 1)[-1]
+
+
 def _outcome(agent_text: str) -> str:
     """The agent's one-line account of what it did for the last instruction: the first sentence of its last
     turn that reports finished work, else that turn's first sentence."""
-    last = agent_text.strip().rsplit("\n\n\n", 1)[-1]
+    last = _last_message(agent_text)
     found = [s for s in sentences(last) if len(s) > 12 and not s.endswith(("?", "？", ":", "："))]
     done = next((s for s in found if _DONE_REPORT.search(s)), None)
     # Without a report, the turn's first statement (often "I'll change X to Y": it names what was done).
@@ -560,10 +571,12 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         _add(items, Item("open", f"Not done (declined): {proposal}", "declined", when, entry_id))
     elif (turn.has("approves") or turn.has("acknowledges")) and (len(flat) < SHORT_REPLY_CHARS or own_order):
         # A short yes after a long turn confirms what the turn stated (the synthetic sets' shape,
-        # docs/checkpoints.md), else the offer it closed on.
-        stated = (extract_decision_from_response(ledger.agent_text, words)
-                  if len(ledger.agent_text) >= LONG_RESPONSE_CHARS else None)
-        stated = whole_item(stated, ledger.agent_text) if stated else None
+        # docs/checkpoints.md), else the offer it closed on. Only the agent's last message is read for it: the
+        # ones before it narrate work between tool calls ("Let me typecheck, lint, and build."), which the user
+        # answering the last one does not confirm (docs/capture.md, round 23).
+        last = _last_message(ledger.agent_text)
+        stated = (extract_decision_from_response(last, words) if len(last) >= LONG_RESPONSE_CHARS else None)
+        stated = whole_item(stated, last) if stated else None
         confirmed = stated or (proposal if turn.has("approves") else None)
         if confirmed:
             agreed_to = stated or agreed(confirmed)
