@@ -125,6 +125,13 @@ _NO_DIRECTION: Final = re.compile(
     r"|discuss|consider)\b",
     re.I,
 )
+_GOES_ON: Final = re.compile(
+    r"\b(?:and|then),? (?:then )?(?:(?:start|begin)(?! (?:think|brainstorm|explor|discuss|learn))|fix|implement"
+    r"|change|update|apply|make|add|remove|refactor|create|write|build)\b", re.I)
+"""A request to read or look that goes on to order the work ("Read BUILD_PLAN.md and start Phase 1 — scaffold the
+Next.js app.", eagerminds d97; "Look at @apps/ and see how we do the sync (push) UI and make a similar pull UI.",
+tnyOffice d02): the order after it sets direction; "… then start thinking of a plan" (tnyOffice d01) is still
+thinking aloud (docs/capture.md, round 23)."""
 _EXAMINES: Final = re.compile(
     r"^(?:review|investigate|inspect|audit|diagnose|analy[sz]e|look (?:into|over)|go over|re-?read|summari[sz]e"
     r"|clarify (?:what|how|why|whether|if|where|who|which))\b"
@@ -399,7 +406,8 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     requests to explain or show, or pastes. One that names its object only by a pronoun carries what the user asked
     just before (the thing "it" is)."""
     orders = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
-              and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
+              and not (_NO_DIRECTION.match(lead := _order_of(s.text)) and not _GOES_ON.search(lead))
+              and not _EXAMINES.match(lead)
               and not (KANA.search(s.text) and JA_EXAMINES.search(s.text)) and not korean_examines(s.text)]
     kept = [text for n, text in enumerate(orders) if not _records(_order_of(text), more=n + 1 < len(orders))]
     joined = " ".join(kept)
