@@ -86,3 +86,16 @@ def test_a_frame_line_is_left_out_of_an_approval_that_carries_the_users_order() 
     # duet d78: "---" before "Want me to fix the `plugin.json` keywords?", answered "yes, fix plugin.json".
     items = _fold(("user", "check the plugin manifest"), ("assistant", _AUDIT), ("user", "yes, fix plugin.json"))
     assert _decisions(items)[-1] == "yes, fix plugin.json (agrees: Fix the `plugin.json` keywords)"
+
+
+def test_a_request_to_read_that_goes_on_to_order_the_work_is_a_decision() -> None:
+    # eagerminds-bookmarks d97, the session's first message: "Read …" alone asks for no direction, but the order
+    # after "and" starts the work the label holds.
+    order = "Read BUILD_PLAN.md and start Phase 1 — scaffold the Next.js app."
+    items = _fold(("user", order), ("assistant", "Phase 1 done."))
+    assert [d for d in _decisions(items) if d.startswith(order)]
+    # tnyOffice d01: "… then start thinking of a plan …" asks the agent to think, not to do: still no decision.
+    words = ("read @README.md @apps/api/README.md and @apps/docs/README.md then start thinking of a plan for how we "
+             "can allow changes that happened in the git repo to get applied to the document as edits like any others")
+    items = _fold(("user", words), ("assistant", "I'll analyze the READMEs first."))
+    assert not [d for d in _decisions(items) if d.startswith("read @README.md")]
