@@ -99,3 +99,15 @@ def test_a_request_to_read_that_goes_on_to_order_the_work_is_a_decision() -> Non
              "can allow changes that happened in the git repo to get applied to the document as edits like any others")
     items = _fold(("user", words), ("assistant", "I'll analyze the READMEs first."))
     assert not [d for d in _decisions(items) if d.startswith("read @README.md")]
+
+
+def test_a_push_alone_is_no_decision_and_a_commit_with_it_still_is() -> None:
+    # repiq d69 ("push") and chkit d82 ("and then push the update"): publishing committed work decides nothing new
+    # and no label holds it; chkit d81's "Commit and push all changes" is labelled.
+    did = "I've finished the change and the tests pass."
+    for text in ("push", "and then push the update"):
+        items = _fold(("user", "fix the tree view crash in TreeView.tsx"), ("assistant", did), ("user", text))
+        assert not [d for d in _decisions(items) if d.startswith(text)]
+    items = _fold(("user", "fix the tree view crash in TreeView.tsx"), ("assistant", did),
+                  ("user", "Commit and push all changes"))
+    assert [d for d in _decisions(items) if d.startswith("Commit and push all changes")]
