@@ -290,7 +290,9 @@ def _outcome(agent_text: str) -> str:
     """The agent's one-line account of what it did for the last instruction: the first sentence of its last
     turn that reports finished work, else that turn's first sentence."""
     last = _last_message(agent_text)
-    found = [s for s in sentences(last) if len(s) > 12 and not s.endswith(("?", "？", ":", "："))]
+    # Claude Code's insight box opens with a rule ("`★ Insight ─────`"): a frame, not an account of the work.
+    found = [s for s in sentences(last) if len(s) > 12 and not s.endswith(("?", "？", ":", "："))
+             and "─────" not in s]
     done = next((s for s in found if _DONE_REPORT.search(s)), None)
     # Without a report, the turn's first statement (often "I'll change X to Y": it names what was done).
     chosen = done or (found[0] if found else "")
@@ -366,7 +368,8 @@ _SESSION_COMMAND: Final = re.compile(r"^(?:/(?:exit|quit|clear|reset)|exit|quit)
 _REFERS_BACK: Final = re.compile(r"\b(?:it|that|this|them|those|these)\b", re.I)
 """An instruction whose object is in the turn before ("put it back and make it optional")."""
 _WANTS: Final = re.compile(
-    r"^(?:i|we) (?:really )?(?:want|need|would like|'d like) (?:you )?to (?!know|understand|see|learn|think|ask)\w+",
+    r"^(?:i|we)(?: (?:really )?(?:want|need|would like)|['’]d like) (?:you )?to "
+    r"(?!know|understand|see|learn|think|ask)\w+",
     re.I,
 )
 """An order said as the user's own want ("I want to use gemini 2.5 pro", "I want to add an api to communicate with a

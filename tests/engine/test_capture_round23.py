@@ -111,3 +111,19 @@ def test_a_push_alone_is_no_decision_and_a_commit_with_it_still_is() -> None:
     items = _fold(("user", "fix the tree view crash in TreeView.tsx"), ("assistant", did),
                   ("user", "Commit and push all changes"))
     assert [d for d in _decisions(items) if d.startswith("Commit and push all changes")]
+
+
+def test_a_want_said_with_id_like_is_a_decision_and_its_outcome_skips_the_insight_rule() -> None:
+    # langlearn-tts d96: the want form was written "i 'd like" (a space the contraction never has), so "I'd like to
+    # register …" gave nothing; the agent's reply opens with Claude Code's insight box, whose rule is no outcome.
+    words = ("Can we run an experiment? I'd like to register langlearn-tts as an MCP service with our claude code "
+             "session.")
+    reply = ("`★ Insight ─────────────────────────────────────`\n"
+             "Claude Code MCP servers are configured via `.mcp.json` at the project root (project-scoped) or "
+             "`~/.claude/mcp.json` (global). Since you're developing langlearn-tts in this project, a project-level "
+             "`.mcp.json` makes the most sense — it'll be active only when you're in this directory.\n"
+             "`─────────────────────────────────────────────────`")  # the start of the agent's reply
+    items = _fold(("user", words), ("assistant", reply), ("user", "project-local this is just a quick test."))
+    assert ("I'd like to register langlearn-tts as an MCP service with our claude code session. → Claude Code MCP "
+            "servers are configured via `.mcp.json` at the project root (project-scoped) or `~/.claude/mcp.json` "
+            "(global).") in _decisions(items)
