@@ -20,15 +20,19 @@ _GIT_WORK: Final = re.compile(
     r"|open (?:a |the )?(?:pr|pull request)\b|resolve (?:the |all )?(?:merge )?conflicts)",
     re.I,
 )
+_PUSH_ONLY: Final = re.compile(
+    r"^(?:do (?:a |the )?)?push\b(?!.*\b(?:commit|merge|squash|rebase|release|tag|pr|pull request)\b)", re.I)
+"""A push and nothing else ("push", repiq d69; "and then push the update", chkit d82) publishes work already
+committed: it decides nothing new, and no FIT label holds one (docs/capture.md, round 23)."""
 _INSTEAD: Final = re.compile(r"\b(?:not|instead|i meant|shouldn'?t|should not)\b", re.I)
 _MEANT: Final = re.compile(r"\bi meant\b", re.I)
 
 
 def orders_git_work(order: str, sentence: str, *, is_rule: bool) -> bool:
     """Whether ``sentence`` (whose order, without lead words, is ``order``) orders git work for this turn: not a
-    standing rule about it ("commit always before updating" is a constraint), and said in English ("push khác gì
-    pushreplacement" asks, in Vietnamese, how two calls differ)."""
-    return bool(_GIT_WORK.match(order)) and sentence.isascii() and not is_rule
+    standing rule about it ("commit always before updating" is a constraint), not a push alone, and said in English
+    ("push khác gì pushreplacement" asks, in Vietnamese, how two calls differ)."""
+    return bool(_GIT_WORK.match(order)) and not _PUSH_ONLY.match(order) and sentence.isascii() and not is_rule
 
 
 def says_what_instead(statements: Sequence[str], names_thing: Callable[[str], bool]) -> bool:

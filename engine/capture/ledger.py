@@ -131,6 +131,13 @@ _NO_DIRECTION: Final = re.compile(
     r"|discuss|consider)\b",
     re.I,
 )
+_GOES_ON: Final = re.compile(
+    r"\b(?:and|then),? (?:then )?(?:(?:start|begin)(?! (?:think|brainstorm|explor|discuss|learn))|fix|implement"
+    r"|change|update|apply|make|add|remove|refactor|create|write|build)\b", re.I)
+"""A request to read or look that goes on to order the work ("Read BUILD_PLAN.md and start Phase 1 — scaffold the
+Next.js app.", eagerminds d97; "Look at @apps/ and see how we do the sync (push) UI and make a similar pull UI.",
+tnyOffice d02): the order after it sets direction; "… then start thinking of a plan" (tnyOffice d01) is still
+thinking aloud (docs/capture.md, round 23)."""
 _EXAMINES: Final = re.compile(
     r"^(?:review|investigate|inspect|audit|diagnose|analy[sz]e|look (?:into|over)|go over|re-?read|summari[sz]e"
     r"|clarify (?:what|how|why|whether|if|where|who|which))\b"
@@ -210,6 +217,9 @@ def carry_open(ledger: Ledger) -> Ledger:
                   ledger.agent_acted, None, interrupted=ledger.interrupted, stopped=ledger.stopped, shape=shape)
 
 
+_HAS_WORD: Final = re.compile(r"[^\W_]")
+
+
 def agent_offers(text: str) -> str | None:
     """The proposal an agent turn ends on -- its closing question or offer with the sentence before it -- or
     ``None`` when it ends on a statement."""
@@ -220,7 +230,10 @@ def agent_offers(text: str) -> str | None:
     for index in range(len(tail) - 1, -1, -1):
         sentence = tail[index]
         if sentence.endswith(("?", "？")) or _OFFER.search(sentence):
-            before = tail[index - 1] if index > 0 and not tail[index - 1].endswith(":") else ""
+            # A line with no word ("`─────`", the close of Claude Code's insight box) is a frame, not the sentence
+            # that names the offer's object (docs/capture.md, round 23).
+            before = (tail[index - 1] if index > 0 and not tail[index - 1].endswith(":")
+                      and _HAS_WORD.search(tail[index - 1]) else "")
             return clip_words(f"{before} {sentence}".strip(), ITEM_CHARS)
     return None
 
@@ -274,11 +287,18 @@ OUTCOME_MARK: Final = " → "
 """Joins a decision to the agent's account of carrying it out."""
 
 
+def _last_message(agent_text: str) -> str:
+    """The last of the agent messages ``agent_text`` joins (``fold_agent`` puts three line breaks between them)."""
+    return agent_text.strip().rsplit("\n\n\n", 1)[-1]
+
+
 def _outcome(agent_text: str) -> str:
     """The agent's one-line account of what it did for the last instruction: the first sentence of its last
     turn that reports finished work, else that turn's first sentence."""
-    last = agent_text.strip().rsplit("\n\n\n", 1)[-1]
-    found = [s for s in sentences(last) if len(s) > 12 and not s.endswith(("?", "？", ":", "："))]
+    last = _last_message(agent_text)
+    # Claude Code's insight box opens with a rule ("`★ Insight ─────`"): a frame, not an account of the work.
+    found = [s for s in sentences(last) if len(s) > 12 and not s.endswith(("?", "？", ":", "："))
+             and "─────" not in s]
     done = next((s for s in found if _DONE_REPORT.search(s)), None)
     # Without a report, the turn's first statement (often "I'll change X to Y": it names what was done).
     chosen = done or (found[0] if found else "")
@@ -354,7 +374,8 @@ _SESSION_COMMAND: Final = re.compile(r"^(?:/(?:exit|quit|clear|reset)|exit|quit)
 _REFERS_BACK: Final = re.compile(r"\b(?:it|that|this|them|those|these)\b", re.I)
 """An instruction whose object is in the turn before ("put it back and make it optional")."""
 _WANTS: Final = re.compile(
-    r"^(?:i|we) (?:really )?(?:want|need|would like|'d like) (?:you )?to (?!know|understand|see|learn|think|ask)\w+",
+    r"^(?:i|we)(?: (?:really )?(?:want|need|would like)|['’]d like) (?:you )?to "
+    r"(?!know|understand|see|learn|think|ask)\w+",
     re.I,
 )
 """An order said as the user's own want ("I want to use gemini 2.5 pro", "I want to add an api to communicate with a
@@ -394,7 +415,8 @@ def _direction(turn: UserTurn, items: list[Item] | None = None) -> str:
     requests to explain or show, or pastes. One that names its object only by a pronoun carries what the user asked
     just before (the thing "it" is)."""
     orders = [s.text for s in turn.sentences if (s.instruction or s.preference) and not s.question
-              and not _NO_DIRECTION.match(lead := _order_of(s.text)) and not _EXAMINES.match(lead)
+              and not (_NO_DIRECTION.match(lead := _order_of(s.text)) and not _GOES_ON.search(lead))
+              and not _EXAMINES.match(lead)
               and not (KANA.search(s.text) and JA_EXAMINES.search(s.text)) and not korean_examines(s.text)]
     kept = [text for n, text in enumerate(orders) if not _records(_order_of(text), more=n + 1 < len(orders))]
     joined = " ".join(kept)
@@ -566,10 +588,12 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         _add(items, Item("open", f"Not done (declined): {proposal}", "declined", when, entry_id))
     elif (turn.has("approves") or turn.has("acknowledges")) and (len(flat) < SHORT_REPLY_CHARS or own_order):
         # A short yes after a long turn confirms what the turn stated (the synthetic sets' shape,
-        # docs/checkpoints.md), else the offer it closed on.
-        stated = (extract_decision_from_response(ledger.agent_text, words)
-                  if len(ledger.agent_text) >= LONG_RESPONSE_CHARS else None)
-        stated = whole_item(stated, ledger.agent_text) if stated else None
+        # docs/checkpoints.md), else the offer it closed on. Only the agent's last message is read for it: the
+        # ones before it narrate work between tool calls ("Let me typecheck, lint, and build."), which the user
+        # answering the last one does not confirm (docs/capture.md, round 23).
+        last = _last_message(ledger.agent_text)
+        stated = (extract_decision_from_response(last, words) if len(last) >= LONG_RESPONSE_CHARS else None)
+        stated = whole_item(stated, last) if stated else None
         confirmed = stated or (proposal if turn.has("approves") else None)
         if confirmed:
             agreed_to = stated or agreed(confirmed)
