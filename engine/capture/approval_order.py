@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from engine.capture.acts import _ACK, _APPROVAL, _LEAD
+from engine.capture.act_forms import ACK as _ACK
+from engine.capture.act_forms import APPROVAL as _APPROVAL
+from engine.capture.act_forms import LEAD as _LEAD
 
 __all__ = ["order_beyond_yes"]
 

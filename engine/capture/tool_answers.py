@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 from typing import Final
 
-from engine.capture.ledger import DIRECTIVE_CHARS, Item, Ledger, add_item
+from engine.capture.ledger_items import DIRECTIVE_CHARS, Item, Ledger, add_item
 from engine.capture.whole_text import clip_words
 
 __all__ = ["ASKING_TOOLS", "fold_answers", "tool_answers"]
