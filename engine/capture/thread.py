@@ -43,6 +43,9 @@ class Thread:
     key_exchanges: tuple[Exchange, ...]
     first_user: str | None
     last_user: str | None
+    user_said: tuple[tuple[str, str], ...] = ()
+    """Every real user message of the context read for it: (timestamp, the user's own words), in order -- so a view
+    that needs to know when something was said does not read the messages again."""
 
 
 def gist(text: str, limit: int = GIST_CHARS) -> str:
@@ -133,7 +136,8 @@ def extract_thread(messages: Sequence[ContextMessage], load: Callable[[Entry], M
     summary = gist(first_text, SUMMARY_CHARS)
     if len(users) > 1:
         summary = f"{summary} ... {gist(last_text, SUMMARY_CHARS)}"
-    return Thread(summary, tuple(exchanges), gist(first_text, SUMMARY_CHARS), gist(last_text, SUMMARY_CHARS))
+    said = tuple((entry.timestamp, user_texts[i]) for i, _, entry in users if entry.timestamp)
+    return Thread(summary, tuple(exchanges), gist(first_text, SUMMARY_CHARS), gist(last_text, SUMMARY_CHARS), said)
 
 
 _ACK_WORDS: Final = frozenset({

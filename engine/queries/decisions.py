@@ -10,23 +10,18 @@ transcript finished later, or older than the configured age, carry why they no l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from engine.accounting.context import ContextMessage
-from engine.capture.decisions import is_real_user_message, strip_envelope
 from engine.capture.dedup import is_semantic_duplicate
-from engine.capture.envelopes import user_words
 from engine.capture.state import CapturedState
 from engine.capture.thread import Exchange, extract_thread
 from engine.checkpoints.store import latest_checkpoint
 from engine.compaction.item_status import completions, stale_reason
 from engine.session.snapshot import SessionFollower, SessionSnapshot
-from engine.stores.entries import Entry
-from engine.stores.message_content import message_text
 
 __all__ = ["DecisionsDigest", "NotedItem", "read_decisions"]
 
@@ -78,29 +73,19 @@ def _lead(text: str) -> str:
     return " ".join(text.split()).casefold()[:_LEAD_CHARS]
 
 
-def _said_at(items: Sequence[NotedItem], messages: Sequence[ContextMessage],
-             load: Callable[[Entry], Mapping[str, Any]]) -> dict[str, str]:
+def _said_at(items: Sequence[NotedItem], user_said: Sequence[tuple[str, str]]) -> dict[str, str]:
     """The time of the first user message that holds each item's lead words, for items a checkpoint kept without
-    one (docs/capture.md, One set of items: Times); re-reads the user messages only when there is such an item."""
-    leads = {item.text: _lead(item.text) for item in items}
-    leads = {text: lead for text, lead in leads.items() if len(lead) >= 12}
+    one (docs/capture.md, One set of items: Times); ``user_said`` is the thread's (timestamp, words) of each."""
+    leads = {item.text: lead for item in items if len(lead := _lead(item.text)) >= 12}
     found: dict[str, str] = {}
-    if not leads:
-        return found
-    for message in messages:
-        if message.role != "user" or not message.entry.timestamp:
-            continue
-        loaded = load(message.entry).get("message")
-        raw = message_text(loaded) if isinstance(loaded, Mapping) else ""
-        if not is_real_user_message(raw):
-            continue
-        said = " ".join(user_words(strip_envelope(raw)).split()).casefold()
-        for text, lead in list(leads.items()):
-            if lead in said:
-                found[text] = message.entry.timestamp
-                del leads[text]
+    for when, words in user_said:
         if not leads:
             break
+        said = " ".join(words.split()).casefold()
+        for text, lead in list(leads.items()):
+            if lead in said:
+                found[text] = when
+                del leads[text]
     return found
 
 
@@ -130,10 +115,11 @@ def read_decisions(
         captured = state.updated_at or ""
         live_decisions = [NotedItem(d.what, d.when or captured, "live", d.entry_id) for d in state.decisions]
         # Open items with the time they were said; those the conversation closed stay listed, marked done.
+        ledger_items = state.items()
         live_open = [NotedItem(i.text, i.when or captured, "live", i.entry_id,
                                f"done {i.done_when}" if i.done and i.done_when else ("done" if i.done else None))
-                     for i in state.items() if i.kind == "open"]
-        said = {i.text: i.when for i in state.items() if i.kind in ("open", "constraint") and i.when}
+                     for i in ledger_items if i.kind == "open"]
+        said = {i.text: i.when for i in ledger_items if i.kind in ("open", "constraint") and i.when}
         live_learnings = [NotedItem(item, said.get(item) or captured, "live") for item in state.learnings]
     thread = extract_thread(snapshot.view.messages, follower.objects.read_object)
     now = now or datetime.now(UTC)
@@ -144,10 +130,8 @@ def read_decisions(
     # The checkpoint keeps open items and learnings as bare text, so they carry its write time: the live ledger's
     # copy, or else the user message that said them, gives the time they were said.
     untimed = [item for item in (*merged_open, *learnings) if cid and item.source == cid and item.when == written]
-    said_at = {item.text: when for item in untimed
-               for text, when in said.items() if is_semantic_duplicate(text, item.text)}
-    said_at |= _said_at([item for item in untimed if item.text not in said_at], snapshot.view.messages,
-                        follower.objects.read_object)
+    said_at = {item.text: said[item.text] for item in untimed if item.text in said}
+    said_at |= _said_at([item for item in untimed if item.text not in said_at], thread.user_said)
     merged_open = tuple(replace(item, when=said_at.get(item.text, item.when)) for item in merged_open)
     learnings = tuple(replace(item, when=said_at.get(item.text, item.when)) for item in learnings)
     open_items = tuple(replace(item, stale=item.stale or stale_reason(item.text, item.when, [*closed, *done], now,

@@ -105,23 +105,30 @@ def test_decisions_without_a_sidecar_or_a_checkpoint_are_empty_and_say_so(tmp_pa
     assert not (tmp_path / "state").exists()  # a read path never writes
 
 
-def test_learnings_and_open_items_of_a_checkpoint_carry_the_time_they_were_said(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("name", "kind", "begins"), [
+    ("d80_chkit_manual_release", "constraint", "this is not what I wanted"),
+    ("d09_odyash_mermaid_hooks", "open", "in this code: `mkdir -p"),
+])
+def test_learnings_and_open_items_of_a_checkpoint_carry_the_time_they_were_said(
+    tmp_path: Path, name: str, kind: str, begins: str
+) -> None:
     """The checkpoint schema keeps learnings and open items as bare text; the tab shows when each was said, from
-    the live ledger or, once a checkpoint has reset it, from the user message that said it (a real session)."""
-    session = Path(__file__).parents[1] / "data" / "real" / "d80_chkit_manual_release.jsonl"
+    the live ledger or, once a checkpoint has reset it, from the user message that said it (real sessions)."""
+    session = Path(__file__).parents[1] / "data" / "real" / f"{name}.jsonl"
     follower, snapshot = snapshot_of(session)
     state = capture(CapturedState(), snapshot.view.path, follower.objects.read_object)
-    rule = next(i for i in state.items() if i.kind == "constraint")
-    assert rule.text.startswith("this is not what I wanted") and rule.when
+    item = next(i for i in state.items() if i.kind == kind and not i.done and i.text.startswith(begins))
+    assert item.when
     state_dir = tmp_path / "state"
-    cp = build_checkpoint(snapshot, state, follower.objects.read_object, trigger="manual",
-                          now=datetime(2026, 11, 28, 7, 17, tzinfo=UTC))
+    written = datetime(2026, 11, 28, 7, 17, tzinfo=UTC)
+    cp = build_checkpoint(snapshot, state, follower.objects.read_object, trigger="manual", now=written)
     write_checkpoint(state_dir, snapshot.key, cp)
-    assert cp.learnings == (rule.text,)
+    assert item.text in (cp.learnings if kind == "constraint" else cp.open_items)
     for live in (state, CapturedState()):  # beside the live ledger, then after a checkpoint reset the state
         digest = read_decisions(snapshot, follower, live, state_dir, now=datetime(2026, 11, 28, 8, tzinfo=UTC))
-        assert [(i.text, i.source, i.when) for i in digest.learnings] == [(rule.text, "cp_001", rule.when)]
-    assert rule.when.startswith("2026-02-17T")  # said in February, not when the checkpoint was written
+        listed = digest.learnings if kind == "constraint" else digest.open_items
+        assert [(i.source, i.when) for i in listed if i.text == item.text] == [("cp_001", item.when)]
+    assert not item.when.startswith("2026-11-28")  # said months before the checkpoint was written
 
 
 # -- checkpoints ------------------------------------------------------------------------------------------------
