@@ -438,7 +438,9 @@ def span_facts(span: Sequence[SpanMessage], *, turn_start: int | None = None, au
             reported = "] " in parts.text or "Commit " in parts.text or " -> " in parts.text
             found = reported_commits(redact_secrets(parts.text)) if reported else []
             if parts.tool_name in _SUBAGENT_TOOLS:
-                found += extract_identifiers([_SUBAGENT_TRAILER.split(parts.text, 1)[0]])[:_SUBAGENT_IDENTIFIERS]
+                # Tool output is not redacted when the span is built (redacted_parts): the report is, here.
+                report = redact_secrets(_SUBAGENT_TRAILER.split(parts.text, 1)[0])
+                found += extract_identifiers([report])[:_SUBAGENT_IDENTIFIERS]
             if parts.role == "bashExecution" and parts.command:
                 found = [*state_commands(parts.command),
                          *extract_identifiers([parts.command], locations_only=True), *found]

@@ -92,6 +92,19 @@ def test_the_head_of_a_sub_agents_report_names_what_it_found() -> None:
     assert "dec-feb24b59" not in [i for i, _ in span_facts(read).identifiers]
 
 
+def test_a_sub_agents_report_is_redacted_before_its_identifiers_are_read() -> None:
+    # Tool output is not redacted when the span is built (redacted_parts): the identifiers taken from a sub-agent's
+    # report must come from its redacted text, or a key it quotes would be copied into the summary.
+    key = "sk-proj-Zx81Ka0Qm2Lr5Tn7Vb9Wc3Yd6Fe4Gh1Jk0"
+    report = f"Found the failing call: `{key}` is sent by `billing_client.py`.\nagentId: a290814"
+    span = _span(MessageParts("user", "find where the key leaks"), _call("Task", {"description": "Find the key"}),
+                 MessageParts("toolResult", report, tool_name="Task"), MessageParts("assistant", "Found it."))
+    identifiers = [i for i, _ in span_facts(span).identifiers]
+    assert "billing_client.py" in identifiers
+    assert not any("Zx81Ka0Qm2Lr5Tn7" in i for i in identifiers)
+    assert "Zx81Ka0Qm2Lr5Tn7" not in _summary(span)
+
+
 def test_a_markdown_links_text_is_read_as_the_name_it_shows() -> None:
     # d63 (Safecast/safecast-map-MCP) and d80 (obsessiondb/chkit), the agent's text verbatim: the name the agent
     # showed the reader is the link's text; glued to its target it was no token at all.
