@@ -16,45 +16,48 @@ import re
 from dataclasses import dataclass, replace
 from typing import Final
 
-from engine.capture.act_forms import ACK as _ACK
-from engine.capture.act_forms import ALWAYS_DESCRIBES as _ALWAYS_DESCRIBES
-from engine.capture.act_forms import APPROVAL as _APPROVAL
-from engine.capture.act_forms import ASKS_WHY as _ASKS_WHY
-from engine.capture.act_forms import BARE_NO as _BARE_NO
-from engine.capture.act_forms import BRIEF as _BRIEF
-from engine.capture.act_forms import CLAUSE_LEAD as _CLAUSE_LEAD
-from engine.capture.act_forms import CODE_LINE as _CODE_LINE
-from engine.capture.act_forms import CONVENTION as _CONVENTION
-from engine.capture.act_forms import CORRECTION as _CORRECTION
-from engine.capture.act_forms import DEFER as _DEFER
-from engine.capture.act_forms import DID_STEP as _DID_STEP
-from engine.capture.act_forms import DISAPPROVES as _DISAPPROVES
-from engine.capture.act_forms import DISLIKES_SHOWN as _DISLIKES_SHOWN
-from engine.capture.act_forms import FAILS as _FAILS
-from engine.capture.act_forms import IMPERATIVE as _IMPERATIVE
-from engine.capture.act_forms import LEAD as _LEAD
-from engine.capture.act_forms import MOVED as _MOVED
-from engine.capture.act_forms import NOT_A_RULE as _NOT_A_RULE
-from engine.capture.act_forms import ONLY_PRONOUN as _ONLY_PRONOUN
-from engine.capture.act_forms import PICK as _PICK
-from engine.capture.act_forms import PREFERENCE as _PREFERENCE
-from engine.capture.act_forms import QUESTION_START as _QUESTION_START
-from engine.capture.act_forms import REJECTION as _REJECTION
-from engine.capture.act_forms import REQUEST as _REQUEST
-from engine.capture.act_forms import SCOPE_LIMIT, picks_option
-from engine.capture.act_forms import STANDING as _STANDING
-from engine.capture.act_forms import STILL_NOT as _STILL_NOT
-from engine.capture.act_forms import WH_ASKS as _WH_ASKS
-from engine.capture.act_forms import WORKS as _WORKS
-from engine.capture.act_forms import ZH_APPROVAL as _ZH_APPROVAL
-from engine.capture.act_forms import ZH_BARE_YES as _ZH_BARE_YES
-from engine.capture.act_forms import ZH_CORRECTION as _ZH_CORRECTION
-from engine.capture.act_forms import ZH_DEFER as _ZH_DEFER
-from engine.capture.act_forms import ZH_PREFERENCE as _ZH_PREFERENCE
-from engine.capture.act_forms import ZH_QUESTION as _ZH_QUESTION
-from engine.capture.act_forms import ZH_REJECTION as _ZH_REJECTION
-from engine.capture.act_forms import ZH_REQUEST as _ZH_REQUEST
-from engine.capture.act_forms import ZH_STANDING as _ZH_STANDING
+from engine.capture.act_forms import (
+    ACK,
+    ALWAYS_DESCRIBES,
+    APPROVAL,
+    ASKS_WHY,
+    BARE_NO,
+    BRIEF,
+    CLAUSE_LEAD,
+    CODE_LINE,
+    CONVENTION,
+    CORRECTION,
+    DEFER,
+    DID_STEP,
+    DISAPPROVES,
+    DISLIKES_SHOWN,
+    FAILS,
+    IMPERATIVE,
+    LEAD,
+    MOVED,
+    NOT_A_RULE,
+    ONLY_PRONOUN,
+    PICK,
+    PREFERENCE,
+    QUESTION_START,
+    REJECTION,
+    REQUEST,
+    SCOPE_LIMIT,
+    STANDING,
+    STILL_NOT,
+    WH_ASKS,
+    WORKS,
+    ZH_APPROVAL,
+    ZH_BARE_YES,
+    ZH_CORRECTION,
+    ZH_DEFER,
+    ZH_PREFERENCE,
+    ZH_QUESTION,
+    ZH_REJECTION,
+    ZH_REQUEST,
+    ZH_STANDING,
+    picks_option,
+)
 from engine.capture.language.japanese import JA_PREFERENCE, JA_REQUEST, JA_WANT, KANA
 from engine.capture.language.korean import (
     HANGUL,
@@ -83,13 +86,13 @@ _WORD: Final = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 def says_failure(text: str) -> bool:
     """Whether ``text`` says that something still fails or the last attempt did not work."""
-    return bool(_FAILS.search(text))
+    return bool(FAILS.search(text))
 
 
 def asks_whether_fixed(turn: UserTurn) -> bool:
     """Whether a question of ``turn`` reports that the last attempt still fails ("… still does not get the realtime
     data first?") without asking why or how: a failure report, however punctuated (docs/capture.md, Closing)."""
-    return any(s.question and _STILL_NOT.search(s.text) and not _ASKS_WHY.search(s.text) for s in turn.sentences)
+    return any(s.question and STILL_NOT.search(s.text) and not ASKS_WHY.search(s.text) for s in turn.sentences)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,51 +189,51 @@ def after_place(core: str) -> str | None:
     for n in range(1, min(len(words), 9)):
         place, rest = " ".join(words[:n]), " ".join(words[n:]).lstrip(", ")
         if (place.endswith(",") or _PLACE_THING.search(place) or rest != " ".join(words[n:])) and \
-                _IMPERATIVE.match(_LEAD.sub("", rest)):
+                IMPERATIVE.match(LEAD.sub("", rest)):
             return rest
     return None
 
 
 def _read_sentence(text: str) -> Sentence:
     text = text.replace("’", "'")  # "I’d like" typed with a typographic apostrophe is "I'd like"
-    core = _LEAD.sub("", text).strip()
+    core = LEAD.sub("", text).strip()
     cjk = bool(_CJK.search(core))
     ja = bool(KANA.search(core))  # Japanese marks an order at the sentence's end (language/japanese.py)
-    question = core.endswith(("?", "？")) or (cjk and bool(_ZH_QUESTION.search(core)))
+    question = core.endswith(("?", "？")) or (cjk and bool(ZH_QUESTION.search(core)))
     ko = read_korean(core) if HANGUL.search(core) else None  # Korean marks acts at the end too (language/korean.py)
     if ko is not None:
         question = ko.question  # "…해줄래?" asks for work
-    if not question and not cjk and _QUESTION_START.match(core) and _words(core) <= 25 and not _IMPERATIVE.match(core):
-        question = core.lower().startswith(("help me understand", "tell me", "explain")) or bool(_WH_ASKS.match(core))
+    if not question and not cjk and QUESTION_START.match(core) and _words(core) <= 25 and not IMPERATIVE.match(core):
+        question = core.lower().startswith(("help me understand", "tell me", "explain")) or bool(WH_ASKS.match(core))
     instruction = not _LOG_LINE.match(core) and bool(
-        _IMPERATIVE.match(core) or _REQUEST.search(text) or (cjk and _ZH_REQUEST.search(core))
-        or (not question and (_DESIRED.match(core) or _CONVENTION.search(core) or _DISLIKES_SHOWN.search(core)))
-        or (not question and _PICK.search(core) and _words(core) <= 12)
-        or any(_IMPERATIVE.match(_LEAD.sub("", core[m.end():])) for m in _CLAUSE_LEAD.finditer(core))
+        IMPERATIVE.match(core) or REQUEST.search(text) or (cjk and ZH_REQUEST.search(core))
+        or (not question and (_DESIRED.match(core) or CONVENTION.search(core) or DISLIKES_SHOWN.search(core)))
+        or (not question and PICK.search(core) and _words(core) <= 12)
+        or any(IMPERATIVE.match(LEAD.sub("", core[m.end():])) for m in CLAUSE_LEAD.finditer(core))
         or after_place(core) is not None
         or (ja and not question and bool(JA_REQUEST.search(core) or JA_WANT.search(core)))
         or (ko is not None and not question and ko.request))
     if question and not cjk and _ASKS_TO_DO.match(core):
         question, instruction = False, True
-    deferral = bool(_DEFER.search(core) or (cjk and _ZH_DEFER.search(core)) or (ko is not None and ko.deferral))
+    deferral = bool(DEFER.search(core) or (cjk and ZH_DEFER.search(core)) or (ko is not None and ko.deferral))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.
-    ruled = _ALWAYS_DESCRIBES.sub(" ", core) if "always" in core.lower() else core
+    ruled = ALWAYS_DESCRIBES.sub(" ", core) if "always" in core.lower() else core
     # The Chinese table reads Chinese: in a Japanese sentence "不要" is "not needed" ("…一旦は不要でいいと
     # 思っています", "不要なブランチは…削除して"), not "don't", and "全部" is "all of it" in one order
     # (docs/capture.md, round 22).
-    preference = bool(_PREFERENCE.search(ruled) or _CONVENTION.search(core)
-                      or (cjk and not ja and _ZH_PREFERENCE.search(core))
+    preference = bool(PREFERENCE.search(ruled) or CONVENTION.search(core)
+                      or (cjk and not ja and ZH_PREFERENCE.search(core))
                       or (ja and JA_PREFERENCE.search(core)) or (ko is not None and ko.rule)) and not deferral and (
-        _words(core) >= 4) and not _NOT_A_RULE.search(core) and not (_words(core) <= 6 and _ONLY_PRONOUN.search(core))
-    if not core.endswith(("?", "？")) and (SCOPE_LIMIT.search(text) or _BRIEF.search(core)):
+        _words(core) >= 4) and not NOT_A_RULE.search(core) and not (_words(core) <= 6 and ONLY_PRONOUN.search(core))
+    if not core.endswith(("?", "？")) and (SCOPE_LIMIT.search(text) or BRIEF.search(core)):
         preference = True  # "tell me your thoughts without implementing any code changes" asks, and limits
     # An instruction that sets how a whole class of things is ("… camelCase in all .tsx files", 全部放在 @Physics 里)
     # or picks one thing over another ("use #!/bin/sh instead of powershell") stands beyond this turn.
-    standing = _STANDING.search(after_place(core) or core)  # "for each value, get …" is where it applies, not a rule
+    standing = STANDING.search(after_place(core) or core)  # "for each value, get …" is where it applies, not a rule
     if instruction and not question and not deferral and not preference and standing and not (
-            ja and standing.group(0) in _ZH_STANDING):
+            ja and standing.group(0) in ZH_STANDING):
         preference = True
-    if preference and _MOVED.search(core):
+    if preference and MOVED.search(core):
         # "this file shouldn't be in apps/api, it should be in the root": one thing put right now, not a rule.
         preference, instruction = False, True
     return Sentence(text, question, instruction, preference, deferral)
@@ -246,7 +249,7 @@ def _pasted(text: str) -> bool:
         if line.lstrip().startswith(("```", "~~~")):
             fence = not fence
             code += 1
-        elif fence or _CODE_LINE.match(line) or _words(line) <= 2:
+        elif fence or CODE_LINE.match(line) or _words(line) <= 2:
             code += 1
     return code / len(lines) >= 0.6
 
@@ -322,23 +325,23 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
                  for p in parts]
     acts: set[Act] = set()
     flat = " ".join(text.split())
-    first = _LEAD.sub("", parts[0].text).strip() if parts else ""
+    first = LEAD.sub("", parts[0].text).strip() if parts else ""
     short = _words(flat) <= 12
     if _pasted(text):
         acts.add("reports")
-    if _ACK.match(flat) or KO_ACK.match(flat):
+    if ACK.match(flat) or KO_ACK.match(flat):
         acts.add("acknowledges")
-    if agent_offered and (_REJECTION.match(flat) or _ZH_REJECTION.match(flat) or KO_REJECTION.match(flat)):
+    if agent_offered and (REJECTION.match(flat) or ZH_REJECTION.match(flat) or KO_REJECTION.match(flat)):
         acts.add("rejects")
-    elif agent_offered and short and parts and (_APPROVAL.match(parts[0].text) or _ZH_APPROVAL.match(parts[0].text)
+    elif agent_offered and short and parts and (APPROVAL.match(parts[0].text) or ZH_APPROVAL.match(parts[0].text)
                                                 or KO_APPROVAL.match(parts[0].text)):
         acts.add("approves")  # a long message that starts "great, …" goes on to say something of its own
     # A judgement corrects as an opening "no" does; it may follow the question it answers ("But why do I have to
     # provide api_key there? It's bad design."), so the first two sentences are read.
-    if parts and (_CORRECTION.match(first) or _ZH_CORRECTION.match(first) or KO_CORRECTION.match(first)
-                  or any(_DISAPPROVES.search(p.text) for p in parts[:2])) and "rejects" not in acts:
+    if parts and (CORRECTION.match(first) or ZH_CORRECTION.match(first) or KO_CORRECTION.match(first)
+                  or any(DISAPPROVES.search(p.text) for p in parts[:2])) and "rejects" not in acts:
         acts.add("corrects")
-    if "corrects" in acts and _BARE_NO.match(first) and _FAILS.search(first) and not any(
+    if "corrects" in acts and BARE_NO.match(first) and FAILS.search(first) and not any(
             p.instruction or p.preference for p in parts):
         # "No the video doesn't load in the modal. Console error: …", "Nope, still not adjusting to dark mode": the
         # last attempt failed; the user sets no direction and no rule (docs/capture.md, Conversation acts).
@@ -354,7 +357,7 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
         if part.preference and not part.question:
             acts.add("prefers")
     if short and not agent_offered and parts and len(parts) == 1 and (
-            _APPROVAL.match(parts[0].text) or _ACK.match(parts[0].text) or _ZH_BARE_YES.match(parts[0].text)
+            APPROVAL.match(parts[0].text) or ACK.match(parts[0].text) or ZH_BARE_YES.match(parts[0].text)
             or KO_BARE_YES.match(parts[0].text)):
         acts = {"acknowledges"}  # "ok go ahead", 确认 with nothing offered asks for nothing new
     if "approves" in acts and _words(flat) <= 4 and not acts & {"asks", "prefers", "defers"}:
@@ -362,8 +365,8 @@ def read_user_turn(text: str, agent_offered: bool) -> UserTurn:
     if not acts and parts:
         # Neither asks, instructs nor answers: the user tells the agent how things stand. "Everything works" confirms;
         # anything else ("there is now an unclosable modal", a pasted result) is a report the agent should act on.
-        confirms = _WORKS.search(flat) and not _FAILS.search(flat) and _words(flat) <= 30 and "\n" not in text.strip()
+        confirms = WORKS.search(flat) and not FAILS.search(flat) and _words(flat) <= 30 and "\n" not in text.strip()
         # "I copied the assets directory": the user did the step the agent asked for; it asks for nothing new.
-        did_step = _DID_STEP.match(first) and not _FAILS.search(flat) and _words(flat) <= 20
+        did_step = DID_STEP.match(first) and not FAILS.search(flat) and _words(flat) <= 20
         acts.add("acknowledges" if confirms or did_step else "reports")
     return UserTurn(text, frozenset(acts), tuple(parts))
