@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["AIDER_FILE_COMMAND", "accepted_plan", "is_interrupt", "plan_steps", "user_words"]
+__all__ = ["AIDER_FILE_COMMAND", "accepted_plan", "is_harness_reply", "is_interrupt", "plan_steps", "user_words"]
 
 _WHOLE_MESSAGE: Final = re.compile(
     r"^(?:\[Request interrupted by user[^\]]*\]"
@@ -101,6 +101,17 @@ def plan_steps(text: str) -> list[str]:
 
 
 _INTERRUPT: Final = re.compile(r"^\s*\[Request interrupted by user(?: for tool use)?\]\s*$")
+
+
+# Claude Code writes some assistant records itself, with the model "<synthetic>": "No response requested." after a
+# local command or an interrupted turn, "API Error: …", usage-limit notices. No model said them: they answer nothing
+# and close nothing (docs/capture.md, Harness text).
+_HARNESS_MODELS: Final = frozenset({"<synthetic>"})
+
+
+def is_harness_reply(model: str | None) -> bool:
+    """Whether an assistant message of ``model`` was written by the harness, not by a model."""
+    return model in _HARNESS_MODELS
 
 
 def is_interrupt(text: str) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.capture.decisions import is_real_user_message, strip_envelope
-from engine.capture.envelopes import is_interrupt, user_words
+from engine.capture.envelopes import is_harness_reply, is_interrupt, user_words
 from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
 from engine.capture.redact import redact_secrets
 from engine.capture.shape_acts import pending_from
@@ -311,7 +311,8 @@ def capture(
         last_id = entry.id or last_id
         last_line = max(last_line, entry.line_no)
         updated = entry.timestamp or updated
-        if entry.role not in ("user", "assistant", "toolResult"):
+        if entry.role not in ("user", "assistant", "toolResult") or (
+                entry.role == "assistant" and is_harness_reply(entry.model)):
             continue
         # A tool result matters for a failure or the user's answer; a Codex call item (a tool item that calls) for
         # its call.

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from engine.accounting.context import ContextMessage
 from engine.capture.decisions import is_real_user_message, strip_envelope
-from engine.capture.envelopes import user_words
+from engine.capture.envelopes import is_harness_reply, user_words
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_text
 
@@ -92,7 +92,8 @@ def extract_thread(messages: Sequence[ContextMessage], load: Callable[[Entry], M
     picked: dict[int, str] = {}
     for index, message in enumerate(messages):
         entry = message.entry
-        if message.role == "assistant" and entry.provider != "openclaw" and entry.chars:
+        if message.role == "assistant" and entry.provider != "openclaw" and entry.chars and not is_harness_reply(
+                entry.model):
             turns.append((index, "agent", entry))
             previous_agent_chars = entry.chars
         elif message.role == "user":

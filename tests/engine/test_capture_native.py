@@ -118,3 +118,11 @@ def test_a_japanese_done_report_closes_the_last_request_at_the_end() -> None:
               "  1. 空プロバイダーオブジェクトを除外するよう例を修正\n  2. Markdown 例に `error` 列を追加")
     items = _fold(("user", "specsも更新しておいて"), ("assistant", report))
     assert not [i for i in items if i.kind == "open" and not i.done]
+
+
+def test_a_reply_claude_code_wrote_itself_is_no_outcome() -> None:
+    # d96 (punt-labs/langlearn-tts): after "release v0.6.4" the agent did the release and reported; a later record with
+    # the model "<synthetic>" ("No response requested.", written by Claude Code after a local command) is harness.
+    released = [d.what for d in _state("d96_langlearn_release_voice").decisions if d.what.startswith("release v0.6.4")]
+    assert len(released) == 1
+    assert "No response requested" not in released[0] and "All 10 steps complete" in released[0]
