@@ -10,6 +10,7 @@ transcript finished later, or older than the configured age, carry why they no l
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -64,6 +65,13 @@ def _merge(saved: Sequence[NotedItem], live: Sequence[NotedItem]) -> tuple[Noted
 
 _CUTS: Final = (" (re: ", " (about: ", " → ", "…")
 _LEAD_CHARS: Final = 60
+_ISO_MINUTE: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
+
+
+def _minute(iso: str) -> str:
+    """A transcript's ISO time to the minute, as the tab's time column writes it ("2026-02-25 08:25"); other text as
+    it came (it is shown, never parsed further)."""
+    return iso[:16].replace("T", " ") if _ISO_MINUTE.match(iso) else iso
 
 
 def _lead(text: str) -> str:
@@ -117,7 +125,7 @@ def read_decisions(
         # Open items with the time they were said; those the conversation closed stay listed, marked done.
         ledger_items = state.items()
         live_open = [NotedItem(i.text, i.when or captured, "live", i.entry_id,
-                               f"done {i.done_when}" if i.done and i.done_when else ("done" if i.done else None))
+                               (f"done {_minute(i.done_when)}" if i.done_when else "done") if i.done else None)
                      for i in ledger_items if i.kind == "open"]
         said = {i.text: i.when for i in ledger_items if i.kind in ("open", "constraint") and i.when}
         live_learnings = [NotedItem(item, said.get(item) or captured, "live") for item in state.learnings]

@@ -299,3 +299,13 @@ def test_the_largest_messages_are_the_largest_context_rows() -> None:
     assert [c.tokens for c in largest] == sorted((r.tokens for r in rows), reverse=True)[:5]
     assert sum(c.share for c in largest) * sum(r.tokens for r in rows) == pytest.approx(
         sum(c.tokens for c in largest))
+
+
+def test_an_open_item_the_conversation_closed_says_when_in_the_tabs_own_time_format(tmp_path: Path) -> None:
+    # d96 (punt-labs/langlearn-tts): "merge it" was said at 08:09 and the agent reported "Merged and synced." at 08:10.
+    session = Path(__file__).parents[1] / "data" / "real" / "d96_langlearn_release_voice.jsonl"
+    follower, snapshot = snapshot_of(session)
+    state = capture(CapturedState(), snapshot.view.path, follower.objects.read_object)
+    digest = read_decisions(snapshot, follower, state, tmp_path / "state", now=datetime(2026, 2, 26, tzinfo=UTC))
+    merged = next(i for i in digest.open_items if i.text == "merge it")
+    assert merged.stale == "done 2026-02-25 08:10"
