@@ -4,6 +4,7 @@ quoted verbatim; each case fails on the code before the round."""
 from __future__ import annotations
 
 from engine.capture.acts import read_user_turn
+from engine.capture.ledger import ledger_of
 
 
 def _rules(text: str) -> list[str]:
@@ -34,3 +35,45 @@ def test_japanese_i_dont_want_to_is_a_rule() -> None:
                  "別に今回運用のエンジニアも私一人ですし、バッチ処理を流すぐらいは全然技術的に可能なので"
                  "スケジューリングで行ってもいいですし、定期的に。")
     assert _rules(dont_want) == [dont_want]
+
+
+def _constraints_after(agent: str) -> list[str]:
+    items = ledger_of([("user", "ok go on", "t1", "u1", False), ("assistant", agent, "t2", "a1", True)])
+    return [i.text for i in items if i.kind == "constraint"]
+
+
+def test_a_rule_the_agent_quotes_as_the_users_is_kept() -> None:
+    # OdyAsh/odyash-dev.to d08 (C3): the agent goes by the user's standing instruction.
+    said = ("I apologize for the error. According to your instructions, I should avoid using '&&' to chain commands. "
+            "Let's install the glob package without chaining: ")
+    assert _constraints_after(said) == ["According to your instructions, I should avoid using '&&' to chain commands."]
+
+
+def test_a_rule_the_agent_records_for_later_turns_is_kept_once() -> None:
+    # Nishanth-sebastin/eagerminds-bookmarks d97 (c1): noted, then recorded, the same rule (one item).
+    noted = ("Two things — the script needs to live in the project to resolve `playwright`, and I'll note your "
+             "instruction about not using `cartrabbit.in`. Let me move the script into the project and run it.")
+    recorded = "Now let me record your instruction about `cartrabbit.in` so I respect it going forward."
+    items = ledger_of([("user", "ok go on", "t1", "u1", False), ("assistant", noted, "t2", "a1", True),
+                       ("assistant", recorded, "t3", "a2", True)])
+    rules = [i.text for i in items if i.kind == "constraint"]
+    assert len(rules) == 1 and "cartrabbit.in" in rules[0]
+
+
+def test_a_rule_the_agent_writes_into_its_lessons_file_is_kept() -> None:
+    # yutakobayashidev/repiq d69 (C2).
+    said = ("リカバリ完了。goreleaser がリリースを正しく作り直しました。\n\n"
+            "- 手動リリースを削除 → goreleaser ワークフローを rerun → v0.3.0 リリース成功\n"
+            "- `tasks/lessons.md` にルールを追記済み: "
+            "リリース CI がある場合はタグ push のみ、`gh release create` はしない")
+    assert _constraints_after(said) == [
+        "`tasks/lessons.md` にルールを追記済み: リリース CI がある場合はタグ push のみ、"
+        "`gh release create` はしない"]
+
+
+def test_work_done_as_asked_and_an_offer_of_where_to_add_rules_are_no_rule() -> None:
+    # Sprayer115/KLIMA d50 (Aider doing this turn's work) and uechikohei/spot-diggz d93 (where the user could add one).
+    assert _constraints_after("Ok, I will create and update the necessary files as per your instructions.") == []
+    assert _constraints_after("なお、プロジェクト固有のルールを追加したい場合は、"
+                              "各プロジェクトルートに `.claude/CLAUDE.md` を置けば、"
+                              "グローバル設定に加えてそのプロジェクト固有の指示も適用されます。") == []
