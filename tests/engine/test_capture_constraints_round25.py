@@ -77,3 +77,25 @@ def test_work_done_as_asked_and_an_offer_of_where_to_add_rules_are_no_rule() -> 
     assert _constraints_after("なお、プロジェクト固有のルールを追加したい場合は、"
                               "各プロジェクトルートに `.claude/CLAUDE.md` を置けば、"
                               "グローバル設定に加えてそのプロジェクト固有の指示も適用されます。") == []
+
+
+def _constraints_of(turns: list[tuple[str, str]]) -> list[str]:
+    rows = [(role, text, f"t{n}", f"e{n}", role == "assistant") for n, (role, text) in enumerate(turns)]
+    return [i.text for i in ledger_of(rows) if i.kind == "constraint"]
+
+
+def test_an_order_given_again_after_the_agent_answered_it_is_how_the_user_works() -> None:
+    # nakamura-shuta/tij d95 (c1): the release routine, said after one release and again after the next.
+    first = "大丈夫そうです。plan.md,README更新後にcommit,push,publishしてください"
+    again = "確認OKでした。plan.md, README更新後にcommit,push,publishしてください"
+    assert _constraints_of([("user", first), ("assistant", "まず現在のファイルを確認します。"),
+                            ("user", "次のタスク候補教えて下さい"), ("assistant", "候補は次の3つです。"),
+                            ("user", again), ("assistant", "まず現在のファイルを確認します。")]) == [again]
+    # tha-hammer/easy-video-share-vue d26 (C1): the same request sent again.
+    said = ("We are still fixing UI mistakes from your LLM.\n\n"
+            "The main app should load a modal window on click 'play' the modal does not load.")
+    reply = ("I can see the issue! The modal is not loading because there's a mismatch between the HTML structure "
+             "(which uses Bootstrap modal classes) and the JavaScript code (which tries to manually show/hide the "
+             "modal).\n\nLet me examine the current modal setup and fix it:")
+    rules = _constraints_of([("user", said), ("assistant", reply), ("user", said), ("assistant", reply)])
+    assert len(rules) == 1 and rules[0].startswith("We are still fixing UI mistakes from your LLM.")
