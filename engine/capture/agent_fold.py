@@ -7,6 +7,7 @@ import re
 from dataclasses import replace
 from typing import Final
 
+from engine.capture.agent_rules import same_rule, stated_rules
 from engine.capture.decisions import extract_decision_from_response, is_open_item_line
 from engine.capture.ledger_items import MAX_ITEMS, OUTCOME_MARK, Item, Ledger
 from engine.capture.ledger_items import add_item as _add
@@ -101,6 +102,9 @@ def fold_agent(ledger: Ledger, text: str, acted: bool, when: str | None = None,
     if "[" in text or ":" in text:
         _agent_steps(items, text, when, entry_id)
     _agent_decisions(items, text, when, entry_id)
+    for rule in stated_rules(text):  # the user's standing rule as the agent states it back (agent_rules.py)
+        if not any(i.kind == "constraint" and same_rule(rule, i.text) for i in items):
+            _add(items, Item("constraint", rule, "agent", when, entry_id))
 
     joined = f"{ledger.agent_text}\n\n\n{text}" if ledger.agent_text else text
     unconfirmed = ledger.unconfirmed

@@ -185,6 +185,13 @@ def _bare_word(words: str) -> bool:
             and not says_failure(flat))
 
 
+def _restated(items: list[Item], direction: str) -> bool:
+    """Whether ``direction`` repeats an order the user gave before and the agent already answered (it carries the
+    agent's outcome after ``→``)."""
+    return any(i.kind == "decision" and i.source == "instruction" and OUTCOME_MARK in i.text
+               and _repeats(direction, i.text.split(OUTCOME_MARK)[0]) for i in items[-40:])
+
+
 def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None) -> Ledger:
     """``ledger`` after a real user message whose own words are ``words`` (harness already removed)."""
     ledger = _settle_shape(ledger)
@@ -274,6 +281,12 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
             "decision", direction, "picked" if picks_option(direction) and not _ARTIFACT.search(direction)
             else "instruction", when, entry_id)):
         awaiting = len(items) - 1
+    elif direction and turn.has("instructs") and " (re: " not in direction and _restated(items, direction):
+        # The same order given again after the agent answered it ("plan.md,README更新後にcommit,push,publishして
+        # ください" after each release; "We are still fixing UI mistakes from your LLM. The main app should load a
+        # modal …" sent twice) is how the user works or what must hold, not one turn's request (round 25). "commit
+        # this" said again names another change each time: an order named by a pronoun repeats words, not content.
+        _add(items, Item("constraint", _directive(flat), "restated", when, entry_id))
     # A request for an answer ("tell me …", no question mark) can still set a limit ("… without implementing any
     # code changes"); a real question ("should we never …?") sets none.
     preferences = [s.text for s in turn.sentences if s.preference and not s.text.rstrip().endswith(("?", "？"))

@@ -39,6 +39,11 @@ JA_PREFERENCE: Final = re.compile(
     # "Always" that tells how things are or will be is no rule, as English "is always …" is none (round 6):
     # "ミニカードが常に表示されていて" (the card is always shown), "…操作が必ず必要になると思います" (will surely be
     # needed); "…圧迫しないで済みます" (need not burden) says what follows (docs/capture.md, round 22).
-    r"|(?:必ず|(?<!非)常に)(?![^、。]{0,20}?(?:ている|ていて|ています|ていた|になると思|でしょう))|絶対に?|決して")
-"""A standing rule: "…ないように" (so that it does not …), "必ず" / "常に" (always), "禁止" (forbidden). "非常に" is
+    r"|(?:必ず|(?<!非)常に)(?![^、。]{0,20}?(?:ている|ていて|ています|ていた|になると思|でしょう))|絶対に?|決して"
+    # The Japanese forms of rule words the English and Chinese tables hold (round 25): "…たくない" / "…たくはない" (I
+    # don't want to …, as "I don't want …"), "極力" / "なるべく" / "できるだけ" (as far as possible, as 尽量), and
+    # "…に限り" / "…に限って" (only when …, as 只 and "only"); not "まったくない" (not at all).
+    r"|(?<!っ)たく(?:は|も)?ない|極力|なるべく|できるだけ|に限(?:り|って)")
+"""A standing rule: "…ないように" (so that it does not …), "必ず" / "常に" (always), "禁止" (forbidden), "…たくない" (I
+don't want to …), "極力" (as far as possible), "…に限り" (only when …). "非常に" is
 "very" ("非常にいいと思います"), another word that only holds "常に" (docs/capture.md, round 22)."""
