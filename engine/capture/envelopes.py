@@ -14,7 +14,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["AIDER_FILE_COMMAND", "accepted_plan", "is_harness_reply", "is_interrupt", "plan_steps", "user_words"]
+__all__ = [
+    "AIDER_FILE_COMMAND", "accepted_plan", "command_request", "command_typed", "is_harness_reply", "is_interrupt",
+    "plan_steps", "user_words",
+]
 
 _WHOLE_MESSAGE: Final = re.compile(
     r"^(?:\[Request interrupted by user[^\]]*\]"
@@ -112,6 +115,39 @@ _HARNESS_MODELS: Final = frozenset({"<synthetic>"})
 def is_harness_reply(model: str | None) -> bool:
     """Whether an assistant message of ``model`` was written by the harness, not by a model."""
     return model in _HARNESS_MODELS
+
+
+# Claude Code logs a slash command the user typed as an echo of tagged blocks only; a prompt command's text (the
+# command file's markdown, "# Recipe Command …", "# Reconcile Project …", with the arguments put in) follows as the
+# next user-role record, before the agent says anything (isMeta in native records; docs/capture.md, Harness text).
+# The user's turn is the command as typed, not the command author's text.
+_COMMAND_ECHO: Final = re.compile(
+    r"^\s*(?:<(command-name|command-message|command-args)>[^<]*</\1>\s*)+$")
+_COMMAND_NAME: Final = re.compile(r"<command-name>\s*(/[^<\s]{1,80})\s*</command-name>")
+_COMMAND_ARGS: Final = re.compile(r"<command-args>([^<]*)</command-args>")
+_TITLE: Final = re.compile(r"\A\s*# ([^\n]{1,120})\n")
+
+
+def command_typed(text: str) -> str:
+    """The slash command as the user typed it ("/kitchen:recipe フィールド選択") when ``text`` is only Claude Code's
+    echo of one, else ``""``."""
+    if "<command-name>" not in text or not _COMMAND_ECHO.match(text):
+        return ""
+    name = _COMMAND_NAME.search(text)
+    if name is None:
+        return ""
+    args = _COMMAND_ARGS.search(text)
+    return f"{name.group(1)} {args.group(1).strip()}".strip() if args else name.group(1)
+
+
+def command_request(typed: str, after: str) -> str:
+    """The user's turn when ``after`` follows the echo of the command ``typed``: the command with the title of its
+    text when it has one ("/punt-dev:reconcile — Reconcile Project with Punt Labs Standards"); ``""`` when ``after``
+    is a local command's output or caveat (harness, no request)."""
+    if not typed or after.lstrip().startswith("<local-command-"):
+        return ""
+    title = _TITLE.match(after)
+    return f"{typed} — {title.group(1).strip()}" if title else typed
 
 
 def is_interrupt(text: str) -> bool:

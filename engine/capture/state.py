@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.capture.decisions import is_real_user_message, strip_envelope
-from engine.capture.envelopes import is_harness_reply, is_interrupt, user_words
+from engine.capture.envelopes import command_request, command_typed, is_harness_reply, is_interrupt, user_words
 from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
 from engine.capture.redact import redact_secrets
 from engine.capture.shape_acts import pending_from
@@ -115,6 +115,9 @@ class CapturedState:
     """The conversation ledger the item lists are read from."""
     done_items: tuple[str, ...] = ()
     """Open items closed since the state was reset (a checkpoint drops earlier copies of them)."""
+    command: str = ""
+    """The slash command the last user-role record echoed ("/name args"): the next one, before the agent speaks, is
+    that command's prompt, and the user's turn is the command."""
 
     def items(self) -> tuple[Item, ...]:
         """Every item, closed ones marked done, as of the last entry captured."""
@@ -153,6 +156,7 @@ class CapturedState:
                 "shape": self.ledger.shape.to_dict() if self.ledger.shape else None,
             },
             "done_items": list(self.done_items),
+            "command": self.command[:400],
         }
 
     @classmethod
@@ -215,6 +219,7 @@ class CapturedState:
             updated_at=data.get("updated_at") if isinstance(data.get("updated_at"), str) else None,
             ledger=ledger,
             done_items=strings("done_items"),
+            command=str(data.get("command") or "")[:400],
         )
 
 
@@ -306,6 +311,7 @@ def capture(
     agent_text = state.last_agent_text
     last_id, seen, updated = state.last_entry_id, state.entries_seen, state.updated_at
     last_line, users = state.last_line_no, state.real_user_messages
+    command = state.command
     for entry in entries:
         seen += 1
         last_id = entry.id or last_id
@@ -336,6 +342,7 @@ def capture(
             modified = _add_unique(modified, files_written, MAX_FILES)
             last_tool = LastToolCall(name, params_summary(arguments))
         if entry.role == "assistant":
+            command = ""
             called = bool(calls)
             text = "\n".join(
                 str(b.get("text") or "")
@@ -361,6 +368,17 @@ def capture(
             failures = failures[-MAX_FAILURES:]
         else:
             text = message_text(message)
+            typed, command = command, command_typed(text)
+            if typed and not command and is_real_user_message(text):
+                # The record after a command's echo: the command's prompt, whose user turn is the command typed, or a
+                # local command's output (harness). A "## Context … ## Your task" prompt (/commit's) stays harness
+                # whole, as it was before the echo was read (docs/capture.md, Harness text).
+                words = command_request(typed, text) if user_words(strip_envelope(text)) else ""
+                if words:
+                    users += 1
+                    ledger = fold_user(ledger, redact_secrets(words), entry.timestamp, entry.id)
+                    agent_text = ""
+                continue
             if not is_real_user_message(text):
                 continue
             if is_interrupt(text):
@@ -386,6 +404,7 @@ def capture(
         real_user_messages=users,
         updated_at=updated,
         ledger=ledger,
+        command=command,
     )
     return with_item_views(state)
 
