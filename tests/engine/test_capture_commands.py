@@ -14,8 +14,8 @@ _RECIPE_ECHO = ("<command-message>kitchen:recipe</command-message>\n<command-nam
                 "<command-args>フィールド選択</command-args>")
 _RECONCILE_ECHO = ("<command-message>punt-dev:reconcile</command-message>\n"
                    "<command-name>/punt-dev:reconcile</command-name>")
-_RECONCILE_PROMPT = ("# Reconcile Project with Punt Labs Standards\n\nAnalyze a project against Punt Labs standards and "
-                     "surgically apply fixes. This command\nhandles files that need **contextual judgment**")
+_RECONCILE_PROMPT = ("# Reconcile Project with Punt Labs Standards\n\nAnalyze a project against Punt Labs standards "
+                     "and surgically apply fixes. This command\nhandles files that need **contextual judgment**")
 
 
 def test_the_echo_of_a_slash_command_gives_the_command_as_typed() -> None:
