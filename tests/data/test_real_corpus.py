@@ -338,6 +338,24 @@ def test_converter_puts_a_tool_result_written_before_its_call_after_that_call(tm
     assert msgs[2]["toolCallId"] == "t1" and msgs[2]["toolName"] == "Read"
 
 
+def test_converter_drops_a_tool_result_whose_call_is_in_an_earlier_transcript(tmp_path: Path) -> None:
+    # d103: a resumed Claude Code session file opens with the result of a Bash call made in the previous file; held
+    # for a call that never comes, it was written at the end of the session as a result answering nothing.
+    rows = [
+        {"type": "user", "uuid": "u0", "timestamp": "2025-10-09T16:40:00.000Z", "sessionId": "s",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t0", "content": "husky"}]}},
+        {"type": "user", "uuid": "u1", "timestamp": "2025-10-09T16:41:00.000Z", "sessionId": "s",
+         "message": {"role": "user", "content": "deploy it"}},
+        {"type": "assistant", "uuid": "a1", "timestamp": "2025-10-09T16:42:00.000Z", "sessionId": "s",
+         "message": {"role": "assistant", "id": "m1", "model": "claude-sonnet-4-5-20250929",
+                     "content": [{"type": "text", "text": "Deploying."}]}},
+    ]
+    src = tmp_path / "s.jsonl"
+    src.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    msgs = [e["message"] for e in _converter().convert_claude_code(str(src), None).entries]
+    assert [m["role"] for m in msgs] == ["user", "assistant"]
+
+
 def test_converter_reads_a_codex_rollout_from_its_response_items(tmp_path: Path) -> None:
     # event_msg records repeat the conversation for Codex's UI and developer messages are its own instructions;
     # only response_item records are the conversation, and a call's output answers the call made before it.
