@@ -259,6 +259,23 @@ def test_native3_group_is_held_out_and_native_claude_code_or_codex() -> None:
     assert all(s["user_messages"] >= 6 for s in NATIVE3)
 
 
+NATIVE4 = [s for s in SESSIONS if s.get("group") == "native4"]
+
+
+def test_native4_group_is_held_out_english_and_native_claude_code_or_codex() -> None:
+    # The native4 group measures this session's capture work once, untouched (README.md, "The native4 group"):
+    # English users of Claude Code and Codex, real multi-turn work, from repositories and owners no other group holds.
+    native_repos = {s["repository"] for s in NATIVE4}
+    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "native4"}
+    assert len(NATIVE4) >= 8 and len(native_repos) >= 4
+    assert not native_repos & other_repos
+    other_owners = {r.split("/")[0].lower() for r in other_repos}
+    assert not {r.split("/")[0].lower() for r in native_repos} & other_owners
+    assert all(s["source_format"] in {"claude-code-jsonl", "codex-jsonl"} for s in NATIVE4)
+    assert all(s["language"] == "en" and s["user_messages"] >= 6 for s in NATIVE4)
+    assert {"claude-code-jsonl", "codex-jsonl"} == {s["source_format"] for s in NATIVE4}
+
+
 KO = [s for s in SESSIONS if s.get("group") == "ko"]
 
 
