@@ -259,6 +259,23 @@ def test_native3_group_is_held_out_and_native_claude_code_or_codex() -> None:
     assert all(s["user_messages"] >= 6 for s in NATIVE3)
 
 
+NATIVE4 = [s for s in SESSIONS if s.get("group") == "native4"]
+
+
+def test_native4_group_is_held_out_english_and_native_claude_code_or_codex() -> None:
+    # The native4 group measures this session's capture work once, untouched (README.md, "The native4 group"):
+    # English users of Claude Code and Codex, real multi-turn work, from repositories and owners no other group holds.
+    native_repos = {s["repository"] for s in NATIVE4}
+    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "native4"}
+    assert len(NATIVE4) >= 8 and len(native_repos) >= 4
+    assert not native_repos & other_repos
+    other_owners = {r.split("/")[0].lower() for r in other_repos}
+    assert not {r.split("/")[0].lower() for r in native_repos} & other_owners
+    assert all(s["source_format"] in {"claude-code-jsonl", "codex-jsonl"} for s in NATIVE4)
+    assert all(s["language"] == "en" and s["user_messages"] >= 6 for s in NATIVE4)
+    assert {"claude-code-jsonl", "codex-jsonl"} == {s["source_format"] for s in NATIVE4}
+
+
 KO = [s for s in SESSIONS if s.get("group") == "ko"]
 
 
@@ -336,6 +353,24 @@ def test_converter_puts_a_tool_result_written_before_its_call_after_that_call(tm
     assert [m["role"] for m in msgs] == ["user", "assistant", "toolResult", "assistant"]
     assert [b["type"] for b in msgs[1]["content"]] == ["thinking", "text", "toolCall"]
     assert msgs[2]["toolCallId"] == "t1" and msgs[2]["toolName"] == "Read"
+
+
+def test_converter_drops_a_tool_result_whose_call_is_in_an_earlier_transcript(tmp_path: Path) -> None:
+    # d103: a resumed Claude Code session file opens with the result of a Bash call made in the previous file; held
+    # for a call that never comes, it was written at the end of the session as a result answering nothing.
+    rows = [
+        {"type": "user", "uuid": "u0", "timestamp": "2025-10-09T16:40:00.000Z", "sessionId": "s",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t0", "content": "husky"}]}},
+        {"type": "user", "uuid": "u1", "timestamp": "2025-10-09T16:41:00.000Z", "sessionId": "s",
+         "message": {"role": "user", "content": "deploy it"}},
+        {"type": "assistant", "uuid": "a1", "timestamp": "2025-10-09T16:42:00.000Z", "sessionId": "s",
+         "message": {"role": "assistant", "id": "m1", "model": "claude-sonnet-4-5-20250929",
+                     "content": [{"type": "text", "text": "Deploying."}]}},
+    ]
+    src = tmp_path / "s.jsonl"
+    src.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    msgs = [e["message"] for e in _converter().convert_claude_code(str(src), None).entries]
+    assert [m["role"] for m in msgs] == ["user", "assistant"]
 
 
 def test_converter_reads_a_codex_rollout_from_its_response_items(tmp_path: Path) -> None:
