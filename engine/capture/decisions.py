@@ -58,6 +58,11 @@ def _prose_lines(text: str) -> list[str]:
     return out
 
 
+prose_lines = _prose_lines
+"""Public name of :func:`_prose_lines` for the agent's steps (agent_fold.py): a ``TODO`` inside code the agent writes
+is the program's text, not a step of its own (docs/capture.md, round 26)."""
+
+
 # --- decisions ------------------------------------------------------------------------------------------
 
 
