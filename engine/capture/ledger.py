@@ -135,6 +135,22 @@ def _without_frames(words: str) -> list[str]:
     return kept
 
 
+_ASKS_FOR_WORDS: Final = re.compile(
+    r"^(?:explain|clarify|describe|tell me|help me understand"
+    r"|give me (?:\w+ ){0,2}(?:examples?|an? explanation|an? overview|a summary))\b", re.I)
+"""An order whose work is an answer ("give me dummy examples of what will happen in each of these cases:", "explain
+please", odyash d09; "Clarify what the final structure of the requests_queue will be …", napoli-matcha d83): a
+reply gives it, as it answers a question (docs/capture.md, round 26)."""
+
+
+def _asks_for_answer(turn: UserTurn) -> bool:
+    """The message asks for words only: one of its orders asks for an answer, and none asks for other work. Code or
+    a list it asks about (read as pasted) does not make it a report to act on."""
+    orders = [_LEAD_WORDS.sub("", s.text) for s in turn.sentences if s.instruction and not s.question]
+    return any(_ASKS_FOR_WORDS.match(o) for o in orders) and all(
+        _ASKS_FOR_WORDS.match(o) or _NO_DIRECTION.match(o) for o in orders)
+
+
 _SESSION_COMMAND: Final = re.compile(r"^(?:/(?:exit|quit|clear|reset)|exit|quit)$",
                                      re.I)
 """A bare command to the agent's program (Aider's ``/exit``, ``/clear``, ``/tokens``; "exit" typed at its prompt)."""
@@ -309,6 +325,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         if problem and earlier is not None and not _ARTIFACT.search(flat) and len(flat.split()) <= 15:
             # "that did not fix the issue": the problem is the one the earlier request named.
             text = _lead(f"{flat} (about: {earlier.text.split(_ABOUT)[0]})")
+        asks_for_work = asks_for_work and (problem or not _asks_for_answer(turn))
         if _add(items, Item("open", text, "request" if asks_for_work or problem else "question", when, entry_id)):
             unconfirmed = len(items) - 1 if problem else None
     # No table read a direction: in a language without one, the agent's answer may still show it (shape_acts).

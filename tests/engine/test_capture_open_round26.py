@@ -36,3 +36,57 @@ def test_a_todo_comment_inside_code_the_agent_writes_is_no_next_step() -> None:
     # The whole session: neither stub is open at the end.
     opened = _state("d54_lsfl_logic_sim").open_items
     assert "Implement undo" not in opened and "Implement redo" not in opened
+
+
+# d09 (OdyAsh/odyash-dev.to, Copilot): the user's last message asks two questions and for examples; the agent's long
+# last reply answers both (and ends by announcing other work, so it is no report of finished work).
+_TWO_QUESTIONS = (
+    "ok, 2 questions:\n\n"
+    "in this code: `mkdir -p \"$assets_dir\" 2>/dev/null || true` , why do we have the `|| true` part? Didn't you "
+    "say that `2>/dev/null` disregards error outputs? give me dummy examples of what will happen in each of these "
+    "cases:\n\n"
+    "* we don't add `2>/dev/null` nor  `|| true` syntax\n"
+    "* we add former but not latter\n"
+    "* we add latter but not former\n"
+    "* we add both former and latter\n\n\n"
+    "Second question: You say in the mermaid-processing.md file that `The Git hooks are installed in the .git/hooks "
+    "directory` . however, from what i understand, when i push changes to github , the `.git/` folder isn't shown to "
+    "the UI of GitHub files currently available in `main` , so my question is , how come that if another developer "
+    "clones the repo , their `.git/` folder will contain these `pre-push` and `post-push` files? explain please"
+)
+_ANSWERS = (
+    "Let me answer both of your questions in detail:\n\n"
+    "## Question 1: Understanding the `mkdir -p \"$assets_dir\" 2>/dev/null || true` command\n\n"
+    "You're asking about the purpose of `|| true` when `2>/dev/null` is already present. These two parts serve "
+    "different but complementary purposes:\n\n"
+    "- `2>/dev/null` redirects error **output** (stderr) to /dev/null, so you don't see error messages\n"
+    "- `|| true` changes the command's **exit code** if it fails, ensuring the script continues running\n\n"
+    "Now that we've updated the documentation, let's create the `.githooks` directory and add the hook files there "
+    "so they can be included in the repository: "
+)
+# d83 (theogbrand/napoli-matcha, Claude Code): the user's last message asks for the plan's structure; the agent's
+# last reply gives it.
+_CLARIFY = ("Clarify what the final structure of the requests_queue will be which stores the requests queues and "
+            "tickets created by the spec agent")
+_STRUCTURE = (
+    "Here's the final structure as it stands in the plan:\n\n### Directory Layout\n\n```\nfeature_requests/\n  FR-1/\n"
+    "    request.md              # Original user request + clarification Q&A\n```\n\n### Two file types\n\n"
+    "1. **`request.md`** — one per FR, stores the original user request and clarification Q&A history "
+    "(frontmatter: `id: FR-1`, `created: ...`)"
+)
+
+
+def test_a_last_request_for_an_answer_is_answered_by_a_long_reply() -> None:
+    items = _fold(("user", _TWO_QUESTIONS), ("assistant", _ANSWERS))
+    assert not [o for o in _open(items) if o.startswith("in this code:")]
+    items = _fold(("user", _CLARIFY), ("assistant", _STRUCTURE))
+    assert _CLARIFY not in _open(items)
+    # Unanswered, it stays open; with an order for other work beside it, it is work (a report of it finishes it).
+    assert _open(_fold(("user", _CLARIFY))) == [_CLARIFY]
+    # (d09's earlier order, verbatim, after the same words)
+    work = (f"{_CLARIFY}. re-write the pre-push and post-push files so that they use `#!/bin/sh` instead of "
+            "`#!/usr/bin/env powershell` powershell")
+    assert _open(_fold(("user", work), ("assistant", _STRUCTURE))) == [work]
+    # The whole sessions.
+    assert not [o for o in _state("d09_odyash_mermaid_hooks").open_items if o.startswith("in this code:")]
+    assert _CLARIFY not in _state("d83_napoli_plan_review").open_items
