@@ -223,12 +223,21 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
     awaiting: int | None = None
     bare = turn.acts == {"reports"} and _bare_word(words)
+    # The user stopped the agent's action and in a few words says what to do instead ("use uv as the package manager"
+    # after the pip3 install was stopped, "no verify" after the hook ran again): the stopped action is what the order
+    # is about, so it sets direction though it names no file. A longer message after an interrupt restates the task
+    # and is read like any other (docs/capture.md, round 11).
+    redirects = bool(ledger.interrupted and turn.acts & {"instructs", "corrects"}
+                     and word_count(flatten(words)) <= _REDIRECT_WORDS
+                     and not turn.acts & {"asks", "approves", "acknowledges", "reports"})
     if ledger.agent_acted and not (turn.acts & {"corrects", "approves", "rejects"}) and not bare:
         # The agent answered and the user moved on (a new request, a question, thanks): what they asked was
         # done. A correction keeps it open; a yes or no to a proposal is still part of the same work.
         # Claude Code's interrupt stops a reply as SpecStory's "Cancelled" does, unless the user's next words take the
         # same work up again ("yep go ahead", keyframe-blogger d13; docs/capture.md, round 20).
-        interrupted = ledger.interrupted and not turn.has("acknowledges")
+        # A redirect ("use shadcn if you want", eagerminds d97) takes the stopped work up again in another way: the
+        # request stays the work at hand, which a later report finishes (docs/capture.md, round 26).
+        interrupted = ledger.interrupted and not turn.has("acknowledges") and not redirects
         stopped = (_latest_request(items) if (ledger.stopped or interrupted) and not _finished(ledger.agent_text)
                    else None)
         _close_requests(items, when)
@@ -264,13 +273,6 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
             else:
                 _add(items, decision)
     direction = "" if turn.has("reports") else _direction(turn, items)  # a pasted log's "Use doc() instead" is output
-    # The user stopped the agent's action and in a few words says what to do instead ("use uv as the package manager"
-    # after the pip3 install was stopped, "no verify" after the hook ran again): the stopped action is what the order
-    # is about, so it sets direction though it names no file. A longer message after an interrupt restates the task
-    # and is read like any other (docs/capture.md, round 11).
-    redirects = bool(ledger.interrupted and turn.acts & {"instructs", "corrects"}
-                     and word_count(flat) <= _REDIRECT_WORDS
-                     and not turn.acts & {"asks", "approves", "acknowledges", "reports"})
     if redirects:
         direction = direction or _directive(flat)
     corrected = not direction and turn.has("corrects") and not turn.has("reports") and _corrected_to(turn)

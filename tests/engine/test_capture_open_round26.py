@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from engine.capture.ledger import Ledger, fold_agent, fold_user, ledger_at_end
 from tests.engine.test_capture_real import _fold, _open, _state
 
 # d54 (0anes0/verilog_simulasyonu-LSFL-, Aider): the agent's first reply writes whole modules in SEARCH/REPLACE
@@ -90,3 +93,23 @@ def test_a_last_request_for_an_answer_is_answered_by_a_long_reply() -> None:
     # The whole sessions.
     assert not [o for o in _state("d09_odyash_mermaid_hooks").open_items if o.startswith("in this code:")]
     assert _CLARIFY not in _state("d83_napoli_plan_review").open_items
+
+
+# d97 (Nishanth-sebastin/eagerminds-bookmarks, Claude Code): the user reports an error, interrupts the agent's first
+# steps and redirects it in four words; the agent goes on with the same work and reports it finished.
+_SANDBOX = ("i got this issue Blocked form submission to '' because the form's frame is sandboxed and the "
+            "'allow-forms' permission is not set.")
+_STARTED_UI = ("This is a solid chunk of work — a real UI overhaul plus fixing that sandbox error and improving the "
+               "confirm UX. Let me look at the current styling setup first, then rebuild systematically.")
+_REDIRECT = "use shadcn if you want"
+_FINISHED = "Build green, env safe, verification scripts removed. Committing and pushing the overhaul."
+
+
+def test_a_redirect_after_an_interrupt_takes_the_stopped_work_up_again() -> None:
+    ledger = fold_agent(fold_user(Ledger(), _SANDBOX, "t0", "e0"), _STARTED_UI, True, "t1", "e1")
+    ledger = replace(ledger, interrupted=True)  # "[Request interrupted by user]" (engine/capture/state.py)
+    ledger = fold_agent(fold_user(ledger, _REDIRECT, "t2", "e2"), _FINISHED, True, "t3", "e3")
+    opened = [i.text for i in ledger_at_end(ledger, "t4") if i.kind == "open" and not i.done]
+    assert opened == []
+    # The whole session: the reported error is not left open.
+    assert not [o for o in _state("d97_eagerminds_bookmarks_build").open_items if o.startswith("i got this issue")]
