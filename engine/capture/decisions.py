@@ -247,7 +247,11 @@ def extract_open_items(text: str) -> tuple[str, ...]:
         under_label = under_label and is_item
         if box or under_label:
             items.append(cleaned)
-        elif is_item or index >= start:
+        elif is_item:
+            # One list item is one point the agent raises, with its follow-up ("**Where does `feature_requests/`
+            # live?** — Is it at the repo root …?", napoli-matcha d83): one item, not one per sentence.
+            items.append(" ".join(_questions(cleaned)))
+        elif index >= start:
             items.extend(_questions(cleaned))
     return dedupe(_truncate(item) for item in items if item)
 
