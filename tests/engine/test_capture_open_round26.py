@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from engine.capture.decisions import extract_open_items
 from engine.capture.ledger import Ledger, fold_agent, fold_user, ledger_at_end
 from tests.engine.test_capture_real import _fold, _open, _state
 
@@ -113,3 +114,45 @@ def test_a_redirect_after_an_interrupt_takes_the_stopped_work_up_again() -> None
     assert opened == []
     # The whole session: the reported error is not left open.
     assert not [o for o in _state("d97_eagerminds_bookmarks_build").open_items if o.startswith("i got this issue")]
+
+
+# d83 (theogbrand/napoli-matcha): the agent's last reply closes on a numbered list of questions, each with a follow-up.
+_CLOSING_LIST = (
+    "Is there something about this structure that feels off or that you'd like to change? A few things I could see "
+    "worth clarifying:\n\n"
+    "1. **Where does `feature_requests/` live?** — Is it at the repo root of napoli-matcha itself, or somewhere "
+    "configurable?\n"
+    "2. **Who creates the FR directory and `request.md`?** — The Spec Agent creates both during its run, correct?\n"
+)
+
+
+def test_one_list_item_of_closing_questions_is_one_open_item() -> None:
+    assert extract_open_items(_CLOSING_LIST) == (
+        "Where does `feature_requests/` live? — Is it at the repo root of napoli-matcha itself, or somewhere "
+        "configurable?",
+        "Who creates the FR directory and `request.md`? — The Spec Agent creates both during its run, correct?",
+    )
+    opened = _state("d83_napoli_plan_review").open_items
+    assert "— Is it at the repo root of napoli-matcha itself, or somewhere configurable?" not in opened
+    assert "— The Spec Agent creates both during its run, correct?" not in opened
+
+
+# d53 (PierrunoYT/expense-tracker, Aider): the user asks for a test file; the agent proposes it and closes with an
+# offer; the user answers "n" to Aider's "Create new file?", so the file is never written and the request is open.
+_TEST_FILE = "add a test file to check the csv"
+_PROPOSED = (
+    "I'll create a test file to verify the CSV functionality. This will test the creation, writing, and reading of "
+    "the CSV file.\n\n"
+    "This test file:\n1. Creates a separate test CSV file to avoid interfering with real data\n"
+    "2. Tests CSV file creation and header verification\n3. Tests adding and retrieving single expenses\n"
+    "4. Tests adding and retrieving multiple expenses\n5. Tests category total calculations\n"
+    "6. Includes proper cleanup in tearDown()\n\n"
+    "Would you like me to make any adjustments to the test file?"
+)
+
+
+def test_the_agents_closing_offer_is_no_second_item_while_the_users_request_is_open() -> None:
+    assert _open(_fold(("user", _TEST_FILE), ("assistant", _PROPOSED))) == [_TEST_FILE]
+    # The whole sessions: d53's offer and d92's closing question are not open beside the user's last words.
+    assert not [o for o in _state("d53_exptr_cli").open_items if "adjustments to the test file" in o]
+    assert not [o for o in _state("d92_spot_data_tiers").open_items if "普段どのようにプッシュしていますか" in o]
