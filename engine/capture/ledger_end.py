@@ -21,7 +21,12 @@ from engine.capture.proposals import agent_offers
 from engine.capture.shape_acts import taken_up
 
 _IN_PROGRESS: Final = re.compile(r"(?:^|\n)\s*(?:let me|let's|i'll|i will|now i'll|next,? i'll|接下来|下一步|我来|我先)"
-                                 r"[^\n]*[:：]?\s*$", re.I)
+                                 r"[^\n]*[:：]?\s*$"
+                                 # Japanese announces its next action by the plain polite verb ending the last
+                                 # sentence: "コミット完了。jj に取り込んでプッシュします。" (tij d95),
+                                 # "コミットしてPRを作成します。" (spot-diggz d93); "…をお願いします" asks.
+                                 r"|(?:^|[。！\n])[^。！\n]*(?<!お願い)(?<!お願いいた)(?:します|しましょう)"
+                                 r"[。！]?\s*$", re.I)
 _GENERIC_OFFER: Final = re.compile(
     r"\b(?:any(?:thing)? (?:further|else|more|other)|further (?:\w+ )?(?:improvements|changes|refinements|tweaks"
     r"|adjustments|help)|more (?:improvements|changes|help)|need (?:anything|any) (?:else|more)|other questions)\b"

@@ -156,3 +156,27 @@ def test_the_agents_closing_offer_is_no_second_item_while_the_users_request_is_o
     # The whole sessions: d53's offer and d92's closing question are not open beside the user's last words.
     assert not [o for o in _state("d53_exptr_cli").open_items if "adjustments to the test file" in o]
     assert not [o for o in _state("d92_spot_data_tiers").open_items if "普段どのようにプッシュしていますか" in o]
+
+
+# d93 (uechikohei/spot-diggz, Claude Code): the user's last request; the agent's last words report one step done and
+# announce the next ("コミットしてPRを作成します。": "I'll commit and create the PR"); the transcript ends there.
+_NEXT_ACTIONS = ("ありがとうございます。じゃあ次に対応可能なものについて実装をお願いします。"
+                 "また、ProREAC263のCodeRabbitの"
+                 "レビューの結果を確認して問題なければマージして次のアクションを進めてください。")
+_ANNOUNCED = ("Firebase 12.11.0 にアップグレード完了。型チェックとテストを実行します。\n\n\n"
+              "✅ 3テスト全通過。Firebase 12.x へのアップグレードに問題なし。コミットしてPRを作成します。")
+# tij d95 (nakamura-shuta/tij): the same form at the end of a message ("I'll import into jj and push").
+_PUSH_NEXT = "コミット完了。jj に取り込んでプッシュします。"
+
+
+def test_a_japanese_announcement_at_the_end_keeps_the_last_request_open() -> None:
+    assert _open(_fold(("user", _NEXT_ACTIONS), ("assistant", _ANNOUNCED))) == [_NEXT_ACTIONS]
+    request = "確認OKでした。plan.md, README更新後にcommit,push,publishしてください"  # tij d95, the request before it
+    assert _open(_fold(("user", request), ("assistant", _PUSH_NEXT))) == [request]
+    # A report that announces nothing more closes it, as before; "…お願いします" asks, it announces nothing.
+    assert _open(_fold(("user", request), ("assistant", "コミット完了。"))) == []
+    assert _open(_fold(("user", request), ("assistant", "コミット完了。ご確認をお願いします。"))) == []
+    # The whole sessions: d93's request (label o1: PR #263 not merged) and d91's (the feasibility check that the
+    # agent's last words "…を検証しましょう。" only begin) are open at the end.
+    assert any("ProREAC263" in o for o in _state("d93_spot_permission_scan").open_items)
+    assert any("動作" in o for o in _state("d91_spot_ui_redesign").open_items)
