@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Final
 
 from engine.capture.agent_rules import same_rule, stated_rules
-from engine.capture.decisions import extract_decision_from_response, is_open_item_line
+from engine.capture.decisions import extract_decision_from_response, is_open_item_line, prose_lines
 from engine.capture.ledger_items import MAX_ITEMS, OUTCOME_MARK, Item, Ledger
 from engine.capture.ledger_items import add_item as _add
 from engine.capture.ledger_outcome import first_statement as _first_statement
@@ -33,14 +33,15 @@ def step_key(text: str) -> str:
 def _agent_steps(items: list[Item], text: str, when: str | None, entry_id: str | None) -> None:
     """The agent's explicit open steps (``TODO:``, ``- [ ]``) are opened; its ``- [x]`` lines close them, and a
     new checklist replaces the steps of an earlier one it no longer lists (a task list rewritten after the user
-    changed course)."""
-    boxes = [step_key(m.group(1)) for m in _ANY_BOX.finditer(text)]
+    changed course). Code fences are left out, as in the closing's open items: ``# TODO: Implement undo`` in a
+    module the agent writes is the program's text, not its plan (LSFL d54; docs/capture.md, round 26)."""
+    prose = "\n".join(prose_lines(text))
+    boxes = [step_key(m.group(1)) for m in _ANY_BOX.finditer(prose)]
     if len(boxes) >= 2:
         for index, item in enumerate(items):
             if item.source == "next_step" and not item.done and step_key(item.text) not in boxes:
                 items[index] = replace(item, done=True, done_when=when)
-    for raw in text.splitlines():
-        line = raw.strip()
+    for line in prose.splitlines():
         checked = _CHECKED.match(line)
         if checked:
             key = step_key(checked.group("rest"))

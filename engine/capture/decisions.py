@@ -58,6 +58,11 @@ def _prose_lines(text: str) -> list[str]:
     return out
 
 
+prose_lines = _prose_lines
+"""Public name of :func:`_prose_lines` for the agent's steps (agent_fold.py): a ``TODO`` inside code the agent writes
+is the program's text, not a step of its own (docs/capture.md, round 26)."""
+
+
 # --- decisions ------------------------------------------------------------------------------------------
 
 
@@ -242,7 +247,11 @@ def extract_open_items(text: str) -> tuple[str, ...]:
         under_label = under_label and is_item
         if box or under_label:
             items.append(cleaned)
-        elif is_item or index >= start:
+        elif is_item:
+            # One list item is one point the agent raises, with its follow-up ("**Where does `feature_requests/`
+            # live?** — Is it at the repo root …?", napoli-matcha d83): one item, not one per sentence.
+            items.append(" ".join(_questions(cleaned)))
+        elif index >= start:
             items.extend(_questions(cleaned))
     return dedupe(_truncate(item) for item in items if item)
 

@@ -135,6 +135,22 @@ def _without_frames(words: str) -> list[str]:
     return kept
 
 
+_ASKS_FOR_WORDS: Final = re.compile(
+    r"^(?:explain|clarify|describe|tell me|help me understand"
+    r"|give me (?:\w+ ){0,2}(?:examples?|an? explanation|an? overview|a summary))\b", re.I)
+"""An order whose work is an answer ("give me dummy examples of what will happen in each of these cases:", "explain
+please", odyash d09; "Clarify what the final structure of the requests_queue will be …", napoli-matcha d83): a
+reply gives it, as it answers a question (docs/capture.md, round 26)."""
+
+
+def _asks_for_answer(turn: UserTurn) -> bool:
+    """The message asks for words only: one of its orders asks for an answer, and none asks for other work. Code or
+    a list it asks about (read as pasted) does not make it a report to act on."""
+    orders = [_LEAD_WORDS.sub("", s.text) for s in turn.sentences if s.instruction and not s.question]
+    return any(_ASKS_FOR_WORDS.match(o) for o in orders) and all(
+        _ASKS_FOR_WORDS.match(o) or _NO_DIRECTION.match(o) for o in orders)
+
+
 _SESSION_COMMAND: Final = re.compile(r"^(?:/(?:exit|quit|clear|reset)|exit|quit)$",
                                      re.I)
 """A bare command to the agent's program (Aider's ``/exit``, ``/clear``, ``/tokens``; "exit" typed at its prompt)."""
@@ -214,12 +230,21 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     _with_outcome(items, ledger.awaiting, ledger.agent_text)
     awaiting: int | None = None
     bare = turn.acts == {"reports"} and _bare_word(words)
+    # The user stopped the agent's action and in a few words says what to do instead ("use uv as the package manager"
+    # after the pip3 install was stopped, "no verify" after the hook ran again): the stopped action is what the order
+    # is about, so it sets direction though it names no file. A longer message after an interrupt restates the task
+    # and is read like any other (docs/capture.md, round 11).
+    redirects = bool(ledger.interrupted and turn.acts & {"instructs", "corrects"}
+                     and word_count(flatten(words)) <= _REDIRECT_WORDS
+                     and not turn.acts & {"asks", "approves", "acknowledges", "reports"})
     if ledger.agent_acted and not (turn.acts & {"corrects", "approves", "rejects"}) and not bare:
         # The agent answered and the user moved on (a new request, a question, thanks): what they asked was
         # done. A correction keeps it open; a yes or no to a proposal is still part of the same work.
         # Claude Code's interrupt stops a reply as SpecStory's "Cancelled" does, unless the user's next words take the
         # same work up again ("yep go ahead", keyframe-blogger d13; docs/capture.md, round 20).
-        interrupted = ledger.interrupted and not turn.has("acknowledges")
+        # A redirect ("use shadcn if you want", eagerminds d97) takes the stopped work up again in another way: the
+        # request stays the work at hand, which a later report finishes (docs/capture.md, round 26).
+        interrupted = ledger.interrupted and not turn.has("acknowledges") and not redirects
         stopped = (_latest_request(items) if (ledger.stopped or interrupted) and not _finished(ledger.agent_text)
                    else None)
         _close_requests(items, when)
@@ -255,13 +280,6 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
             else:
                 _add(items, decision)
     direction = "" if turn.has("reports") else _direction(turn, items)  # a pasted log's "Use doc() instead" is output
-    # The user stopped the agent's action and in a few words says what to do instead ("use uv as the package manager"
-    # after the pip3 install was stopped, "no verify" after the hook ran again): the stopped action is what the order
-    # is about, so it sets direction though it names no file. A longer message after an interrupt restates the task
-    # and is read like any other (docs/capture.md, round 11).
-    redirects = bool(ledger.interrupted and turn.acts & {"instructs", "corrects"}
-                     and word_count(flat) <= _REDIRECT_WORDS
-                     and not turn.acts & {"asks", "approves", "acknowledges", "reports"})
     if redirects:
         direction = direction or _directive(flat)
     corrected = not direction and turn.has("corrects") and not turn.has("reports") and _corrected_to(turn)
@@ -322,6 +340,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         if problem and earlier is not None and not _ARTIFACT.search(flat) and len(flat.split()) <= 15:
             # "that did not fix the issue": the problem is the one the earlier request named.
             text = _lead(f"{flat} (about: {earlier.text.split(_ABOUT)[0]})")
+        asks_for_work = asks_for_work and (problem or not _asks_for_answer(turn))
         if _add(items, Item("open", text, "request" if asks_for_work or problem else "question", when, entry_id)):
             unconfirmed = len(items) - 1 if problem else None
     # No table read a direction: in a language without one, the agent's answer may still show it (shape_acts).

@@ -21,7 +21,12 @@ from engine.capture.proposals import agent_offers
 from engine.capture.shape_acts import taken_up
 
 _IN_PROGRESS: Final = re.compile(r"(?:^|\n)\s*(?:let me|let's|i'll|i will|now i'll|next,? i'll|接下来|下一步|我来|我先)"
-                                 r"[^\n]*[:：]?\s*$", re.I)
+                                 r"[^\n]*[:：]?\s*$"
+                                 # Japanese announces its next action by the plain polite verb ending the last
+                                 # sentence: "コミット完了。jj に取り込んでプッシュします。" (tij d95),
+                                 # "コミットしてPRを作成します。" (spot-diggz d93); "…をお願いします" asks.
+                                 r"|(?:^|[。！\n])[^。！\n]*(?<!お願い)(?<!お願いいた)(?:します|しましょう)"
+                                 r"[。！]?\s*$", re.I)
 _GENERIC_OFFER: Final = re.compile(
     r"\b(?:any(?:thing)? (?:further|else|more|other)|further (?:\w+ )?(?:improvements|changes|refinements|tweaks"
     r"|adjustments|help)|more (?:improvements|changes|help)|need (?:anything|any) (?:else|more)|other questions)\b"
@@ -79,6 +84,17 @@ def _how_to_at_end(items: list[Item], answer: str) -> tuple[int, str] | None:
     return (last, steps) if steps else None
 
 
+def _last_ask_open(items: list[Item]) -> bool:
+    """The user's last request or question is still open at the end: the agent's closing question or offer is then
+    part of that unfinished work ("Would you like me to make any adjustments to the test file?" after "add a test
+    file to check the csv", whose file was never written, expense-tracker d53; "普段どのようにプッシュしていますか？"
+    after the user objected that the push went to the wrong branch, spot-diggz d92), not a second open item
+    (docs/capture.md, round 26)."""
+    last = next((i for i in reversed(items) if i.kind == "open" and i.source in ("request", "question", "stopped")),
+                None)
+    return last is not None and not last.done
+
+
 def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
     """Every item with the end of the conversation applied: the last request is closed when the agent's last
     turn reports it finished; the agent's closing question and next steps are open."""
@@ -107,7 +123,7 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
         index, steps = how_to
         items[index] = replace(items[index], text=f"{items[index].text}{OUTCOME_MARK}{steps}", source="next_step",
                                done=False, done_when=None)
-    if ledger.agent_text:
+    if ledger.agent_text and not _last_ask_open(items):
         offer = agent_offers(ledger.agent_text)
         if offer and _GENERIC_OFFER.search(offer):
             offer = None

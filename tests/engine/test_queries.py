@@ -107,7 +107,7 @@ def test_decisions_without_a_sidecar_or_a_checkpoint_are_empty_and_say_so(tmp_pa
 
 @pytest.mark.parametrize(("name", "kind", "begins"), [
     ("d80_chkit_manual_release", "constraint", "this is not what I wanted"),
-    ("d09_odyash_mermaid_hooks", "open", "in this code: `mkdir -p"),
+    ("d14_kfb_movie_keyframes", "open", "check update_image_paths_in_blog"),
 ])
 def test_learnings_and_open_items_of_a_checkpoint_carry_the_time_they_were_said(
     tmp_path: Path, name: str, kind: str, begins: str
