@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
-__all__ = ["one_short_order", "orders_git_work", "says_what_instead"]
+__all__ = ["orders_git_work", "says_what_instead"]
 
 _GIT_WORK: Final = re.compile(
     r"^(?:do (?:a |the )?)?(?:commit|push|merge|squash|rebase|release|tag|create (?:a |the )?(?:pr|pull request)\b"
@@ -41,19 +41,3 @@ def says_what_instead(statements: Sequence[str], names_thing: Callable[[str], bo
     correction that only judges or asks why ("These are an insane amount of questions") says nothing of the kind."""
     joined = " ".join(statements)
     return any(_INSTEAD.search(text) for text in statements) and (names_thing(joined) or bool(_MEANT.search(joined)))
-
-
-SHORT_ORDER_WORDS: Final = 8
-"""At most this many words make a message that is one short order (docs/capture.md, round 27)."""
-
-
-def one_short_order(order: str, *, refers_back: bool) -> bool:
-    """Whether ``order`` -- the one sentence of a message, read as an order, without lead words -- sets direction
-    though it names no file or code: three to eight words of English that name their object ("undo the last
-    commit", "the cli should be interactive", "do phase 6 and 7"). A message that is only an order has nothing else
-    to be: what it says is the direction the user set. Not an order whose object is a pronoun (the request before
-    it says what "it" is), not git work (:func:`orders_git_work` decides that: a push alone sets none), and not a
-    sentence in another language, which the English forms do not read ("push khác gì pushreplacement")."""
-    words = order.split()
-    return (3 <= len(words) <= SHORT_ORDER_WORDS and not refers_back and order.isascii()
-            and not _GIT_WORK.match(order))

@@ -12,7 +12,7 @@ from engine.capture.acts import (
     after_place,
     picks_option,
 )
-from engine.capture.direction_forms import one_short_order, orders_git_work, says_what_instead
+from engine.capture.direction_forms import orders_git_work, says_what_instead
 from engine.capture.envelopes import AIDER_FILE_COMMAND
 from engine.capture.language.japanese import JA_EXAMINES, JA_OBJECT, JA_REQUEST, JA_WANT, KANA
 from engine.capture.language.korean import korean_direction, korean_examines
@@ -146,15 +146,9 @@ def direction(turn: UserTurn, items: list[Item] | None = None) -> str:
         return ""
     if not (ARTIFACT.search(joined) or picks_option(joined)) and not any(
             _WANTS.match(_order_of(text)) or _japanese_direction(text) or korean_direction(text)
-            or _git_work(text, turn) for text in kept) and not _whole_order(turn, kept):
+            or _git_work(text, turn) for text in kept):
         return ""
     return _directive(joined)
-
-
-def _whole_order(turn: UserTurn, kept: list[str]) -> bool:
-    """A message that is one short order and nothing else (direction_forms.one_short_order)."""
-    alone = len(turn.sentences) == 1 and len(kept) == 1 and not turn.acts & {"approves", "asks"}
-    return alone and one_short_order(_order_of(kept[0]), refers_back=bool(REFERS_BACK.search(kept[0])))
 
 
 def _git_work(sentence: str, turn: UserTurn) -> bool:
