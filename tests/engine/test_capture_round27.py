@@ -1,0 +1,43 @@
+"""Decisions, round 27 (docs/capture.md): an order of the user's own that ends in a question mark.
+
+The user's words are quoted verbatim from FIT sessions of tests/data/real: packmind d86 and napoli-matcha d84 (the
+labelled orders), safecast d65 (a proposal that names no file: a request now, still no decision), odyash d08 and
+keyframe-blogger d14 (shapes that stay questions).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.capture.acts import read_user_turn
+from tests.engine.test_capture_real import _decisions, _fold
+
+_DID = "I've finished the change and the tests pass."
+
+
+@pytest.mark.parametrize("order", [
+    # packmind d86
+    'Make these two button "List / Tree" more visible, on the left side, and maybe create a frame that encompass '
+    "the whole content below ?",
+    "we need @vitest.config.ts and it is functional and working right?",  # napoli-matcha d84
+])
+def test_an_order_with_a_question_mark_is_a_decision(order: str) -> None:
+    items = _fold(("user", "add a tree view to ContextTab.tsx"), ("assistant", _DID), ("user", order))
+    assert [d for d in _decisions(items) if d.startswith(order)]
+
+
+def test_a_proposal_with_a_question_mark_asks_for_work() -> None:
+    # safecast d65: the user's proposal is work asked for; it names no file, so it gives no decision (Limits).
+    turn = read_user_turn("Maybe we should make the search area of villages and towns much biggre maybe 50km radius?",
+                          False)
+    assert turn.has("instructs") and not turn.has("asks")
+
+
+@pytest.mark.parametrize("text", [
+    "ok, change in plan ?",  # odyash d08: three words, no order
+    # keyframe-blogger d14: a question about a case, which names a file
+    "what happens if BLOG_PROMPT.md is in the same directory as the script instead of in the target directory?",
+])
+def test_a_question_stays_a_question(text: str) -> None:
+    turn = read_user_turn(text, False)
+    assert all(s.question for s in turn.sentences) and not turn.has("instructs")
