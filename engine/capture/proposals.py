@@ -84,3 +84,33 @@ def agreed(proposal: str) -> str:
             stated = f"{' '.join(before)} {stated}"
         return clip_words(stated, ITEM_CHARS)
     return clip_words(" ".join([*before, asked]), ITEM_CHARS)
+
+
+_OPTION_LINE: Final = re.compile(
+    r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|\|\s*)?(?:\*\*(?:\((?P<letter>[a-z])\)\s*)?(?P<bold>[^*|\n]{1,40}?)\*\*"
+    r"|\((?P<plain>[a-z])\))", re.I | re.M)
+"""A line of the agent's that sets out one option: a list item or table row led by a bold name ("| **Matilda** |
+Knowledgeable, Professional |") or by a lettered mark ("- **(b) Keep confirmation on** — …")."""
+_CHOICE_WORDS: Final = 8
+"""A reply this short that names an option is the choice, not a message of its own."""
+
+
+def listed_option(reply: str, last: str) -> str | None:
+    """The option line of the agent's last message ``last`` that the short ``reply`` picks by its name or letter
+    ("Matilda" from a table of voices, langlearn-tts d96; "b option and ok then start next" from "(a) …" / "(b) …",
+    eagerminds d97), or ``None``: the agent must have set out two options or more (docs/capture.md, round 27)."""
+    words = reply.split()
+    if not words or len(words) > _CHOICE_WORDS or reply.rstrip().endswith(("?", "？")):
+        return None
+    options = [(m, last[m.start():].split("\n", 1)[0].strip()) for m in _OPTION_LINE.finditer(last)]
+    if len(options) < 2:
+        return None
+    said = reply.lower()
+    for found, line in options:
+        letter = (found["letter"] or found["plain"] or "").lower()
+        name = (found["bold"] or "").strip().lower()
+        if letter and re.search(rf"(?<!\w)(?:option\s*\(?{letter}\)?|\(?{letter}\)?\s*option)(?!\w)", said):
+            return clip_words(line, ITEM_CHARS)
+        if not letter and len(name) >= 3 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", said):
+            return clip_words(line, ITEM_CHARS)
+    return None

@@ -41,3 +41,48 @@ def test_a_proposal_with_a_question_mark_asks_for_work() -> None:
 def test_a_question_stays_a_question(text: str) -> None:
     turn = read_user_turn(text, False)
     assert all(s.question for s in turn.sentences) and not turn.has("instructs")
+
+
+_VOICES = """There's your full list — 22 voices with IDs. No "Rachel" at all.
+
+For a language learning tool, which voice feels right as the default? Some natural candidates:
+
+| Voice | Character |
+|-------|-----------|
+| **Alice** | Clear, Engaging Educator |
+| **Matilda** | Knowledgeable, Professional |
+| **River** | Relaxed, Neutral, Informative |
+| **Sarah** | Mature, Reassuring, Confident |
+
+"Alice" and "Matilda" both fit the educational context. Your call."""
+"""The agent's last message before the user's "Matilda" (langlearn-tts d96), quoted from its end."""
+
+_CONFIRMATION = """## ⚠️ One decision needed from you
+Email confirmation is currently **ON** in your Supabase project (`mailer_autoconfirm: false`), so a new signup shows \
+"check your email" rather than landing on the dashboard. Pick one:
+
+- **(a) Simplest** — Supabase → Auth → Providers → Email → turn **off "Confirm email"**. Signup then creates a \
+session immediately and lands on `/dashboard`.
+- **(b) Keep confirmation on** — set the "Confirm signup" email template link to \
+`{{ .SiteURL }}/auth/confirm?token_hash={{ .TokenHash }}&type=signup` (the route I just added handles it).
+
+## Next up — Phase 2b (the security core)
+Want me to proceed with Phase 2b now? And which email-confirmation option above should I note as decided?"""
+"""The agent's last message before "b option and ok then start next" (eagerminds-bookmarks d97), shortened."""
+
+
+@pytest.mark.parametrize(("agent", "reply", "picked"), [
+    (_VOICES, "Matilda", "| **Matilda** | Knowledgeable, Professional |"),
+    (_CONFIRMATION, "b option and ok then start next", "- **(b) Keep confirmation on**"),
+], ids=["langlearn-tts-d96", "eagerminds-d97"])
+def test_a_short_reply_naming_an_option_the_agent_listed_is_a_decision(agent: str, reply: str, picked: str) -> None:
+    items = _fold(("user", "fix the default voice in providers/elevenlabs.py"), ("assistant", agent), ("user", reply))
+    assert [d for d in _decisions(items) if d.startswith(f"{reply} (picks: {picked}")]
+
+
+def test_a_reply_that_names_no_listed_option_picks_nothing() -> None:
+    # "Rachel" is named in the agent's prose, not set out as an option; a yes picks no option either.
+    for reply in ("Rachel", "yes"):
+        items = _fold(("user", "fix the default voice in providers/elevenlabs.py"), ("assistant", _VOICES),
+                      ("user", reply))
+        assert not [d for d in _decisions(items) if "(picks: " in d]
