@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from engine.capture.act_forms import FAILS
 from engine.capture.acts import (
     sentences,
 )
@@ -93,6 +94,9 @@ _OPTION_LINE: Final = re.compile(
 Knowledgeable, Professional |") or by a lettered mark ("- **(b) Keep confirmation on** — …")."""
 _CHOICE_WORDS: Final = 8
 """A reply this short that names an option is the choice, not a message of its own."""
+_ASKS_CHOICE: Final = re.compile(r"\?|\byour (?:call|choice|pick)\b|\b(?:pick|choose) (?:one|between)\b", re.I)
+"""The agent asks the user to choose ("which voice feels right as the default? … Your call.", "Pick one:"): a list of
+what it did ("- **README.md** updated") offers no choice."""
 
 
 def listed_option(reply: str, last: str) -> str | None:
@@ -102,6 +106,8 @@ def listed_option(reply: str, last: str) -> str | None:
     words = reply.split()
     if not words or len(words) > _CHOICE_WORDS or reply.rstrip().endswith(("?", "？")):
         return None
+    if not _ASKS_CHOICE.search(last) or FAILS.search(reply):
+        return None  # "README.md is still wrong" names a listed file to report it, not to pick it
     options = [(m, last[m.start():].split("\n", 1)[0].strip()) for m in _OPTION_LINE.finditer(last)]
     if len(options) < 2:
         return None
