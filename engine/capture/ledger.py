@@ -263,7 +263,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     # "Matilda" after the agent's table of voices, "b option …" after its "(a) …" / "(b) …": the reply names the
     # option it picks, which the agent's line completes (docs/capture.md, round 27).
     option = (listed_option(flat, _last_message(ledger.agent_text))
-              if not direction and ledger.agent_text and not turn.acts & {"rejects", "asks", "corrects"} else None)
+              if not direction and ledger.agent_text and not turn.acts & {"approves", "rejects", "asks", "corrects"}
+              else None)  # a yes confirms the agent's offer (above)
     if option:
         direction = _directive(f"{flat} (picks: {option})")
     if turn.has("defers"):

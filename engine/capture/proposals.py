@@ -94,9 +94,9 @@ _OPTION_LINE: Final = re.compile(
 Knowledgeable, Professional |") or by a lettered mark ("- **(b) Keep confirmation on** — …")."""
 _CHOICE_WORDS: Final = 8
 """A reply this short that names an option is the choice, not a message of its own."""
-_ASKS_CHOICE: Final = re.compile(r"\?|\byour (?:call|choice|pick)\b|\b(?:pick|choose) (?:one|between)\b", re.I)
+_ASKS_CHOICE: Final = re.compile(r"\bwhich\b|\byour (?:call|choice|pick)\b|\b(?:pick|choose|prefer)\b", re.I)
 """The agent asks the user to choose ("which voice feels right as the default? … Your call.", "Pick one:"): a list of
-what it did ("- **README.md** updated") offers no choice."""
+what it did ("- **README.md** updated"), even one closed by "Want me to run the tests again?", offers no choice."""
 
 
 def listed_option(reply: str, last: str) -> str | None:

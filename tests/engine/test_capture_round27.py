@@ -91,7 +91,8 @@ def test_a_reply_that_names_no_listed_option_picks_nothing() -> None:
 def test_naming_an_item_of_a_list_the_agent_did_not_offer_as_a_choice_picks_nothing() -> None:
     # A list of what the agent did asks for no choice, and a reply that names a listed file to say it fails is a
     # report: neither is a pick.
-    done = "- **README.md** updated with the new name\n- **pyproject.toml** bumped to 0.2.0\n\nAll done."
-    for reply in ("README.md", "README.md is still wrong"):
+    done = ("- **README.md** updated with the new name\n- **pyproject.toml** bumped to 0.2.0\n\n"
+            "Want me to run the tests again?")
+    for reply in ("README.md", "README.md is still wrong", "yes, and bump pyproject.toml again"):
         items = _fold(("user", "rename the project in README.md"), ("assistant", done), ("user", reply))
         assert not [d for d in _decisions(items) if "(picks: " in d]
