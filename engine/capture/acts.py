@@ -160,6 +160,12 @@ _ASKS_TO_DO: Final = re.compile(
 )
 """A request put as a question ("Can TermsScreen.tsx be changed so that it appears as a popup?", "could you move …
 ?"): it asks for work, not for an answer."""
+_ORDER_ASKED: Final = re.compile(r"^(?:(?:maybe|perhaps) )?we (?:should|need)\b", re.I)
+"""An order or proposal of the user's own that ends in a question mark ("Make these two button "List / Tree" more
+visible, on the left side, …?", "we need @vitest.config.ts and it is functional and working right?", "Maybe we
+should make the search area … 50km radius?"): the mark asks the agent to agree, not to answer (docs/capture.md,
+round 27)."""
+_ORDER_ASKED_WORDS: Final = 5
 _DESIRED: Final = re.compile(
     r"^(?:[\"'“‘`]?[^\W\d_][\w'\".#@/`’”-]*\s+){1,8}?(?:should|must|needs? to|has to)\s+"
     r"(?!work\b|be (?:fine|ok|okay|enough|good)\b|fix\b|solve\b|help\b|do it\b|i\b|we\b)\w+",
@@ -213,7 +219,9 @@ def _read_sentence(text: str) -> Sentence:
         or after_place(core) is not None
         or (ja and not question and bool(JA_REQUEST.search(core) or JA_WANT.search(core)))
         or (ko is not None and not question and ko.request))
-    if question and not cjk and _ASKS_TO_DO.match(core):
+    if question and not cjk and (_ASKS_TO_DO.match(core) or (
+            _words(core) >= _ORDER_ASKED_WORDS and not QUESTION_START.match(core)
+            and (IMPERATIVE.match(core) or _ORDER_ASKED.match(core)))):
         question, instruction = False, True
     deferral = bool(DEFER.search(core) or (cjk and ZH_DEFER.search(core)) or (ko is not None and ko.deferral))
     # A rule stands beyond this turn: "not now" is a deferral, and "we don't want that" names nothing.

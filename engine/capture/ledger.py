@@ -60,7 +60,7 @@ from engine.capture.ledger_items import repeats as _repeats
 from engine.capture.ledger_outcome import first_statement as _first_statement
 from engine.capture.ledger_outcome import last_message as _last_message
 from engine.capture.ledger_outcome import with_outcome as _with_outcome
-from engine.capture.proposals import agent_offers, agreed
+from engine.capture.proposals import agent_offers, agreed, listed_option
 from engine.capture.shape_acts import pending, taken_up
 from engine.capture.user_direction import ABOUT as _ABOUT
 from engine.capture.user_direction import ARTIFACT as _ARTIFACT
@@ -285,6 +285,13 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
     corrected = not direction and turn.has("corrects") and not turn.has("reports") and _corrected_to(turn)
     if corrected:
         direction = _directive(flat)
+    # "Matilda" after the agent's table of voices, "b option …" after its "(a) …" / "(b) …": the reply names the
+    # option it picks, which the agent's line completes (docs/capture.md, round 27).
+    option = (listed_option(flat, _last_message(ledger.agent_text))
+              if not direction and ledger.agent_text and not turn.acts & {"approves", "rejects", "asks", "corrects"}
+              else None)  # a yes confirms the agent's offer (above)
+    if option:
+        direction = _directive(f"{flat} (picks: {option})")
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
         if direction:  # "nevermind, don't do anything about this now" decides nothing of its own: the open item says it
@@ -295,7 +302,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
                         if i.kind == "open" and i.source in ("request", "question", "stopped")), None)
         text = f"Deferred: {flat}" if direction or earlier is None else f"Deferred: {earlier.text} ({deferred})"
         _add(items, Item("open", _lead(text), "deferred", when, entry_id))
-    elif direction and (turn.has("instructs") or redirects or corrected) and _add(items, Item(
+    elif direction and (turn.has("instructs") or redirects or corrected or option) and _add(items, Item(
             "decision", direction, "picked" if picks_option(direction) and not _ARTIFACT.search(direction)
             else "instruction", when, entry_id)):
         awaiting = len(items) - 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from engine.capture.act_forms import FAILS
 from engine.capture.acts import (
     sentences,
 )
@@ -84,3 +85,38 @@ def agreed(proposal: str) -> str:
             stated = f"{' '.join(before)} {stated}"
         return clip_words(stated, ITEM_CHARS)
     return clip_words(" ".join([*before, asked]), ITEM_CHARS)
+
+
+_OPTION_LINE: Final = re.compile(
+    r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|\|\s*)?(?:\*\*(?:\((?P<letter>[a-z])\)\s*)?(?P<bold>[^*|\n]{1,40}?)\*\*"
+    r"|\((?P<plain>[a-z])\))", re.I | re.M)
+"""A line of the agent's that sets out one option: a list item or table row led by a bold name ("| **Matilda** |
+Knowledgeable, Professional |") or by a lettered mark ("- **(b) Keep confirmation on** — …")."""
+_CHOICE_WORDS: Final = 8
+"""A reply this short that names an option is the choice, not a message of its own."""
+_ASKS_CHOICE: Final = re.compile(r"\bwhich\b|\byour (?:call|choice|pick)\b|\b(?:pick|choose|prefer)\b", re.I)
+"""The agent asks the user to choose ("which voice feels right as the default? … Your call.", "Pick one:"): a list of
+what it did ("- **README.md** updated"), even one closed by "Want me to run the tests again?", offers no choice."""
+
+
+def listed_option(reply: str, last: str) -> str | None:
+    """The option line of the agent's last message ``last`` that the short ``reply`` picks by its name or letter
+    ("Matilda" from a table of voices, langlearn-tts d96; "b option and ok then start next" from "(a) …" / "(b) …",
+    eagerminds d97), or ``None``: the agent must have set out two options or more (docs/capture.md, round 27)."""
+    words = reply.split()
+    if not words or len(words) > _CHOICE_WORDS or reply.rstrip().endswith(("?", "？")):
+        return None
+    if not _ASKS_CHOICE.search(last) or FAILS.search(reply):
+        return None  # "README.md is still wrong" names a listed file to report it, not to pick it
+    options = [(m, last[m.start():].split("\n", 1)[0].strip()) for m in _OPTION_LINE.finditer(last)]
+    if len(options) < 2:
+        return None
+    said = reply.lower()
+    for found, line in options:
+        letter = (found["letter"] or found["plain"] or "").lower()
+        name = (found["bold"] or "").strip().lower()
+        if letter and re.search(rf"(?<!\w)(?:option\s*\(?{letter}\)?|\(?{letter}\)?\s*option)(?!\w)", said):
+            return clip_words(line, ITEM_CHARS)
+        if not letter and len(name) >= 3 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", said):
+            return clip_words(line, ITEM_CHARS)
+    return None
