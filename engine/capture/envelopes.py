@@ -16,7 +16,7 @@ from typing import Final
 
 __all__ = [
     "AIDER_FILE_COMMAND", "accepted_plan", "command_request", "command_typed", "is_harness_reply", "is_interrupt",
-    "plan_steps", "user_words",
+    "loads_skill_text", "plan_steps", "user_words",
 ]
 
 _WHOLE_MESSAGE: Final = re.compile(
@@ -65,6 +65,13 @@ _TEMPLATE_LINE: Final = re.compile(
 # A slash command's expanded prompt (Claude Code's /commit: "## Context … ## Your task …") is the command's text; a
 # plugin command's may open with its own title ("# Commit Rationale Annotation" then "## Context … ## Your Task").
 _COMMAND_PROMPT: Final = re.compile(r"^(?:# [^\n]+\n\s*)?#{1,3} Context\b.*^#{1,3} Your [Tt]ask\b", re.S | re.M)
+# Spec Kit's command prompts (its /speckit.* commands, run by Codex, Claude Code and others) open with the user's
+# arguments in a fence, then the template: "## User Input\n\n```text\n<arguments>\n```\n\nYou **MUST** consider the
+# user input before proceeding (if not empty)." Only the fence is the user's (udocket d100); what it is about is the
+# command's, whose first section opens with its purpose ("You are updating the project constitution at …").
+_SPEC_KIT_INPUT: Final = re.compile(
+    r"^## User Input\s*\n\s*```[a-z]*\n(.*?)\n?```\s*\n+You \*\*MUST\*\* consider the user input\b[^\n]*\n"
+    r"(?:\s*#{2,3} [^\n]+\n\s*([^\n]{1,200}?[.!?])(?=\s|$))?", re.S)
 # Plan mode: accepting a plan sends "Implement the following plan:" and the plan itself.
 _PLAN: Final = re.compile(r"^Implement the following plan:\s*\n", re.I)
 
@@ -147,7 +154,18 @@ def command_request(typed: str, after: str) -> str:
     if not typed or after.lstrip().startswith("<local-command-"):
         return ""
     title = _TITLE.match(after)
-    return f"{typed} — {title.group(1).strip()}" if title else typed
+    if title is None:
+        return typed
+    heading, name = title.group(1).strip(), typed.split(" ", 1)[0]
+    # A command file titled by its own name ("# /zibe-check — Quick Spot Check", claude-zibe d104) says it once.
+    return f"{typed}{heading[len(name):]}" if heading.startswith(name) else f"{typed} — {heading}"
+
+
+def loads_skill_text(tool_name: str | None, is_error: bool) -> bool:
+    """Whether a tool result of ``tool_name`` is Claude Code's Skill tool launching a skill ("Launching skill: …"):
+    the skill's text then arrives as the next user-role record, before the agent speaks, often with no "Base
+    directory for this skill:" line ("# Keybindings Skill …", omarchy d107; "# /zibe-health — …", claude-zibe d104)."""
+    return tool_name == "Skill" and not is_error
 
 
 def is_interrupt(text: str) -> bool:
@@ -165,6 +183,10 @@ def user_words(text: str) -> str:
     stripped = text.lstrip()
     if _WHOLE_MESSAGE.match(stripped) or _COMMAND_PROMPT.match(stripped):
         return ""
+    spec_kit = _SPEC_KIT_INPUT.match(stripped)
+    if spec_kit:
+        words, purpose = spec_kit.group(1).strip(), spec_kit.group(2)
+        return f"{words} — {purpose}" if words and purpose else words
     if _PLAN.match(stripped):
         return stripped  # the acceptance of a plan: the ledger reads it as such (accepted_plan)
     if "<" in stripped:

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.capture.decisions import is_real_user_message, strip_envelope
-from engine.capture.envelopes import command_request, command_typed, is_harness_reply, is_interrupt, user_words
+from engine.capture.envelopes import (
+    command_request,
+    command_typed,
+    is_harness_reply,
+    is_interrupt,
+    loads_skill_text,
+    user_words,
+)
 from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at_end
 from engine.capture.redact import redact_secrets
 from engine.capture.shape_acts import pending_from
@@ -118,6 +125,8 @@ class CapturedState:
     command: str = ""
     """The slash command the last user-role record echoed ("/name args"): the next one, before the agent speaks, is
     that command's prompt, and the user's turn is the command."""
+    skill_loaded: bool = False
+    """The last tool result launched a skill: the next user-role record, before the agent speaks, is its text."""
 
     def items(self) -> tuple[Item, ...]:
         """Every item, closed ones marked done, as of the last entry captured."""
@@ -157,6 +166,7 @@ class CapturedState:
             },
             "done_items": list(self.done_items),
             "command": self.command[:400],
+            "skill_loaded": self.skill_loaded,
         }
 
     @classmethod
@@ -220,6 +230,7 @@ class CapturedState:
             ledger=ledger,
             done_items=strings("done_items"),
             command=str(data.get("command") or "")[:400],
+            skill_loaded=data.get("skill_loaded") is True,
         )
 
 
@@ -311,7 +322,7 @@ def capture(
     agent_text = state.last_agent_text
     last_id, seen, updated = state.last_entry_id, state.entries_seen, state.updated_at
     last_line, users = state.last_line_no, state.real_user_messages
-    command = state.command
+    command, skill_loaded = state.command, state.skill_loaded
     for entry in entries:
         seen += 1
         last_id = entry.id or last_id
@@ -320,6 +331,8 @@ def capture(
         if entry.role not in ("user", "assistant", "toolResult") or (
                 entry.role == "assistant" and is_harness_reply(entry.model)):
             continue
+        if entry.role == "toolResult":
+            skill_loaded = loads_skill_text(entry.tool_name, entry.is_error)
         # A tool result matters for a failure or the user's answer; a Codex call item (a tool item that calls) for
         # its call.
         if entry.role == "toolResult" and not entry.is_error and entry.tool_name not in ASKING_TOOLS and (
@@ -342,7 +355,7 @@ def capture(
             modified = _add_unique(modified, files_written, MAX_FILES)
             last_tool = LastToolCall(name, params_summary(arguments))
         if entry.role == "assistant":
-            command = ""
+            command, skill_loaded = "", False
             called = bool(calls)
             text = "\n".join(
                 str(b.get("text") or "")
@@ -369,6 +382,9 @@ def capture(
         else:
             text = message_text(message)
             typed, command = command, command_typed(text)
+            if skill_loaded:
+                skill_loaded = False
+                continue  # the text of the skill the agent just launched, not the user's words
             if typed and not command and is_real_user_message(text):
                 # The record after a command's echo: the command's prompt, whose user turn is the command typed, or a
                 # local command's output (harness). A "## Context … ## Your task" prompt (/commit's) stays harness
@@ -405,6 +421,7 @@ def capture(
         updated_at=updated,
         ledger=ledger,
         command=command,
+        skill_loaded=skill_loaded,
     )
     return with_item_views(state)
 

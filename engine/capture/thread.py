@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from engine.accounting.context import ContextMessage
 from engine.capture.decisions import is_real_user_message, strip_envelope
-from engine.capture.envelopes import command_request, command_typed, is_harness_reply, user_words
+from engine.capture.envelopes import command_request, command_typed, is_harness_reply, loads_skill_text, user_words
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_text
 
@@ -90,17 +90,22 @@ def extract_thread(messages: Sequence[ContextMessage], load: Callable[[Entry], M
     user_texts: dict[int, str] = {}
     previous_agent_chars = 0
     picked: dict[int, str] = {}
-    command = ""
+    command, skill_loaded = "", False
     for index, message in enumerate(messages):
         entry = message.entry
         if message.role == "assistant" and entry.provider != "openclaw" and entry.chars and not is_harness_reply(
                 entry.model):
             turns.append((index, "agent", entry))
             previous_agent_chars = entry.chars
-            command = ""
+            command, skill_loaded = "", False
+        elif message.role == "toolResult":
+            skill_loaded = loads_skill_text(entry.tool_name, entry.is_error)
         elif message.role == "user":
             text = _text(load, entry)
             typed, command = command, command_typed(text)
+            if skill_loaded:
+                skill_loaded = False
+                continue  # the text of a skill the agent launched
             # What the ledger reads as the user's (envelopes.user_words): an interrupt marker, a slash command's
             # echo or a bash-mode block is the agent's harness, not an exchange of the user's; a command's prompt
             # is the command the user typed.

@@ -5,7 +5,7 @@ Real FIT text (punt-labs/langlearn-tts d96, yutakobayashidev/repiq d69)."""
 from __future__ import annotations
 
 from bench.real import matches
-from engine.capture.envelopes import command_request, command_typed
+from engine.capture.envelopes import command_request, command_typed, user_words
 from engine.capture.state import CapturedState, capture
 from engine.stores.transcript import read_transcript
 from tests.engine.test_capture_real import REAL, _label, _state
@@ -53,3 +53,31 @@ def test_a_capture_split_between_the_echo_and_the_prompt_reads_the_same() -> Non
     assert first.command == "/punt-dev:reconcile"
     resumed = capture(CapturedState.from_dict(first.to_dict()), entries[echo + 1:], reader.read_object)
     assert resumed.items() == _state("d96_langlearn_release_voice").items()
+
+
+def test_a_command_file_titled_by_its_own_name_says_it_once() -> None:
+    # claude-zibe d104: "/zibe-check" then "# /zibe-check — Quick Spot Check …".
+    assert command_request("/zibe-check", "# /zibe-check — Quick Spot Check\n\nPrint to stdout. NO files.") == (
+        "/zibe-check — Quick Spot Check")
+
+
+def test_the_text_of_a_skill_the_agent_launched_is_not_the_users() -> None:
+    # omarchy d107: the Skill tool answers "Launching skill: keybindings-help" and Claude Code adds the skill's text
+    # ("# Keybindings Skill … **Always read `~/.claude/keybindings.json` first**") as a user-role record. It is no
+    # request of the user's and no context for the user's next order.
+    items = _state("d107_omarchy_hypr_keybinds").items()
+    assert not any("keybindings.json" in i.text for i in items)
+    vivaldi = next(i.text for i in items if i.kind == "decision" and i.text.startswith("I need one that open Vivaldi"))
+    assert "(re: I need some new keyboard shortcuts added to my keybindings file)" in vivaldi
+    assert not any("Project Health Check Check:" in i.text for i in _state("d104_sentinel_phase3_eval").items())
+
+
+def test_a_spec_kit_prompt_is_the_users_arguments_with_the_commands_purpose() -> None:
+    # udocket d100 (Codex): Spec Kit's template around the user's words; an empty fence is no turn of the user's.
+    template = ("\n## User Input\n\n```text\n{}\n```\n\nYou **MUST** consider the user input before proceeding (if not "
+                "empty).\n\n## Outline\n\nYou are updating the project constitution at "
+                "`.specify/memory/constitution.md`. This file is a TEMPLATE containing placeholder tokens.")
+    assert user_words(template.format("")) == ""
+    said = "must be updated to support the standards of this project."
+    assert user_words(template.format(said)) == (
+        f"{said} — You are updating the project constitution at `.specify/memory/constitution.md`.")
