@@ -112,6 +112,7 @@ def provenance(item: str, source: str) -> list[str]:
     if source in ("restated", "agent"):
         return [source]
     if source == "correction":
+        item = item.replace("’", "'")  # as `_read_sentence` reads it
         first = LEAD.sub("", sentences(item)[0] if sentences(item) else item).strip()
         heads = sentences(item)[:2]
         opened = [name for name, rx in _corrections() if (rx.search(" ".join(heads)) if name == "CORR:disapproves"

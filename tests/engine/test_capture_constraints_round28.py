@@ -71,3 +71,12 @@ def test_a_judgement_of_how_the_agent_works_still_makes_a_constraint() -> None:
     text = "These are an insane amount of questions. Holy shit, are all these questions needed to improve the copy?"
     constraints, _ = _after_work(text)
     assert constraints == [text]
+
+
+def test_provenance_names_the_alternative_that_fired() -> None:
+    # bench/constraint_rules.py re-derives which rule made a constraint; the d11 rule above is the narrowed "always".
+    from bench.constraint_rules import provenance
+
+    assert provenance("commit always before updating", "preference") == [r"PREF:^(?:[\w-]+ )?always\b"]
+    assert provenance("i said gemini 2.5 pro. check carefully and use that model", "correction") == [
+        "CORR:i (?:said|told you|meant|asked)"]
