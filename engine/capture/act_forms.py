@@ -103,7 +103,11 @@ PREFERENCE: Final = re.compile(
     # How every one of a kind is to be ("So each package should just handle their own arguments", "Each step should
     # compile and pass clippy before proceeding"), said of the kind as the sentence's subject (round 17).
     r"|^(?:so |and |then )?(?:each|every|all) [\w-]+(?: [\w-]+)? (?:should|must|needs? to|has to)\b"
-    r"|\b(?:always|never|from now on|going forward|in (?:the )?future|must|should always|should never"
+    # "always" makes a rule when the sentence is the rule ("always use …", "commit always before updating"); inside a
+    # sentence that specifies the program ("…, so always check before alowing an update", "we want to run
+    # `runOnComplete` always not only in success case") it says what the code does (docs/capture.md, round 28).
+    r"|^(?:[\w-]+ )?always\b"
+    r"|\b(?:never|from now on|going forward|in (?:the )?future|must|should always|should never"
     r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"
     # A rule's "make sure" says how to work ("make sure to …", "make sure you never …", "make sure your …") or forbids
@@ -205,6 +209,14 @@ DISAPPROVES: Final = re.compile(
 )
 """A judgement of what the agent made ("It's bad design", "The styling looks like shit", "These are an insane amount
 of questions"): the user corrects it, though no "no" or "actually" opens the message."""
+CORRECTS_THIS_TURN: Final = re.compile(r"^(?:actually|i meant)\b", re.I)
+"""A correction of this turn's work that sets no rule: a new order opened by "actually" ("Actually orient the
+GeneralInput.js on Goals.js not data.js, …") or what the order was ("i meant extracting it into a local package, not
+publishing it as framework"). It still corrects, and may say what is wanted instead (a decision); it is no
+constraint (docs/capture.md, round 28)."""
+JUDGES_LOOK: Final = re.compile(r"\blooks? (?:like )?(?:shit|crap|garbage|terrible|awful|horrible)\b", re.I)
+"""A judgement of one look ("The styling looks like shit. There is a demo here …"): it asks for another look this
+turn, no rule on how the agent works (round 28)."""
 ZH_CORRECTION: Final = re.compile(r"^(?:不对|不是这样|错了|你(?:又|把|没有|没)|不是我)")
 DEFER: Final = re.compile(
     r"\b(?:not now|not yet|later on|do (?:it|that|this) later|skip (?:this|that|it) for now"

@@ -27,12 +27,14 @@ from engine.capture.act_forms import (
     CODE_LINE,
     CONVENTION,
     CORRECTION,
+    CORRECTS_THIS_TURN,
     DEFER,
     DID_STEP,
     DISAPPROVES,
     DISLIKES_SHOWN,
     FAILS,
     IMPERATIVE,
+    JUDGES_LOOK,
     LEAD,
     MOVED,
     NOT_A_RULE,
@@ -71,7 +73,7 @@ from engine.capture.language.korean import (
 from engine.capture.pasted import pasted_lines
 
 __all__ = ["SCOPE_LIMIT", "Act", "Sentence", "UserTurn", "after_place", "asks_whether_fixed", "copied_list_items",
-           "picks_option", "read_user_turn", "says_failure", "sentences", "word_count"]
+           "corrects_this_turn", "picks_option", "read_user_turn", "says_failure", "sentences", "word_count"]
 
 Act = str
 """One of ``instructs``, ``prefers``, ``corrects``, ``approves``, ``rejects``, ``defers``, ``asks``,
@@ -93,6 +95,19 @@ def asks_whether_fixed(turn: UserTurn) -> bool:
     """Whether a question of ``turn`` reports that the last attempt still fails ("… still does not get the realtime
     data first?") without asking why or how: a failure report, however punctuated (docs/capture.md, Closing)."""
     return any(s.question and STILL_NOT.search(s.text) and not ASKS_WHY.search(s.text) for s in turn.sentences)
+
+
+def corrects_this_turn(turn: UserTurn) -> bool:
+    """Whether ``turn``'s correction is of this turn's work and sets no rule: it opens with "actually" or "i meant"
+    (`CORRECTS_THIS_TURN`), or its only judgement is of one look (`JUDGES_LOOK`) (docs/capture.md, round 28)."""
+    if not turn.sentences:
+        return False
+    first = LEAD.sub("", turn.sentences[0].text).strip()
+    if CORRECTS_THIS_TURN.match(first):
+        return True
+    heads = turn.sentences[:2]
+    return not CORRECTION.match(first) and any(JUDGES_LOOK.search(s.text) for s in heads) and not any(
+        DISAPPROVES.search(JUDGES_LOOK.sub(" ", s.text)) for s in heads)
 
 
 @dataclass(frozen=True, slots=True)

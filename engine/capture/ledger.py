@@ -29,6 +29,7 @@ from engine.capture.acts import (
     UserTurn,
     asks_whether_fixed,
     copied_list_items,
+    corrects_this_turn,
     picks_option,
     read_user_turn,
     says_failure,
@@ -321,7 +322,7 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         preferences = [text for text in preferences if text not in copied]
     if turn.has("reports") and not turn.has("instructs"):
         pass  # a pasted log's "is never read" states no rule
-    elif turn.has("corrects"):
+    elif turn.has("corrects") and not corrects_this_turn(turn):
         # A correction is kept whole (its lead sentences): "no, you did the opposite" alone says nothing.
         if _add(items, Item("constraint", _directive(flat), "correction", when, entry_id)) and awaiting is None and \
                 picks_option(flat) and not _ARTIFACT.search(flat):

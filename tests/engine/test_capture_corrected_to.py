@@ -12,21 +12,22 @@ from tests.engine.test_capture_real import _constraints, _decisions, _fold
 _DID = "I've updated the code and the tests pass."
 
 
-@pytest.mark.parametrize("correction", [
-    "But why do I have to provide api_key there? It’s bad design. I shouldn't have to provide the API_KEY into the "
-    "EngineConfig, it's very weird architecture. After all, this stuff is specific to the engine. Who knows, maybe "
-    "some engine won't need an API key at all?",  # twat-search d22
-    "Actually orient the GeneralInput.js on Goals.js not data.js, just use it like in goals.js. Data wise its "
-    "looking good",  # KLIMA d56
-    "i meant extracting it into a local package, not publishing it as framework. so all internal packages can "
-    "properly use it. since I saw some type redefinition across packages. does it make sense in core? or rather in "
-    "a new cli framework package?",  # chkit d82
+@pytest.mark.parametrize(("correction", "rule"), [
+    ("But why do I have to provide api_key there? It’s bad design. I shouldn't have to provide the API_KEY into the "
+     "EngineConfig, it's very weird architecture. After all, this stuff is specific to the engine. Who knows, maybe "
+     "some engine won't need an API key at all?", True),  # twat-search d22
+    # "actually …" and "i meant …" correct this turn's order and set no rule (round 28): a decision only.
+    ("Actually orient the GeneralInput.js on Goals.js not data.js, just use it like in goals.js. Data wise its "
+     "looking good", False),  # KLIMA d56
+    ("i meant extracting it into a local package, not publishing it as framework. so all internal packages can "
+     "properly use it. since I saw some type redefinition across packages. does it make sense in core? or rather in "
+     "a new cli framework package?", False),  # chkit d82
 ])
-def test_a_correction_that_says_what_instead_is_a_decision_too(correction: str) -> None:
+def test_a_correction_that_says_what_instead_is_a_decision_too(correction: str, rule: bool) -> None:
     items = _fold(("user", "extract the flag parser into its own module"), ("assistant", _DID),
                   ("user", correction))
     assert [d for d in _decisions(items) if d.startswith(correction[:40])]
-    assert [c for c in _constraints(items) if c.startswith(correction[:40])]
+    assert bool([c for c in _constraints(items) if c.startswith(correction[:40])]) is rule
 
 
 @pytest.mark.parametrize("correction", [
