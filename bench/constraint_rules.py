@@ -17,15 +17,16 @@ from __future__ import annotations
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 from bench.real import _max_matching, load_corpus, matches
 
 
-def _alternatives(pattern: str) -> list[str]:
-    """The top-level ``|`` alternatives of ``pattern``; an alternative ``\\b(?:A|B)\\b`` is opened into its parts."""
-    parts: list[str] = []
-    depth, start, i, klass = 0, 0, 0, False
+def _structure(pattern: str) -> Iterator[tuple[int, str, int]]:
+    """Each character of ``pattern`` outside escapes and character classes, with its index and the group depth
+    after it (an opening parenthesis counts itself)."""
+    depth, i, klass = 0, 0, False
     while i < len(pattern):
         c = pattern[i]
         if c == "\\":
@@ -35,15 +36,16 @@ def _alternatives(pattern: str) -> list[str]:
             klass = c != "]"
         elif c == "[":
             klass = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            parts.append(pattern[start:i])
-            start = i + 1
+        else:
+            depth += (c == "(") - (c == ")")
+            yield i, c, depth
         i += 1
-    parts.append(pattern[start:])
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level ``|`` alternatives of ``pattern``; an alternative ``\\b(?:A|B)\\b`` is opened into its parts."""
+    cuts = [i for i, c, depth in _structure(pattern) if c == "|" and depth == 0]
+    parts = [pattern[a + 1:b] for a, b in zip([-1, *cuts], [*cuts, len(pattern)], strict=True)]
     out: list[str] = []
     for part in parts:
         inner = re.fullmatch(r"\\b\(\?:(.*)\)\\b", part, re.S)
@@ -56,22 +58,8 @@ def _alternatives(pattern: str) -> list[str]:
 
 def _balanced(pattern: str) -> bool:
     """Whether ``pattern``'s groups close within it (``\\b(?:A)\\s+(?:B)\\b`` is two groups, not one)."""
-    depth, i, klass = 0, 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if klass:
-            klass = c != "]"
-        elif c == "[":
-            klass = True
-        elif c in "()":
-            depth += 1 if c == "(" else -1
-            if depth < 0:
-                return False
-        i += 1
-    return depth == 0
+    depths = [depth for _, _, depth in _structure(pattern)]
+    return min(depths, default=0) >= 0 and (depths[-1] if depths else 0) == 0
 
 
 def _named(prefix: str, compiled: re.Pattern[str]) -> list[tuple[str, re.Pattern[str]]]:
