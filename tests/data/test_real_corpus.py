@@ -182,113 +182,59 @@ def test_converter_keeps_turns_quoted_inside_nested_fences_and_reads_legacy_titl
     assert w.header["timestamp"] == "2025-02-12T22:20:12.000Z"
 
 
-FRESH = [s for s in SESSIONS if s.get("group") == "fresh"]
+def _group_apart(name: str, sessions: int, repositories: int) -> list[dict[str, Any]]:
+    """The sessions of group ``name``, after checking it is big enough and shares no repository or owner with any
+    other group: folds grouped by repository (and rules written from other groups) never see it."""
+    group = [s for s in SESSIONS if s.get("group") == name]
+    repos = {s["repository"] for s in group}
+    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != name}
+    assert len(group) >= sessions and len(repos) >= repositories
+    assert not repos & other_repos
+    assert not {r.split("/")[0].lower() for r in repos} & {r.split("/")[0].lower() for r in other_repos}
+    return group
 
 
 def test_fresh_group_is_held_out_by_repository() -> None:
     # The fresh group is measured once, untuned: no repository in it may also feed the development sessions,
     # or folds grouped by repository would leak tuning into it.
-    fresh_repos = {s["repository"] for s in FRESH}
-    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "fresh"}
-    assert len(FRESH) >= 12 and len(fresh_repos) >= 5
-    assert not fresh_repos & other_repos
-    other_owners = {r.split("/")[0].lower() for r in other_repos}
-    assert not {r.split("/")[0].lower() for r in fresh_repos} & other_owners
-
-
-NEW = [s for s in SESSIONS if s.get("group") == "new"]
+    _group_apart("fresh", 12, 5)
 
 
 def test_new_group_is_held_out_by_repository_and_owner() -> None:
     # The new group is one more untuned measurement: it shares no repository or owner with the development sessions
     # or the fresh group, so no rule written for them was written with it in view.
-    new_repos = {s["repository"] for s in NEW}
-    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "new"}
-    assert len(NEW) >= 10 and len(new_repos) >= 5
-    assert not new_repos & other_repos
-    other_owners = {r.split("/")[0].lower() for r in other_repos}
-    assert not {r.split("/")[0].lower() for r in new_repos} & other_owners
-
-
-LANG = [s for s in SESSIONS if s.get("group") == "lang"]
+    _group_apart("new", 10, 5)
 
 
 def test_lang_group_is_held_out_and_not_english() -> None:
     # The lang group measures capture on users who do not write English (README.md, "The lang group"): it shares no
     # repository or owner with the other sessions, and every session in it is in another language.
-    lang_repos = {s["repository"] for s in LANG}
-    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "lang"}
-    assert len(LANG) >= 6 and len(lang_repos) >= 2
-    assert not lang_repos & other_repos
-    other_owners = {r.split("/")[0].lower() for r in other_repos}
-    assert not {r.split("/")[0].lower() for r in lang_repos} & other_owners
-    assert all(s["language"] != "en" for s in LANG)
+    assert all(s["language"] != "en" for s in _group_apart("lang", 6, 2))
 
 
-NATIVE2 = [s for s in SESSIONS if s.get("group") == "native2"]
+@pytest.mark.parametrize(("name", "sessions"), [("native2", 8), ("native3", 7)])
+def test_native_groups_are_apart_and_native_claude_code_or_codex(name: str, sessions: int) -> None:
+    # The native2 and native3 groups are untuned measurements on the transcripts ctxscope's users produce (README.md,
+    # "The native2 group", "The native3 group"): native Claude Code JSONL or Codex rollouts, real multi-turn work,
+    # from repositories and owners no other group holds. The native3 search found seven sessions (README.md says why).
+    group = _group_apart(name, sessions, 4)
+    assert all(s["source_format"] in {"claude-code-jsonl", "codex-jsonl"} for s in group)
+    assert all(s["user_messages"] >= 6 for s in group)
 
 
-def test_native2_group_is_held_out_and_native_claude_code_or_codex() -> None:
-    # The native2 group measures capture, untuned, on the transcripts ctxscope's users produce (README.md, "The
-    # native2 group"): native Claude Code JSONL or Codex rollouts, real multi-turn work, from repositories and owners
-    # no other group holds.
-    native_repos = {s["repository"] for s in NATIVE2}
-    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "native2"}
-    assert len(NATIVE2) >= 8 and len(native_repos) >= 4
-    assert not native_repos & other_repos
-    other_owners = {r.split("/")[0].lower() for r in other_repos}
-    assert not {r.split("/")[0].lower() for r in native_repos} & other_owners
-    assert all(s["source_format"] in {"claude-code-jsonl", "codex-jsonl"} for s in NATIVE2)
-    assert all(s["user_messages"] >= 6 for s in NATIVE2)
-
-
-NATIVE3 = [s for s in SESSIONS if s.get("group") == "native3"]
-
-
-def test_native3_group_is_held_out_and_native_claude_code_or_codex() -> None:
-    # The native3 group is one more untuned measurement on the transcripts ctxscope's users produce (README.md, "The
-    # native3 group"): native Claude Code JSONL or Codex rollouts, real multi-turn work, from repositories and owners
-    # no other group holds. The search found seven such sessions from four repositories (README.md says why not eight).
-    native_repos = {s["repository"] for s in NATIVE3}
-    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "native3"}
-    assert len(NATIVE3) >= 7 and len(native_repos) >= 4
-    assert not native_repos & other_repos
-    other_owners = {r.split("/")[0].lower() for r in other_repos}
-    assert not {r.split("/")[0].lower() for r in native_repos} & other_owners
-    assert all(s["source_format"] in {"claude-code-jsonl", "codex-jsonl"} for s in NATIVE3)
-    assert all(s["user_messages"] >= 6 for s in NATIVE3)
-
-
-NATIVE4 = [s for s in SESSIONS if s.get("group") == "native4"]
-
-
-def test_native4_group_is_held_out_english_and_native_claude_code_or_codex() -> None:
-    # The native4 group measures this session's capture work once, untouched (README.md, "The native4 group"):
-    # English users of Claude Code and Codex, real multi-turn work, from repositories and owners no other group holds.
-    native_repos = {s["repository"] for s in NATIVE4}
-    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "native4"}
-    assert len(NATIVE4) >= 8 and len(native_repos) >= 4
-    assert not native_repos & other_repos
-    other_owners = {r.split("/")[0].lower() for r in other_repos}
-    assert not {r.split("/")[0].lower() for r in native_repos} & other_owners
-    assert all(s["source_format"] in {"claude-code-jsonl", "codex-jsonl"} for s in NATIVE4)
-    assert all(s["language"] == "en" and s["user_messages"] >= 6 for s in NATIVE4)
-    assert {"claude-code-jsonl", "codex-jsonl"} == {s["source_format"] for s in NATIVE4}
-
-
-KO = [s for s in SESSIONS if s.get("group") == "ko"]
+def test_native4_group_is_apart_english_and_native_claude_code_and_codex() -> None:
+    # The native4 group measured this session's capture work once, untuned, then joined the development set
+    # (README.md, "The native4 group"): English users of Claude Code and Codex, real multi-turn work, from
+    # repositories and owners no other group holds.
+    group = _group_apart("native4", 8, 4)
+    assert all(s["language"] == "en" and s["user_messages"] >= 6 for s in group)
+    assert {"claude-code-jsonl", "codex-jsonl"} == {s["source_format"] for s in group}
 
 
 def test_ko_group_is_korean_and_shares_nothing_with_the_held_out_korean_group() -> None:
     # The ko group (README.md, "The ko group") is development data for reading Korean: Korean sessions from owners no
     # other group holds, so a rule written from it cannot have seen the held-out lang group's Korean users.
-    ko_repos = {s["repository"] for s in KO}
-    other_repos = {s["repository"] for s in SESSIONS if s.get("group") != "ko"}
-    assert len(KO) >= 4 and len(ko_repos) >= 2
-    assert not ko_repos & other_repos
-    other_owners = {r.split("/")[0].lower() for r in other_repos}
-    assert not {r.split("/")[0].lower() for r in ko_repos} & other_owners
-    assert all(s["language"] == "ko" for s in KO)
+    assert all(s["language"] == "ko" for s in _group_apart("ko", 4, 2))
 
 
 def test_converter_reads_a_gemini_cli_session_document() -> None:
