@@ -1,0 +1,50 @@
+"""Open items at the end, round 30 (docs/capture.md): native4's sessions. Real development text quoted verbatim."""
+
+from __future__ import annotations
+
+from tests.engine.test_capture_real import _fold, _open, _state
+
+# d100 (PantherianCodeX/udocket.com, Codex): the user's last request and the agent's last message, which reports the
+# work in the simple past and ends by leaving the next move to the user.
+_MIGRATIONS = ("We don't need reversible migrations, we are in dev mode. That should be included too - currently in "
+               "rapid dev mode, no back-compat code and no reversible migrations. Amend the update please.")
+_UPDATED = (
+    "Updated the constitution to v1.2.0 reflecting rapid-dev posture: Principle P6 now states we run forward-only "
+    "migrations with documented cleanup (no back-compat shims), and Workflow guidance stresses \u201cforward-only "
+    "schema migrations\u201d rather than reversible ones. Plan/spec/tasks templates were aligned\u2014P6 checklist now "
+    "asks for forward-only migration plans, spec template\u2019s migration section echoes the dev-mode rule, and tasks "
+    "template\u2019s foundational phase now calls for forward-only migration + DR documentation.\n\n"
+    "Schema policy remains unchanged: Pydantic for internals, exported JSON Schemas for external consumers.\n\n"
+    "Let me know if you\u2019d like this ratcheted into specific feature specs/plans/tasks next."
+)
+# d99 (savekirk/session-bridge, Codex): the same shape, "I fixed that in …".
+_BOOTSTRAP = ("Session details should not have any initial agent bootstraping messages. The first item should be the "
+              "first prompt from the user")
+_FIXED = (
+    "Session details now start at the first real user prompt. I fixed that in [nativeTranscript.ts](/Users/savekirk/"
+    "dev/ai/entire/session-bridge/src/checkpoints/nativeTranscript.ts) by trimming leading bootstrap/primer messages "
+    "before the visible transcript is built, so initial agent/setup entries no longer show ahead of the first "
+    "meaningful user turn. I also added a regression in [nativeTranscript.test.ts](/Users/savekirk/dev/ai/entire/"
+    "session-bridge/src/test/checkpoints/nativeTranscript.test.ts) that injects a bootstrap assistant message before "
+    "the prompt and verifies the first rendered turn is still the user prompt.\n\n"
+    "Verified with `pnpm -s check-types` and `pnpm -s test --grep \"parses current Codex rollout transcripts and skips "
+    "synthetic primers\"`. The broader `Native Transcript Parsing` slice still has the existing unrelated Cursor "
+    "`user_query` wrapper failure."
+)
+
+
+def test_a_report_in_the_simple_past_closes_the_last_request() -> None:
+    assert _open(_fold(("user", _BOOTSTRAP), ("assistant", _FIXED))) == []
+    # FIT says the same after a "Done" (keyframe-blogger d15: "Done! Updated the copyright to SpecStory, Inc.").
+    assert _open(_fold(("user", _BOOTSTRAP), ("assistant", "Updated the copyright to SpecStory, Inc."))) == []
+    # An announcement still keeps it open.
+    assert _open(_fold(("user", _BOOTSTRAP), ("assistant", "I'll update the transcript parser next:"))) == [_BOOTSTRAP]
+    assert _state("d99_sbridge_details_redesign").open_items == ()
+
+
+def test_let_me_know_at_the_end_announces_no_more_work() -> None:
+    assert _open(_fold(("user", _MIGRATIONS), ("assistant", _UPDATED))) == []
+    # "Let me …" that does announce work still does.
+    announced = _UPDATED.rsplit("\n\n", 1)[0] + "\n\nLet me update the plan template next:"
+    assert _open(_fold(("user", _MIGRATIONS), ("assistant", announced))) == [_MIGRATIONS]
+    assert _state("d100_udocket_constitution").open_items == ()
