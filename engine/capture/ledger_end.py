@@ -16,7 +16,7 @@ from engine.capture.ledger_items import close_requests as _close_requests
 from engine.capture.ledger_items import directive as _directive
 from engine.capture.ledger_outcome import DONE_REPORT as _DONE_REPORT
 from engine.capture.ledger_outcome import with_outcome as _with_outcome
-from engine.capture.next_steps import asks_how_to_proceed, steps_in
+from engine.capture.next_steps import asks_how_to_proceed, commands_left, steps_in
 from engine.capture.proposals import agent_offers
 from engine.capture.shape_acts import taken_up
 
@@ -133,6 +133,14 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
         for index, item in enumerate(items):
             if item.kind == "open" and not item.done and item.source == "question":
                 items[index] = replace(item, done=True, done_when=when)
+    left = commands_left(last_message) if how_to is None else ""
+    last = next((n for n in range(len(items) - 1, -1, -1) if items[n].kind == "open"
+                 and items[n].source in ("request", "question", "stopped")), None)
+    if left and last is not None and items[last].source == "request":
+        # The agent could not finish the last request and left the user the commands that do ("I can\u2019t push from
+        # here", coda d105; "以下を実行してください", tij d95): it is open, and the item says what is still to run.
+        items[last] = replace(items[last], text=f"{items[last].text}{OUTCOME_MARK}{left}", source="next_step",
+                              done=False, done_when=None)
     if how_to is not None:
         # The last question asked how the user goes on: the answer gave steps the user has yet to carry out.
         index, steps = how_to

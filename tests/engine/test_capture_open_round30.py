@@ -48,3 +48,39 @@ def test_let_me_know_at_the_end_announces_no_more_work() -> None:
     announced = _UPDATED.rsplit("\n\n", 1)[0] + "\n\nLet me update the plan template next:"
     assert _open(_fold(("user", _MIGRATIONS), ("assistant", announced))) == [_MIGRATIONS]
     assert _state("d100_udocket_constitution").open_items == ()
+
+
+# d105 (SproutSeeds/coda, Codex): the user's last request and the agent's last message, which cannot do it.
+_PUSH = "lets go ahead and push this up to our repo should be connected correct to coda?"
+_CANNOT_PUSH = (
+    "I can\u2019t push from here, but you can finish it in a couple of commands:\n\n1. `git add .`\n"
+    "2. `git status -sb` (quick check for unexpected files)\n"
+    "3. `git commit -m \"chore: scaffold ideavault env and planning artifacts\"`  \n"
+    "4. `git push origin 001-build-a-lightweight`\n\nThat\u2019ll send the current branch up to the `coda` repo."
+)
+# d95 (nakamura-shuta/tij, Claude Code): the last request, and the agent's last message leaving the push to the user.
+_PUBLISH = "確認OKでした。plan.md, README更新後にcommit,push,publishしてください"
+_RUN_THESE = (
+    "コミット完了。jj に取り込んでプッシュします。\n\n**jj コマンド説明:**\n"
+    "1. `jj git import` — git のコミットを jj に取り込む\n"
+    "2. `jj bookmark set main -r @` — main ブックマークを現在のリビジョンに設定\n"
+    "3. `jj git push -b main` — main をリモートにプッシュ\n\n"
+    "以下を実行してください:\n\n```bash\njj git import\njj bookmark set main -r @\njj git push -b main\n```\n\n"
+    "プッシュ後、タグを打って publish をトリガーします:\n\n```bash\ngit tag v0.4.6\ngit push origin v0.4.6\n```\n\n"
+    "タグプッシュで release.yml → cargo publish + GitHub Release → homebrew.yml が自動実行されます。"
+)
+
+
+def test_commands_left_for_the_user_keep_the_last_request_open_with_them() -> None:
+    assert _open(_fold(("user", _PUSH), ("assistant", _CANNOT_PUSH))) == [
+        f"{_PUSH} → git add .; git status -sb; git commit -m \"chore: scaffold ideavault env and planning artifacts\"; "
+        "git push origin 001-build-a-lightweight"]
+    assert _open(_fold(("user", _PUBLISH), ("assistant", _RUN_THESE))) == [
+        f"{_PUBLISH} → jj git import; jj bookmark set main -r @; jj git push -b main; git tag v0.4.6; "
+        "git push origin v0.4.6"]
+    # Commands shown as what the agent ran, with no word handing them over, leave nothing open.
+    ran = "Committed and pushed:\n\n```bash\ngit push origin 001-build-a-lightweight\n```"
+    assert _open(_fold(("user", _PUSH), ("assistant", ran))) == []
+    # The whole sessions: the labelled open items (coda o1, tij o1) are found.
+    assert any("git push origin 001-build-a-lightweight" in o for o in _state("d105_coda_speckit_ideavault").open_items)
+    assert any("v0.4.6" in o and "push" in o for o in _state("d95_tij_rebase_revset").open_items)
