@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from engine.capture.ledger import Ledger, fold_agent, fold_user, ledger_at_end
 from tests.engine.test_capture_real import _fold, _open, _state
 
 # d100 (PantherianCodeX/udocket.com, Codex): the user's last request and the agent's last message, which reports the
@@ -84,3 +87,20 @@ def test_commands_left_for_the_user_keep_the_last_request_open_with_them() -> No
     # The whole sessions: the labelled open items (coda o1, tij o1) are found.
     assert any("git push origin 001-build-a-lightweight" in o for o in _state("d105_coda_speckit_ideavault").open_items)
     assert any("v0.4.6" in o and "push" in o for o in _state("d95_tij_rebase_revset").open_items)
+
+
+# d107 (4thehalibit/omarchy-backup, Claude Code): the user asks for a shortcut, stops the agent's first tool call, says
+# a fact about the same work, and the agent finishes it.
+_TEAMS = "sweet i need another for teams"
+_PWA = "teams is installed as a pwa"
+_DONE_TEAMS = "Done. `SUPER + SHIFT + T` opens Teams, `SUPER + SHIFT + ALT + T` opens btop."
+
+
+def test_a_fact_after_an_interrupt_takes_the_stopped_work_up_again() -> None:
+    ledger = fold_agent(fold_user(Ledger(), _TEAMS, "t0", "e0"), "", True, "t1", "e1")
+    ledger = replace(ledger, interrupted=True)  # "[Request interrupted by user for tool use]"
+    ledger = fold_agent(fold_user(ledger, _PWA, "t2", "e2"), _DONE_TEAMS, True, "t3", "e3")
+    assert [i.text for i in ledger_at_end(ledger, "t4") if i.kind == "open" and not i.done] == []
+    # One run of words after the interrupt names nothing: the stopped "go on" stays open (repiq d69, round 20).
+    assert any(o.startswith("続けて") for o in _state("d69_repiq_license_trend").open_items)
+    assert _state("d107_omarchy_hypr_keybinds").open_items == ()
