@@ -31,7 +31,8 @@ _LISTED_COMMAND: Final = re.compile(
     r"^\s*(?:\d+[.)]|[-*])\s+`(?P<command>(?:git|jj|npm|pnpm|yarn|npx)\s+[^`\n]+)`", re.M)
 """A command as a list item in backticks: "1. `git add .`" (coda d105)."""
 _LEFT_TO_USER: Final = re.compile(
-    r"\bi can(?:no|['\u2019])?t \w+ (?:\w+ )?from here\b|\byou can finish (?:it|this|that)\b|以下を実行してください", re.I)
+    r"\bi can(?:no|['\u2019])?t \w+ (?:\w+ )?from here\b|\byou can finish (?:it|this|that)\b|以下を実行してください",
+    re.I)
 """The agent hands the rest of the work to the user: "I can\u2019t push from here, but you can finish it in a couple of
 commands:" (coda d105), "以下を実行してください:" before the jj push commands (tij d95)."""
 _NUMBERED: Final = re.compile(r"^\s*(?:1[.)、]|①)\s*(?P<step>\S.*)$", re.M)
