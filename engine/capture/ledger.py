@@ -245,7 +245,14 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         # same work up again ("yep go ahead", keyframe-blogger d13; docs/capture.md, round 20).
         # A redirect ("use shadcn if you want", eagerminds d97) takes the stopped work up again in another way: the
         # request stays the work at hand, which a later report finishes (docs/capture.md, round 26).
-        interrupted = ledger.interrupted and not turn.has("acknowledges") and not redirects
+        # So does a few words of fact about the stopped work ("teams is installed as a pwa", omarchy-backup d107;
+        # "screenshot of the issue", safecast d63): the user informs the same work, and a later report finishes it
+        # (docs/capture.md, round 30).
+        # A fact names its thing and says something of it, in words apart; one run of words names nothing
+        # ("続けて" goes on, round 20; "レビューチェック" orders a check, repiq d69).
+        informs = (ledger.interrupted and turn.acts == {"reports"}
+                   and len(flatten(words).split()) >= 3 and word_count(flatten(words)) <= _REDIRECT_WORDS)
+        interrupted = ledger.interrupted and not turn.has("acknowledges") and not redirects and not informs
         stopped = (_latest_request(items) if (ledger.stopped or interrupted) and not _finished(ledger.agent_text)
                    else None)
         _close_requests(items, when)

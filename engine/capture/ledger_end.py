@@ -16,11 +16,14 @@ from engine.capture.ledger_items import close_requests as _close_requests
 from engine.capture.ledger_items import directive as _directive
 from engine.capture.ledger_outcome import DONE_REPORT as _DONE_REPORT
 from engine.capture.ledger_outcome import with_outcome as _with_outcome
-from engine.capture.next_steps import asks_how_to_proceed, steps_in
+from engine.capture.next_steps import asks_how_to_proceed, commands_left, steps_in
 from engine.capture.proposals import agent_offers
 from engine.capture.shape_acts import taken_up
 
-_IN_PROGRESS: Final = re.compile(r"(?:^|\n)\s*(?:let me|let's|i'll|i will|now i'll|next,? i'll|接下来|下一步|我来|我先)"
+# "Let me know if you'd like …" hands the next move to the user (an offer, as _LEAVES_TO_USER reads it), it announces
+# no work of the agent's (udocket d100; round 30).
+_IN_PROGRESS: Final = re.compile(r"(?:^|\n)\s*(?:let me(?! know\b)|let's|i'll|i will|now i'll|next,? i'll"
+                                 r"|接下来|下一步|我来|我先)"
                                  r"[^\n]*[:：]?\s*$"
                                  # Japanese announces its next action by the plain polite verb ending the last
                                  # sentence: "コミット完了。jj に取り込んでプッシュします。" (tij d95),
@@ -64,12 +67,24 @@ def _verified(agent_text: str) -> bool:
     return bool(_VERIFIED.search(agent_text.rsplit("\n\n\n", 1)[-1][-1500:]))
 
 
+_PAST_REPORT: Final = re.compile(
+    r"(?:^|\n|[.!]\s)[ \t*_#>-]*(?:updated|added|fixed|implemented|created|removed|replaced|renamed|refactored"
+    r"|rewrote|moved)\s+(?:the|a|an|every|all|both|each|it|them|this|that|[`\[])"
+    r"|\bi (?:fixed|updated|added|implemented|created|removed|changed|replaced|rewrote|renamed|moved)\b",
+    re.I,
+)
+"""A report that opens with what was done, in the simple past: "Updated the constitution to v1.2.0 …" (udocket d100),
+"I fixed that in [nativeTranscript.ts](…)" (session-bridge d99); FIT's "Done! Updated the copyright to SpecStory,
+Inc." (keyframe-blogger d15) and "Done. Replaced every em dash in both files …" (duet d77) say it after a "Done"
+(docs/capture.md, round 30)."""
+
+
 def finished(agent_text: str) -> bool:
     """The agent's last words report finished work and do not announce more."""
     tail = agent_text[-1500:]
     if _IN_PROGRESS.search(tail.rstrip()[-300:]):
         return False
-    return bool(_DONE_REPORT.search(tail))
+    return bool(_DONE_REPORT.search(tail) or _PAST_REPORT.search(tail))
 
 
 def _how_to_at_end(items: list[Item], answer: str) -> tuple[int, str] | None:
@@ -118,6 +133,14 @@ def ledger_at_end(ledger: Ledger, when: str | None) -> tuple[Item, ...]:
         for index, item in enumerate(items):
             if item.kind == "open" and not item.done and item.source == "question":
                 items[index] = replace(item, done=True, done_when=when)
+    left = commands_left(last_message) if how_to is None else ""
+    last = next((n for n in range(len(items) - 1, -1, -1) if items[n].kind == "open"
+                 and items[n].source in ("request", "question", "stopped")), None)
+    if left and last is not None and items[last].source == "request":
+        # The agent could not finish the last request and left the user the commands that do ("I can\u2019t push from
+        # here", coda d105; "以下を実行してください", tij d95): it is open, and the item says what is still to run.
+        items[last] = replace(items[last], text=f"{items[last].text}{OUTCOME_MARK}{left}", source="next_step",
+                              done=False, done_when=None)
     if how_to is not None:
         # The last question asked how the user goes on: the answer gave steps the user has yet to carry out.
         index, steps = how_to

@@ -14,7 +14,7 @@ from typing import Final
 from engine.capture.response_lines import clean
 from engine.capture.whole_text import clip_words
 
-__all__ = ["asks_how_to_proceed", "steps_in"]
+__all__ = ["asks_how_to_proceed", "commands_left", "steps_in"]
 
 _HOW_TO_PROCEED: Final = re.compile(
     r"\bhow (?:do|can|should) (?:i|we)\b|\bhow to\b|\bwhat (?:should|do) (?:i|we) do\b|\bwhat(?:'s| is) next\b"
@@ -25,7 +25,16 @@ _HOW_TO_PROCEED: Final = re.compile(
 )
 """A question about how the user goes on: how to do or run something, or what to do next."""
 _COMMAND: Final = re.compile(
-    r"^\s*(?:\$\s*)?(?:python3?|pip3?|npm|npx|yarn|pnpm|uv|conda|cargo|go|node|make|docker|pytest|git)\s+\S.*$", re.M)
+    r"^\s*(?:\$\s*)?(?:python3?|pip3?|npm|npx|yarn|pnpm|uv|conda|cargo|go|node|make|docker|pytest|git|jj)\s+\S.*$",
+    re.M)
+_LISTED_COMMAND: Final = re.compile(
+    r"^\s*(?:\d+[.)]|[-*])\s+`(?P<command>(?:git|jj|npm|pnpm|yarn|npx)\s+[^`\n]+)`", re.M)
+"""A command as a list item in backticks: "1. `git add .`" (coda d105)."""
+_LEFT_TO_USER: Final = re.compile(
+    r"\bi can(?:no|['\u2019])?t \w+ (?:\w+ )?from here\b|\byou can finish (?:it|this|that)\b|以下を実行してください",
+    re.I)
+"""The agent hands the rest of the work to the user: "I can\u2019t push from here, but you can finish it in a couple of
+commands:" (coda d105), "以下を実行してください:" before the jj push commands (tij d95)."""
 _NUMBERED: Final = re.compile(r"^\s*(?:1[.)、]|①)\s*(?P<step>\S.*)$", re.M)
 STEPS_CHARS: Final = 200
 """Cap on the steps an item carries: the commands of a how-to answer, or its first numbered step."""
@@ -48,3 +57,17 @@ def steps_in(answer: str) -> str:
         return clip_words("; ".join(commands), STEPS_CHARS)
     numbered = _NUMBERED.search(answer)
     return clip_words(clean(numbered.group("step")), STEPS_CHARS) if numbered else ""
+
+
+def commands_left(answer: str) -> str:
+    """The commands ``answer`` leaves the user to run to finish the work (docs/capture.md, round 30): its shell lines
+    and listed commands in order, when it says the rest is the user's; else nothing."""
+    if not _LEFT_TO_USER.search(answer):
+        return ""
+    found = sorted([(m.start(), " ".join(m.group(0).split()).removeprefix("$ ")) for m in _COMMAND.finditer(answer)]
+                   + [(m.start(), " ".join(m.group("command").split())) for m in _LISTED_COMMAND.finditer(answer)])
+    commands: list[str] = []
+    for _, command in found:
+        if command not in commands:
+            commands.append(command)
+    return clip_words("; ".join(commands), STEPS_CHARS) if commands else ""
