@@ -21,9 +21,15 @@ __all__ = ["ASKING_TOOLS", "fold_answers", "tool_answers"]
 ASKING_TOOLS: Final = frozenset({"AskUserQuestion"})
 """Tools whose successful result is the user's answer (Claude Code's multiple-choice question)."""
 
-_ENVELOPE: Final = re.compile(r"^\s*User has answered your questions?:\s*")
-# One "question"="answer" pair; a question may hold escaped quotes, an answer ends at the quote before , or .
-_PAIR: Final = re.compile(r'"((?:[^"\\]|\\.)+?)"="((?:[^"\\]|\\.)*?)"(?=\s*(?:,\s*"|\.\s|\.?$))', re.S)
+_ENVELOPE: Final = re.compile(r"^\s*(?:User has answered your questions?|Your questions? (?:has|have) been answered|The user answered):\s*")
+"""The wordings Claude Code has used (the later two in eagerminds d97 and StarCar d102; docs/capture.md, round 29)."""
+# One "question"="answer" pair; a question may hold escaped quotes, or bare ones around a phrase ('what "a stranger can
+# deploy this" (Law 7) even means', d102); an answer ends at the quote before , or . or before the option's preview.
+# With no option picked, the user's own notes are the answer ("=(no option selected) notes: yes this is exactly it …").
+_PAIR: Final = re.compile(r'"((?:[^"\\]|\\.|"(?!=))+?)"=(?:"((?:[^"\\]|\\.)*?)"'
+                          r'(?=\s*(?:,\s*"|\.\s|\.?$|selected preview:))'
+                          r'|\(no option selected\) notes:\s*(.+?)'
+                          r'(?=,\s*"[^"]{10,}"=|\.\s+(?:Read the answers|You can now continue)|\s*$))', re.S)
 _RECOMMENDED: Final = re.compile(r"\s*\((?:Recommended|推奨|推荐)\)\s*$", re.I)
 """The agent's own mark on the option it suggested: the user's choice is the option, not the mark."""
 
@@ -39,7 +45,7 @@ def tool_answers(tool_name: str | None, text: str) -> list[tuple[str, str]]:
     pairs = []
     for match in _PAIR.finditer(text, envelope.end()):
         question = " ".join(match.group(1).split())
-        answer = _RECOMMENDED.sub("", " ".join(match.group(2).split()))
+        answer = _RECOMMENDED.sub("", " ".join((match.group(2) or match.group(3) or "").split()))
         if question and answer:
             pairs.append((question, answer))
     return pairs

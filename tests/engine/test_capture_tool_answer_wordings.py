@@ -1,0 +1,43 @@
+"""The later wordings of Claude Code's ``AskUserQuestion`` result are the user's answers too: "Your questions have
+been answered: …", an option's ``selected preview:`` after the answer, and "The user answered: …" with the user's own
+notes when no option was picked (docs/capture.md, round 29). Texts verbatim from Nishanth-sebastin/eagerminds-bookmarks
+(tests/data/real/d97) and polecatspeaks/StarCar (tests/data/real/d102)."""
+
+from __future__ import annotations
+
+from engine.capture.tool_answers import tool_answers
+
+_D97 = ('Your questions have been answered: "When should the welcome email be sent?"="After email confirmation '
+        '(recommended)". You can now continue with these answers in mind.')
+
+_D102_PREVIEW = (
+    'Your questions have been answered: "What stack does the server run on? This picks the test runner, the CI '
+    'workflow, and what "a stranger deploys this" costs them (Law 7). It also decides whether the browser side shares '
+    'a language with the server."="TypeScript on Node (Recommended)" selected preview:\nserver: node + express/hono, '
+    'res.write() SSE\nview:   plain TS + DOM (no framework at v0)\ntest:   vitest, red-first, fast watch\nship:   npm '
+    'i && npm start  (stranger: 1 dep, Node)\n\nshared types = adapters and view cannot drift. You can now continue '
+    'with these answers in mind.')
+
+_D102_NOTES = (
+    'The user answered: "How much of the verdict lands in the repo? The provenance link is going in either way - this '
+    'is only about whether the verbatim body stays alongside it."=(no option selected) notes: yes this is exactly it. '
+    'Think of the entire provenence as citations in a academic paper.. Read the answers carefully — they may request '
+    'clarification, changes, or that you not proceed — and follow what they actually say.')
+
+
+def test_your_questions_have_been_answered_is_the_users_choice() -> None:
+    assert tool_answers("AskUserQuestion", _D97) == [
+        ("When should the welcome email be sent?", "After email confirmation")]
+
+
+def test_an_answer_followed_by_the_options_preview_is_the_option_alone() -> None:
+    [(question, answer)] = tool_answers("AskUserQuestion", _D102_PREVIEW)
+    # The question keeps its bare quotes; the preview is the agent's sketch of the option, not the user's answer.
+    assert question.startswith("What stack does the server run on?") and '"a stranger deploys this"' in question
+    assert answer == "TypeScript on Node"
+
+
+def test_no_option_selected_gives_the_users_notes() -> None:
+    [(question, answer)] = tool_answers("AskUserQuestion", _D102_NOTES)
+    assert question.startswith("How much of the verdict lands in the repo?")
+    assert answer == ("yes this is exactly it. Think of the entire provenence as citations in a academic paper.")
