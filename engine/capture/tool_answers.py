@@ -21,7 +21,8 @@ __all__ = ["ASKING_TOOLS", "fold_answers", "tool_answers"]
 ASKING_TOOLS: Final = frozenset({"AskUserQuestion"})
 """Tools whose successful result is the user's answer (Claude Code's multiple-choice question)."""
 
-_ENVELOPE: Final = re.compile(r"^\s*(?:User has answered your questions?|Your questions? (?:has|have) been answered|The user answered):\s*")
+_ENVELOPE: Final = re.compile(r"^\s*(?:User has answered your questions?|Your questions? (?:has|have) been answered"
+                              r"|The user answered):\s*")
 """The wordings Claude Code has used (the later two in eagerminds d97 and StarCar d102; docs/capture.md, round 29)."""
 # One "question"="answer" pair; a question may hold escaped quotes, or bare ones around a phrase ('what "a stranger can
 # deploy this" (Law 7) even means', d102); an answer ends at the quote before , or . or before the option's preview.
