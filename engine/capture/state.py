@@ -20,7 +20,7 @@ from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at
 from engine.capture.redact import redact_secrets
 from engine.capture.shape_acts import pending_from
 from engine.capture.shell_files import shell_files
-from engine.capture.tool_answers import ASKING_TOOLS, fold_answers, tool_answers
+from engine.capture.tool_answers import ASKING_TOOLS, asked_questions, fold_answers, tool_answers
 from engine.capture.whole_text import clip_words
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_text
@@ -312,6 +312,9 @@ def capture(
     last_id, seen, updated = state.last_entry_id, state.entries_seen, state.updated_at
     last_line, users = state.last_line_no, state.real_user_messages
     command = state.command
+    # Codex's request_user_input questions by id, for its answer; a later capture run that sees only the answer
+    # names the question by its id (tool_answers).
+    asked: dict[str, str] = {}
     for entry in entries:
         seen += 1
         last_id = entry.id or last_id
@@ -338,6 +341,7 @@ def capture(
             arguments = arguments if isinstance(arguments, Mapping) else {}
             tools = _add_unique(tools, [name], MAX_TOOLS)
             files_read, files_written = _tool_files(name, arguments)
+            asked.update(asked_questions(name, arguments))  # Codex's result names only the question ids
             read = _add_unique(read, files_read, MAX_FILES)
             modified = _add_unique(modified, files_written, MAX_FILES)
             last_tool = LastToolCall(name, params_summary(arguments))
@@ -359,7 +363,7 @@ def capture(
             pass  # a Codex call item: its call is noted above
         elif entry.role == "toolResult" and not entry.is_error:
             # The user's choice in Claude Code's AskUserQuestion comes back as this tool's result (tool_answers).
-            pairs = tool_answers(entry.tool_name, message_text(message))
+            pairs = tool_answers(entry.tool_name, message_text(message), asked)
             ledger = fold_answers(ledger, [(redact_secrets(q), redact_secrets(a)) for q, a in pairs],
                                   entry.timestamp, entry.id)
         elif entry.role == "toolResult":

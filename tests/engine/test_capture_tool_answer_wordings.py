@@ -5,7 +5,10 @@ notes when no option was picked (docs/capture.md, round 29). Texts verbatim from
 
 from __future__ import annotations
 
-from engine.capture.tool_answers import tool_answers
+from pathlib import Path
+
+from bench.real_capture import predict
+from engine.capture.tool_answers import asked_questions, tool_answers
 
 _D97 = ('Your questions have been answered: "When should the welcome email be sent?"="After email confirmation '
         '(recommended)". You can now continue with these answers in mind.')
@@ -41,3 +44,33 @@ def test_no_option_selected_gives_the_users_notes() -> None:
     [(question, answer)] = tool_answers("AskUserQuestion", _D102_NOTES)
     assert question.startswith("How much of the verdict lands in the repo?")
     assert answer == ("yes this is exactly it. Think of the entire provenence as citations in a academic paper.")
+
+
+# Codex's request_user_input (savekirk/session-bridge, tests/data/real/d98): the call asks by id, the result answers
+# by id only.
+_D98_CALL = {"questions": [{"header": "Placement", "id": "details_surface", "question": (
+    "Where should the session details webview appear when a session is selected?"), "options": [
+    {"label": "Sidebar View (Recommended)", "description": (
+        "Add a persistent 'Session Details' view in the existing Session Bridge container that updates with the "
+        "current session selection.")},
+    {"label": "Editor Panel", "description": (
+        "Open or reuse a webview panel in the editor area each time the selected session changes.")},
+    {"label": "Replace Tree Details", "description": (
+        "Keep everything in the Sessions tree and do not add a separate webview surface.")}]}]}
+_D98_RESULT = '{"answers":{"details_surface":{"answers":["Editor Panel"]}}}'
+
+
+def test_codex_request_user_input_answers_its_calls_question() -> None:
+    asked = asked_questions("request_user_input", _D98_CALL)
+    assert tool_answers("request_user_input", _D98_RESULT, asked) == [
+        ("Where should the session details webview appear when a session is selected?", "Editor Panel")]
+    # Read without its call (a later capture run), the answer is named by the question's id.
+    assert tool_answers("request_user_input", _D98_RESULT) == [("details surface", "Editor Panel")]
+    # The same JSON from any other tool is no answer of the user's.
+    assert tool_answers("exec_command", _D98_RESULT, asked) == []
+
+
+def test_codex_request_user_input_answer_is_a_confirmed_decision_in_the_session() -> None:
+    decisions = predict(Path(__file__).resolve().parents[1] / "data" / "real" / "d98_sbridge_details_panel.jsonl")
+    assert ("Where should the session details webview appear when a session is selected? — Editor Panel"
+            in decisions["decisions"])
