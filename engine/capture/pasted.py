@@ -30,6 +30,10 @@ _LOG: Final = re.compile(
     r"|^\s*(?:\$|❯|➜|PS [A-Z]:\\|[\w.-]+@[\w.-]+:\S*[$#])\s"  # a shell prompt
     r"|^\s*[A-Z]:\\[^>\n]*>\S"  # Windows' prompt before its command ("C:\\Users\\me\\app>npx tailwindcss init")
     r"|^\s*[✔✖✗]\s"  # a CLI's status mark
+    # Claude Code's own screen copied back into it: a step's mark, a result under it, a tool call as it shows one
+    # ("● Read(/home/…/tdd-test-writer.md)", "  ⎿  Read 15 lines", claude-zibe d104; "⏺ You renamed …", duet d79).
+    r"|^\s*[⏺●⎿]\s"
+    r"|^\s*(?:Read|Write|Edit|Update|MultiEdit|Bash|Grep|Glob|Search|Task|WebFetch|WebSearch|TodoWrite)\([^)\n]*\)\s*$"
     r"|^\s*\[[\w@/.:-]{2,40}\]\s",  # a tool's tag before its line ("[nodemon] starting", "[my-script] Converted")
     re.I,
 )

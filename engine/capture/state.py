@@ -27,7 +27,7 @@ from engine.capture.ledger import Item, Ledger, fold_agent, fold_user, ledger_at
 from engine.capture.redact import redact_secrets
 from engine.capture.shape_acts import pending_from
 from engine.capture.shell_files import shell_files
-from engine.capture.tool_answers import ASKING_TOOLS, fold_answers, tool_answers
+from engine.capture.tool_answers import ASKING_TOOLS, asked_questions, fold_answers, tool_answers
 from engine.capture.whole_text import clip_words
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_text
@@ -52,6 +52,7 @@ MAX_FILES = 100
 MAX_OPEN_ITEMS = 30
 MAX_LEARNINGS = 30
 MAX_FAILURES = 20
+MAX_ASKED = 20
 
 _READ_TOOLS = frozenset({"read", "read_file", "view", "cat", "open", "grep", "glob", "ls", "find", "search"})
 _WRITE_TOOLS = frozenset(
@@ -127,6 +128,9 @@ class CapturedState:
     that command's prompt, and the user's turn is the command."""
     skill_loaded: bool = False
     """The last tool result launched a skill: the next user-role record, before the agent speaks, is its text."""
+    asked: tuple[tuple[str, str], ...] = ()
+    """Codex ``request_user_input`` questions by id (redacted; the latest :data:`MAX_ASKED`): the answer arrives as a
+    later tool result naming only the ids, often in a later capture when the user took time to answer."""
 
     def items(self) -> tuple[Item, ...]:
         """Every item, closed ones marked done, as of the last entry captured."""
@@ -167,6 +171,7 @@ class CapturedState:
             "done_items": list(self.done_items),
             "command": self.command[:400],
             "skill_loaded": self.skill_loaded,
+            "asked": [[key, question[:1000]] for key, question in self.asked],
         }
 
     @classmethod
@@ -231,6 +236,8 @@ class CapturedState:
             done_items=strings("done_items"),
             command=str(data.get("command") or "")[:400],
             skill_loaded=data.get("skill_loaded") is True,
+            asked=tuple((pair[0][:200], pair[1][:1000]) for pair in data.get("asked") or [] if isinstance(pair, list)
+                        and len(pair) == 2 and all(isinstance(x, str) for x in pair))[-MAX_ASKED:],
         )
 
 
@@ -323,6 +330,9 @@ def capture(
     last_id, seen, updated = state.last_entry_id, state.entries_seen, state.updated_at
     last_line, users = state.last_line_no, state.real_user_messages
     command, skill_loaded = state.command, state.skill_loaded
+    # Codex's request_user_input questions by id, for its answer (tool_answers); kept in the state, redacted, since
+    # the answer usually comes in a later capture than the call.
+    asked = dict(state.asked)
     for entry in entries:
         seen += 1
         last_id = entry.id or last_id
@@ -351,6 +361,8 @@ def capture(
             arguments = arguments if isinstance(arguments, Mapping) else {}
             tools = _add_unique(tools, [name], MAX_TOOLS)
             files_read, files_written = _tool_files(name, arguments)
+            asked.update({key: redact_secrets(question)  # Codex's result names only the question ids
+                          for key, question in asked_questions(name, arguments).items()})
             read = _add_unique(read, files_read, MAX_FILES)
             modified = _add_unique(modified, files_written, MAX_FILES)
             last_tool = LastToolCall(name, params_summary(arguments))
@@ -372,7 +384,7 @@ def capture(
             pass  # a Codex call item: its call is noted above
         elif entry.role == "toolResult" and not entry.is_error:
             # The user's choice in Claude Code's AskUserQuestion comes back as this tool's result (tool_answers).
-            pairs = tool_answers(entry.tool_name, message_text(message))
+            pairs = tool_answers(entry.tool_name, message_text(message), asked)
             ledger = fold_answers(ledger, [(redact_secrets(q), redact_secrets(a)) for q, a in pairs],
                                   entry.timestamp, entry.id)
         elif entry.role == "toolResult":
@@ -422,6 +434,7 @@ def capture(
         ledger=ledger,
         command=command,
         skill_loaded=skill_loaded,
+        asked=tuple(asked.items())[-MAX_ASKED:],
     )
     return with_item_views(state)
 

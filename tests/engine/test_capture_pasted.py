@@ -144,3 +144,17 @@ def test_a_pasted_warning_gives_no_decision() -> None:
     first = _user_message("d80_chkit_manual_release", "i tried to publish via `bun release:manual`")
     items = _fold(("user", first))
     assert not [d for d in _decisions(items) if "changeset pre exit" in d]
+
+
+def test_claude_codes_own_screen_pasted_back_gives_no_order() -> None:
+    # claude-zibe d104 (round 29): the user pastes what Claude Code's terminal showed and asks why it stalled; before,
+    # the tool line "Update(/home/zorrik/.claude/agents/tdd-test-writer.md)" was read as an order and a decision.
+    stuck = _user_message("d104_sentinel_phase3_eval", "why did this step got stuck")
+    assert stuck.splitlines()[0] == "why did this step got stuck "
+    assert pasted_lines(stuck) == {n for n, line in enumerate(stuck.splitlines()) if n and line.strip()}
+    assert not [s.text for s in read_user_turn(stuck, agent_offered=False).sentences if s.instruction]
+    # duet d79: the "⏺" reply and the "⎿" result under the user's own words are the screen, not the user.
+    screen = _user_message("d79_duet_readme_hook", "i see a concerning pattern")
+    lines = screen.splitlines()
+    assert {n for n, line in enumerate(lines) if line.lstrip().startswith(("⏺", "⎿"))} <= pasted_lines(screen)
+    assert 0 not in pasted_lines(screen)
