@@ -151,12 +151,15 @@ DISLIKES_SHOWN: Final = re.compile(r"\b(?:i|we) (?:don'?t|do not) (?:want to see
 like the "Use Cursor, Claude, Github, etc""): an order to change what is shown, not a rule (round 17)."""
 BRIEF: Final = re.compile(
     r"\b(?:make (?:it|them|this|that|the \w+|your \w+) (?:more )?(?:concise|brief|succinct)|avoid verbosity"
-    r"|be (?:more )?(?:concise|brief|succinct)|(?:less|not so|not too) verbose|step[- ]by[- ]step)\b",
+    r"|be (?:more )?(?:concise|brief|succinct)|(?:less|not so|not too) verbose"
+    r"|(?:explain|state|describe|tell|show|how)\b[^.;!?]*?\bstep[- ]by[- ]step)\b",
     re.I,
 )
 """How the agent is to answer and write ("If you propose a fix, please make it concise.", "avoid verbosity.", "explain
 how it works step by step in english", "where do I get my api key? and how step by step"): a rule on the manner of
-its answers, however few its words (round 17)."""
+its answers, however few its words (round 17). "step by step" is that manner only after a verb of telling: "Let's walk
+this through step by step until we find the fuck up" is how one bug is worked through now, and "create an step by
+step guide for me" names the thing to make (docs/capture.md, round 31)."""
 ALWAYS_DESCRIBES: Final = re.compile(
     r"\b(?:is|are|was|were|it'?s|its|isn'?t|aren'?t|not) always\b|\balways (?:the same|equal)\b"
     r"|\bthe same \w+ always\b|\b(?:and|or) always (?:if|when)\b"
