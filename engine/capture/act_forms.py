@@ -212,11 +212,11 @@ DISAPPROVES: Final = re.compile(
 )
 """A judgement of what the agent made ("It's bad design", "The styling looks like shit", "These are an insane amount
 of questions"): the user corrects it, though no "no" or "actually" opens the message."""
-CORRECTS_THIS_TURN: Final = re.compile(r"^(?:actually|i meant)\b", re.I)
+CORRECTS_THIS_TURN: Final = re.compile(r"^(?:actually|i meant|no,?\s+like)\b", re.I)
 """A correction of this turn's work that sets no rule: a new order opened by "actually" ("Actually orient the
 GeneralInput.js on Goals.js not data.js, …") or what the order was ("i meant extracting it into a local package, not
-publishing it as framework"). It still corrects, and may say what is wanted instead (a decision); it is no
-constraint (docs/capture.md, round 28)."""
+publishing it as framework"; "no like use that to go through the file and give me a command …", round 31). It still
+corrects, and may say what is wanted instead (a decision); it is no constraint (docs/capture.md, round 28)."""
 JUDGES_LOOK: Final = re.compile(r"\blooks? (?:like )?(?:shit|crap|garbage|terrible|awful|horrible)\b", re.I)
 """A judgement of one look ("The styling looks like shit. There is a demo here …"): it asks for another look this
 turn, no rule on how the agent works (round 28)."""

@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from engine.capture.acts import read_user_turn
-from tests.engine.test_capture_real import _state
+from tests.engine.test_capture_real import _constraints, _decisions, _fold, _state
+
+_DID = "I've updated the code and the tests pass."
 
 
 def _rules(text: str) -> list[str]:
@@ -32,3 +34,23 @@ def test_step_by_step_after_a_verb_of_telling_is_still_a_rule() -> None:
             "adjust docs at the start of the file to be simpler yet state what this file does exactly step by step")
     assert _rules(said) == [said]
     assert _rules("where do I get my api key? and how step by step") == ["and how step by step"]
+
+
+def _after_work(correction: str) -> tuple[list[str], list[str]]:
+    items = _fold(("user", "extract the flag parser into its own module"), ("assistant", _DID), ("user", correction))
+    return _constraints(items), _decisions(items)
+
+
+def test_no_like_restates_the_order_and_is_no_constraint() -> None:
+    # Python-AI-Solutions/agentic-neurodata-conversion d106: what the order was, as chkit d82's "i meant …" (round 28).
+    said = ("no like use that to go through the file and give me a command to use that file as part of specs I want to "
+            "create for my project with specify")
+    constraints, _ = _after_work(said)
+    assert constraints == []
+    assert not any(c.startswith("no like") for c in _state("d106_neuroconv_speckit_help").learnings)
+
+
+def test_a_plain_no_still_makes_a_constraint() -> None:
+    # yutakobayashidev/repiq d70 (FIT, a labelled constraint): kept.
+    constraints, _ = _after_work("no verify")
+    assert constraints == ["no verify"]
