@@ -107,7 +107,11 @@ PREFERENCE: Final = re.compile(
     # sentence that specifies the program ("…, so always check before alowing an update", "we want to run
     # `runOnComplete` always not only in success case") it says what the code does (docs/capture.md, round 28).
     r"|^(?:[\w-]+ )?always\b"
-    r"|\b(?:never|from now on|going forward|in (?:the )?future|must|should always|should never"
+    # "must" binds the agent when it or the user is its subject ("you must …", "we must always …"); said of a thing
+    # it specifies what this turn's work is to hold ("The plan must include some way to monitor and …", "must be
+    # updated to support the standards of this project.", docs/capture.md, round 31).
+    r"|\b(?:never|from now on|going forward|in (?:the )?future|(?:you|we) must|must always|should always"
+    r"|should never"
     r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"
     # A rule's "make sure" says how to work ("make sure to …", "make sure you never …", "make sure your …") or forbids

@@ -54,3 +54,15 @@ def test_a_plain_no_still_makes_a_constraint() -> None:
     # yutakobayashidev/repiq d70 (FIT, a labelled constraint): kept.
     constraints, _ = _after_work("no verify")
     assert constraints == ["no verify"]
+
+
+@pytest.mark.parametrize("said", [
+    # PantherianCodeX/udocket.com d100: what the plan this turn asks for is to hold (a hard-wrapped line, as typed) …
+    "The plan must include some way to monitor and",
+    # … and the constitution the spec-kit command is to update, the user's input to it.
+    "must be updated to support the standards of this project.",
+])
+def test_must_said_of_the_thing_this_turn_makes_is_no_rule(said: str) -> None:
+    assert _rules(said) == []
+    assert not any(c.startswith(said[:20]) for c in _state("d100_udocket_constitution").learnings)
+
