@@ -107,7 +107,11 @@ PREFERENCE: Final = re.compile(
     # sentence that specifies the program ("…, so always check before alowing an update", "we want to run
     # `runOnComplete` always not only in success case") it says what the code does (docs/capture.md, round 28).
     r"|^(?:[\w-]+ )?always\b"
-    r"|\b(?:never|from now on|going forward|in (?:the )?future|must|should always|should never"
+    # "must" binds the agent when it or the user is its subject ("you must …", "we must always …"); said of a thing
+    # it specifies what this turn's work is to hold ("The plan must include some way to monitor and …", "must be
+    # updated to support the standards of this project.", docs/capture.md, round 31).
+    r"|\b(?:never|from now on|going forward|in (?:the )?future|(?:you|we) must|must always|should always"
+    r"|should never"
     r"|remember (?:to|that)"
     r"|i (?:prefer|'d rather|would rather)|rather than|as (?:simple|short|concise) as possible"
     # A rule's "make sure" says how to work ("make sure to …", "make sure you never …", "make sure your …") or forbids
@@ -151,12 +155,15 @@ DISLIKES_SHOWN: Final = re.compile(r"\b(?:i|we) (?:don'?t|do not) (?:want to see
 like the "Use Cursor, Claude, Github, etc""): an order to change what is shown, not a rule (round 17)."""
 BRIEF: Final = re.compile(
     r"\b(?:make (?:it|them|this|that|the \w+|your \w+) (?:more )?(?:concise|brief|succinct)|avoid verbosity"
-    r"|be (?:more )?(?:concise|brief|succinct)|(?:less|not so|not too) verbose|step[- ]by[- ]step)\b",
+    r"|be (?:more )?(?:concise|brief|succinct)|(?:less|not so|not too) verbose"
+    r"|(?:explain|state|describe|tell|show|how)\b[^.;!?]*?\bstep[- ]by[- ]step)\b",
     re.I,
 )
 """How the agent is to answer and write ("If you propose a fix, please make it concise.", "avoid verbosity.", "explain
 how it works step by step in english", "where do I get my api key? and how step by step"): a rule on the manner of
-its answers, however few its words (round 17)."""
+its answers, however few its words (round 17). "step by step" is that manner only after a verb of telling: "Let's walk
+this through step by step until we find the fuck up" is how one bug is worked through now, and "create an step by
+step guide for me" names the thing to make (docs/capture.md, round 31)."""
 ALWAYS_DESCRIBES: Final = re.compile(
     r"\b(?:is|are|was|were|it'?s|its|isn'?t|aren'?t|not) always\b|\balways (?:the same|equal)\b"
     r"|\bthe same \w+ always\b|\b(?:and|or) always (?:if|when)\b"
@@ -209,11 +216,11 @@ DISAPPROVES: Final = re.compile(
 )
 """A judgement of what the agent made ("It's bad design", "The styling looks like shit", "These are an insane amount
 of questions"): the user corrects it, though no "no" or "actually" opens the message."""
-CORRECTS_THIS_TURN: Final = re.compile(r"^(?:actually|i meant)\b", re.I)
+CORRECTS_THIS_TURN: Final = re.compile(r"^(?:actually|i meant|no,?\s+like)\b", re.I)
 """A correction of this turn's work that sets no rule: a new order opened by "actually" ("Actually orient the
 GeneralInput.js on Goals.js not data.js, …") or what the order was ("i meant extracting it into a local package, not
-publishing it as framework"). It still corrects, and may say what is wanted instead (a decision); it is no
-constraint (docs/capture.md, round 28)."""
+publishing it as framework"; "no like use that to go through the file and give me a command …", round 31). It still
+corrects, and may say what is wanted instead (a decision); it is no constraint (docs/capture.md, round 28)."""
 JUDGES_LOOK: Final = re.compile(r"\blooks? (?:like )?(?:shit|crap|garbage|terrible|awful|horrible)\b", re.I)
 """A judgement of one look ("The styling looks like shit. There is a demo here …"): it asks for another look this
 turn, no rule on how the agent works (round 28)."""
