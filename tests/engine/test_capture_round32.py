@@ -80,3 +80,37 @@ def test_numbers_that_name_no_row_add_nothing() -> None:
     assert numbered_rows("apply items 5 and 6", _OPTIONS) == ""
     assert numbered_rows("wait 10 seconds", _ITEMS) == ""
     assert numbered_rows("yes", _ITEMS) == ""
+
+
+_MERMAID = (
+    "ok, change the logic of mermaid-to-png.js to the following;\n\n1. If a .mmd file already exists, its content is "
+    "overwritten either way.\n2. File Naming: If any of the first 5 lines of a mermaid code block starts with  '%% "
+    "file name: ' (even if indented), then the filename is the part after that prefix in the same line (if file name "
+    "includes '.mmd' , it gets removed, as we take only the filename and append it to '.mmd' later before saving to a "
+    ".mmd file. For example: `    %% file name: ai-vibe-brain-diagram.mmd` )"
+)
+"""odyash d09, the whole message."""
+_MASK = (
+    "I want to create a new Input Mask/Form. This one is supposed to be seperated into a Parent View "
+    "`personalUndAbteilungen` which calls three Childs via shadcn-vue Tabs, the chils are the components "
+    "Ueberstunden.vue, PersEinsatz.vue and Pooling.vue. The three childs have a shared datastructure, which you can "
+    "find in ent.xml."
+)
+"""KLIMA d51, the message's first four sentences (of 1,118 characters)."""
+
+
+def test_a_short_order_the_message_goes_on_to_spell_out_carries_what_follows() -> None:
+    for message, key in ((_MERMAID, "overwritten"), (_MASK, "Ueberstunden.vue")):
+        items = _fold(("user", "add a pre-commit hook"), ("assistant", "Done: the hook is in place."),
+                      ("user", message))
+        assert [d for d in _decisions(items) if d.startswith(message[:30]) and key in d], message[:40]
+
+
+def test_a_short_order_above_a_pasted_log_does_not_carry_the_log() -> None:
+    # tnyOffice d02: the order typed above a terminal log; the log is output, not what the order says.
+    message = ("given everything you know about @apps/docs/ fix this build error\n➜  docs git:(main) npm run build\n\n"
+               "> docs@0.1.0 build\n> next build\n\n   ▲ Next.js 15.4.2\n   - Environments: .env.local\n\n"
+               "   Creating an optimized production build ...\nFailed to compile.")
+    items = _fold(("user", "add a docs app"), ("assistant", "Done: the app builds."), ("user", message))
+    assert [d for d in _decisions(items) if d.startswith("given everything")]
+    assert not [d for d in _decisions(items) if "npm run build" in d]
