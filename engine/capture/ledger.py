@@ -277,7 +277,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         confirmed = stated or (proposal if turn.has("approves") else None)
         if confirmed:
             agreed_to = stated or agreed(confirmed)
-            agreed_to = _lead(agreed_to + numbered_rows(agreed_to, last))  # "apply items 5, 6, and 7": the rows
+            rows = numbered_rows(agreed_to, last)  # "apply items 5, 6, and 7": what the rows those numbers name say
+            agreed_to = _lead(agreed_to + rows) if rows else agreed_to
             # "yes, fix plugin.json": the user's own words are the decision as made, the offer what they agree to.
             said = f"{own_order} (agrees: {agreed_to})" if own_order else agreed_to
             decision = Item("decision", said, "confirmed", when, entry_id)
