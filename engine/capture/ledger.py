@@ -61,7 +61,7 @@ from engine.capture.ledger_items import repeats as _repeats
 from engine.capture.ledger_outcome import first_statement as _first_statement
 from engine.capture.ledger_outcome import last_message as _last_message
 from engine.capture.ledger_outcome import with_outcome as _with_outcome
-from engine.capture.proposals import agent_offers, agreed, listed_option
+from engine.capture.proposals import agent_offers, agreed, listed_option, numbered_rows
 from engine.capture.shape_acts import pending, taken_up
 from engine.capture.user_direction import ABOUT as _ABOUT
 from engine.capture.user_direction import ARTIFACT as _ARTIFACT
@@ -277,6 +277,8 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
         confirmed = stated or (proposal if turn.has("approves") else None)
         if confirmed:
             agreed_to = stated or agreed(confirmed)
+            rows = numbered_rows(agreed_to, last)  # "apply items 5, 6, and 7": what the rows those numbers name say
+            agreed_to = _lead(agreed_to + rows) if rows else agreed_to
             # "yes, fix plugin.json": the user's own words are the decision as made, the offer what they agree to.
             said = f"{own_order} (agrees: {agreed_to})" if own_order else agreed_to
             decision = Item("decision", said, "confirmed", when, entry_id)
@@ -300,6 +302,9 @@ def fold_user(ledger: Ledger, words: str, when: str | None, entry_id: str | None
               else None)  # a yes confirms the agent's offer (above)
     if option:
         direction = _directive(f"{flat} (picks: {option})")
+    elif direction and ledger.agent_text and " (re: " not in direction:
+        # "can you fix option 1": the agent's numbered line says what option 1 is (docs/capture.md, round 32).
+        direction = _directive(direction + numbered_rows(direction, _last_message(ledger.agent_text)))
     if turn.has("defers"):
         deferred = _lead(" ".join(s.text for s in turn.sentences if s.deferral)) or _lead(flat)
         if direction:  # "nevermind, don't do anything about this now" decides nothing of its own: the open item says it

@@ -120,3 +120,33 @@ def listed_option(reply: str, last: str) -> str | None:
         if not letter and len(name) >= 3 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", said):
             return clip_words(line, ITEM_CHARS)
     return None
+
+
+_NUMBERED_REF: Final = re.compile(
+    r"\b(?:items?|options?|steps?|points?|fixes|changes)\s+#?(\d{1,2}(?:\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)#?\d{1,2})*)"
+    r"(?!\s*(?:%|px|ms|seconds?|minutes?|hours?|days?)\b)",
+    re.I)
+"""A reply or an offer that names what it is about by the numbers of the agent's list ("Want me to apply items 5, 6,
+and 7 now?", d104; "can you fix option 1", safecast d63)."""
+_NUMBERED_ROW: Final = re.compile(r"^\s*(?:\|\s*)?(?:\*\*)?(\d{1,2})(?:\*\*)?\s*(?:[.)]|\|)\s*(.+)$", re.M)
+"""A numbered line of the agent's: a list item ("1. **Resolve merge conflicts** - …") or a table row whose first
+cell is the number ("| 5 | After writing new tests, run the **full suite** … | … |")."""
+_ROW_CHARS: Final = 110
+_MARKUP: Final = re.compile(r"\*\*|__")
+
+
+def numbered_rows(said: str, last: str) -> str:
+    """The agent's numbered lines in ``last`` that ``said`` names by number, as " (5: …; 6: …)", or "" when it names
+    none or the agent set out no such line: "apply items 5, 6, and 7" only says what it decides with the rows those
+    numbers name (docs/capture.md, round 32). The last line of each number counts: the list the question follows."""
+    found = _NUMBERED_REF.search(said)
+    if found is None:
+        return ""
+    rows: dict[str, str] = {}
+    for row in _NUMBERED_ROW.finditer(last):
+        text = row[2]
+        if row.group(0).lstrip().startswith("|"):
+            text = text.split("|", 1)[0]  # a table row says what in the cell after its number
+        rows[row[1]] = clip_words(_MARKUP.sub("", text).strip(), _ROW_CHARS)
+    named = [f"{n}: {rows[n]}" for n in re.findall(r"\d{1,2}", found[1]) if rows.get(n)]
+    return f" ({'; '.join(named)})" if named else ""

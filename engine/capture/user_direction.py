@@ -18,6 +18,7 @@ from engine.capture.language.japanese import JA_EXAMINES, JA_OBJECT, JA_REQUEST,
 from engine.capture.language.korean import korean_direction, korean_examines
 from engine.capture.ledger_items import Item
 from engine.capture.ledger_items import directive as _directive
+from engine.capture.pasted import pasted_lines
 from engine.capture.whole_text import clip_words
 
 ARTIFACT: Final = re.compile(
@@ -148,7 +149,19 @@ def direction(turn: UserTurn, items: list[Item] | None = None) -> str:
             _WANTS.match(_order_of(text)) or _japanese_direction(text) or korean_direction(text)
             or _git_work(text, turn) for text in kept):
         return ""
+    if len(kept) == 1 and len(joined.split()) <= _ANNOUNCES_WORDS and not pasted_lines(turn.text):
+        # One short order the message goes on to spell out in statements ("ok, change the logic of mermaid-to-png.js
+        # to the following;" then its numbered list, odyash d09; "I want to create a new Input Mask/Form. This one is
+        # supposed to be seperated into …", KLIMA d51): the statements say what is decided (docs/capture.md, round
+        # 32). A log pasted under the order is output, not what it says (tnyOffice d02).
+        said = [s.text for s in turn.sentences if not s.question]
+        if kept[0] in said and said.index(kept[0]) + 1 < len(said):
+            return _directive(" ".join(said[said.index(kept[0]):]))
     return _directive(joined)
+
+
+_ANNOUNCES_WORDS: Final = 10
+"""An order this short says what it is about, not what is to be done, when statements follow it."""
 
 
 def _git_work(sentence: str, turn: UserTurn) -> bool:
