@@ -25,6 +25,7 @@ __all__ = [
     "extract_open_items",
     "is_open_item_line",
     "is_real_user_message",
+    "prose_lines",
     "rank_decisions",
     "strip_envelope",
 ]
@@ -41,7 +42,7 @@ def _truncate(text: str, limit: int = DECISION_MAX_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _prose_lines(text: str) -> list[str]:
+def prose_lines(text: str) -> list[str]:
     """Stripped lines of ``text`` with fenced code blocks blanked out (an unclosed fence runs to the end)."""
     out: list[str] = []
     fence = ""
@@ -56,11 +57,6 @@ def _prose_lines(text: str) -> list[str]:
                 fence = ""
             out.append("")
     return out
-
-
-prose_lines = _prose_lines
-"""Public name of :func:`_prose_lines` for the agent's steps (agent_fold.py): a ``TODO`` inside code the agent writes
-is the program's text, not a step of its own (docs/capture.md, round 26)."""
 
 
 # --- decisions ------------------------------------------------------------------------------------------
@@ -221,7 +217,7 @@ def extract_open_items(text: str) -> tuple[str, ...]:
     Misses: open work stated as plain prose ("the export command still reads from the API"), rhetorical
     questions in a final paragraph are kept, and questions in the middle of a response are not.
     """
-    lines = _prose_lines(text)
+    lines = prose_lines(text)
     start = max((i for i, ln in enumerate(lines) if ln), default=0)
     while start > 0 and lines[start - 1]:
         start -= 1  # first line of the last paragraph

@@ -15,8 +15,8 @@ import re
 from typing import Final
 
 __all__ = [
-    "AIDER_FILE_COMMAND", "accepted_plan", "command_request", "command_typed", "is_harness_reply", "is_interrupt",
-    "loads_skill_text", "plan_steps", "user_words",
+    "AIDER_FILE_COMMAND", "accepted_plan", "after_harness", "command_request", "command_typed", "is_harness_reply",
+    "is_interrupt", "loads_skill_text", "plan_steps", "user_words",
 ]
 
 _WHOLE_MESSAGE: Final = re.compile(
@@ -166,6 +166,23 @@ def loads_skill_text(tool_name: str | None, is_error: bool) -> bool:
     the skill's text then arrives as the next user-role record, before the agent speaks, often with no "Base
     directory for this skill:" line ("# Keybindings Skill …", omarchy d107; "# /zibe-health — …", claude-zibe d104)."""
     return tool_name == "Skill" and not is_error
+
+
+def after_harness(text: str, typed: str, skill_loaded: bool) -> tuple[str | None, str]:
+    """A user-role record read against the harness records just before it (the command ``typed`` in an echo, a skill
+    just launched): the words that stand for the user's turn — ``""`` for harness, ``None`` when nothing before it
+    bears on it and it is read as usual — and the command this record itself echoes (``""`` when none).
+
+    One function for the ledger's capture and the thread's exchanges, so both read a command's prompt and a skill's
+    text alike."""
+    command = command_typed(text)
+    if skill_loaded:
+        return "", command  # the text of the skill the agent just launched, not the user's words
+    if typed and not command:
+        # The record after a command's echo: the command's prompt, whose user turn is the command typed, or a local
+        # command's output (harness). A "## Context … ## Your task" prompt (/commit's) stays harness whole.
+        return (command_request(typed, text) if user_words(text) else ""), command
+    return None, command
 
 
 def is_interrupt(text: str) -> bool:

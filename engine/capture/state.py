@@ -16,8 +16,7 @@ from typing import Any
 
 from engine.capture.decisions import is_real_user_message, strip_envelope
 from engine.capture.envelopes import (
-    command_request,
-    command_typed,
+    after_harness,
     is_harness_reply,
     is_interrupt,
     loads_skill_text,
@@ -393,18 +392,12 @@ def capture(
             failures = failures[-MAX_FAILURES:]
         else:
             text = message_text(message)
-            typed, command = command, command_typed(text)
-            if skill_loaded:
-                skill_loaded = False
-                continue  # the text of the skill the agent just launched, not the user's words
-            if typed and not command and is_real_user_message(text):
-                # The record after a command's echo: the command's prompt, whose user turn is the command typed, or a
-                # local command's output (harness). A "## Context … ## Your task" prompt (/commit's) stays harness
-                # whole, as it was before the echo was read (docs/capture.md, Harness text).
-                words = command_request(typed, text) if user_words(strip_envelope(text)) else ""
-                if words:
+            instead, command = after_harness(text, command, skill_loaded)  # docs/capture.md, Harness text
+            skill_loaded = False
+            if instead is not None:
+                if instead:
                     users += 1
-                    ledger = fold_user(ledger, redact_secrets(words), entry.timestamp, entry.id)
+                    ledger = fold_user(ledger, redact_secrets(instead), entry.timestamp, entry.id)
                     agent_text = ""
                 continue
             if not is_real_user_message(text):

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from engine.accounting.context import ContextMessage
 from engine.capture.decisions import is_real_user_message, strip_envelope
-from engine.capture.envelopes import command_request, command_typed, is_harness_reply, loads_skill_text, user_words
+from engine.capture.envelopes import after_harness, is_harness_reply, loads_skill_text, user_words
 from engine.stores.entries import Entry
 from engine.stores.message_content import message_text
 
@@ -102,16 +102,13 @@ def extract_thread(messages: Sequence[ContextMessage], load: Callable[[Entry], M
             skill_loaded = loads_skill_text(entry.tool_name, entry.is_error)
         elif message.role == "user":
             text = _text(load, entry)
-            typed, command = command, command_typed(text)
-            if skill_loaded:
-                skill_loaded = False
-                continue  # the text of a skill the agent launched
-            # What the ledger reads as the user's (envelopes.user_words): an interrupt marker, a slash command's
-            # echo or a bash-mode block is the agent's harness, not an exchange of the user's; a command's prompt
-            # is the command the user typed.
-            words = user_words(strip_envelope(text)) if is_real_user_message(text) else ""
-            if typed and not command and words:
-                words = command_request(typed, text)
+            # What the ledger reads as the user's (envelopes.user_words, after_harness): an interrupt marker, a slash
+            # command's echo, a skill's text or a bash-mode block is the agent's harness, not an exchange of the
+            # user's; a command's prompt is the command the user typed.
+            instead, command = after_harness(text, command, skill_loaded)
+            skill_loaded = False
+            words = instead if instead is not None else (
+                user_words(strip_envelope(text)) if is_real_user_message(text) else "")
             if not words.strip():
                 continue
             turns.append((index, "user", entry))

@@ -30,10 +30,12 @@ _ENVELOPE: Final = re.compile(r"^\s*(?:User has answered your questions?|Your qu
 # One "question"="answer" pair; a question may hold escaped quotes, or bare ones around a phrase ('what "a stranger can
 # deploy this" (Law 7) even means', d102); an answer ends at the quote before , or . or before the option's preview.
 # With no option picked, the user's own notes are the answer ("=(no option selected) notes: yes this is exactly it …").
-_PAIR: Final = re.compile(r'"((?:[^"\\]|\\.|"(?!=))+?)"=(?:"((?:[^"\\]|\\.)*?)"'
+# A question's end is searched past bare quotes, so its length is bounded (1,000 characters, as the next question's in
+# the notes' end): unbounded, 96 kB of quotes in a result took 40 s.
+_PAIR: Final = re.compile(r'"((?:[^"\\]|\\.|"(?!=)){1,1000}?)"=(?:"((?:[^"\\]|\\.)*?)"'
                           r'(?=\s*(?:,\s*"|\.\s|\.?$|selected preview:))'
                           r'|\(no option selected\) notes:\s*(.+?)'
-                          r'(?=,\s*"[^"]{10,}"=|\.\s+(?:Read the answers|You can now continue)|\s*$))', re.S)
+                          r'(?=,\s*"[^"]{10,1000}"=|\.\s+(?:Read the answers|You can now continue)|\s*$))', re.S)
 _RECOMMENDED: Final = re.compile(r"\s*\((?:Recommended|推奨|推荐)\)\s*$", re.I)
 """The agent's own mark on the option it suggested: the user's choice is the option, not the mark."""
 

@@ -81,3 +81,19 @@ def test_a_spec_kit_prompt_is_the_users_arguments_with_the_commands_purpose() ->
     said = "must be updated to support the standards of this project."
     assert user_words(template.format(said)) == (
         f"{said} — You are updating the project constitution at `.specify/memory/constitution.md`.")
+
+
+def test_the_thread_reads_commands_and_skills_as_the_ledger_does() -> None:
+    # The Decisions tab's key exchanges and thread come from extract_thread: the same records must be harness there.
+    from engine.accounting.context import build_context
+    from engine.capture.thread import extract_thread
+
+    def said(name: str) -> list[str]:
+        reader = read_transcript(REAL / f"{name}.jsonl")
+        view = build_context(reader.entries, reader.by_id, reader.leaf)
+        return [text for _, text in extract_thread(view.messages, reader.read_object).user_said]
+
+    assert not any("Keybindings Skill" in text for text in said("d107_omarchy_hypr_keybinds"))
+    langlearn = said("d96_langlearn_release_voice")
+    assert "/punt-dev:reconcile — Reconcile Project with Punt Labs Standards" in langlearn
+    assert not any("project-specific content" in text for text in langlearn)
